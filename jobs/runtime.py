@@ -10,8 +10,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import anthropic
 import redis
 
+from integrations.llm import make_client
 from jobs.config import Config
 from memory.store import Store
 
@@ -56,3 +58,10 @@ class Runtime:
             workspace=self.config.workspace,
             redis=self.redis,
         )
+
+    @cached_property
+    def llm(self) -> anthropic.Anthropic | None:
+        """The Claude client, or None without ANTHROPIC_API_KEY (deterministic fallbacks)."""
+        if not self.config.anthropic_api_key:
+            return None
+        return make_client(self.config.anthropic_api_key, self.config.anthropic_base_url or None)
