@@ -53,6 +53,14 @@ class RemoveEntry:
 
 
 @dataclass(frozen=True)
+class AppendLine:
+    """Append one raw line to an append-only file such as archive/YYYY-MM-DD.jsonl."""
+
+    path: str
+    line: str
+
+
+@dataclass(frozen=True)
 class WriteFile:
     path: str
     content: str
@@ -69,7 +77,7 @@ class DeleteFile:
     path: str
 
 
-Operation = AddEntry | ReplaceEntry | RemoveEntry | WriteFile | MoveFile | DeleteFile
+Operation = AddEntry | ReplaceEntry | RemoveEntry | AppendLine | WriteFile | MoveFile | DeleteFile
 
 
 @dataclass
@@ -135,6 +143,8 @@ def apply_ops(
             line, entry = _find(text, op.path, op.match)
             out.removed.append((op.path, entry))
             out.changes[op.path] = fmt.delete_line(text, line)
+        elif isinstance(op, AppendLine):
+            out.changes[op.path] = fmt.append_line(current(op.path) or "", op.line.rstrip("\r\n"))
         elif isinstance(op, WriteFile):
             out.changes[op.path] = op.content
         elif isinstance(op, MoveFile):
@@ -190,6 +200,8 @@ def _scan(op: Operation) -> None:
         texts = [op.text, *(v for _, v in op.meta), op.title or ""]
     elif isinstance(op, WriteFile):
         texts = [op.content]
+    elif isinstance(op, AppendLine):
+        texts = [op.line]
     for t in texts:
         hit = secrets.first(t)
         if hit is not None:
