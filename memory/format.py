@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 # The decisions, numbered as in SPEC-NOTES.md section 3. Tests cite these numbers.
 DECISIONS = {
     1: "Conform to the union of the spec versions: MEMORY.md is required (lint), values are "
-    "percent-escaped on render (3a6572ea), links resolve from the root of the repo holding the file.",
+    "percent-escaped on render (3a6572ea), links resolve from the root of the repo holding "
+    "the file.",
     2: "'[[' ... ']]' spans are links, never metadata; a metadata bracket needs 'key:' inside.",
     3: "All trailing metadata brackets are read, in order, into one list; repeated keys keep every "
     "value (source: a; source: b). Rendering a changed entry writes one bracket.",
@@ -21,13 +22,13 @@ DECISIONS = {
     5: "Keys are [A-Za-z][A-Za-z0-9_-]*, matched case-insensitively, whitespace stripped; empty "
     "values are kept as ''. Raw ';' inside an old URL value is kept in that value. On render ';', "
     "'[' and ']' in values become %3B, %5B, %5D.",
-    6: "A bracket is metadata only when every ';'-part is 'key: value' (a part after a URL value may "
-    "be a raw ';' continuation). '[WIP]', '[sic]' and markdown links stay in the text.",
+    6: "A bracket is metadata only when every ';'-part is 'key: value' (a part after a URL "
+    "value may be a raw ';' continuation). '[WIP]', '[sic]' and markdown links stay in the text.",
     7: "Bullets are '-', '*', '+' and '1.'/'1)'; a task box '[ ]'/'[x]' stays in the text; lines "
     "inside ``` or ~~~ fences are never entries.",
-    8: "'## Index' is any level-2 heading whose text is 'index' (any case); the first one counts and "
-    "runs to the next heading of level 1 or 2. Index bullets may carry text and metadata; links are "
-    "allowed anywhere.",
+    8: "'## Index' is any level-2 heading whose text is 'index' (any case); the first one "
+    "counts and runs to the next heading of level 1 or 2. Index bullets may carry text and "
+    "metadata; links are allowed anywhere.",
     9: "[[x]] means x.md when x has no extension; '#heading' and '|alias' are dropped from the "
     "target; '..', a leading '/' and empty targets are invalid links (lint reports them).",
     10: "MEMORY.md budget: 200 lines and 25 KB (25,600 bytes), as Claude Code uses.",
@@ -42,7 +43,9 @@ STATUSES = frozenset({"tentative", "active", "revoked"})
 INDEX_MAX_LINES = 200
 INDEX_MAX_BYTES = 25 * 1024
 
-_BULLET = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])(?P<gap>[ \t]+)(?P<rest>.*)$")
+_BULLET = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])(?P<gap>[ \t]+)(?P<rest>.*)$"
+)
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _LINK = re.compile(r"\[\[([^\[\]\n]*)\]\]")
@@ -344,7 +347,7 @@ def delete_line(doc_text: str, line_no: int) -> str:
 
 
 def append_line(doc_text: str, new_line: str) -> str:
-    """`doc_text` with `new_line` appended as the last line (adding a newline before it if needed)."""
+    """`doc_text` with `new_line` appended as its last line (newline-terminated)."""
     if doc_text and not doc_text.endswith("\n"):
         doc_text += "\n"
     return doc_text + new_line + "\n"

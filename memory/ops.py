@@ -196,8 +196,10 @@ def _add(text: str | None, op: AddEntry) -> str:
 
 def _scan(op: Operation) -> None:
     texts: list[str] = []
-    if isinstance(op, AddEntry | ReplaceEntry):
+    if isinstance(op, AddEntry):
         texts = [op.text, *(v for _, v in op.meta), op.title or ""]
+    elif isinstance(op, ReplaceEntry):
+        texts = [op.text, *(v for _, v in op.meta)]
     elif isinstance(op, WriteFile):
         texts = [op.content]
     elif isinstance(op, AppendLine):

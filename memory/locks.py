@@ -1,0 +1,74 @@
+"""The per-workspace writer lock: Redis when configured, a file lock otherwise.
+
+It serializes writers on one host (or all hosts sharing a Redis); writers elsewhere are covered by
+the store's fetch-and-re-apply loop, so the lock is about throughput, not correctness.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol
+
+from filelock import FileLock
+from filelock import Timeout as FileLockTimeout
+
+from memory.errors import LockTimeout
+
+
+class WorkspaceLock(Protocol):
+    def __enter__(self) -> object: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+class FileWorkspaceLock:
+    """An flock on a file beside the cache; released by the OS if the process dies."""
+
+    def __init__(self, path: Path, wait: float = 60.0) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = FileLock(str(path), thread_local=False)
+        self._wait = wait
+
+    def __enter__(self) -> object:
+        try:
+            self._lock.acquire(timeout=self._wait)
+        except FileLockTimeout as exc:
+            raise LockTimeout(
+                f"another writer held the workspace lock for {self._wait:.0f}s; try again"
+            ) from exc
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+class RedisWorkspaceLock:
+    """redis-py's Lock (a token with a TTL, so a dead holder frees it after `ttl` seconds)."""
+
+    def __init__(self, client: Any, name: str, ttl: float = 120.0, wait: float = 60.0) -> None:
+        self._client = client
+        self._name = name
+        self._ttl = ttl
+        self._wait = wait
+        self._held: Any = None
+
+    def __enter__(self) -> object:
+        lock = self._client.lock(self._name, timeout=self._ttl, blocking_timeout=self._wait)
+        if not lock.acquire():
+            raise LockTimeout(f"another writer held {self._name} for {self._wait:.0f}s; try again")
+        self._held = lock
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        lock, self._held = self._held, None
+        if lock is not None:
+            # If it expired under us, the TTL already freed it: nothing to release.
+            with contextlib.suppress(Exception):
+                lock.release()
