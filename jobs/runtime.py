@@ -12,8 +12,10 @@ from typing import Any
 
 import anthropic
 import redis
+from slack_sdk import WebClient
 
 from integrations.llm import make_client
+from integrations.slack import Outbox, Poster, SlackPoster, make_web_client
 from jobs.config import Config
 from memory.store import Store
 
@@ -45,8 +47,11 @@ class Runtime:
 
     @cached_property
     def redis(self) -> redis.Redis:
-        if self.config.redis_url:
-            return redis.Redis.from_url(self.config.redis_url)
+        url = self.config.redis_url
+        if url.startswith("redis+socket://"):  # kombu's spelling; `hippo dev` hands it down
+            return redis.Redis(unix_socket_path=url.removeprefix("redis+socket://"))
+        if url:
+            return redis.Redis.from_url(url)
         server = self._embedded_server()
         return redis.Redis(unix_socket_path=server.socket_file)
 
@@ -65,3 +70,15 @@ class Runtime:
         if not self.config.anthropic_api_key:
             return None
         return make_client(self.config.anthropic_api_key, self.config.anthropic_base_url or None)
+
+    @cached_property
+    def slack(self) -> WebClient:
+        """The Slack Web API client (429 and 5xx retried), at SLACK_API_URL."""
+        return make_web_client(self.config.slack_bot_token, self.config.slack_api_url)
+
+    @cached_property
+    def poster(self) -> Poster:
+        """Slack when SLACK_BOT_TOKEN is set, else the console outbox (listed at /outbox)."""
+        if self.config.slack_bot_token:
+            return SlackPoster(self.slack)
+        return Outbox(self.redis)
