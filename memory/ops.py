@@ -212,6 +212,8 @@ def _scan(op: Operation) -> None:
 
 def _check_tombstones(op: Operation, current: Reader) -> None:
     if isinstance(op, AddEntry | ReplaceEntry):
+        if op.path == tombstones.PATH:
+            return  # writing the tombstone itself
         texts = [op.text]
         if isinstance(op, ReplaceEntry) and fmt.normalise(op.text) == fmt.normalise(op.match):
             return  # an edit of metadata on an existing entry re-adds nothing

@@ -1,0 +1,213 @@
+"""Saving notes and forgetting facts: the rules every front door (Slack, CLI, MCP) shares."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from memory import format as fmt
+from memory import secrets, tombstones
+from memory.errors import NoteRejected, SecretFound
+from memory.ops import AddEntry, Operation, RemoveEntry
+from memory.store import Author, Store, WriteResult
+
+INBOX = "inbox.md"
+MAX_NOTE = 4000
+# Files that are not topics: notes never land there and forget never removes from them.
+_NOT_TOPICS = ("MEMORY.md", INBOX, tombstones.PATH)
+_NOT_TOPIC_DIRS = ("daily/", "archive/", ".dream/", "preferences/", "conventions/")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "with",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Saved:
+    path: str
+    text: str
+    result: WriteResult
+
+
+@dataclass(frozen=True)
+class Match:
+    path: str
+    line: int  # 1-based
+    text: str
+    meta: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Forgot:
+    status: str  # "removed" | "ambiguous" | "none"
+    matches: tuple[Match, ...]
+    result: WriteResult | None = None
+
+
+def clean_note(text: str) -> str:
+    """The note as one line; NoteRejected/SecretFound with a reason a person can act on."""
+    flat = " ".join(text.split())
+    if not flat:
+        raise NoteRejected("the note is empty: write what to remember after 'save a note:'")
+    if len(flat) > MAX_NOTE:
+        raise NoteRejected(
+            f"the note is {len(flat):,} characters; the limit is {MAX_NOTE:,}. "
+            "Save the gist and link to the rest"
+        )
+    kind = secrets.first(flat)
+    if kind is not None:
+        raise SecretFound(kind)
+    return flat
+
+
+def choose_topic(tree: Mapping[str, bytes], text: str) -> str:
+    """The topic file whose subject the note names, when exactly one clearly matches; else inbox.
+
+    A file's subject is its name (checkout-api for services/checkout-api.md); it matches when the
+    note contains it as a whole word. The longest subject wins over a shorter one it contains.
+    """
+    lowered = text.lower()
+    found: list[tuple[int, str]] = []
+    for path in tree:
+        if not path.endswith(".md") or path in _NOT_TOPICS or path.startswith(_NOT_TOPIC_DIRS):
+            continue
+        subject = path.rsplit("/", 1)[-1][:-3].lower()
+        if len(subject) < 3 or subject in _STOP:
+            continue
+        if re.search(rf"(?<![\w-]){re.escape(subject)}(?![\w-])", lowered):
+            found.append((len(subject), path))
+    if not found:
+        return INBOX
+    found.sort(reverse=True)
+    best = [p for n, p in found if n == found[0][0]]
+    return best[0] if len(best) == 1 else INBOX
+
+
+def save_note(
+    store: Store,
+    text: str,
+    *,
+    today: str,
+    author: Author,
+    path: str | None = None,
+    source: str | None = None,
+    by: str | None = None,
+    key: str | None = None,
+    force: bool = False,
+) -> Saved:
+    """Add one entry (`source`, `added`, `by`) to `path`, or the topic it names, or inbox.md."""
+    note = clean_note(text)
+    target = path or choose_topic(store.tree() if store.tip() else {}, note)
+    meta: list[tuple[str, str]] = []
+    if source:
+        meta.append(("source", source))
+    meta.append(("added", today))
+    if by:
+        meta.append(("by", by))
+    title = "Inbox: notes not yet filed under a topic" if target == INBOX else None
+    result = store.write(
+        [AddEntry(target, note, tuple(meta), title=title)],
+        author=author,
+        message=f"note: {_short(note)}",
+        key=key,
+        source=source,
+        force=force,
+    )
+    return Saved(target, note, result)
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in fmt.normalise(text).split() if w not in _STOP]
+
+
+def entry_matches(query: str, text: str) -> bool:
+    """Every meaningful word of `query` appears in `text` (case and punctuation ignored)."""
+    want = _words(query)
+    have = set(fmt.normalise(text).split())
+    return bool(want) and all(w in have for w in want)
+
+
+def matches(store: Store, query: str) -> list[Match]:
+    """Entries that a forget request names, across topic files, inbox and preferences."""
+    if store.tip() is None:
+        return []
+    exact = fmt.normalise(query)
+    out: list[Match] = []
+    for path, data in sorted(store.tree().items()):
+        if not path.endswith(".md") or path == tombstones.PATH or path.startswith(".dream/"):
+            continue
+        for e in fmt.parse(data.decode("utf-8", "replace")).entries:
+            if fmt.normalise(e.text) == exact or entry_matches(query, e.text):
+                out.append(Match(path, e.line + 1, e.text, e.metadata))
+    return out
+
+
+def forget(
+    store: Store,
+    query: str,
+    *,
+    today: str,
+    author: Author,
+    by: str = "",
+    reason: str = "",
+    key: str | None = None,
+    pick: Sequence[tuple[str, str]] | None = None,
+    source: str | None = None,
+) -> Forgot:
+    """Remove what `query` names and tombstone it. Several matches and no `pick`: ask, change
+    nothing. `pick` is a list of (path, entry text) that a person chose among the matches."""
+    found = matches(store, _strip_that(query))
+    chosen = found
+    if pick is not None:
+        wanted = {(p, fmt.normalise(t)) for p, t in pick}
+        chosen = [m for m in found if (m.path, fmt.normalise(m.text)) in wanted]
+    if not chosen:
+        return Forgot("none", tuple(found))
+    if pick is None and len(chosen) > 1:
+        return Forgot("ambiguous", tuple(found))
+    ops: list[Operation] = []
+    for m in chosen:
+        ops.append(RemoveEntry(m.path, m.text))
+        entry = fmt.Entry(line=0, indent=0, marker="-", text=m.text, meta=tuple(m.meta.items()))
+        text, meta = tombstones.entry_for(entry, path=m.path, removed=today, by=by, reason=reason)
+        ops.append(AddEntry(tombstones.PATH, text, meta, title=tombstones.TITLE))
+    result = store.write(
+        ops,
+        author=author,
+        message=f"forget: {_short(chosen[0].text)}" + (f"\n\n{reason}" if reason else ""),
+        key=key,
+        source=source,
+    )
+    return Forgot("removed", tuple(chosen), result)
+
+
+def _strip_that(query: str) -> str:
+    return re.sub(r"^\s*(that|about)\s+", "", query.strip(), flags=re.I)
+
+
+def _short(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
