@@ -69,6 +69,10 @@ class _Pending:
     event: threading.Event = field(default_factory=threading.Event)
 
 
+class _Moved(Exception):
+    """The remote branch is no longer at the commit we built on."""
+
+
 def is_local(remote: str) -> bool:
     return "://" not in remote and not re.match(r"^[\w.-]+@[\w.-]+:", remote)
 
@@ -98,6 +102,7 @@ class Store:
         self._keys: dict[str, str] = {}
         self._indexed: set[str] = set()
         self._repo_obj: pygit2.Repository | None = None
+        self._remote_obj: pygit2.Repository | None = None
         self._trees: dict[str, dict[str, bytes]] = {}
         self._search: tuple[str, Any] | None = None
 
@@ -310,7 +315,7 @@ class Store:
                 tip = self.sync()
                 outcome = self._apply_batch(tip, batch)
                 head = outcome[0]
-                if head == tip or self._push(head):
+                if head == tip or self._push(head, tip):
                     self._finish(batch, outcome[1])
                     return
             error = RemoteError(f"{self.remote} kept moving; gave up after {MAX_ATTEMPTS} tries")
@@ -380,17 +385,47 @@ class Store:
         parents = [pygit2.Oid(hex=parent)] if parent else []
         return str(self._repo.create_commit(None, author, committer, message, tree, parents))
 
-    def _push(self, head: str | None) -> bool:
-        """Push `head` to the remote branch; False when the remote moved (fetch and re-apply)."""
+    def _push(self, head: str | None, parent: str | None) -> bool:
+        """Push `head` (built on `parent`) to the remote branch; False when the remote moved."""
         assert head is not None
         repo = self._repo
-        repo.references.create(_HEAD, pygit2.Oid(hex=head), force=True)
+        oid = pygit2.Oid(hex=head)
         try:
-            repo.remotes["origin"].push([f"{_HEAD}:{_HEAD}"], callbacks=self._callbacks)
+            if is_local(self.remote):
+                if not self._push_local(oid, parent):
+                    return False
+            else:
+                # A git server's receive-pack checks the old value under its ref lock.
+                repo.references.create(_HEAD, oid, force=True)
+                repo.remotes["origin"].push([f"{_HEAD}:{_HEAD}"], callbacks=self._callbacks)
         except (pygit2.GitError, OSError):
             return False  # rejected (non-fast-forward) or a ref lock held by another pusher
-        repo.references.create(_TRACK, pygit2.Oid(hex=head), force=True)
+        repo.references.create(_HEAD, oid, force=True)
+        repo.references.create(_TRACK, oid, force=True)
         return True
+
+    def _push_local(self, oid: pygit2.Oid, parent: str | None) -> bool:
+        """Local transport updates the ref without checking its old value (two concurrent
+        pushes can both "win" and one is lost, measured here), so copy the new objects into the
+        remote's object database, then move the branch with a compare-and-swap under git's own
+        ref lock (the lock receive-pack takes too)."""
+        target = self._remote_repo()
+        _copy_objects(self._repo, target, oid)
+        try:
+            with target.transaction() as txn:
+                txn.lock_ref(_HEAD)
+                current = target.references.get(_HEAD)
+                if (str(current.target) if current is not None else None) != parent:
+                    raise _Moved
+                txn.set_target(_HEAD, oid, message="hippo: push")
+        except _Moved:
+            return False
+        return True
+
+    def _remote_repo(self) -> pygit2.Repository:
+        if self._remote_obj is None:
+            self._remote_obj = pygit2.Repository(self.remote)
+        return self._remote_obj
 
     def _index_keys(self, tip: str) -> None:
         """Learn the Hippo-Key trailers of commits not yet seen (walks only new history)."""
@@ -436,6 +471,28 @@ def _stage(repo: pygit2.Repository, index: pygit2.Index, applied: Applied) -> li
             index.add(pygit2.IndexEntry(path, oid, FileMode.BLOB))
             changed.append(path)
     return changed
+
+
+def _copy_objects(src: pygit2.Repository, dst: pygit2.Repository, oid: pygit2.Oid) -> None:
+    """Write every object reachable from `oid` that `dst` lacks, children before parents, so
+    an object present in `dst` always has its children too (and the walk can stop there)."""
+    odb = dst.odb
+    stack: list[tuple[pygit2.Oid, bool]] = [(oid, False)]
+    while stack:
+        current, expanded = stack.pop()
+        if current in odb:
+            continue
+        obj = src[current]
+        if not expanded:
+            stack.append((current, True))
+            if isinstance(obj, pygit2.Commit):
+                stack.append((obj.tree_id, False))
+                stack.extend((p, False) for p in obj.parent_ids)
+            elif isinstance(obj, pygit2.Tree):
+                stack.extend((child.id, False) for child in obj)
+            continue
+        raw = src.odb.read(current)
+        odb.write(raw[0], raw[1])
 
 
 def _walk(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str, out: dict[str, bytes]) -> None:
