@@ -1,16 +1,16 @@
 """Errors of the memory core. Each says what happened and what to do.
 
-    MemoryStoreError
-    ├── InvalidPath            a path outside the repository, '..', absolute, or inside .git
-    ├── ProtectedPath          .dream/ written by anyone but the dreaming identity
-    ├── SecretFound            a write holds a credential (names the kind)
-    ├── TombstoneConflict      a write re-adds a forgotten fact (cites the tombstone)
-    ├── NoteRejected           a note that is empty or too long
-    ├── TargetGone             an operation's file or entry is not there (any more)
-    │   └── EntryConflict      the entry was changed or removed by another writer
-    ├── NotFound               a file or commit that does not exist
-    ├── RemoteError            the remote cannot be reached or keeps moving
-    └── LockTimeout            another writer held the workspace lock too long
+MemoryStoreError
+├── InvalidPath            a path outside the repository, '..', absolute, or inside .git
+├── ProtectedPath          .dream/ written by anyone but the dreaming identity
+├── SecretFound            a write holds a credential (names the kind)
+├── TombstoneConflict      a write re-adds a forgotten fact (cites the tombstone)
+├── NoteRejected           a note that is empty or too long
+├── TargetGone             an operation's file or entry is not there (any more)
+│   └── EntryConflict      the entry was changed or removed by another writer
+├── NotFound               a file or commit that does not exist
+├── RemoteError            the remote cannot be reached or keeps moving
+└── LockTimeout            another writer held the workspace lock too long
 """
 
 from __future__ import annotations

@@ -11,7 +11,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
     ("Slack token", re.compile(r"\bxox[abposr]-[0-9A-Za-z-]{10,}")),
     ("Slack app token", re.compile(r"\bxapp-\d-[0-9A-Za-z-]{10,}")),
-    ("Slack webhook URL", re.compile(r"https://hooks\.slack\.com/services/T[0-9A-Z]+/B[0-9A-Z]+/\w+")),
+    (
+        "Slack webhook URL",
+        re.compile(r"https://hooks\.slack\.com/services/T[0-9A-Z]+/B[0-9A-Z]+/\w+"),
+    ),
     ("GitHub token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[0-9A-Za-z]{30,}")),
     ("GitHub fine-grained token", re.compile(r"\bgithub_pat_[0-9A-Za-z_]{40,}")),
     ("Anthropic API key", re.compile(r"\bsk-ant-[0-9A-Za-z_-]{20,}")),
@@ -41,9 +44,7 @@ class Hit:
 
 def scan(text: str) -> list[Hit]:
     """Every credential-shaped span in `text`, in order."""
-    hits = [
-        Hit(kind, m.start(), m.end()) for kind, rx in _PATTERNS for m in rx.finditer(text)
-    ]
+    hits = [Hit(kind, m.start(), m.end()) for kind, rx in _PATTERNS for m in rx.finditer(text)]
     return sorted(hits, key=lambda h: h.start)
 
 
