@@ -10,7 +10,10 @@ from jobs.config import Config
 from jobs.runtime import Runtime
 
 # Each feature module has `register(app: Flask, rt: Runtime) -> None`. One line per feature.
-FEATURES: tuple[str, ...] = ()
+FEATURES: tuple[str, ...] = (
+    "bot.mcp_http",
+    "bot.slack_routes",
+)
 
 
 def create_app(config: Config | None = None, runtime: Runtime | None = None) -> Flask:

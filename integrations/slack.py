@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from typing import Any, Protocol
 
 import redis
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry import (
+from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
     ServerErrorRetryHandler,
@@ -26,6 +27,10 @@ log = logging.getLogger("hippo.slack")
 Blocks = list[dict[str, Any]]
 OUTBOX_KEY = "hippo:outbox"
 OUTBOX_MAX = 1000  # the outbox is a window for people, not an archive
+
+_MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
+_LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
+_CHANNEL = re.compile(r"<#[A-Z0-9]+\|([^>]*)>")
 
 
 def make_web_client(token: str | None, base_url: str, *, timeout: int = 10) -> WebClient:
@@ -40,6 +45,20 @@ def make_web_client(token: str | None, base_url: str, *, timeout: int = 10) -> W
             ServerErrorRetryHandler(max_retry_count=2),
         ],
     )
+
+
+def plain_text(text: str) -> str:
+    """Slack's message markup as a person would write it: links, channels, entities undone."""
+    text = _MENTION.sub("", text)
+    text = _LINK.sub(_link, text)
+    text = _CHANNEL.sub(lambda m: "#" + m.group(1), text)
+    text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return " ".join(text.split())
+
+
+def _link(m: re.Match[str]) -> str:
+    url, label = m.group(1), m.group(2)
+    return f"{label} ({url})" if label and label != url else url
 
 
 def archive_link(channel: str, ts: str, domain: str = "slack.com") -> str:

@@ -10,22 +10,33 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
-from celery import Celery
+from celery import Celery, shared_task
 
 from jobs.config import Config
 from jobs.runtime import Runtime
 
 # Each module defines tasks with @shared_task (and optionally `beat_schedule(config)`).
-TASK_MODULES: tuple[str, ...] = ("jobs.slack_tasks",)
+TASK_MODULES: tuple[str, ...] = (
+    "jobs.slack_tasks",
+    "jobs.slack_instructions",
+)
 
 # Every task must finish (and every countdown fire) well inside this, or Redis hands the
 # unacked message to a second worker (celery#2599, kombu#337): 6 hours against tasks of minutes.
 VISIBILITY_TIMEOUT = 6 * 3600
 
 _runtime: Runtime | None = None
+F = TypeVar("F", bound=Callable[..., Any])
 _runtime_lock = threading.Lock()
+
+
+def task(name: str, **options: Any) -> Callable[[F], F]:
+    """`@shared_task(name=...)`, typed for mypy (Celery ships no stubs). Send tasks by name
+    with `enqueue`, so callers never need the Task object."""
+    return cast(Callable[[F], F], shared_task(name=name, **options))
 
 
 def set_runtime(rt: Runtime | None) -> None:
@@ -80,3 +91,8 @@ def make_celery(config: Config, runtime: Runtime | None = None) -> Celery:
         beat_schedule=beat_schedule(config),
     )
     return app
+
+
+def enqueue(rt: Runtime, task: str, **kwargs: Any) -> None:
+    """Send the task named `task` (e.g. "hippo.slack.save_note") with JSON keyword arguments."""
+    rt.celery.send_task(task, kwargs=kwargs)

@@ -12,6 +12,7 @@ from typing import Any
 
 import anthropic
 import redis
+from celery import Celery
 from slack_sdk import WebClient
 
 from integrations.llm import make_client
@@ -33,7 +34,7 @@ class Runtime:
         """REDIS_URL, or the embedded server's `redis+socket://` URL (started on first use)."""
         if self.config.redis_url:
             return self.config.redis_url
-        return "redis+socket://" + self._embedded_server().socket_file
+        return "redis+socket://" + str(self._embedded_server().socket_file)
 
     def _embedded_server(self) -> Any:
         with self._lock:
@@ -82,3 +83,17 @@ class Runtime:
         if self.config.slack_bot_token:
             return SlackPoster(self.slack)
         return Outbox(self.redis)
+
+    @cached_property
+    def celery(self) -> Celery:
+        """The Celery app on this Runtime's Redis; tasks run in this process use this Runtime."""
+        from jobs.celery_app import make_celery  # it imports this module
+
+        return make_celery(self.config, self)
+
+    def close(self) -> None:
+        """Stop the embedded Redis, if this Runtime started one (tests, `hippo dev`)."""
+        with self._lock:
+            server, self._embedded = self._embedded, None
+        if server is not None:
+            server.shutdown()

@@ -1,0 +1,74 @@
+"""What every Slack listener shares: parse text into an intent, claim it once, enqueue it.
+
+Intents come from the feature modules in INTENT_MODULES, each with
+`parse(text: str) -> Intent | None`; the first that matches wins, and help catches the rest.
+Dedupe is Redis `SET NX`: per Slack event_id (retries) and per (channel, ts) (the same message
+delivered as both `app_mention` and `message`). A claim is released when the enqueue fails, so
+Slack's retry can still get through.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from jobs.celery_app import enqueue
+from jobs.runtime import Runtime
+
+INTENT_MODULES: tuple[str, ...] = (
+    "bot.slack_instructions",
+    "bot.slack_forget",
+    "bot.slack_recall",
+    "bot.slack_notes",
+    "bot.slack_help",  # matches anything: unknown requests get help
+)
+
+DEDUPE_TTL = 3 * 24 * 3600  # Slack retries for ~5 minutes; a day-long margin costs nothing
+PREFIX = "hippo:slack:"
+
+
+@dataclass(frozen=True)
+class Intent:
+    """A task to run (its Celery name) with the arguments parsed from the text."""
+
+    task: str
+    args: dict[str, Any] = field(default_factory=dict)
+    ack: str = ""  # what a slash command answers at once (ephemeral), if anything
+
+
+def route(text: str) -> Intent:
+    """The intent of `text` (already plain): the first feature whose parser matches."""
+    for name in INTENT_MODULES:
+        intent: Intent | None = importlib.import_module(name).parse(text)
+        if intent is not None:
+            return intent
+    raise LookupError("no intent matched; bot.slack_help must be last in INTENT_MODULES")
+
+
+def claim(rt: Runtime, *parts: str) -> bool:
+    """True the first time these parts are seen (within DEDUPE_TTL), False for a repeat."""
+    key = PREFIX + "seen:" + ":".join(parts)
+    return bool(rt.redis.set(key, "1", nx=True, ex=DEDUPE_TTL))
+
+
+def release(rt: Runtime, *parts: str) -> None:
+    rt.redis.delete(PREFIX + "seen:" + ":".join(parts))
+
+
+def submit(rt: Runtime, intent: Intent, claims: list[tuple[str, ...]], **context: Any) -> bool:
+    """Claim every key, then enqueue; False (nothing queued) if any claim was already taken."""
+    taken: list[tuple[str, ...]] = []
+    for parts in claims:
+        if not claim(rt, *parts):
+            for done in taken:
+                release(rt, *done)
+            return False
+        taken.append(parts)
+    try:
+        enqueue(rt, intent.task, **context, **intent.args)
+    except Exception:
+        for done in taken:  # let Slack's retry try again
+            release(rt, *done)
+        raise
+    return True

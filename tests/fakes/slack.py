@@ -1,0 +1,202 @@
+"""A loopback fake of Slack's Web API, and signing of inbound Slack requests.
+
+The real `slack_sdk.WebClient` talks to it over HTTP (`base_url=fake.url`). It answers every
+method with `{"ok": true}` plus sensible fields (chat.postMessage returns a fresh ts,
+chat.getPermalink a permalink, conversations.info a channel name, auth.test the bot), records
+every request, and can be scripted: `fake.script("chat.postMessage", (429, {...}, {"Retry-After":
+"1"}))` makes the next call answer that first.
+
+    with SlackFake() as fake:
+        client = make_web_client("xoxb-test", fake.url)
+        ...
+        assert fake.calls("chat.postMessage")[0].form["thread_ts"] == "123.456"
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+from slack_sdk.signature import SignatureVerifier
+
+BOT_USER = "UHIPPO"
+BOT_ID = "BHIPPO"
+SECRET = "test-signing-secret"
+Reply = tuple[int, dict[str, Any], dict[str, str]]
+
+
+@dataclass
+class Call:
+    """One request the fake received."""
+
+    method: str  # HTTP method
+    path: str  # e.g. "/chat.postMessage"
+    headers: dict[str, str]
+    body: bytes
+    form: dict[str, Any] = field(default_factory=dict)  # form fields or the JSON body
+
+    @property
+    def api(self) -> str:
+        return self.path.strip("/").split("?")[0]
+
+
+class SlackFake:
+    """Slack's Web API on 127.0.0.1:<random port>, in a daemon thread."""
+
+    def __init__(self) -> None:
+        self.requests: list[Call] = []
+        self.channels: dict[str, str] = {"C111": "dev"}
+        self.messages: dict[tuple[str, str], dict[str, Any]] = {}
+        self._scripts: dict[str, deque[Reply]] = {}
+        self._lock = threading.Lock()
+        self._seq = 0
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                fake._serve(self, self.rfile.read(length))
+
+            def do_GET(self) -> None:
+                fake._serve(self, b"")
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> SlackFake:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    # -- scripting and assertions ---------------------------------------------------------------
+
+    def script(self, api: str, *replies: Reply) -> None:
+        """Answer the next calls of `api` with these (status, json body, headers), in order."""
+        with self._lock:
+            self._scripts.setdefault(api, deque()).extend(replies)
+
+    def calls(self, api: str) -> list[Call]:
+        with self._lock:
+            return [c for c in self.requests if c.api == api]
+
+    def posts(self) -> list[dict[str, Any]]:
+        """The form of every chat.postMessage that succeeded-or-not, in order."""
+        return [c.form for c in self.calls("chat.postMessage")]
+
+    def wait_for(self, api: str, n: int = 1, timeout: float = 20.0) -> list[Call]:
+        """Block until `api` was called `n` times; the calls, or AssertionError."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.calls(api)
+            if len(found) >= n:
+                return found
+            time.sleep(0.02)
+        raise AssertionError(f"{api} called {len(self.calls(api))} times, wanted {n}")
+
+    # -- serving --------------------------------------------------------------------------------
+
+    def _serve(self, h: BaseHTTPRequestHandler, body: bytes) -> None:
+        ctype = h.headers.get("Content-Type") or ""
+        form: dict[str, Any]
+        if "json" in ctype and body:
+            form = json.loads(body)
+        else:
+            raw = body.decode() or (h.path.split("?", 1)[1] if "?" in h.path else "")
+            form = {k: v[0] for k, v in parse_qs(raw).items()}
+            for k in ("blocks", "attachments"):
+                if isinstance(form.get(k), str):
+                    form[k] = json.loads(form[k])
+        call = Call(h.command, h.path.split("?")[0], dict(h.headers.items()), body, form)
+        with self._lock:
+            self.requests.append(call)
+            queue = self._scripts.get(call.api)
+            scripted = queue.popleft() if queue else None
+        status, payload, headers = scripted or (200, self._answer(call), {})
+        data = json.dumps(payload).encode()
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json; charset=utf-8")
+        h.send_header("Content-Length", str(len(data)))
+        for k, v in headers.items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(data)
+
+    def _answer(self, call: Call) -> dict[str, Any]:
+        f = call.form
+        if call.api == "auth.test":
+            return {
+                "ok": True,
+                "user_id": BOT_USER,
+                "bot_id": BOT_ID,
+                "team_id": "T111",
+                "user": "hippo",
+                "team": "Test",
+                "url": "https://test.slack.com/",
+            }
+        if call.api == "chat.postMessage":
+            with self._lock:
+                self._seq += 1
+                ts = f"{int(time.time())}.{self._seq:06d}"
+            message = {"type": "message", "text": f.get("text", ""), "ts": ts, "bot_id": BOT_ID}
+            if f.get("thread_ts"):
+                message["thread_ts"] = f["thread_ts"]
+            return {"ok": True, "channel": f.get("channel"), "ts": ts, "message": message}
+        if call.api == "chat.update":
+            return {"ok": True, "channel": f.get("channel"), "ts": f.get("ts")}
+        if call.api == "chat.getPermalink":
+            ts = str(f.get("message_ts", "")).replace(".", "")
+            return {
+                "ok": True,
+                "permalink": f"https://test.slack.com/archives/{f.get('channel')}/p{ts}",
+            }
+        if call.api == "conversations.info":
+            channel = str(f.get("channel"))
+            return {
+                "ok": True,
+                "channel": {"id": channel, "name": self.channels.get(channel, channel.lower())},
+            }
+        if call.api in ("conversations.replies", "conversations.history"):
+            found = self.messages.get((str(f.get("channel")), str(f.get("ts") or f.get("latest"))))
+            return {"ok": True, "messages": [found] if found else [], "has_more": False}
+        return {"ok": True}
+
+
+def signed_headers(
+    body: str,
+    *,
+    secret: str = SECRET,
+    timestamp: int | None = None,
+    content_type: str = "application/json",
+) -> dict[str, str]:
+    """Headers Slack would send with `body`, signed with `secret` at `timestamp` (default now)."""
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)
+    return {
+        "Content-Type": content_type,
+        "X-Slack-Request-Timestamp": ts,
+        "X-Slack-Signature": signature,
+    }
+
+
+def form_body(fields: dict[str, Any]) -> str:
+    """A slash command body (form fields) as Slack sends it."""
+    return urlencode(fields)
+
+
+def payload_body(payload: dict[str, Any]) -> str:
+    """An interactivity body (shortcut, block action): `payload=<url-encoded JSON>`."""
+    return urlencode({"payload": json.dumps(payload)})
