@@ -1,0 +1,175 @@
+"""Fetch an ended pull request from GitHub into `memory.pr_outcomes.PullFacts`.
+
+The human diff is tree-to-tree: each file the pull request touched, read at the agent's last
+commit and at what landed (`merge_commit_sha` when merged, the head when closed), then diffed.
+That is right for merge, squash and rebase merges alike, where GitHub's compare (three-dot,
+from the merge base) is not. Files are read over REST by default, or from a local clone.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+
+import pygit2
+from github import Github, GithubException
+from github.Commit import Commit as GhCommit
+from github.NamedUser import NamedUser
+from github.Organization import Organization
+from github.PullRequest import PullRequest
+from github.Repository import Repository
+
+from memory import pr_outcomes as po
+
+# GitHub's pull-request commit list stops at 250 (codecov/shared#31); compare goes to 10,000.
+PR_COMMITS_CAP = 250
+MAX_FILES = 100  # files diffed per pull request: a lesson needs the pattern, not every file
+
+
+def _login(user: NamedUser | Organization | None) -> str:
+    return user.login if user is not None else ""
+
+
+def _commit(c: GhCommit) -> po.Commit:
+    return po.Commit(c.sha, _login(c.author), _login(c.committer), c.commit.message)
+
+
+def pull_commits(repo: Repository, pr: PullRequest) -> list[po.Commit]:
+    """Every commit of the branch, oldest first; past 250 from compare(base, head)."""
+    if pr.commits <= PR_COMMITS_CAP:
+        return [_commit(c) for c in pr.get_commits()]
+    comparison = repo.compare(pr.base.sha, pr.head.sha)
+    return [_commit(c) for c in comparison.commits]
+
+
+def rest_reader(repo: Repository) -> po.ContentReader:
+    """Read a file at a commit over REST (contents API; blobs API for files over 1 MB)."""
+
+    def read(sha: str, path: str) -> str | None:
+        try:
+            found = repo.get_contents(path, ref=sha)
+        except GithubException as exc:
+            if exc.status == 404:
+                return None
+            raise
+        if isinstance(found, list):
+            return None  # a directory where the file was
+        if found.encoding == "base64" and found.content is not None:
+            data = found.decoded_content
+        else:
+            data = _blob(repo, found.sha)
+        return _text(data)
+
+    return read
+
+
+def _blob(repo: Repository, sha: str) -> bytes:
+    blob = repo.get_git_blob(sha)
+    return base64.b64decode(blob.content) if blob.encoding == "base64" else blob.content.encode()
+
+
+def _text(data: bytes) -> str | None:
+    if b"\x00" in data[:8000]:
+        return ""  # binary: seen, but not a line diff anyone learns from
+    return data.decode("utf-8", errors="replace")
+
+
+def git_reader(path: str) -> po.ContentReader:
+    """Read a file at a commit from a local clone (bare or not): no API calls at all."""
+    repo = pygit2.Repository(path)
+
+    def read(sha: str, file: str) -> str | None:
+        try:
+            tree = repo.revparse_single(sha).peel(pygit2.Commit).tree
+            obj = repo[tree[file].id]
+        except (KeyError, ValueError):
+            return None
+        if not isinstance(obj, pygit2.Blob):
+            return None
+        return _text(obj.data)
+
+    return read
+
+
+def _comments(pr: PullRequest) -> list[po.Comment]:
+    out: list[tuple[str, po.Comment]] = []
+    for r in pr.get_reviews():
+        if r.body:
+            when = r.submitted_at.isoformat() if r.submitted_at else ""
+            out.append((when, po.Comment(_login(r.user), r.body, "review", state=r.state or "")))
+    for rc in pr.get_review_comments():
+        c = po.Comment(_login(rc.user), rc.body, "review_comment", path=rc.path or "")
+        out.append((rc.created_at.isoformat(), c))
+    for ic in pr.get_issue_comments():
+        out.append(
+            (ic.created_at.isoformat(), po.Comment(_login(ic.user), ic.body, "issue_comment"))
+        )
+    return [c for _, c in sorted(out, key=lambda pair: pair[0])]
+
+
+def _files(pr: PullRequest) -> list[str]:
+    paths: list[str] = []
+    for f in pr.get_files():
+        paths.append(f.filename)
+        if f.previous_filename:
+            paths.append(f.previous_filename)
+    return paths
+
+
+def _closer(repo: Repository, pr: PullRequest) -> tuple[str, bool]:
+    """Who closed it, from the issue's timeline when the webhook's sender is not at hand."""
+    if pr.merged and pr.merged_by is not None:
+        return pr.merged_by.login, pr.merged_by.type == "Bot"
+    for event in reversed(list(repo.get_issue(pr.number).get_events())):
+        if event.event == "closed" and event.actor is not None:
+            return event.actor.login, event.actor.type == "Bot"
+    return "", False
+
+
+def fetch_pull(
+    gh: Github,
+    repo_full_name: str,
+    number: int,
+    *,
+    agent_logins: Sequence[str],
+    recorded: Sequence[str] = (),
+    closed_by: str = "",
+    closed_by_type: str = "",
+    read: po.ContentReader | None = None,
+) -> po.PullFacts:
+    """The facts of pull request `number`: commits, files, human diff, reviews and comments.
+
+    `recorded` are the head SHAs the agent pushed (from opened/synchronize deliveries);
+    `closed_by`/`closed_by_type` come from the closing delivery's `sender`.
+    """
+    repo = gh.get_repo(repo_full_name)
+    pr = repo.get_pull(number)
+    commits = pull_commits(repo, pr)
+    files = _files(pr)
+    agent_sha = po.agent_tip(commits, agent_logins, recorded)
+    landed = (pr.merge_commit_sha or "") if pr.merged else pr.head.sha
+    diff: tuple[po.FileDiff, ...] = ()
+    if agent_sha and landed and agent_sha != landed:
+        reader = read or rest_reader(repo)
+        diff = po.diff_files(reader, agent_sha, landed, files, MAX_FILES)
+    if closed_by:
+        closer, bot = closed_by, closed_by_type == "Bot"
+    else:
+        closer, bot = _closer(repo, pr)
+    return po.PullFacts(
+        repo=repo_full_name,
+        number=number,
+        url=pr.html_url,
+        title=pr.title or "",
+        opener=_login(pr.user),
+        merged=bool(pr.merged),
+        closed_by=closer,
+        closed_by_bot=bot,
+        commits=tuple(commits),
+        files=tuple(files),
+        human_diff=diff,
+        comments=tuple(_comments(pr)),
+        agent_sha=agent_sha,
+        landed_sha=landed,
+        closed_at=pr.closed_at.isoformat() if pr.closed_at else "",
+    )

@@ -1,0 +1,281 @@
+"""A loopback fake of the GitHub REST API for the real PyGithub client.
+
+    with FakeGitHub() as fake:                      # or FakeGitHub(prefix="/api/v3") for GHES
+        fake.add_pull("octo/app", pull_body(...), commits=[...], files=[...])
+        gh = Github(base_url=fake.url, auth=Auth.Token("t"), retry=None,
+                    seconds_between_requests=None, seconds_between_writes=None)
+
+Bodies are built from the recordings in ../shared/conformance/github-rest/ (PyGithub's replay data
+of real api.github.com answers): `pull_body` starts from the merged PyGithub#31 pull request,
+`commit_body` from its first commit, `file_body` from its first file, `token_body` is the recorded
+installation token. Every served body has `https://api.github.com` rewritten to this server (and
+its prefix), because PyGithub follows embedded URLs and refuses other hosts. Every request is
+recorded in `requests`. App auth: `POST /app/installations/{id}/access_tokens` checks the JWT
+(RS256) against `public_key` when one is set.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import jwt
+
+from tests.conftest import CONFORMANCE
+
+REST = CONFORMANCE / "github-rest" / "json"
+Json = Any
+Handler = Callable[[dict[str, str], bytes], tuple[int, Json]]
+
+
+@cache
+def _recorded(name: str) -> Json:
+    return json.loads((REST / name).read_text())
+
+
+def pull_body(
+    repo: str,
+    number: int,
+    *,
+    opener: str = "hippo-agent[bot]",
+    merged: bool = True,
+    head_sha: str = "",
+    merge_commit_sha: str = "",
+    merged_by: str | None = "alice",
+    commits: int = 1,
+    labels: tuple[str, ...] = (),
+    title: str = "Agent fix",
+) -> Json:
+    """A pull request in GitHub's REST shape: the recorded PyGithub#31, re-pointed at `repo`."""
+    body = copy.deepcopy(_recorded("pulls.PyGithub-PyGithub-31.merged.json"))
+    text = (
+        json.dumps(body).replace("PyGithub/PyGithub", repo).replace("/pulls/31", f"/pulls/{number}")
+    )
+    text = text.replace("/issues/31", f"/issues/{number}").replace("/pull/31", f"/pull/{number}")
+    body = json.loads(text)
+    body.update(number=number, title=title, merged=merged, commits=commits, state="closed")
+    body["user"] = user_body(opener)
+    body["head"]["sha"] = head_sha or body["head"]["sha"]
+    body["merge_commit_sha"] = merge_commit_sha or body["merge_commit_sha"]
+    body["merged_by"] = user_body(merged_by) if merged and merged_by else None
+    if not merged:
+        body["merged_at"] = None
+    body["labels"] = [{"name": name, "color": "ededed"} for name in labels]
+    return body
+
+
+def user_body(login: str) -> Json:
+    user = copy.deepcopy(_recorded("pulls.PyGithub-PyGithub-31.merged.json")["user"])
+    user.update(login=login, url=f"https://api.github.com/users/{login}")
+    user["type"] = "Bot" if login.endswith("[bot]") else "User"
+    return user
+
+
+def commit_body(sha: str, author: str | None, committer: str | None, message: str = "") -> Json:
+    """A commit as the pull request commit list gives it, from the recorded PyGithub#31 one."""
+    body = copy.deepcopy(_recorded("pulls.PyGithub-PyGithub-31.commits.json")[0])
+    body["sha"] = sha
+    body["url"] = f"https://api.github.com/repos/x/y/commits/{sha}"
+    body["author"] = user_body(author) if author else None
+    body["committer"] = user_body(committer) if committer else None
+    body["commit"]["message"] = message or f"commit {sha}"
+    return body
+
+
+def file_body(filename: str, status: str = "modified") -> Json:
+    body = copy.deepcopy(_recorded("compare.PyGithub-PyGithub-v0.6...v0.7.json")["files"][0])
+    body.update(filename=filename, status=status)
+    return body
+
+
+def token_body() -> Json:
+    return copy.deepcopy(_recorded("app.installations.access_tokens.201.json"))
+
+
+def comment_body(kind: str, login: str, body: str, *, path: str = "", state: str = "") -> Json:
+    """Review, review comment or issue comment in REST shape (no recording holds these)."""
+    out: Json = {"id": abs(hash((kind, login, body))) % 10**9, "user": user_body(login)}
+    out["body"] = body
+    if kind == "review":
+        out.update(state=state or "COMMENTED", submitted_at="2026-11-30T09:00:00Z")
+    else:
+        out.update(created_at="2026-11-30T09:00:00Z", updated_at="2026-11-30T09:00:00Z")
+    if kind == "review_comment":
+        out["path"] = path
+    return out
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: bytes
+
+
+class FakeGitHub:
+    """GitHub's REST API on 127.0.0.1:<port 0>, answering from a route table."""
+
+    def __init__(self, prefix: str = "") -> None:
+        self.prefix = prefix.rstrip("/")
+        self.requests: list[Request] = []
+        self.public_key: str | None = None
+        self.app_id: str = ""
+        self._routes: dict[tuple[str, str], Handler] = {}
+        self._files: dict[str, dict[str, dict[str, str]]] = {}  # repo → sha → path → text
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}{self.prefix}"
+
+    def __enter__(self) -> FakeGitHub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # --- routes ------------------------------------------------------------------------------
+
+    def route(self, method: str, path: str, body: Json, status: int = 200) -> None:
+        self._routes[(method, path)] = lambda _q, _b: (status, body)
+
+    def handle(self, method: str, path: str, handler: Handler) -> None:
+        self._routes[(method, path)] = handler
+
+    def add_pull(
+        self,
+        repo: str,
+        pull: Json,
+        *,
+        commits: Sequence[Json],
+        files: Sequence[Json],
+        reviews: Sequence[Json] = (),
+        review_comments: Sequence[Json] = (),
+        issue_comments: Sequence[Json] = (),
+        events: Sequence[Json] = (),
+    ) -> None:
+        """Serve one pull request and everything fetch_pull reads about it."""
+        base = f"/repos/{repo}"
+        n = pull["number"]
+        self.route("GET", base, repo_body(repo))
+        self.route("GET", f"{base}/pulls/{n}", pull)
+        self.route("GET", f"{base}/pulls/{n}/commits", list(commits))
+        self.route("GET", f"{base}/pulls/{n}/files", list(files))
+        self.route("GET", f"{base}/pulls/{n}/reviews", list(reviews))
+        self.route("GET", f"{base}/pulls/{n}/comments", list(review_comments))
+        self.route("GET", f"{base}/issues/{n}/comments", list(issue_comments))
+        self.route("GET", f"{base}/issues/{n}", {**pull, "url": pull["issue_url"]})
+        self.route("GET", f"{base}/issues/{n}/events", list(events))
+
+    def add_files(self, repo: str, sha: str, files: dict[str, str]) -> None:
+        """File contents at a commit, served by GET /repos/{repo}/contents/{path}?ref={sha}."""
+        with self._lock:
+            self._files.setdefault(repo, {})[sha] = dict(files)
+
+    def enable_app(self, app_id: str, public_key_pem: str) -> None:
+        """Check App JWTs on token minting, and answer with the recorded token body."""
+        self.app_id, self.public_key = app_id, public_key_pem
+
+    # --- serving -----------------------------------------------------------------------------
+
+    def _answer(self, req: Request) -> tuple[int, Json]:
+        path = req.path
+        if path.endswith("/access_tokens") and req.method == "POST":
+            return self._mint(req)
+        if "/contents/" in path and req.method == "GET":
+            return self._contents(req)
+        handler = self._routes.get((req.method, path))
+        if handler is None:
+            return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com"}
+        return handler(req.query, req.body)
+
+    def _mint(self, req: Request) -> tuple[int, Json]:
+        if self.public_key is not None:
+            token = req.headers.get("authorization", "").removeprefix("Bearer ").strip()
+            try:
+                claims = jwt.decode(token, self.public_key, algorithms=["RS256"])
+            except jwt.PyJWTError as exc:
+                return 401, {"message": f"A JSON web token could not be decoded: {exc}"}
+            if str(claims.get("iss")) != self.app_id:
+                return 401, {"message": "wrong issuer"}
+        return 201, token_body()
+
+    def _contents(self, req: Request) -> tuple[int, Json]:
+        head, _, file = req.path.partition("/contents/")
+        repo = head.removeprefix("/repos/")
+        file = unquote(file)
+        text = self._files.get(repo, {}).get(req.query.get("ref", ""), {}).get(file)
+        if text is None:
+            return 404, {"message": "Not Found"}
+        data = text.encode()
+        return 200, {
+            "type": "file",
+            "encoding": "base64",
+            "size": len(data),
+            "name": file.rsplit("/", 1)[-1],
+            "path": file,
+            "content": base64.b64encode(data).decode(),
+            "sha": hashlib.sha1(data).hexdigest(),
+            "url": f"https://api.github.com/repos/{repo}/contents/{file}",
+        }
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class H(BaseHTTPRequestHandler):
+            def _serve(self) -> None:
+                parts = urlsplit(self.path)
+                path = parts.path
+                if fake.prefix and path.startswith(fake.prefix):
+                    path = path[len(fake.prefix) :]
+                query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+                length = int(self.headers.get("Content-Length") or 0)
+                req = Request(
+                    self.command,
+                    path,
+                    query,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    self.rfile.read(length) if length else b"",
+                )
+                with fake._lock:
+                    fake.requests.append(req)
+                status, body = fake._answer(req)
+                raw = json.dumps(body).replace("https://api.github.com", fake.url).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        return H
+
+
+def repo_body(repo: str) -> Json:
+    pull = _recorded("pulls.PyGithub-PyGithub-31.merged.json")
+    body = copy.deepcopy(pull["base"]["repo"])
+    text = json.dumps(body).replace("PyGithub/PyGithub", repo)
+    body = json.loads(text)
+    body["full_name"] = repo
+    body["name"] = repo.split("/")[1]
+    return body
