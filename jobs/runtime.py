@@ -58,11 +58,13 @@ class Runtime:
 
     @cached_property
     def store(self) -> Store:
+        # With a shared REDIS_URL the lock is a Redis lock (writers on several hosts); an
+        # embedded Redis serves one host only, where a file lock does the same without it.
         return Store.open(
             self.config.remote,
             self.config.data_dir,
             workspace=self.config.workspace,
-            redis=self.redis,
+            redis=self.redis if self.config.redis_url else None,
         )
 
     @cached_property
