@@ -1,0 +1,155 @@
+"""`hippo serve|worker|beat|dev|socket`: run hippo's processes (the Procfile's, for a laptop).
+
+With no REDIS_URL the parent starts the embedded Redis and hands its `redis+socket://` URL to the
+processes it starts, so web, worker and beat share one broker and one set of dedupe keys.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import subprocess
+import sys
+import threading
+from typing import Any
+
+from flask import Flask
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from jobs.runtime import Runtime
+
+Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
+
+
+def child_env(rt: Runtime) -> dict[str, str]:
+    """The environment for a process that must see the same Redis and memory as this one."""
+    env = dict(os.environ)
+    env["REDIS_URL"] = rt.redis_url
+    env["HIPPO_DATA_DIR"] = str(rt.config.data_dir)
+    env["HIPPO_MEMORY_REMOTE"] = rt.config.remote
+    return env
+
+
+def serve_in_thread(app: Flask, host: str = "127.0.0.1", port: int = 0) -> BaseWSGIServer:
+    """Serve `app` from a daemon thread (threaded, like gunicorn's threads); `.shutdown()` ends it.
+    The bound port is `server.server_port` (port 0 picks a free one)."""
+    server = make_server(host, port, app, threaded=True)
+    threading.Thread(target=server.serve_forever, name="hippo-web", daemon=True).start()
+    return server
+
+
+def _celery(rt: Runtime, *argv: str) -> list[str]:
+    return [sys.executable, "-m", "celery", "-A", "jobs.worker", *argv]
+
+
+def worker_argv(rt: Runtime, concurrency: int = 2, beat: bool = False) -> list[str]:
+    # mingle and gossip only matter for remote control across many workers; they cost ~1 s.
+    argv = ["worker", "-l", "info", "--concurrency", str(concurrency)]
+    argv += ["--without-mingle", "--without-gossip"]
+    if beat:  # development only: production runs exactly one separate beat
+        argv += ["-B", "-s", str(rt.config.data_dir / "celerybeat-schedule")]
+    return _celery(rt, *argv)
+
+
+def _run(argv: list[str], rt: Runtime) -> int:
+    rt.store.init()
+    try:
+        return subprocess.call(argv, env=child_env(rt))
+    finally:
+        rt.close()
+
+
+def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
+    port = args.port or rt.config.port
+    argv = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "bot.app:create_app()",
+        "--workers",
+        str(args.workers),
+        "--threads",
+        "8",
+        "--bind",
+        f"{args.host}:{port}",
+    ]
+    return _run(argv, rt)
+
+
+def cmd_worker(args: argparse.Namespace, rt: Runtime) -> int:
+    return _run(worker_argv(rt, args.concurrency), rt)
+
+
+def cmd_beat(args: argparse.Namespace, rt: Runtime) -> int:
+    schedule = str(rt.config.data_dir / "celerybeat-schedule")
+    return _run(_celery(rt, "beat", "-l", "info", "-s", schedule), rt)
+
+
+def cmd_dev(args: argparse.Namespace, rt: Runtime) -> int:
+    """Web (in this process) + worker with embedded beat (a child), until Ctrl-C."""
+    from bot.app import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    rt.store.init()
+    port = args.port or rt.config.port
+    worker = subprocess.Popen(worker_argv(rt, args.concurrency, beat=True), env=child_env(rt))
+    server = make_server(args.host, port, create_app(rt.config, rt), threaded=True)
+    where = (
+        "Slack" if rt.config.slack_bot_token else f"the outbox (http://{args.host}:{port}/outbox)"
+    )
+    print(
+        f"hippo dev: web on http://{args.host}:{port}, worker pid {worker.pid}; posts go to {where}"
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        worker.terminate()
+        try:
+            worker.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        rt.close()
+    return 0
+
+
+def cmd_socket(args: argparse.Namespace, rt: Runtime) -> int:
+    """Slack over Socket Mode (no public URL needed); one such process per app (bolt#448)."""
+    if not rt.config.slack_app_token:
+        print(
+            "hippo socket needs SLACK_APP_TOKEN: an app-level token (xapp-…) with "
+            "connections:write, from the Slack app's Basic Information page",
+            file=sys.stderr,
+        )
+        return 2
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    from bot.slack_app import make_slack_app
+
+    logging.basicConfig(level=logging.INFO)
+    handler = SocketModeHandler(make_slack_app(rt, socket_mode=True), rt.config.slack_app_token)
+    handler.start()  # type: ignore[no-untyped-call]  # slack_bolt leaves it unannotated
+    return 0
+
+
+def add_commands(sub: Sub) -> None:
+    p = sub.add_parser("serve", help="the web app under gunicorn (Slack, GitHub, console, MCP)")
+    p.add_argument("--host", default="0.0.0.0")
+    p.add_argument("--port", type=int, default=0, help="default: PORT or 3000")
+    p.add_argument("--workers", type=int, default=2)
+    p.set_defaults(func=cmd_serve)
+    p = sub.add_parser("worker", help="a Celery worker")
+    p.add_argument("--concurrency", type=int, default=2)
+    p.set_defaults(func=cmd_worker)
+    p = sub.add_parser("beat", help="Celery beat (run exactly one)")
+    p.set_defaults(func=cmd_beat)
+    p = sub.add_parser("dev", help="web + worker + beat in one terminal, for a laptop")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=0, help="default: PORT or 3000")
+    p.add_argument("--concurrency", type=int, default=2)
+    p.set_defaults(func=cmd_dev)
+    p = sub.add_parser("socket", help="Slack over Socket Mode (needs SLACK_APP_TOKEN)")
+    p.set_defaults(func=cmd_socket)
