@@ -23,6 +23,7 @@ MAX_READ = 20_000
 HIDDEN = ("archive/", ".git/")
 READ_ONLY = (".dream/", "archive/")
 _WORD = re.compile(r"[a-z0-9]+")
+_BULLET = re.compile(r"^\s*([-*+]|\d+[.)])\s")
 # Question words match every line; searching without them ranks the subject first.
 _STOP = frozenset(
     " ".join(
@@ -187,13 +188,14 @@ class Toolbox:
             raise ToolError("the query has no words to search for")
         scored: list[tuple[int, str, int, str]] = []
         for rel, p in self._files():
-            path_terms = _words(rel)
-            text = p.read_text(errors="replace")
-            for n, line in enumerate(text.splitlines(), 1):
-                words = _words(line)
-                score = 2 * len(terms & words) + len(terms & path_terms)
-                if terms & words:
-                    scored.append((-score, rel, n, line.strip()))
+            lines = p.read_text(errors="replace").splitlines()
+            # An entry is about its file's subject: the path and title count for its bullets.
+            subject = terms & (_words(rel) | _words(lines[0] if lines else ""))
+            for n, line in enumerate(lines, 1):
+                found = terms & _words(line)
+                if found:
+                    bonus = len(subject - found) + 1 if _BULLET.match(line) else 0
+                    scored.append((-(2 * len(found) + bonus), rel, n, line.strip()))
         scored.sort()
         hits = [Hit(rel, n, line) for _, rel, n, line in scored[: max(1, min(int(limit), 50))]]
         self.hits.extend(h for h in hits if h not in self.hits)
