@@ -1,0 +1,39 @@
+"""`hippo mcp`: the MCP server over stdio, for Claude Code and other local agents."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+from typing import Any
+
+import anyio
+
+from bot.mcp_server import build_server, fixed
+from bot.mcp_tools import MemoryTools
+from jobs.runtime import Runtime
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser(
+        "mcp",
+        help="serve the memory to an agent over MCP (stdio)",
+        description="Serve readMemory, writeMemory, deleteMemory, searchMemory and listMemory "
+        "over stdio. Commits are authored by --as (default: your login name).",
+    )
+    p.add_argument("--as", dest="author", default="", help="commit author name for writes")
+    p.set_defaults(func=serve)
+
+
+def serve(args: argparse.Namespace, rt: Runtime) -> int:
+    name = args.author or _login()
+    tools = MemoryTools(rt.store, workspace=rt.config.workspace, redis=rt.redis)
+    server = build_server(tools, fixed(name))
+    anyio.run(server.run_stdio_async)
+    return 0
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "agent"

@@ -1,0 +1,152 @@
+"""Browse the tree, view a file with its entries and metadata, edit a file or one entry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
+
+from bot.console.auth import author
+from jobs.recall import count_read
+from jobs.runtime import Runtime
+from memory import format as fmt
+from memory import ops
+from memory.errors import InvalidPath, MemoryStoreError
+
+# Keys shown as their own column; the rest are listed as "key: value".
+SHOWN = ("status", "verified", "added", "by")
+
+
+def folders(paths: list[str]) -> list[tuple[str, list[str]]]:
+    """Paths grouped by folder, root first: [('', [...]), ('daily', [...]), ...]."""
+    groups: dict[str, list[str]] = {}
+    for p in sorted(paths):
+        folder, _, _ = p.rpartition("/")
+        groups.setdefault(folder, []).append(p)
+    return sorted(groups.items(), key=lambda kv: (kv[0] != "", kv[0]))
+
+
+def parse_meta(raw: str) -> ops.Meta:
+    """'key: value; key: value' from a form → ordered pairs; ValueError when it is not that."""
+    raw = " ".join(raw.split())
+    if not raw:
+        return ()
+    text, meta = fmt.split_metadata(f"x [{raw}]")
+    if text != "x":
+        raise ValueError("metadata must read 'key: value; key: value' (keys are single words)")
+    return meta
+
+
+def meta_text(meta: ops.Meta) -> str:
+    return "; ".join(f"{k}: {v}" for k, v in meta)
+
+
+def is_url(value: str) -> bool:
+    return value.startswith(("https://", "http://"))
+
+
+def install(bp: Blueprint, rt: Runtime) -> None:
+    def safe(path: str) -> str:
+        try:
+            return ops.check_path(path)
+        except InvalidPath as exc:
+            abort(400, str(exc))
+
+    @bp.get("/")
+    def tree() -> str:
+        return render_template("console/tree.html", groups=folders(rt.store.files()))
+
+    @bp.get("/new")
+    def new() -> Response:
+        return redirect(url_for("console.edit", path=safe(request.args.get("path", "").strip())))
+
+    @bp.get("/file/<path:path>")
+    def file(path: str) -> Any:
+        path = safe(path)
+        text = rt.store.read_or_none(path)
+        if text is None:
+            return render_template("console/missing.html", path=path), 404
+        count_read(rt.redis, rt.config.workspace, path)
+        doc = fmt.parse(text)
+        return render_template(
+            "console/file.html",
+            path=path,
+            doc=doc,
+            text=text,
+            shown=SHOWN,
+            is_url=is_url,
+            link_target=fmt.link_target,
+            last=next(iter(rt.store.log(path, limit=1)), None),
+        )
+
+    @bp.route("/edit/<path:path>", methods=["GET", "POST"])
+    def edit(path: str) -> Any:
+        path = safe(path)
+        current = rt.store.read_or_none(path)
+        content = current or ""
+        message, error = f"Edit {path}", ""
+        if request.method == "POST":
+            content = request.form.get("content", "").replace("\r\n", "\n")
+            message = request.form.get("message", "").strip()
+            if not message:
+                error = "Say why in the commit message."
+            else:
+                try:
+                    rt.store.write([ops.WriteFile(path, content)], author=author(), message=message)
+                    return redirect(url_for("console.file", path=path))
+                except MemoryStoreError as exc:
+                    error = str(exc)
+        return render_template(
+            "console/edit.html",
+            path=path,
+            content=content,
+            message=message,
+            error=error,
+            new=current is None,
+        ), (422 if error else 200)
+
+    @bp.route("/entry/<path:path>", methods=["GET", "POST"])
+    def entry(path: str) -> Any:
+        path = safe(path)
+        text = rt.store.read_or_none(path)
+        if text is None:
+            return render_template("console/missing.html", path=path), 404
+        form: dict[str, str] = {}
+        error = ""
+        if request.method == "POST":
+            form = {k: request.form.get(k, "") for k in ("match", "text", "meta", "message")}
+            result = _save_entry(rt, path, form)
+            if isinstance(result, Response):
+                return result
+            error = result
+        else:
+            found = fmt.parse(text).entry_at(request.args.get("line", -1, type=int))
+            if found is None:
+                abort(404, f"no entry on that line of {path}; open the file again")
+            form = {
+                "match": found.text,
+                "text": found.text,
+                "meta": meta_text(found.meta),
+                "message": f"Edit an entry in {path}",
+            }
+        return render_template("console/entry.html", path=path, form=form, error=error), (
+            422 if error else 200
+        )
+
+
+def _save_entry(rt: Runtime, path: str, form: dict[str, str]) -> Response | str:
+    """Replace one entry; a redirect to the file, or the error to show beside the kept input."""
+    if not form["message"].strip():
+        return "Say why in the commit message."
+    if not form["text"].strip():
+        return "An entry needs text; to remove it, edit the whole file."
+    try:
+        meta = parse_meta(form["meta"])
+        op = ops.ReplaceEntry(path, form["match"], form["text"], meta)
+        rt.store.write([op], author=author(), message=form["message"].strip())
+    except ValueError as exc:
+        return str(exc)
+    except MemoryStoreError as exc:
+        return str(exc)
+    return redirect(url_for("console.file", path=path))

@@ -1,0 +1,80 @@
+"""History of a file (git log), the diff of any commit, and revert."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+
+from bot.console.auth import author
+from jobs.runtime import Runtime
+from memory import ops
+from memory.errors import InvalidPath, MemoryStoreError, NotFound
+
+_SHA = re.compile(r"^[0-9a-f]{4,40}$")
+
+
+def line_class(line: str) -> str:
+    """CSS class of one patch line."""
+    if line.startswith(("+++", "---", "diff ", "index ")):
+        return "meta"
+    if line.startswith("@@"):
+        return "hunk"
+    if line.startswith("+"):
+        return "add"
+    if line.startswith("-"):
+        return "del"
+    return ""
+
+
+def install(bp: Blueprint, rt: Runtime) -> None:
+    @bp.get("/history")
+    @bp.get("/history/<path:path>")
+    def history(path: str | None = None) -> Any:
+        if path is not None:
+            try:
+                ops.check_path(path)
+            except InvalidPath as exc:
+                abort(400, str(exc))
+        limit = min(request.args.get("limit", 100, type=int), 1000)
+        return render_template(
+            "console/history.html", path=path, commits=rt.store.log(path, limit=limit)
+        )
+
+    @bp.get("/commit/<sha>")
+    def commit(sha: str) -> Any:
+        return _show(rt, sha, "")
+
+    @bp.post("/revert/<sha>")
+    def revert(sha: str) -> Any:
+        back = request.form.get("back", "")
+        try:
+            result = rt.store.revert(_checked(sha), author())
+        except NotFound:
+            abort(404, f"no commit {sha} in the memory")
+        except MemoryStoreError as exc:
+            if back.startswith("/console/"):
+                flash(str(exc), "error")
+                return redirect(back)
+            return _show(rt, sha, str(exc), 409)
+        flash(f"Reverted {sha[:8]} as {result.commit[:8]}.", "ok")
+        if back.startswith("/console/"):
+            return redirect(back)
+        return redirect(url_for("console.commit", sha=result.commit))
+
+
+def _checked(sha: str) -> str:
+    if not _SHA.match(sha):
+        abort(400, "a commit id is 4 to 40 hex digits")
+    return sha
+
+
+def _show(rt: Runtime, sha: str, error: str, status: int = 200) -> Any:
+    try:
+        diff = rt.store.diff(_checked(sha))
+    except NotFound:
+        abort(404, f"no commit {sha} in the memory")
+    return render_template(
+        "console/commit.html", diff=diff, error=error, line_class=line_class
+    ), status

@@ -1,0 +1,45 @@
+"""Recall counts: how often each memory file is read by a person or an agent.
+
+The console and the MCP server call `count_read` for every file they hand out; dreaming calls
+`recall_counts` to find files no session used. One Redis hash per workspace, path → count.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol
+
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
+
+
+class HashStore(Protocol):
+    """The two Redis hash commands used here (redis.Redis and fakeredis both fit)."""
+
+    def hincrby(self, name: str, key: str, amount: int = 1) -> object: ...
+
+    def hgetall(self, name: str) -> object: ...
+
+
+def key_for(workspace: str) -> str:
+    return f"hippo:recall:{workspace}"
+
+
+def count_read(redis: HashStore, workspace: str, path: str) -> None:
+    """Add one read of `path`. A Redis outage never fails the read itself: it is only logged."""
+    try:
+        redis.hincrby(key_for(workspace), path, 1)
+    except RedisError as exc:
+        log.warning("recall count for %s not recorded: %s", path, exc)
+
+
+def recall_counts(redis: HashStore, workspace: str) -> dict[str, int]:
+    """Every counted path with its number of reads (paths never read are absent)."""
+    raw = redis.hgetall(key_for(workspace))
+    out: dict[str, int] = {}
+    if isinstance(raw, dict):
+        for k, v in raw.items():
+            name = k.decode() if isinstance(k, bytes) else str(k)
+            out[name] = int(v)
+    return out
