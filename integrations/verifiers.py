@@ -1,0 +1,194 @@
+"""The real verifiers: GitHub (PyGithub), Slack (slack_sdk) and HTTP status on allow-listed hosts.
+
+Each implements memory.dream.verifiers.Verifier. A 404 is ground truth (the thing is gone); any
+other failure (rate limit, 5xx, no access) is "not checkable", so an outage never deletes memory.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from github import Github, GithubException, UnknownObjectException
+from github.Commit import Commit
+from github.Repository import Repository
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from memory.dream.claims import PATH, PR, REPO, SLACK, SYMBOL, URL, Claim
+from memory.dream.verifiers import Verdict
+
+ClientFor = Callable[[str], Github]  # owner → a client that can read that owner's repositories
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+
+
+class GitHubVerifier:
+    """Pull requests and issues (state), files and symbols on the default branch, repositories."""
+
+    name = "github"
+    kinds = frozenset({PR, PATH, SYMBOL, REPO})
+
+    def __init__(self, client_for: ClientFor) -> None:
+        self._client_for = client_for
+        self._repos: dict[str, Repository | None] = {}
+
+    def _repo(self, name: str) -> Repository | None:
+        if name not in self._repos:
+            try:
+                self._repos[name] = self._client_for(name.split("/", 1)[0]).get_repo(name)
+            except UnknownObjectException:
+                self._repos[name] = None
+        return self._repos[name]
+
+    def check(self, claim: Claim) -> Verdict:
+        try:
+            repo = self._repo(claim.repo)
+            if repo is None:
+                return Verdict.unfixable(f"repository {claim.repo} does not exist (404)")
+            if claim.kind == PR:
+                return self._pr(repo, claim)
+            if claim.kind == REPO:
+                return _repo_state(repo, claim)
+            return self._file(repo, claim)
+        except UnknownObjectException as exc:
+            return Verdict.unfixable(f"{claim.key} does not exist on GitHub (404: {_msg(exc)})")
+        except GithubException as exc:
+            return Verdict.unknown(f"GitHub answered {exc.status} for {claim.key}: {_msg(exc)}")
+
+    def _pr(self, repo: Repository, claim: Claim) -> Verdict:
+        try:
+            pull = repo.get_pull(claim.number)
+            actual = "merged" if pull.merged else str(pull.state)
+            what, url = "pull request", pull.html_url
+        except UnknownObjectException:
+            issue = repo.get_issue(claim.number)  # not a pull request: maybe an issue
+            actual, what, url = str(issue.state), "issue", issue.html_url
+        seen = f"{what} {claim.key} is {actual} ({url})"
+        if (
+            not claim.state
+            or claim.state == actual
+            or (claim.state, actual) == ("closed", "merged")
+        ):
+            return Verdict.true(seen)
+        return Verdict.fixable(actual, f"{seen}, not {claim.state}")
+
+    def _file(self, repo: Repository, claim: Claim) -> Verdict:
+        ref = claim.ref or repo.default_branch
+        try:
+            content = repo.get_contents(claim.path, ref=ref)
+        except UnknownObjectException:
+            if claim.ref and _SHA.match(claim.ref):
+                return Verdict.unfixable(f"{claim.path} is not in commit {claim.ref[:12]}")
+            return self._moved(repo, claim, ref)
+        if claim.kind == SYMBOL:
+            text = _decoded(content)
+            if text is not None and not re.search(rf"\b{re.escape(claim.symbol)}\b", text):
+                return Verdict.unfixable(f"`{claim.symbol}` is not in {claim.key} on {ref}")
+        return Verdict.true(f"{claim.repo}:{claim.path} exists on {ref}")
+
+    def _moved(self, repo: Repository, claim: Claim, ref: str) -> Verdict:
+        """The file is gone from `ref`: the last commit that touched it says where it went."""
+        commit: Commit | None = next(iter(repo.get_commits(sha=ref, path=claim.path)), None)
+        if commit is None:
+            return Verdict.unfixable(f"{claim.repo}:{claim.path} does not exist on {ref}")
+        where = f"{commit.sha[:12]} ({_first_line(commit.commit.message)})"
+        for f in commit.files:
+            if f.status == "renamed" and f.previous_filename == claim.path:
+                return Verdict.fixable(
+                    f.filename, f"{claim.path} was renamed to {f.filename} in {where}"
+                )
+        return Verdict.unfixable(f"{claim.repo}:{claim.path} was deleted in {where}")
+
+
+def _repo_state(repo: Repository, claim: Claim) -> Verdict:
+    actual = "archived" if repo.archived else "active"
+    stated = "archived" if claim.state == "read-only" else claim.state
+    if stated == actual:
+        return Verdict.true(f"{claim.repo} is {actual}")
+    return Verdict.fixable(actual, f"{claim.repo} is {actual} on GitHub, not {claim.state}")
+
+
+def _decoded(content: Any) -> str | None:
+    if isinstance(content, list):
+        return None  # a folder: a symbol claim on a folder is not checkable here
+    raw = getattr(content, "content", None)
+    if not raw:
+        return None
+    return base64.b64decode(raw).decode("utf-8", "replace")
+
+
+def _msg(exc: GithubException) -> str:
+    data = exc.data if isinstance(exc.data, dict) else {}
+    return str(data.get("message") or exc)
+
+
+def _first_line(text: str) -> str:
+    return (text or "").splitlines()[0][:80] if text else ""
+
+
+class SlackVerifier:
+    """A cited Slack message still exists (conversations.replies finds it and it is not deleted)."""
+
+    name = "slack"
+    kinds = frozenset({SLACK})
+    GONE = frozenset({"thread_not_found", "message_not_found"})
+
+    def __init__(self, client: WebClient) -> None:
+        self.client = client
+
+    def check(self, claim: Claim) -> Verdict:
+        try:
+            resp = self.client.conversations_replies(
+                channel=claim.channel, ts=claim.ts, latest=claim.ts, inclusive=True, limit=1
+            )
+        except SlackApiError as exc:
+            error = str(exc.response.get("error") or exc)
+            if error in self.GONE:
+                return Verdict.unfixable(f"the Slack message {claim.url} was deleted ({error})")
+            return Verdict.unknown(f"Slack answered {error} for {claim.url}")
+        for message in resp.get("messages") or []:
+            if message.get("ts") == claim.ts:
+                if message.get("subtype") == "tombstone":
+                    return Verdict.unfixable(f"the Slack message {claim.url} was deleted")
+                return Verdict.true(f"the Slack message {claim.url} exists")
+        return Verdict.unfixable(f"the Slack message {claim.url} is not in its channel any more")
+
+
+class HttpVerifier:
+    """HTTP status of a URL on an allow-listed host (HIPPO_VERIFY_HOSTS); a permanent redirect
+    is a fix (the new URL), 404/410 mean gone, anything else is not checkable."""
+
+    name = "http"
+    kinds = frozenset({URL})
+
+    def __init__(self, hosts: Iterable[str], *, timeout: float = 10.0) -> None:
+        self.hosts = tuple(h.lower() for h in hosts)
+        self.timeout = timeout
+        self.session = requests.Session()
+
+    def _allowed(self, url: str) -> bool:
+        host = (urlsplit(url).hostname or "").lower()
+        return any(host == h or host.endswith("." + h) for h in self.hosts)
+
+    def check(self, claim: Claim) -> Verdict:
+        if not self._allowed(claim.url):
+            return Verdict.unknown(f"{claim.url} is not on HIPPO_VERIFY_HOSTS")
+        try:
+            resp = self.session.head(claim.url, allow_redirects=True, timeout=self.timeout)
+            if resp.status_code == 405:  # some servers refuse HEAD
+                resp = self.session.get(claim.url, allow_redirects=True, timeout=self.timeout)
+        except requests.RequestException as exc:
+            return Verdict.unknown(f"{claim.url} could not be fetched: {type(exc).__name__}")
+        status = resp.status_code
+        if status in (404, 410):
+            return Verdict.unfixable(f"{claim.url} answers {status}")
+        if status >= 400:
+            return Verdict.unknown(f"{claim.url} answers {status}")
+        permanent = [r for r in resp.history if r.status_code in (301, 308)]
+        if permanent and resp.url != claim.url and self._allowed(resp.url) and not claim.in_meta:
+            return Verdict.fixable(resp.url, f"{claim.url} moved permanently to {resp.url}")
+        return Verdict.true(f"{claim.url} answers {status}")

@@ -1,0 +1,202 @@
+"""Dreaming tasks: the nightly dream (beat), `/hippo dream`, and the digest's Revert button.
+
+Thin: a Redis lock (one dream per workspace at a time), the verifiers and Claude wired from the
+Runtime, memory.dream.run.dream, then a new prompt snapshot and the digest via `rt.poster`.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from celery import Task
+from celery.schedules import crontab
+from github import Github
+
+from integrations import github as gh
+from integrations.dream_llm import ClaudeDreamer
+from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+from jobs.celery_app import task, task_runtime
+from jobs.config import Config
+from jobs.recall import recall_counts
+from jobs.runtime import Runtime
+from jobs.slack_tasks import RETRY, author, reply_once
+from memory import snapshot
+from memory.dream import digest
+from memory.dream.run import Report, dream
+from memory.dream.verifiers import Verifier, Verifiers
+from memory.errors import MemoryStoreError
+
+log = logging.getLogger("hippo.dream")
+
+DREAM = "hippo.dream.run"
+SLACK_DREAM = "hippo.dream.slack"
+REVERT = "hippo.dream.revert"
+LOCK_TTL = 3600  # a dream takes seconds to minutes; the lock outlives a crashed worker this long
+OUTBOX_CHANNEL = "digest"
+
+
+@dataclass
+class Outcome:
+    """What a dream request came to: busy (another one runs), skipped (done tonight), or a run."""
+
+    status: str  # "busy" | "skipped" | "done"
+    report: Report | None = None
+    snapshot: int = 0
+    digest_ts: str = ""
+
+
+def beat_schedule(config: Config) -> dict[str, Any]:
+    """Nightly at HIPPO_DREAM_AT in the app's timezone (HIPPO_TIMEZONE, set by make_celery)."""
+    hour, _, minute = (config.dream_at or "03:00").partition(":")
+    return {
+        "hippo-dream-nightly": {
+            "task": DREAM,
+            "schedule": crontab(hour=int(hour or 3), minute=int(minute or 0)),
+            "kwargs": {"workspace": config.workspace},
+        }
+    }
+
+
+def parse_now(config: Config, now_iso: str | None) -> datetime:
+    """`now_iso` (a naive time is in HIPPO_TIMEZONE), or the current time there."""
+    zone = ZoneInfo(config.timezone or "UTC")
+    if not now_iso:
+        return datetime.now(zone)
+    when = datetime.fromisoformat(now_iso)
+    return when.replace(tzinfo=zone) if when.tzinfo is None else when.astimezone(zone)
+
+
+def make_verifiers(rt: Runtime) -> Verifiers:
+    """GitHub when configured, Slack when a bot token is set, HTTP for HIPPO_VERIFY_HOSTS."""
+    config = rt.config
+    found: list[Verifier] = []
+    settings = gh.GitHubSettings(
+        api_url=config.github_api_url,
+        app_id=config.github_app_id,
+        private_key=config.github_app_private_key,
+        token=config.github_token,
+    )
+    if settings.configured:
+        found.append(GitHubVerifier(_client_for(settings)))
+    if config.slack_bot_token:
+        found.append(SlackVerifier(rt.slack))
+    if config.verify_hosts:
+        found.append(HttpVerifier(config.verify_hosts))
+    return Verifiers(found)
+
+
+def _client_for(settings: gh.GitHubSettings) -> Any:
+    clients: dict[str, Github] = {}
+
+    def client_for(owner: str) -> Github:
+        if owner not in clients:
+            installation: int | None = None
+            if settings.is_app:
+                app = gh.integration(settings)
+                try:
+                    installation = app.get_org_installation(owner).id
+                except Exception:  # not an organisation: a user account's installation
+                    installation = app.get_user_installation(owner).id
+            clients[owner] = gh.client(settings, installation)
+        return clients[owner]
+
+    return client_for
+
+
+def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> Outcome:
+    """One dream under the workspace lock, then the snapshot and the digest."""
+    workspace = workspace or rt.config.workspace
+    lock = rt.redis.lock(f"hippo:dream:{workspace}", timeout=LOCK_TTL, blocking_timeout=0)
+    if not lock.acquire(blocking=False):
+        log.info("a dream of %s is already running; this one stops", workspace)
+        return Outcome("busy")
+    try:
+        verifiers = make_verifiers(rt)
+        claude = None
+        if rt.llm is not None:
+            claude = ClaudeDreamer(
+                rt.llm, verifiers, model=rt.config.model, allowed_hosts=rt.config.verify_hosts
+            )
+        report = dream(
+            rt.store,
+            now=parse_now(rt.config, now_iso),
+            verifiers=verifiers,
+            checker=claude,
+            writer=claude,
+            recall=recall_counts(rt.redis, workspace),
+            allowed_hosts=rt.config.verify_hosts,
+        )
+        if report.skipped:
+            return Outcome("skipped", report)
+        if claude is not None:
+            report.extra["usage"] = claude.usage()
+        snap = snapshot.publish(rt.store, report.head)
+        ts = post_digest(rt, report, workspace)
+        return Outcome("done", report, snap.version, ts)
+    finally:
+        try:
+            lock.release()
+        except Exception:  # expired meanwhile: nothing to release
+            log.warning("the dream lock of %s expired before the dream ended", workspace)
+
+
+def post_digest(rt: Runtime, report: Report, workspace: str) -> str:
+    channel = rt.config.digest_channel or (OUTBOX_CHANNEL if not rt.config.slack_bot_token else "")
+    if not channel:
+        log.warning(
+            "HIPPO_DIGEST_CHANNEL is not set: the digest of %s is not posted", report.run_id
+        )
+        return ""
+    blocks = digest.blocks(report, console_url=rt.config.public_url, workspace=workspace)
+    return rt.poster.post(channel, digest.text(report), blocks=blocks)
+
+
+@task(DREAM, bind=True, autoretry_for=RETRY["autoretry_for"], max_retries=3, retry_backoff=30)
+def dream_task(self: Task, *, workspace: str = "", now_iso: str | None = None) -> str:
+    """The nightly (and on-demand) dream; a retry continues where the last attempt stopped."""
+    return run_dream(task_runtime(), workspace, now_iso).status
+
+
+@task(SLACK_DREAM, **RETRY)
+def slack_dream(self: Task, *, key: str, channel: str, user: str = "", **ctx: Any) -> None:
+    """`/hippo dream`: workspace admins (owners too) only; the digest is the answer."""
+    rt = task_runtime()
+    if rt.config.slack_bot_token and not is_admin(rt, user):
+        reply_once(rt, self, key, channel, "Only workspace admins can start a dream.")
+        return
+    outcome = run_dream(rt, rt.config.workspace, ctx.get("now_iso") or None)
+    if outcome.status == "busy":
+        reply_once(rt, self, key, channel, "A dream is already running; its digest will follow.")
+    elif outcome.status == "skipped":
+        reply_once(rt, self, key, channel, "Tonight's dream already ran; nothing changed.")
+
+
+def is_admin(rt: Runtime, user: str) -> bool:
+    try:
+        info = rt.slack.users_info(user=user)
+    except Exception as exc:
+        log.warning("users.info %s failed: %s", user, exc)
+        return False
+    person = info.get("user") or {}
+    return bool(person.get("is_admin") or person.get("is_owner"))
+
+
+@task(REVERT, **RETRY)
+def revert_step(
+    self: Task, *, key: str, commit: str, user: str, channel: str, thread_ts: str, **ctx: Any
+) -> None:
+    """The digest's Revert button: undo one step as a commit by the person, answer in thread."""
+    rt = task_runtime()
+    try:
+        done = rt.store.revert(commit, author(user))
+        what = rt.store.diff(commit).commit.summary
+        text = f"<@{user}> reverted “{what}” (commit {done.commit[:8]})."
+        if not done.created:
+            text = f"“{what}” was already reverted (commit {done.commit[:8]})."
+    except MemoryStoreError as exc:
+        text = f"Could not revert {commit[:8]}: {exc}"
+    reply_once(rt, self, key, channel, text, thread_ts=thread_ts)

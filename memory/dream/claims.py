@@ -1,0 +1,227 @@
+"""Deterministic claim recognition: the checkable facts in an entry, found by how people write them.
+
+Recognised (anything else is not checkable):
+
+- a pull request or issue, `owner/repo#123` or its github.com URL, with the state the entry
+  states nearby (open, merged, closed); without a stated state the claim is that it exists;
+- a file in a repository: `owner/repo:path`, "in owner/repo at path", a GitHub blob URL; a
+  backticked symbol right before one of those ("`parse()` in owner/repo:src/x.py") is a symbol
+  claim on that file;
+- a repository with a state: "owner/repo is archived", "owner/repo (active)";
+- a cited Slack permalink (in the text or the entry's `source`);
+- a URL whose host is on the allow-list (HIPPO_VERIFY_HOSTS);
+- a `[[link]]` inside the memory (its target exists).
+
+Each claim carries `span`: the characters of the entry text a fix replaces (the state word, the
+path), so a fix changes only what the verifier saw was wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from memory import format as fmt
+
+PR, PATH, SYMBOL, REPO, SLACK, URL, LINK = "pr", "path", "symbol", "repo", "slack", "url", "link"
+KINDS = (PR, PATH, SYMBOL, REPO, SLACK, URL, LINK)
+
+_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
+_REPO = rf"{_NAME}/{_NAME}"
+_FILE = r"[A-Za-z0-9_.][A-Za-z0-9_./-]*[A-Za-z0-9_]"
+_GH = r"https?://(?:www\.)?github\.com"
+
+_PR_URL = re.compile(rf"{_GH}/(?P<repo>{_REPO})/(?P<what>pull|issues)/(?P<num>\d+)")
+_PR_REF = re.compile(rf"(?<![\w/.:-])(?P<repo>{_REPO})#(?P<num>\d+)\b")
+_BLOB = re.compile(rf"{_GH}/(?P<repo>{_REPO})/(?:blob|tree)/(?P<ref>[^/\s]+)/(?P<path>{_FILE})")
+_COLON = re.compile(rf"(?<![\w/.:-])(?P<repo>{_REPO}):(?P<path>{_FILE})")
+_IN_AT = re.compile(rf"\bin (?P<repo>{_REPO}) at `?(?P<path>{_FILE})`?")
+_SYMBOL = re.compile(
+    r"`(?P<sym>[A-Za-z_][A-Za-z0-9_.]*)(?:\(\))?`\s+(?:is\s+)?(?:defined\s+)?in\s+$"
+)
+_REPO_STATE = re.compile(
+    rf"(?<![\w/.:#-])(?P<repo>{_REPO})(?![\w/#:-])"
+    r"(?P<gap>\s+(?:repo(?:sitory)?\s+)?(?:is|was|has been|got|now|stays|remains|\()?\s*"
+    r"(?:still\s+|now\s+)?)(?P<state>archived|active|read-only)\b",
+    re.IGNORECASE,
+)
+_SLACK = re.compile(
+    r"https://[a-z0-9-]+\.(?:enterprise\.)?slack\.com/archives/(?P<ch>[A-Z0-9]+)/p(?P<ts>\d{16})[^\s;\]]*"
+)
+_MEMLINK = re.compile(r"\[\[(?P<target>[^\[\]\n]*)\]\]")
+_ANY_URL = re.compile(r"https?://[^\s<>()\[\];`'\"]+")
+_STATE_WORD = re.compile(r"\b(open|opened|merged|closed|reopened)\b", re.IGNORECASE)
+_STATES = {
+    "open": "open",
+    "opened": "open",
+    "reopened": "open",
+    "merged": "merged",
+    "closed": "closed",
+}
+_WINDOW = 40  # characters around a PR reference searched for the stated state
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One checkable fact in an entry. `span` is what a fix replaces in `entry_text`."""
+
+    kind: str
+    text: str  # the claim as written, for evidence and for Claude
+    entry_text: str
+    span: tuple[int, int]
+    repo: str = ""
+    number: int = 0
+    state: str = ""  # pr: open|merged|closed ('' = exists); repo: archived|active
+    path: str = ""
+    ref: str = ""  # blob URL's ref
+    symbol: str = ""
+    url: str = ""
+    channel: str = ""
+    ts: str = ""
+    in_meta: bool = False  # found in the entry's metadata (a cited source), not its text
+
+    @property
+    def key(self) -> str:
+        """What the claim is about, for grouping and for fake verifiers' tables."""
+        if self.kind == PR:
+            return f"{self.repo}#{self.number}"
+        if self.kind in (PATH, SYMBOL):
+            return f"{self.repo}:{self.path}" + (f"::{self.symbol}" if self.symbol else "")
+        if self.kind == REPO:
+            return self.repo
+        if self.kind == LINK:
+            return self.path
+        return self.url
+
+
+def find(
+    entry: fmt.Entry | str, allowed_hosts: Iterable[str] = (), *, sources: Iterable[str] = ()
+) -> list[Claim]:
+    """Every claim in an entry (its text, then its `source` values), in reading order."""
+    if isinstance(entry, fmt.Entry):
+        text = entry.text
+        sources = [*sources, *entry.get_all("source")]
+    else:
+        text = entry
+    hosts = {h.lower().strip() for h in allowed_hosts if h.strip()}
+    claims: list[Claim] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= x or a >= y for x, y in taken)
+
+    def add(claim: Claim, whole: tuple[int, int]) -> None:
+        claims.append(claim)
+        taken.append(whole)
+
+    for m in _PR_URL.finditer(text):
+        add(_pr(text, m, m.group("repo"), int(m.group("num"))), m.span())
+    for m in _PR_REF.finditer(text):
+        if free(*m.span()):
+            add(_pr(text, m, m.group("repo"), int(m.group("num"))), m.span())
+    for m in _BLOB.finditer(text):
+        if free(*m.span()):
+            add(_file(text, m, ref=m.group("ref"), url=m.group(0)), m.span())
+    for pattern in (_IN_AT, _COLON):
+        for m in pattern.finditer(text):
+            if free(*m.span()):
+                add(_file(text, m), m.span())
+    for m in _REPO_STATE.finditer(text):
+        if free(*m.span()):
+            state = m.group("state").lower()
+            add(
+                Claim(REPO, m.group(0), text, m.span("state"), repo=m.group("repo"), state=state),
+                m.span(),
+            )
+    for m in _SLACK.finditer(text):
+        if free(*m.span()):
+            add(_slack(text, m, in_meta=False), m.span())
+    for m in _ANY_URL.finditer(text):
+        url = m.group(0).rstrip(".,")
+        if free(m.start(), m.start() + len(url)) and _allowed(url, hosts):
+            add(Claim(URL, url, text, (m.start(), m.start() + len(url)), url=url), m.span())
+    for m in _MEMLINK.finditer(text):
+        target = fmt.link_target(m.group("target"))
+        if target:
+            add(Claim(LINK, m.group(0), text, m.span("target"), path=target), m.span())
+    claims.sort(key=lambda c: c.span)
+    for value in sources:
+        for part in fmt.unescape_value(value).split(","):
+            part = part.strip()
+            s = _SLACK.fullmatch(part)
+            if s:
+                claims.append(_slack(part, s, in_meta=True))
+            elif _ANY_URL.fullmatch(part) and _allowed(part, hosts):
+                claims.append(Claim(URL, part, text, (0, 0), url=part, in_meta=True))
+    return claims
+
+
+def _pr(text: str, m: re.Match[str], repo: str, num: int) -> Claim:
+    state, span = "", (m.end(), m.end())
+    after = _STATE_WORD.search(text, m.end(), min(len(text), m.end() + _WINDOW))
+    before = None
+    for b in _STATE_WORD.finditer(text, max(0, m.start() - _WINDOW), m.start()):
+        before = b  # the nearest one before the reference
+    hit = after if after and not _other_ref_between(text, m.end(), after.start()) else before
+    if hit is not None:
+        state, span = _STATES[hit.group(1).lower()], hit.span(1)
+    return Claim(PR, m.group(0), text, span, repo=repo, number=num, state=state)
+
+
+def _other_ref_between(text: str, a: int, b: int) -> bool:
+    gap = text[a:b]
+    return bool(_PR_REF.search(gap) or _PR_URL.search(gap))
+
+
+def _file(text: str, m: re.Match[str], *, ref: str = "", url: str = "") -> Claim:
+    path = m.group("path").rstrip(".")
+    span = (m.start("path"), m.start("path") + len(path))
+    sym = _SYMBOL.search(text, max(0, m.start() - 80), m.start())
+    kind, symbol = (SYMBOL, sym.group("sym")) if sym else (PATH, "")
+    return Claim(
+        kind,
+        m.group(0),
+        text,
+        span,
+        repo=m.group("repo"),
+        path=path,
+        ref=ref,
+        url=url,
+        symbol=symbol,
+    )
+
+
+def _slack(text: str, m: re.Match[str], *, in_meta: bool) -> Claim:
+    ts = m.group("ts")
+    return Claim(
+        SLACK,
+        m.group(0),
+        text,
+        m.span(),
+        url=m.group(0),
+        channel=m.group("ch"),
+        ts=f"{ts[:10]}.{ts[10:]}",
+        in_meta=in_meta,
+    )
+
+
+def _allowed(url: str, hosts: set[str]) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    if not host or host in ("github.com", "www.github.com") or host.endswith("slack.com"):
+        return False  # those have their own verifiers
+    return any(host == h or host.endswith("." + h) for h in hosts)
+
+
+def apply_fixes(text: str, fixes: Iterable[tuple[Claim, str]]) -> str:
+    """`text` with each claim's span replaced by its fix, right to left so spans stay valid."""
+    out = text
+    for claim, new in sorted(fixes, key=lambda f: f[0].span, reverse=True):
+        if claim.in_meta:
+            continue
+        a, b = claim.span
+        if a == b and claim.kind == PR:
+            new = f" ({new})"  # a PR claim without a stated state: add the state after it
+        out = out[:a] + new + out[b:]
+    return out

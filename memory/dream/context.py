@@ -1,0 +1,89 @@
+"""What every dreaming step reads (Context) and returns (StepResult). Pure data, no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from memory import format as fmt
+from memory.dream.state import State
+from memory.ops import Operation, apply_ops
+
+# Files that are not topics: the index, the inbox, tombstones, daily notes, the archive, state.
+SPECIAL = frozenset({"MEMORY.md", "inbox.md", "forgotten.md"})
+NOT_TOPIC_DIRS = ("daily/", "archive/", ".dream/")
+
+DREAM_BY = "hippo-dream"  # the `by:` value of what dreaming writes
+
+
+def is_topic(path: str) -> bool:
+    """A topic file: markdown, not MEMORY.md/inbox/forgotten, not a daily note, archive or state."""
+    return path.endswith(".md") and path not in SPECIAL and not path.startswith(NOT_TOPIC_DIRS)
+
+
+@dataclass
+class Context:
+    """One dream's view of the memory: the working tree as text, the previous state, inputs."""
+
+    run_id: str
+    today: date
+    tree: dict[str, str]
+    state: State
+    changed: frozenset[str] = frozenset()
+    recall: Mapping[str, int] = field(default_factory=dict)
+    renamed: Callable[[str], str | None] = lambda _p: None
+    _docs: dict[str, tuple[str, fmt.Document]] = field(default_factory=dict, repr=False)
+
+    def doc(self, path: str) -> fmt.Document:
+        """The parsed file, cached for as long as its text is unchanged."""
+        text = self.tree.get(path, "")
+        hit = self._docs.get(path)
+        if hit is not None and hit[0] is text:
+            return hit[1]
+        doc = fmt.parse(text)
+        self._docs[path] = (text, doc)
+        return doc
+
+    def topics(self) -> list[str]:
+        return sorted(p for p in self.tree if is_topic(p))
+
+    def entries(self, paths: list[str]) -> Iterator[tuple[str, fmt.Entry]]:
+        for path in paths:
+            for entry in self.doc(path).entries:
+                yield path, entry
+
+    def apply(self, ops: list[Operation]) -> None:
+        """Apply a step's operations to the working tree (the same function the store uses)."""
+        out = apply_ops(ops, self.tree.get, dreamer=True)
+        for path, text in out.changes.items():
+            if text is None:
+                self.tree.pop(path, None)
+            else:
+                self.tree[path] = text
+
+
+@dataclass
+class StepResult:
+    """A step's operations and its commit message: `dream(<step>): <subject>` then `body` lines."""
+
+    step: str
+    ops: list[Operation] = field(default_factory=list)
+    subject: str = "nothing to do"
+    body: list[str] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def message(self) -> str:
+        text = f"dream({self.step}): {self.subject}"
+        if self.body:
+            text += "\n\n" + "\n".join(self.body)
+        return text
+
+
+def today_str(ctx: Context) -> str:
+    return ctx.today.isoformat()
+
+
+def meta_with(entry: fmt.Entry, **kv: str | None) -> tuple[tuple[str, str], ...]:
+    return entry.with_meta(**kv).meta

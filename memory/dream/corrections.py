@@ -1,0 +1,165 @@
+"""Step 3, corrections: check every claim in tonight's files against ground truth.
+
+The files are chosen in code (select.py). A `Checker` turns an entry into (claim, verdict) pairs:
+the deterministic one recognises claims (claims.py) and asks the verifiers; with Claude, the model
+reads the entry and calls the same verifiers as tools. Then, per entry:
+
+- every claim true → keep it, `verified: <today>`;
+- a claim wrong and fixable → rewrite that part from what the verifier saw (evidence in the
+  commit message), `verified: <today>`;
+- a claim wrong and not fixable → delete the entry and tombstone it in forgotten.md, evidence in
+  the commit message; at most max(3, 15% of topic files) a night, the rest wait (`deferred`);
+- nothing checkable → keep it; the file is listed as unverified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from memory import format as fmt
+from memory import tombstones
+from memory.dream import claims as cl
+from memory.dream.context import DREAM_BY, Context, StepResult
+from memory.dream.select import deletion_cap, select
+from memory.dream.verifiers import FIXABLE, NOT_CHECKABLE, TRUE, UNFIXABLE, Verdict, Verifiers
+from memory.errors import TombstoneConflict
+from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
+
+Checked = list[tuple[cl.Claim, Verdict]]
+MAX_QUOTE = 120
+
+
+class Checker(Protocol):
+    """Finds the claims in one entry and verdicts on each (Claude, or the deterministic path)."""
+
+    def check(self, path: str, entry: fmt.Entry) -> Checked: ...
+
+
+class ClaimChecker:
+    """Without an LLM: claims recognised by how people write them, verified by the verifiers."""
+
+    def __init__(self, verifiers: Verifiers, allowed_hosts: Iterable[str] = ()) -> None:
+        self.verifiers = verifiers
+        self.hosts = tuple(allowed_hosts)
+
+    def check(self, path: str, entry: fmt.Entry) -> Checked:
+        return self.verifiers.check_all(cl.find(entry, self.hosts))
+
+
+@dataclass
+class Plan:
+    """What the corrections step decided (also what the digest reports)."""
+
+    selected: list[str] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    deferred: list[str] = field(default_factory=list)  # paths
+    verified: list[str] = field(default_factory=list)  # files with no unverifiable entry
+    unverified: list[str] = field(default_factory=list)
+    cap: int = 0
+
+
+def _quote(text: str) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= MAX_QUOTE else flat[: MAX_QUOTE - 1] + "…")
+
+
+def _evidence(pairs: Sequence[tuple[cl.Claim, Verdict]]) -> str:
+    return "; ".join(f"{v.verifier or 'verifier'}: {v.evidence}" for _, v in pairs if v.evidence)
+
+
+def run(ctx: Context, checker: Checker, *, limit: int = 25) -> StepResult:
+    result = StepResult("corrections")
+    topics = ctx.topics()
+    plan = Plan(cap=deletion_cap(len(topics)))
+    plan.selected = select(
+        topics,
+        changed=ctx.changed,
+        checked=ctx.state.checked,
+        deferred=ctx.state.deferred,
+        recall=ctx.recall,
+        limit=limit,
+    )
+    today = ctx.today.isoformat()
+    stones = {s.key for s in tombstones.load(ctx.tree.get(tombstones.PATH))}
+    deletions: list[tuple[str, fmt.Entry, str]] = []
+    fixes: list[str] = []
+    for path in plan.selected:
+        unknown = False
+        for entry in ctx.doc(path).entries:
+            pairs = checker.check(path, entry)
+            statuses = {v.status for _, v in pairs}
+            if not pairs or NOT_CHECKABLE in statuses:
+                unknown = True
+            wrong = [(c, v) for c, v in pairs if v.status == UNFIXABLE]
+            fixable = [(c, v) for c, v in pairs if v.status == FIXABLE and v.fix is not None]
+            if wrong:
+                deletions.append((path, entry, _evidence(wrong)))
+                continue
+            if fixable:
+                new = cl.apply_fixes(entry.text, [(c, v.fix or "") for c, v in fixable])
+                try:
+                    tombstones.check(new, tombstones.load(ctx.tree.get(tombstones.PATH)))
+                except TombstoneConflict:
+                    deletions.append((path, entry, _evidence(fixable) + "; the fix is forgotten"))
+                    continue
+                meta = entry.with_meta(verified=today).meta
+                result.ops.append(ReplaceEntry(path, entry.text, new, meta))
+                fixes.append(f"- fixed {path}: {_quote(entry.text)} → {_quote(new)}")
+                fixes.append(f"  evidence: {_evidence(fixable)}")
+                plan.fixed.append(path)
+            elif TRUE in statuses and entry.get("verified") != today:
+                meta = entry.with_meta(verified=today).meta
+                result.ops.append(ReplaceEntry(path, entry.text, entry.text, meta))
+        (plan.unverified if unknown else plan.verified).append(path)
+    result.ops.extend(_deletions(ctx, plan, deletions, stones, today, result.body))
+    result.body[:0] = fixes
+    if plan.deferred:
+        result.body.append(
+            f"- deletion cap reached ({plan.cap} a night): {len(deletions) - len(plan.deleted)} "
+            f"deletions wait for the next night in {', '.join(sorted(set(plan.deferred)))}"
+        )
+    if plan.unverified:
+        result.body.append(f"- unverified (nothing could check them): {', '.join(plan.unverified)}")
+    verified = sum(1 for op in result.ops if isinstance(op, ReplaceEntry))
+    result.body.append(
+        f"- checked {len(plan.selected)} files ({', '.join(plan.selected) or 'none'}); "
+        f"{verified} entries verified or fixed"
+    )
+    result.facts = {"plan": plan, "calls": 0}
+    result.subject = (
+        f"{len(plan.fixed)} fixed, {len(plan.deleted)} deleted"
+        + (f" ({len(plan.deferred)} deferred: cap {plan.cap})" if plan.deferred else "")
+        + f", {len(plan.selected)} files checked"
+    )
+    return result
+
+
+def _deletions(
+    ctx: Context,
+    plan: Plan,
+    found: list[tuple[str, fmt.Entry, str]],
+    stones: set[str],
+    today: str,
+    body: list[str],
+) -> list[Operation]:
+    ops: list[Operation] = []
+    for path, entry, evidence in found:
+        if len(plan.deleted) >= plan.cap:
+            plan.deferred.append(path)
+            body.append(f"- deferred {path}: {_quote(entry.text)} (evidence: {evidence})")
+            continue
+        plan.deleted.append(path)
+        ops.append(RemoveEntry(path, entry.text))
+        key = fmt.normalise(entry.text)
+        if key and key not in stones:
+            stones.add(key)
+            text, meta = tombstones.entry_for(
+                entry, path=path, removed=today, by=DREAM_BY, reason=f"wrong: {evidence}"
+            )
+            ops.append(AddEntry(tombstones.PATH, text, meta, title=tombstones.TITLE))
+        body.append(f"- deleted {path}: {_quote(entry.text)}")
+        body.append(f"  evidence: {evidence}")
+    return ops

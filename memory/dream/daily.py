@@ -1,0 +1,153 @@
+"""Step 1, daily: `daily/YYYY-MM-DD.md` from the episodes archived since the last dream.
+
+Only what someone would still find useful a week later, each line with its sources. Without an
+LLM the choice is deterministic: pull-request outcomes and thread summaries with enough words,
+minus the ones marked short-lived, duplicates merged (sources kept). With a `DailyWriter`
+(Claude), the model picks and phrases the lines; its lines keep the sources it names.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from memory import format as fmt
+from memory import secrets
+from memory.dream.context import DREAM_BY, Context, StepResult
+from memory.ops import AddEntry
+
+ARCHIVE = "archive/"
+MIN_WORDS = 5
+MAX_LINES = 20
+SHORT_LIVED = frozenset({"transient", "short-lived", "today", "chitchat", "greeting"})
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One archived episode, read leniently from the JSONL others append."""
+
+    kind: str
+    at: str
+    text: str
+    sources: tuple[str, ...] = ()
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Line:
+    text: str
+    sources: tuple[str, ...]
+
+
+class DailyWriter(Protocol):
+    """Claude writes the note's lines from the episodes; None means: use the deterministic path."""
+
+    def daily(self, day: str, episodes: Sequence[Episode]) -> list[Line] | None: ...
+
+
+def episodes_since(ctx: Context) -> list[Episode]:
+    """Episodes in archive/*.jsonl newer than the last run (all of them on the first night)."""
+    since = ctx.state.last_run_at
+    since_day = since[:10]
+    out: list[Episode] = []
+    for path in sorted(p for p in ctx.tree if p.startswith(ARCHIVE) and p.endswith(".jsonl")):
+        day = path[len(ARCHIVE) :][:10]
+        if since_day and day < since_day:
+            continue
+        for raw in ctx.tree[path].splitlines():
+            ep = _episode(raw, day)
+            if ep is not None and (not since or ep.at > since):
+                out.append(ep)
+    return out
+
+
+def _episode(raw: str, day: str) -> Episode | None:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None  # a torn line in an append-only file: skip it, never fail the night
+    if not isinstance(data, dict):
+        return None
+    kind = str(data.get("type") or data.get("kind") or "episode")
+    at = str(data.get("at") or data.get("ts") or data.get("time") or day)
+    text = _text_of(kind, data)
+    sources = [data.get(k) for k in ("source", "url", "permalink", "html_url")]
+    extra = data.get("sources")
+    if isinstance(extra, list):
+        sources.extend(extra)
+    uniq = tuple(dict.fromkeys(str(s) for s in sources if isinstance(s, str) and s))
+    return Episode(kind, at, text, uniq, data)
+
+
+def _text_of(kind: str, data: dict[str, Any]) -> str:
+    if kind == "pr_outcome":
+        title = str(data.get("title") or "").strip()
+        outcome = str(data.get("outcome") or "ended").replace("_", " ")
+        ref = f"{data.get('repo', '?')}#{data.get('number', '?')}"
+        lesson = data.get("lesson")
+        tail = ""
+        if isinstance(lesson, dict) and lesson.get("text"):
+            tail = f"; lesson ({lesson.get('status', 'tentative')}): {lesson['text']}"
+        return f"{ref} {title}: {outcome}{tail}".strip()
+    for key in ("summary", "text", "title"):
+        value = data.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
+def worth_keeping(ep: Episode) -> bool:
+    """Deterministic "useful a week later": enough words, not marked short-lived."""
+    marks = {str(ep.raw.get(k, "")).lower() for k in ("scope", "ttl", "keep")}
+    if ep.raw.get("transient") is True or ep.raw.get("keep") is False:
+        return False
+    if ep.kind.lower() in SHORT_LIVED or marks & SHORT_LIVED:
+        return False
+    return len(fmt.normalise(ep.text).split()) >= MIN_WORDS
+
+
+def deterministic_lines(episodes: Iterable[Episode]) -> list[Line]:
+    merged: dict[str, tuple[str, list[str]]] = {}
+    for ep in episodes:
+        if not worth_keeping(ep):
+            continue
+        text = " ".join(secrets.redact(ep.text).split()).replace("[", "(").replace("]", ")")
+        key = fmt.normalise(text)
+        if key in merged:
+            merged[key][1].extend(s for s in ep.sources if s not in merged[key][1])
+        else:
+            merged[key] = (text, list(ep.sources))
+    # pull-request outcomes first (they carry lessons), then the rest in archive order
+    lines = [Line(t, tuple(s)) for t, s in merged.values()]
+    lines.sort(key=lambda ln: 0 if "#" in ln.text.split(" ", 1)[0] else 1)
+    return lines[:MAX_LINES]
+
+
+def run(ctx: Context, writer: DailyWriter | None = None) -> StepResult:
+    """The daily note's AddEntry operations; none when nothing new happened."""
+    result = StepResult("daily")
+    episodes = episodes_since(ctx)
+    day = ctx.run_id
+    lines: list[Line] | None = None
+    if writer is not None and episodes:
+        lines = writer.daily(day, episodes)
+    if lines is None:
+        lines = deterministic_lines(episodes)
+    path = f"daily/{day}.md"
+    title = f"Daily note: {day}"
+    existing = {fmt.normalise(e.text) for e in ctx.doc(path).entries} if path in ctx.tree else set()
+    for line in lines:
+        text = " ".join(line.text.split())
+        if not text or fmt.normalise(text) in existing or secrets.first(text):
+            continue
+        existing.add(fmt.normalise(text))
+        meta = [("source", s) for s in line.sources[:3]]
+        meta += [("added", ctx.today.isoformat()), ("by", DREAM_BY)]
+        result.ops.append(AddEntry(path, text, tuple(meta), title=title))
+    result.facts = {"episodes": len(episodes), "lines": len(result.ops), "path": path}
+    if result.ops:
+        result.subject = f"{path}: {len(result.ops)} lines from {len(episodes)} episodes"
+        result.body = [f"- {op.text}" for op in result.ops if isinstance(op, AddEntry)]
+    return result

@@ -1,0 +1,119 @@
+"""The morning digest as Slack Block Kit: pure, from a dream Report (no Slack client here).
+
+Blocks: a header; the daily note; per step what changed (files, +/− lines) with a link to the
+console diff and a "Revert" button (`action_id` "dream_revert", value "<workspace>|<commit>");
+corrections with their evidence; deletions and whether the cap was hit; lessons that became
+active; unverified files; Claude tokens used and cache hits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory import format as fmt
+from memory.dream.run import Report, StepReport
+
+REVERT_ACTION = "dream_revert"
+MAX_TEXT = 2900  # a section's text is limited to 3000 characters
+MAX_LIST = 10
+
+Block = dict[str, Any]
+
+
+def _section(text: str) -> Block:
+    if len(text) > MAX_TEXT:
+        text = text[: MAX_TEXT - 1] + "…"
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _listed(items: list[str], more: str = "more") -> str:
+    shown = items[:MAX_LIST]
+    tail = f"\n…and {len(items) - len(shown)} {more}" if len(items) > len(shown) else ""
+    return "\n".join(f"• {_escape(i)}" for i in shown) + tail
+
+
+def daily_lines(text: str) -> list[str]:
+    """The daily note's entries as plain lines (sources dropped: they are in the file)."""
+    return [e.text for e in fmt.parse(text).entries]
+
+
+def step_block(step: StepReport, console_url: str, workspace: str) -> list[Block]:
+    adds = sum(f[1] for f in step.files)
+    dels = sum(f[2] for f in step.files)
+    files = ", ".join(f"`{_escape(f[0])}`" for f in step.files[:5])
+    if len(step.files) > 5:
+        files += f" and {len(step.files) - 5} more"
+    assert step.commit is not None
+    link = f"<{console_url.rstrip('/')}/console/commit/{step.commit}|diff {step.commit[:8]}>"
+    what = _escape(step.subject.split(": ", 1)[-1])
+    text = f"*{step.step}* — {what}\n{files} (+{adds} −{dels}) · {link}"
+    block = _section(text)
+    block["block_id"] = f"dream_step_{step.step}"
+    block["accessory"] = {
+        "type": "button",
+        "action_id": REVERT_ACTION,  # unique within its block, which is one per step
+        "text": {"type": "plain_text", "text": "Revert"},
+        "value": f"{workspace}|{step.commit}",
+        "confirm": {
+            "title": {"type": "plain_text", "text": f"Revert {step.step}?"},
+            "text": {
+                "type": "mrkdwn",
+                "text": f"Undo the {step.step} step as a new commit by you.",
+            },
+            "confirm": {"type": "plain_text", "text": "Revert"},
+            "deny": {"type": "plain_text", "text": "Keep"},
+        },
+    }
+    return [block]
+
+
+def blocks(report: Report, *, console_url: str, workspace: str = "default") -> list[Block]:
+    """The digest's blocks for `report`."""
+    out: list[Block] = [
+        {"type": "header", "text": {"type": "plain_text", "text": f"Dream of {report.run_id}"}}
+    ]
+    lines = daily_lines(report.daily_text)
+    if lines:
+        out.append(_section(f"*Daily note* (`{report.daily_path}`)\n" + _listed(lines)))
+    else:
+        out.append(_section("*Daily note*: nothing new worth keeping a week."))
+    committed = [s for s in report.steps if s.commit]
+    if committed:
+        out.append({"type": "divider"})
+    for step in committed:
+        out.extend(step_block(step, console_url, workspace))
+    corrections = next((s for s in report.steps if s.step == "corrections"), None)
+    if corrections is not None:
+        evidence = [ln.lstrip("- ").strip() for ln in corrections.body if _is_correction(ln)]
+        if evidence:
+            out.append(_section("*Corrections*\n" + _listed(evidence)))
+    cap = " — *cap reached*" if report.deferred else ""
+    deleted = f"*Deletions*: {report.deleted} of at most {report.cap} tonight{cap}"
+    if report.deferred:
+        deleted += f"; waiting for the next night: {', '.join(report.deferred[:MAX_LIST])}"
+    out.append(_section(deleted))
+    if report.activated:
+        out.append(_section("*Lessons now active*\n" + _listed(report.activated)))
+    if report.unverified:
+        out.append(_section("*Unverified files*\n" + _listed(report.unverified, "files")))
+    usage = report.extra.get("usage") or {}
+    tokens = int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
+    cached = int(usage.get("cache_read_input_tokens", 0))
+    claims = f"{report.claims_checked} claims sent to verifiers"
+    llm = f"Claude: {tokens:,} tokens, {cached:,} read from cache" if usage else "Claude: not used"
+    out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": f"{claims} · {llm}"}]})
+    return out
+
+
+def _is_correction(line: str) -> bool:
+    return line.startswith(("- fixed", "- deleted", "- deferred", "  evidence"))
+
+
+def text(report: Report) -> str:
+    """The notification text (the fallback Slack shows where blocks cannot be)."""
+    done = [s.step for s in report.steps if s.commit]
+    return f"Dream of {report.run_id}: {', '.join(done) or 'nothing changed'}"

@@ -1,0 +1,239 @@
+"""One dream: the steps in order, each its own commit by the dreaming identity, resumable.
+
+Every step commits through `store.write(ops, author=DREAMER, message="dream(<step>): …",
+key="dream:<run id>:<step>", trailers={"Hippo-Dream": <run id>})`. The run id is the night's date,
+so a rerun the same night finds each step's key already in history and writes nothing again; a
+dream that crashed between steps continues with the first step whose key is missing. The state
+step marks the night done in `.dream/state.json`; after it a rerun returns at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from memory.dream import corrections, daily, index, outcomes, tidy
+from memory.dream import state as st
+from memory.dream.context import Context, StepResult
+from memory.dream.verifiers import MemoryLinks, Verifiers
+from memory.errors import MemoryStoreError, NotFound
+from memory.store import DREAMER, Store
+
+STEPS = ("daily", "outcomes", "corrections", "tidy", "index", "state")
+TRAILER = "Hippo-Dream"
+_LIST_TRAILERS = {"checked": "Hippo-Dream-Checked", "unverified": "Hippo-Dream-Unverified"}
+_LIST_TRAILERS |= {"deferred": "Hippo-Dream-Deferred", "verified": "Hippo-Dream-Verified"}
+
+
+@dataclass
+class StepReport:
+    step: str
+    commit: str | None
+    message: str
+    files: list[tuple[str, int, int]] = field(default_factory=list)  # path, +lines, −lines
+    resumed: bool = False  # committed by an earlier, interrupted run of this night
+
+    @property
+    def subject(self) -> str:
+        return self.message.splitlines()[0] if self.message else f"dream({self.step})"
+
+    @property
+    def body(self) -> list[str]:
+        paragraphs = self.message.strip().split("\n\n")
+        lines = paragraphs[1].splitlines() if len(paragraphs) > 1 else []
+        return [ln for ln in lines if not ln.startswith("Hippo-")]
+
+
+@dataclass
+class Report:
+    """What one dream did: the digest is made from this."""
+
+    run_id: str
+    skipped: bool = False
+    steps: list[StepReport] = field(default_factory=list)
+    daily_path: str = ""
+    daily_text: str = ""
+    activated: list[str] = field(default_factory=list)
+    deleted: int = 0
+    deferred: list[str] = field(default_factory=list)
+    cap: int = 0
+    unverified: list[str] = field(default_factory=list)
+    claims_checked: int = 0
+    head: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def commits(self) -> dict[str, str]:
+        return {s.step: s.commit for s in self.steps if s.commit}
+
+
+def night_of(now: datetime) -> str:
+    """The run id: the date of the day a dream at `now` looks back on (03:00 → yesterday)."""
+    return (now - timedelta(hours=12)).date().isoformat()
+
+
+def dream(
+    store: Store,
+    *,
+    now: datetime,
+    verifiers: Verifiers | None = None,
+    checker: corrections.Checker | None = None,
+    writer: daily.DailyWriter | None = None,
+    recall: Mapping[str, int] | None = None,
+    allowed_hosts: tuple[str, ...] = (),
+    limit: int = 25,
+    crash_after: Callable[[str], None] | None = None,
+) -> Report:
+    """Run (or continue) tonight's dream on `store`; `now` is local time in the team's zone."""
+    run_id = night_of(now)
+    head = store.sync() or store.head()
+    tree = {p: b.decode("utf-8", "replace") for p, b in store.tree(head).items()}
+    state = st.State.load(tree.get(st.PATH))
+    report = Report(run_id, head=head)
+    if state.last_run == run_id:
+        report.skipped = True
+        return report
+    finder = RenameFinder(store)
+    ctx = Context(
+        run_id=run_id,
+        today=now.date(),
+        tree=tree,
+        state=state,
+        changed=frozenset(changed_since(store, state.last_commit, head)),
+        recall=dict(recall or {}),
+        renamed=finder,
+    )
+    verifiers = verifiers or Verifiers()
+    verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
+    checker = checker or corrections.ClaimChecker(verifiers, allowed_hosts)
+    lists: dict[str, list[str]] = {k: [] for k in _LIST_TRAILERS}
+    steps: dict[str, Callable[[], StepResult]] = {
+        "daily": lambda: daily.run(ctx, writer),
+        "outcomes": lambda: outcomes.run(ctx),
+        "corrections": lambda: corrections.run(ctx, checker, limit=limit),
+        "tidy": lambda: tidy.run(ctx),
+        "index": lambda: index.run(ctx),
+    }
+    for name, make in steps.items():
+        step = _step(store, ctx, report, name, make, lists)
+        if step is not None and name == "corrections":
+            plan: corrections.Plan = step.facts["plan"]
+            report.deleted, report.cap = len(plan.deleted), plan.cap
+        if step is not None and name == "outcomes":
+            report.activated = list(step.facts.get("activated", []))
+        if crash_after is not None:
+            crash_after(name)
+    report.deferred = lists["deferred"]
+    report.unverified = lists["unverified"]
+    report.claims_checked = verifiers.calls
+    last = store.head()
+    new_state = st.next_state(
+        state,
+        run_id=run_id,
+        run_at=now.isoformat(timespec="seconds"),
+        last_commit=last,
+        checked=lists["checked"],
+        today=now.date().isoformat(),
+        verified=lists["verified"],
+        unverified=lists["unverified"],
+        deferred=lists["deferred"],
+        existing=[p for p in ctx.tree if p.endswith(".md")],
+    )
+    result = StepResult("state", [st.write_op(new_state)])
+    result.subject = f"night {run_id}: {len(lists['checked'])} files checked"
+    result.body = [
+        f"- lastCommit {last[:12]}, {len(new_state.checked)} files ever checked",
+        f"- unverified: {len(new_state.unverified)}, deferred: {len(new_state.deferred)}",
+    ]
+    _step(store, ctx, report, "state", lambda: result, lists)
+    report.head = store.head()
+    report.daily_path = f"daily/{run_id}.md"
+    report.daily_text = ctx.tree.get(report.daily_path, "")
+    return report
+
+
+def _step(
+    store: Store,
+    ctx: Context,
+    report: Report,
+    name: str,
+    make: Callable[[], StepResult],
+    lists: dict[str, list[str]],
+) -> StepResult | None:
+    """Commit one step unless an earlier run of this night already did; record it in `report`."""
+    key = f"dream:{report.run_id}:{name}"
+    done = store.find_key(key)
+    if done is not None:
+        diff = store.diff(done)
+        for k, trailer in _LIST_TRAILERS.items():
+            value = diff.commit.trailers.get(trailer, "")
+            lists[k] += [p for p in value.split(",") if p]
+        report.steps.append(StepReport(name, done, diff.commit.message, _stats(diff), True))
+        return None
+    result = make()
+    trailers = {TRAILER: report.run_id}
+    if name == "corrections":
+        plan: corrections.Plan = result.facts["plan"]
+        for k in _LIST_TRAILERS:
+            values: list[str] = sorted(set(getattr(plan, "selected" if k == "checked" else k)))
+            lists[k] += values
+            if values:
+                trailers[_LIST_TRAILERS[k]] = ",".join(values)
+    if not result.ops:
+        report.steps.append(StepReport(name, None, result.message()))
+        return result
+    written = store.write(
+        result.ops, author=DREAMER, message=result.message(), key=key, trailers=trailers
+    )
+    commit = written.commit if written.created else None
+    if commit:
+        ctx.apply(result.ops)  # the next step reads what this one wrote
+    files = _stats(store.diff(commit)) if commit else []
+    report.steps.append(StepReport(name, commit, result.message(), files))
+    return result
+
+
+def _stats(diff: Any) -> list[tuple[str, int, int]]:
+    return [(f.path, f.additions, f.deletions) for f in diff.files]
+
+
+def changed_since(store: Store, last_commit: str, head: str) -> set[str]:
+    """Files whose content differs between the last dream's commit and `head` (.dream/ aside)."""
+    if not last_commit:
+        return set()
+    try:
+        before = store.tree(last_commit)
+    except NotFound:
+        return set()
+    after = store.tree(head)
+    paths = set(before) | set(after)
+    return {p for p in paths if before.get(p) != after.get(p) and not p.startswith(".dream/")}
+
+
+class RenameFinder:
+    """Where a file went: the commit that removed it, if git saw it renamed (followed ≤ 5 hops)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.cache: dict[str, str | None] = {}
+
+    def __call__(self, path: str) -> str | None:
+        if path not in self.cache:
+            self.cache[path] = self._find(path, 5)
+        return self.cache[path]
+
+    def _find(self, path: str, hops: int) -> str | None:
+        try:
+            commits = self.store.log(path=path, limit=1)
+        except (MemoryStoreError, ValueError):
+            return None
+        if not commits or hops <= 0:
+            return None
+        for f in self.store.diff(commits[0].sha).files:
+            if f.status == "renamed" and f.old_path == path:
+                if self.store.read_or_none(f.path) is not None:
+                    return f.path
+                return self._find(f.path, hops - 1)
+        return None

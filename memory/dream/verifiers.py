@@ -1,0 +1,123 @@
+"""Verifiers: small named classes that check one kind of claim against ground truth.
+
+A verifier has a `name`, the claim `kinds` it understands and `check(claim) -> Verdict`. Teams add
+their own by passing more verifiers to the dream; the first verifier that takes a claim's kind
+answers. The real ones (GitHub, Slack, HTTP) live in integrations/verifiers.py; the one here needs
+no network: links inside the memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from memory.dream.claims import LINK, Claim
+from memory.format import link_for
+
+Status = Literal["true", "fixable", "unfixable", "not_checkable"]
+TRUE: Status = "true"
+FIXABLE: Status = "fixable"
+UNFIXABLE: Status = "unfixable"
+NOT_CHECKABLE: Status = "not_checkable"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a verifier saw. `fix` replaces the claim's span when the status is fixable."""
+
+    status: Status
+    evidence: str = ""
+    fix: str | None = None
+    verifier: str = ""
+
+    @classmethod
+    def true(cls, evidence: str = "") -> Verdict:
+        return cls(TRUE, evidence)
+
+    @classmethod
+    def fixable(cls, fix: str, evidence: str) -> Verdict:
+        return cls(FIXABLE, evidence, fix)
+
+    @classmethod
+    def unfixable(cls, evidence: str) -> Verdict:
+        return cls(UNFIXABLE, evidence)
+
+    @classmethod
+    def unknown(cls, evidence: str = "no verifier could check this") -> Verdict:
+        return cls(NOT_CHECKABLE, evidence)
+
+
+class Verifier(Protocol):
+    """A check of one kind of claim. Errors talking to the outside become not_checkable."""
+
+    name: str
+    kinds: frozenset[str]
+
+    def check(self, claim: Claim) -> Verdict: ...
+
+
+class Verifiers:
+    """One dream's verifiers: a claim goes to the first verifier of its kind; calls are counted."""
+
+    def __init__(self, verifiers: Iterable[Verifier] = ()) -> None:
+        self.verifiers: list[Verifier] = list(verifiers)
+        self.calls = 0
+
+    def for_kind(self, kind: str) -> Verifier | None:
+        return next((v for v in self.verifiers if kind in v.kinds), None)
+
+    def names(self) -> list[str]:
+        return [v.name for v in self.verifiers]
+
+    def check(self, claim: Claim) -> Verdict:
+        verifier = self.for_kind(claim.kind)
+        if verifier is None:
+            return Verdict.unknown(f"no verifier for {claim.kind} claims")
+        self.calls += 1
+        try:
+            verdict = verifier.check(claim)
+        except Exception as exc:  # a verifier is outside code: its failure must not stop a dream
+            verdict = Verdict.unknown(f"{verifier.name} failed: {type(exc).__name__}: {exc}")
+        if not verdict.verifier:
+            verdict = Verdict(verdict.status, verdict.evidence, verdict.fix, verifier.name)
+        return verdict
+
+    def check_all(self, claims: Sequence[Claim]) -> list[tuple[Claim, Verdict]]:
+        return [(c, self.check(c)) for c in claims]
+
+
+class MemoryLinks:
+    """`[[links]]` inside the memory: the target exists, or was renamed (fixable), else unknown.
+
+    A broken link does not make a fact wrong, so an unresolvable one is left to the tidy step.
+    """
+
+    name = "memory-links"
+    kinds = frozenset({LINK})
+
+    def __init__(self, exists: Callable[[str], bool], renamed: Callable[[str], str | None]) -> None:
+        self._exists = exists
+        self._renamed = renamed
+
+    def check(self, claim: Claim) -> Verdict:
+        if self._exists(claim.path):
+            return Verdict.true(f"{claim.path} exists")
+        new = self._renamed(claim.path)
+        if new and self._exists(new):
+            return Verdict.fixable(link_for(new), f"{claim.path} was renamed to {new}")
+        return Verdict.unknown(f"{claim.path} does not exist and no rename was found")
+
+
+class TableVerifier:
+    """Answers from a table (claim key → Verdict): for teams' static facts, tests and the bench."""
+
+    def __init__(self, name: str, kinds: Iterable[str], table: Mapping[str, Verdict]) -> None:
+        self.name = name
+        self.kinds = frozenset(kinds)
+        self.table = dict(table)
+        self.seen: list[Claim] = []
+
+    def check(self, claim: Claim) -> Verdict:
+        self.seen.append(claim)
+        return self.table.get(claim.key) or Verdict.unknown(f"{claim.key} is not in the table")
