@@ -14,6 +14,7 @@ FEATURES: tuple[str, ...] = (
     "bot.mcp_http",
     "bot.console",
     "bot.slack_routes",
+    "bot.github_routes",
 )
 
 

@@ -22,6 +22,7 @@ from jobs.runtime import Runtime
 TASK_MODULES: tuple[str, ...] = (
     "jobs.slack_tasks",
     "jobs.slack_instructions",
+    "jobs.github_tasks",
 )
 
 # Every task must finish (and every countdown fire) well inside this, or Redis hands the

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import copy
 import hashlib
+import hmac
 import json
 import threading
 from collections.abc import Callable, Sequence
@@ -135,7 +136,9 @@ class FakeGitHub:
         self._files: dict[str, dict[str, dict[str, str]]] = {}  # repo → sha → path → text
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -279,3 +282,75 @@ def repo_body(repo: str) -> Json:
     body["full_name"] = repo
     body["name"] = repo.split("/")[1]
     return body
+
+
+# --- webhook deliveries ------------------------------------------------------------------------
+
+WEBHOOKS = CONFORMANCE / "github-webhooks"
+
+
+def webhook(name: str) -> Json:
+    """A recorded octokit payload, e.g. webhook('pull_request/closed')."""
+    return json.loads((WEBHOOKS / f"{name}.payload.json").read_text())
+
+
+def pull_request_payload(
+    action: str,
+    *,
+    repo: str,
+    number: int,
+    opener: str = "hippo-agent[bot]",
+    sender: str = "alice",
+    merged: bool = False,
+    head_sha: str = "",
+    merge_commit_sha: str = "",
+    labels: tuple[str, ...] = (),
+) -> Json:
+    """octokit's `pull_request/<action>` example re-pointed at `repo`#`number`.
+
+    Derived for a merged close as conformance/github-webhooks/README.md says: the `merged`,
+    `merged_by`, `merged_at` and `merge_commit_sha` fields of the recorded merged REST pull
+    request (PyGithub#31) replace the unmerged example's.
+    """
+    body = webhook(f"pull_request/{action}")
+    text = json.dumps(body).replace("Codertocat/Hello-World", repo)
+    body = json.loads(text)
+    pr = body["pull_request"]
+    body["number"] = pr["number"] = number
+    pr["user"] = user_body(opener)
+    body["sender"] = user_body(sender)
+    pr["labels"] = [{"name": name} for name in labels]
+    if head_sha:
+        pr["head"]["sha"] = head_sha
+        if action == "synchronize":
+            body["after"] = head_sha
+    if merged:
+        rest = _recorded("pulls.PyGithub-PyGithub-31.merged.json")
+        for field in ("merged", "merged_by", "merged_at", "merge_commit_sha"):
+            pr[field] = copy.deepcopy(rest[field])
+        pr["merged_by"] = user_body(sender)
+    if merge_commit_sha:
+        pr["merge_commit_sha"] = merge_commit_sha
+    return body
+
+
+def delivery_headers(
+    secret: str, raw: bytes, event: str, delivery: str, *, signature: str | None = None
+) -> dict[str, str]:
+    """The headers GitHub sends; the signature is computed over `raw` unless one is given."""
+    sig = signature if signature is not None else "sha256=" + hmac_sha256(secret, raw)
+    headers = {
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery,
+        "X-GitHub-Hook-ID": "1",
+        "X-GitHub-Hook-Installation-Target-Type": "integration",
+        "User-Agent": "GitHub-Hookshot/test",
+        "Content-Type": "application/json",
+    }
+    if sig:
+        headers["X-Hub-Signature-256"] = sig
+    return headers
+
+
+def hmac_sha256(secret: str, raw: bytes) -> str:
+    return hmac.new(secret.encode(), raw, hashlib.sha256).hexdigest()

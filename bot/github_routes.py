@@ -1,0 +1,113 @@
+"""The GitHub front door: POST /github/webhook. Verify, dedupe, answer fast, enqueue ids.
+
+GitHub waits 10 s and never retries on its own; a redelivery (by hand or API) carries the same
+X-GitHub-Delivery GUID, which is the dedupe key here and the write path's idempotency key later.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Flask, Response, jsonify, request
+
+from integrations.github import verify_signature
+from jobs.celery_app import enqueue
+from jobs.github_tasks import record_agent_push
+from jobs.runtime import Runtime
+from memory.pr_outcomes import is_agent_pr
+
+DELIVERY_TTL = 7 * 24 * 3600  # GitHub keeps deliveries redeliverable for 3 days
+
+
+def _reply(status: int, **body: Any) -> Response:
+    response = jsonify(body)
+    response.status_code = status
+    return response
+
+
+def register(app: Flask, rt: Runtime) -> None:
+    @app.post("/github/webhook")
+    def github_webhook() -> Response:
+        raw = request.get_data(cache=True)  # the raw bytes: re-serialized JSON never verifies
+        secret = rt.config.github_webhook_secret
+        if not verify_signature(secret, raw, request.headers.get("X-Hub-Signature-256")):
+            why = "bad or missing X-Hub-Signature-256" if secret else "GITHUB_WEBHOOK_SECRET unset"
+            return _reply(401, error=why)
+        event = request.headers.get("X-GitHub-Event", "")
+        delivery = request.headers.get("X-GitHub-Delivery", "")
+        if event == "ping":
+            return _reply(200, ok=True, zen="pong")
+        if not delivery:
+            return _reply(400, error="missing X-GitHub-Delivery")
+        try:
+            payload = json.loads(raw)
+        except ValueError:
+            return _reply(400, error="the body is not JSON (set the hook's content type to json)")
+        if not isinstance(payload, dict):
+            return _reply(400, error="the body is not a JSON object")
+        claim = f"hippo:github:delivery:{delivery}"
+        if not rt.redis.set(claim, event, nx=True, ex=DELIVERY_TTL):
+            return _reply(200, duplicate=True)
+        try:
+            said = dispatch(rt, event, delivery, payload)
+        except Exception:
+            rt.redis.delete(claim)  # nothing was queued: a redelivery must be able to try again
+            raise
+        return _reply(202, **said)
+
+
+def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """Route one verified, first-seen delivery; returns what the response says about it."""
+    action = str(payload.get("action") or "")
+    installation = (payload.get("installation") or {}).get("id")
+    if event == "installation":
+        repos = [r.get("full_name", "") for r in payload.get("repositories") or []]
+        enqueue(
+            rt,
+            "hippo.github.installation",
+            action=action,
+            installation_id=installation,
+            repos=[r for r in repos if r],
+        )
+        return {"queued": "installation"}
+    if event in ("pull_request_review", "issue_comment"):
+        # Reviews and comments are read from the API when the pull request closes, complete and
+        # in order; one delivery each would only race with that read.
+        return {"ignored": f"{event} is read when the pull request closes"}
+    if event != "pull_request":
+        return {"ignored": event}
+    pr = payload.get("pull_request") or {}
+    repo = (payload.get("repository") or {}).get("full_name", "")
+    number = int(pr.get("number") or payload.get("number") or 0)
+    opener = (pr.get("user") or {}).get("login", "")
+    labels = [str(lb.get("name", "")) for lb in pr.get("labels") or []]
+    config = rt.config
+    if (
+        not repo
+        or not number
+        or not is_agent_pr(opener, labels, config.agent_logins, config.agent_label)
+    ):
+        return {"ignored": "not an agent pull request"}
+    sender = payload.get("sender") or {}
+    if action in ("opened", "synchronize", "reopened"):
+        if str(sender.get("login", "")).lower() in {a.lower() for a in config.agent_logins}:
+            sha = payload.get("after") or (pr.get("head") or {}).get("sha", "")
+            if sha:
+                record_agent_push(rt, repo, number, str(sha))
+                return {"recorded": sha}
+        return {"ignored": "a push by someone other than the agent"}
+    if action != "closed":
+        return {"ignored": f"pull_request {action}"}
+    enqueue(
+        rt,
+        "hippo.github.handle_pull_request",
+        delivery_id=delivery,
+        installation_id=installation,
+        repo_full_name=repo,
+        number=number,
+        action=action,
+        sender=str(sender.get("login", "")),
+        sender_type=str(sender.get("type", "")),
+    )
+    return {"queued": "handle_pull_request"}
