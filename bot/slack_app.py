@@ -20,6 +20,7 @@ LISTENER_MODULES: tuple[str, ...] = (
     "bot.slack_commands",  # /hippo
     "bot.slack_notes",  # "Save to memory" shortcut, the :brain: reaction
     "bot.slack_forget",  # the "which one?" buttons
+    "bot.slack_agent",  # the agent's "Try again" button
 )
 
 log = logging.getLogger("hippo.slack")

@@ -22,6 +22,7 @@ from jobs.runtime import Runtime
 TASK_MODULES: tuple[str, ...] = (
     "jobs.slack_tasks",
     "jobs.slack_instructions",
+    "jobs.agent_tasks",
     "jobs.github_tasks",
 )
 

@@ -48,7 +48,9 @@ class FakeAnthropic:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -84,10 +86,12 @@ class FakeAnthropic:
         )
         return Reply(body=self._message(blocks, "tool_use"))
 
-    def error(self, status: int, *, retry_after: str = "0") -> Reply:
+    def error(self, status: int, *, retry_after: str = "0", retry_after_ms: str = "1") -> Reply:
+        """An API error; the SDK waits retry-after-ms (1 ms here) before it retries."""
         kind = _ERROR_TYPES.get(status, "api_error")
         body = {"type": "error", "error": {"type": kind, "message": f"fake {kind}"}}
-        return Reply(status=status, body=body, headers={"retry-after": retry_after})
+        headers = {"retry-after": retry_after, "retry-after-ms": retry_after_ms}
+        return Reply(status=status, body=body, headers=headers)
 
     @property
     def pending(self) -> int:

@@ -1,0 +1,248 @@
+"""hippo's agent in Slack threads: pinned snapshots, edits pushed by code, episodes, failures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+
+from bot.app import create_app
+from bot.slack_agent import parse
+from jobs.agent_tasks import MAX_RETRIES, RETRY_ACTION, answer
+from jobs.agent_turn import NO_KEY_NOTE, Question, take_turn
+from jobs.config import Config
+from jobs.runtime import Runtime
+from memory import snapshot
+from memory.ops import AddEntry, WriteFile
+from memory.store import Author
+from tests.fakes.anthropic import FakeAnthropic
+from tests.fakes.slack import SECRET, SlackFake
+from tests.test_slack_e2e import mention, post, wait
+
+ALICE = Author("alice", "alice@example.com")
+TOPIC = "# checkout-api\n\n- 504s after deploys come from cold caches [source: https://x/pr/1]\n"
+
+
+def _config(tmp_path: Path, slack: SlackFake, claude: FakeAnthropic | None) -> Config:
+    return Config(
+        data_dir=tmp_path / "data",
+        memory_remote=str(tmp_path / "remote.git"),
+        slack_bot_token="xoxb-test",
+        slack_signing_secret=SECRET,
+        slack_api_url=slack.url,
+        anthropic_api_key="test" if claude else "",
+        anthropic_base_url=claude.url if claude else "",
+        model="claude-sonnet-5-5",
+        small_model="claude-haiku-5-5",
+    )
+
+
+@pytest.fixture
+def claude() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as fake:
+        yield fake
+
+
+@pytest.fixture
+def rt(tmp_path: Path, slack_fake: SlackFake, claude: FakeAnthropic) -> Iterator[Runtime]:
+    """A Runtime with a key, talking to the Anthropic and Slack fakes, on a seeded memory."""
+    runtime = Runtime(_config(tmp_path, slack_fake, claude))
+    runtime.store.init()
+    runtime.store.write(
+        [WriteFile("services/checkout-api.md", TOPIC), AddEntry("MEMORY.md", "deploys at 10:00")],
+        author=ALICE,
+        message="seed",
+    )
+    runtime.celery  # noqa: B018  (binds the tasks to this Runtime)
+    yield runtime
+    runtime.close()
+
+
+def _q(text: str, *, thread: str = "1700000000.000100", ts: str = "", n: int = 1) -> Question:
+    return Question("T111", "C111", thread, ts or f"1700000001.{n:06d}", "W222", text, f"Ev{n}")
+
+
+def _prefix(body: dict[str, Any]) -> str:
+    """The bytes the provider caches: tools, then system up to the cache mark."""
+    return json.dumps([body["tools"], body["system"][:2]], sort_keys=True)
+
+
+def _archive(rt: Runtime) -> list[dict[str, Any]]:
+    day = datetime.now(UTC).date().isoformat()
+    text = rt.store.read_or_none(f"archive/{day}.jsonl") or ""
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_turns_of_one_thread_share_a_prefix_and_a_new_thread_gets_the_new_version(
+    rt: Runtime, claude: FakeAnthropic
+) -> None:
+    """Bytes before the channel preferences stay identical across turns though memory changed."""
+    rt.store.write(
+        [WriteFile("preferences/channels/C111.md", "# C111\n\n- answer in one line\n")],
+        author=ALICE,
+        message="prefs",
+    )
+    claude.default = lambda body: claude.text("An answer.")
+    take_turn(rt, _q("why 504s?", n=1))
+    edit = rt.store.write([AddEntry("MEMORY.md", "deploys moved to 11:00")], author=ALICE,
+                          message="edit")  # fmt: skip
+    assert snapshot.publish_if_index_changed(rt.store, edit) is not None
+    rt.store.write(
+        [WriteFile("preferences/channels/C111.md", "# C111\n\n- answer in two lines\n")],
+        author=ALICE,
+        message="prefs changed",
+    )
+    take_turn(rt, _q("and after that?", n=2))
+    take_turn(rt, _q("a new thread?", thread="1700000099.000100", n=3))
+    turns = [b for b in claude.requests if b["model"] == "claude-sonnet-5-5"]
+    first, second, other = turns
+    assert _prefix(first) == _prefix(second)
+    assert 'version="1"' in first["system"][1]["text"]
+    assert "11:00" not in second["system"][1]["text"]
+    assert "one line" in first["system"][2]["text"] and "two lines" in second["system"][2]["text"]
+    assert second["messages"][:2] == [
+        {"role": "user", "content": "why 504s?"},
+        {"role": "assistant", "content": "An answer."},
+    ]
+    assert 'version="2"' in other["system"][1]["text"] and "11:00" in other["system"][1]["text"]
+    agent_usage = [u for u, b in zip(claude.usages, claude.requests, strict=True) if b in turns]
+    assert agent_usage[1]["cache_read_input_tokens"] > 0  # the pinned prefix hit the cache
+    counters = rt.redis.hgetall(f"hippo:usage:agent:{datetime.now(UTC).date().isoformat()}")
+    assert int(counters[b"turns"]) == 3 and int(counters[b"cache_read"]) > 0
+
+
+@pytest.mark.integration
+def test_question_in_a_thread_end_to_end(
+    rt: Runtime, claude: FakeAnthropic, slack_fake: SlackFake
+) -> None:
+    """Mention → worker → tool calls → an edit → pushed commit → answer in thread → episode."""
+    from celery.contrib.testing.worker import start_worker
+
+    claude.script(
+        claude.tool_use("search", {"query": "checkout-api 504s after deploys"}),
+        claude.tool_use("read_file", {"path": "services/checkout-api.md"}),
+        claude.tool_use(
+            "replace_in_file",
+            {
+                "path": "services/checkout-api.md",
+                "old": "come from cold caches [source: https://x/pr/1]\n",
+                "new": "come from cold caches [source: https://x/pr/1]\n"
+                "- warming the cache in the deploy job stops them\n",
+            },
+        ),
+        claude.text("Cold caches after deploys; warming them in the deploy job stops the 504s."),
+        claude.text('{"remember": ["warm caches on deploy"], "stale": ["504s today"]}'),
+    )
+    client = create_app(rt.config, rt).test_client()
+    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+        body = mention("why does checkout-api return 504s after deploys?", event_id="EvQ1",
+                       ts="1700000000.000200", thread_ts="1700000000.000100")  # fmt: skip
+        assert post(client, body).status_code == 200
+        posts = slack_fake.wait_for("chat.postMessage")
+        wait(lambda: bool(_archive(rt)))
+    reply = posts[0].form
+    assert reply["thread_ts"] == "1700000000.000100"
+    assert reply["text"].startswith("Cold caches after deploys")
+    assert "`services/checkout-api.md`" in reply["text"] and "https://x/pr/1" in reply["text"]
+    assert "Saved: `services/checkout-api.md`" in reply["text"]
+    permalink = "https://test.slack.com/archives/C111/p1700000000000200"
+    repo = pygit2.Repository(rt.config.memory_remote)
+    commits = [c for c in repo.walk(repo.head.target) if c.author.name == "hippo for W222"]
+    assert len(commits) == 1 and f"Hippo-Source: {permalink}" in commits[0].message
+    assert "Hippo-Key: slack-agent:slack:EvQ1" in commits[0].message
+    text = rt.store.read("services/checkout-api.md")
+    assert f"- warming the cache in the deploy job stops them [source: {permalink}; added: " in text
+    assert "by: hippo for W222]" in text
+    (episode,) = _archive(rt)
+    assert episode["remember"] == ["warm caches on deploy"] and episode["stale"] == ["504s today"]
+    assert episode["files_touched"] == ["services/checkout-api.md"]
+    assert episode["source"] == permalink and episode["question"].startswith("why does")
+    assert [b["model"] for b in claude.requests][-1] == "claude-haiku-5-5"
+    assert all(b["messages"][0]["content"] for b in claude.requests)
+
+
+def test_without_a_key_hippo_answers_with_search_hits(
+    tmp_path: Path, slack_fake: SlackFake
+) -> None:
+    """No ANTHROPIC_API_KEY: the best hits, a note that written answers need a key, an episode."""
+    rt = Runtime(_config(tmp_path, slack_fake, None))
+    rt.store.init()
+    rt.store.write([WriteFile("services/checkout-api.md", TOPIC)], author=ALICE, message="seed")
+    try:
+        out = take_turn(rt, _q("why does checkout-api return 504s after deploys?"))
+        reply = slack_fake.calls("chat.postMessage")[0].form["text"]
+        assert reply.startswith(NO_KEY_NOTE)
+        assert "`services/checkout-api.md`: 504s after deploys come from cold caches" in reply
+        (episode,) = _archive(rt)
+        assert episode["hits"][0] == "services/checkout-api.md:3" and episode["hits"] == out.hits
+        assert episode["files_touched"] == [] and "remember" not in episode
+    finally:
+        rt.close()
+
+
+def test_overloaded_to_the_end_offers_try_again_and_pushes_nothing(
+    rt: Runtime, claude: FakeAnthropic, slack_fake: SlackFake
+) -> None:
+    """529 through every SDK and Celery retry → a "Try again" button; the edit stays unpushed."""
+    claude.script(
+        claude.tool_use("write_file", {"path": "services/new.md", "content": "# n\n\n- a\n"})
+    )
+    claude.default = lambda body: claude.error(529)
+    head = rt.store.head()
+    kwargs = {"channel": "C111", "text": "why?", "user": "W222", "ts": "1700000000.000300",
+              "thread_ts": "1700000000.000100", "event_id": "EvF"}  # fmt: skip
+    answer.apply(kwargs=kwargs)
+    assert len(claude.requests) == 1 + 4 * (MAX_RETRIES + 1)  # the tool call, then 4 SDK tries
+    (msg,) = slack_fake.posts()
+    assert "Claude is overloaded" in msg["text"] and "nothing I edited was lost" in msg["text"]
+    button = msg["blocks"][1]["elements"][0]
+    assert (button["action_id"], button["value"]) == (RETRY_ACTION, "EvF")
+    assert rt.store.sync() == head and not _archive(rt)
+    wc = rt.config.data_dir / "agent" / "default" / "_C111_1700000000.000100" / "tree"
+    assert (wc / "services" / "new.md").read_text() == "# n\n\n- a\n"
+
+    # Try again: the button re-queues the turn, which keeps the edit and pushes it with the answer.
+    claude.default = None
+    claude.script(claude.text("Here you go."), claude.text('{"remember": [], "stale": []}'))
+    from jobs.agent_tasks import retry_from_button
+
+    q = retry_from_button(rt, "EvF", "1700000000.999")
+    assert q is not None and retry_from_button(rt, "EvF", "1700000000.999") is None
+    answer.apply(kwargs={**q.__dict__, "retry_of": "1700000000.000400"})
+    assert slack_fake.calls("chat.update")[0].form["text"] == "Trying again…"
+    assert slack_fake.posts()[-1]["text"].startswith("Here you go.")
+    assert rt.store.read("services/new.md").startswith("# n\n\n- a [source: https://test.slack")
+
+
+def test_a_redelivered_task_posts_nothing_twice(
+    rt: Runtime, claude: FakeAnthropic, slack_fake: SlackFake
+) -> None:
+    """The same event id run twice answers once."""
+    claude.default = lambda body: claude.text("once")
+    kwargs = {"channel": "C111", "text": "why?", "user": "W222", "ts": "1700000000.000500",
+              "thread_ts": "", "key": "slack:EvD"}  # fmt: skip
+    answer.apply(kwargs=kwargs)
+    answer.apply(kwargs=kwargs)
+    assert len(slack_fake.posts()) == 1
+    assert slack_fake.posts()[0]["thread_ts"] == "1700000000.000500"
+
+
+@pytest.mark.parametrize(
+    ("text", "agent"),
+    [
+        ("why does checkout-api return 504s after deploys?", True),
+        ("explain the deploy freeze", True),
+        ("the build is green?", True),
+        ("help", False),
+        ("thanks", False),
+        ("", False),
+    ],
+)
+def test_questions_route_to_the_agent(text: str, agent: bool) -> None:
+    """Questions and requests are the agent's; anything else is left to help."""
+    assert (parse(text) is not None) is agent
