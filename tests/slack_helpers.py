@@ -1,0 +1,76 @@
+"""Building and sending Slack requests in tests (payloads from the conformance folder)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tests.conftest import CONFORMANCE
+from tests.fakes.slack import BOT_USER, form_body, payload_body, signed_headers
+
+EVENTS = CONFORMANCE / "slack-events" / "bolt-python"
+
+
+def conformance(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((EVENTS / name).read_text())
+    return data
+
+
+def mention(
+    text: str,
+    *,
+    event_id: str = "Ev001",
+    ts: str = "1700000000.000100",
+    thread_ts: str | None = None,
+    kind: str = "app_mention",
+    channel: str = "C111",
+) -> dict[str, Any]:
+    """The conformance app_mention (or channel message) with our bot, text, ids and thread."""
+    body = conformance("app_mention.json" if kind == "app_mention" else "message.channel.json")
+    body["event_id"] = event_id
+    body["authorizations"] = [{"user_id": BOT_USER, "is_bot": True, "team_id": "T111"}]
+    event = body["event"]
+    event.update(text=f"<@{BOT_USER}> {text}", ts=ts, event_ts=ts, channel=channel, user="W222")
+    if thread_ts:
+        event["thread_ts"] = thread_ts
+    return body
+
+
+def command(text: str, *, trigger: str = "111.111.xxx", channel_name: str = "dev") -> str:
+    """The conformance slash command body, as /hippo with `text`."""
+    raw = (EVENTS / "slash_command.form-urlencoded.txt").read_text().strip()
+    fields = {k: v for k, v in (p.split("=", 1) for p in raw.split("&"))}
+    from urllib.parse import unquote_plus
+
+    fields = {k: unquote_plus(v) for k, v in fields.items()}
+    fields.update(command="/hippo", text=text, trigger_id=trigger, channel_name=channel_name)
+    return form_body(fields)
+
+
+def shortcut(message_text: str, *, trigger: str = "222.222.yyy") -> str:
+    body = conformance("message_action.json")
+    body["callback_id"] = "save_to_memory"
+    body["trigger_id"] = trigger
+    body["message"]["text"] = message_text
+    return payload_body(body)
+
+
+def post(client: Any, body: dict[str, Any] | str, **headers: str) -> Any:
+    """POST a signed Slack request (JSON for dicts, form for strings) to /slack/events."""
+    if isinstance(body, str):
+        raw, ctype = body, "application/x-www-form-urlencoded"
+    else:
+        raw, ctype = json.dumps(body), "application/json"
+    signed = signed_headers(raw, content_type=ctype)
+    return client.post("/slack/events", data=raw, headers={**signed, **headers})
+
+
+def wait(cond: Callable[[], Any], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return
+        time.sleep(0.02)
+    raise AssertionError("condition not met in time")
