@@ -15,7 +15,12 @@ from memory.errors import MemoryStoreError
 
 # Each module: `add_commands(sub)` adding subparsers whose defaults set
 # `func=handler`, `handler(args: argparse.Namespace, rt: Runtime) -> int`.
-COMMAND_MODULES: tuple[str, ...] = ("bot.cli_memory", "bot.cli_mcp", "bot.cli_server")
+COMMAND_MODULES: tuple[str, ...] = (
+    "bot.cli_memory",
+    "bot.cli_mcp",
+    "bot.cli_server",
+    "bot.cli_dream",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

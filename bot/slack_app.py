@@ -21,6 +21,7 @@ LISTENER_MODULES: tuple[str, ...] = (
     "bot.slack_notes",  # "Save to memory" shortcut, the :brain: reaction
     "bot.slack_forget",  # the "which one?" buttons
     "bot.slack_agent",  # the agent's "Try again" button
+    "bot.slack_dream",  # the digest's Revert buttons
 )
 
 log = logging.getLogger("hippo.slack")

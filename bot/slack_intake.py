@@ -21,6 +21,7 @@ INTENT_MODULES: tuple[str, ...] = (
     "bot.slack_forget",
     "bot.slack_recall",
     "bot.slack_notes",
+    "bot.slack_dream",  # "dream": run a dream now (admins)
     "bot.slack_agent",  # questions and requests for the agent ("why…?", "explain…")
     "bot.slack_help",  # matches anything: unknown requests get help
 )

@@ -24,6 +24,7 @@ TASK_MODULES: tuple[str, ...] = (
     "jobs.slack_instructions",
     "jobs.agent_tasks",
     "jobs.github_tasks",
+    "jobs.dream_tasks",
 )
 
 # Every task must finish (and every countdown fire) well inside this, or Redis hands the
