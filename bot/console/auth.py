@@ -71,7 +71,7 @@ def install(bp: Blueprint, rt: Runtime) -> None:
         if request.method == "POST":
             check_csrf()
         if request.endpoint not in OPEN and current_user() is None:
-            return redirect(url_for("console.login", next=request.full_path))
+            return redirect(url_for("console.login", next=request.full_path.rstrip("?")))
         return None
 
     @bp.route("/login", methods=["GET", "POST"])
