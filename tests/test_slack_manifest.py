@@ -1,0 +1,95 @@
+"""manifest.yml: valid against Slack's schema, and everything it declares has a listener."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from flask.testing import FlaskClient
+
+from bot.app import create_app
+from jobs.runtime import Runtime
+from tests.conftest import CONFORMANCE, ROOT
+from tests.slack_helpers import command, conformance, mention, post, shortcut
+
+SCHEMA = CONFORMANCE / "slack-manifest" / "manifest.schema.1.0.0.json"
+
+
+def manifest() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((ROOT / "manifest.yml").read_text())
+    return data
+
+
+def test_manifest_is_valid() -> None:
+    """manifest.yml validates against manifest.schema.1.0.0.json (Draft 7)."""
+    schema = json.loads(SCHEMA.read_text())
+    jsonschema.Draft7Validator(schema).validate(manifest())
+
+
+def test_schema_rejects_the_invalid_example() -> None:
+    """The check is real: the schema's own invalid example fails it."""
+    schema = json.loads(SCHEMA.read_text())
+    bad = json.loads((SCHEMA.parent / "manifest.invalid.v1.json").read_text())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft7Validator(schema).validate(bad)
+
+
+def test_request_urls_point_at_the_slack_route() -> None:
+    """Every request URL in the manifest is the Flask route /slack/events."""
+    m = manifest()
+    urls = [c["url"] for c in m["features"]["slash_commands"]]
+    urls += [m["settings"]["event_subscriptions"]["request_url"]]
+    urls += [m["settings"]["interactivity"]["request_url"]]
+    assert all(Path(u.split("://", 1)[1]).as_posix().endswith("/slack/events") for u in urls)
+
+
+@pytest.fixture
+def client(slack_runtime: Runtime) -> FlaskClient:
+    return create_app(slack_runtime.config, slack_runtime).test_client()
+
+
+def test_every_command_has_a_listener(client: FlaskClient) -> None:
+    """Each slash command in the manifest is handled (Bolt answers 404 for unhandled requests)."""
+    for c in manifest()["features"]["slash_commands"]:
+        body = command("help").replace(
+            "command=%2Fhippo", "command=" + c["command"].replace("/", "%2F")
+        )
+        assert post(client, body).status_code == 200, c["command"]
+
+
+def test_every_shortcut_has_a_listener(client: FlaskClient) -> None:
+    """Each shortcut callback_id in the manifest is handled."""
+    for s in manifest()["features"]["shortcuts"]:
+        body = shortcut("x").replace("save_to_memory", s["callback_id"])
+        assert post(client, body).status_code == 200, s["callback_id"]
+
+
+def test_every_event_has_a_listener(client: FlaskClient) -> None:
+    """Each bot event in the manifest is handled."""
+    for i, name in enumerate(manifest()["settings"]["event_subscriptions"]["bot_events"]):
+        kind, _, where = name.partition(".")
+        body = mention("help", event_id=f"EvM{i}", ts=f"1.{i}", kind="app_mention")
+        event = body["event"]
+        if kind == "message":
+            event.update(type="message", channel_type={"channels": "channel"}.get(where, "group"))
+        elif kind == "reaction_added":
+            body["event"] = {
+                "type": kind,
+                "user": "W1",
+                "reaction": "brain",
+                "item": {"type": "message", "channel": "C111", "ts": f"1.{i}"},
+            }
+        assert post(client, body).status_code == 200, name
+
+
+def test_every_action_has_a_listener(client: FlaskClient) -> None:
+    """The forget question's buttons are handled."""
+    from tests.fakes.slack import payload_body
+
+    body = conformance("block_actions.json")
+    body["actions"][0].update(action_id="forget_pick_0", value="slack:Ev1|0")
+    assert post(client, payload_body(body)).status_code == 200
