@@ -79,10 +79,46 @@ def deterministic_text(facts: PullFacts, outcome: str, sig: Signature) -> str:
         if sig.removed:
             parts.append(f"removed {_join(sig.removed)}")
         what = " and ".join(parts) or "reworked lines"
-        return f"Observed: people edit the agent's changes to {where} before merging: they {what}"
+        text = f"{EDIT_PREFIX} {where} before merging: they {what}"
+        example = _example(facts, sig)
+        return f"{text}, e.g. {example}" if example else text
     said = closing_words(facts)
     reason = f': "{_one_line(said, MAX_QUOTE)}"' if said else " without giving a reason"
     return f"Observed: a person closed the agent's pull request touching {where}{reason}"
+
+
+EDIT_PREFIX = "Observed: people edit the agent's changes to"
+
+
+def _example(facts: PullFacts, sig: Signature) -> str:
+    """The added line that carries most of the signature's added words (the removed one too)."""
+
+    def best(lines: list[str], words: frozenset[str]) -> str:
+        scored = [(sum(w in line.lower() for w in words), -i, line) for i, line in enumerate(lines)]
+        top = max(scored, default=(0, 0, ""))
+        return _one_line(top[2].strip().replace("`", "'"), 70) if top[0] else ""
+
+    added = [ln for d in facts.human_diff for h in d.hunks for ln in h.added]
+    removed = [ln for d in facts.human_diff for h in d.hunks for ln in h.removed]
+    plus, minus = best(added, sig.added), best(removed, sig.removed)
+    if plus and minus:
+        return f"`{minus}` became `{plus}`"
+    return f"added `{plus}`" if plus else f"removed `{minus}`" if minus else ""
+
+
+def _shared_text(
+    facts: PullFacts, outcome: str, entry_sig: Signature | None, sig: Signature
+) -> str | None:
+    """Once a second pull request confirms an observed edit, say only what both showed."""
+    if outcome != MERGED_AFTER_CHANGES or entry_sig is None:
+        return None
+    common = Signature(
+        sig.kind,
+        entry_sig.scope & sig.scope,
+        entry_sig.added & sig.added,
+        entry_sig.removed & sig.removed,
+    )
+    return deterministic_text(facts, outcome, common) if common.tokens else None
 
 
 def summary(facts: PullFacts, outcome: str) -> str:
@@ -158,7 +194,11 @@ def plan(
         out.became_active = match.get("status") != ACTIVE
         kept = [(k, v) for k, v in match.meta if k.lower() not in ("source", "status")]
         new_meta = tuple([("source", s) for s in out.sources] + kept + [("status", ACTIVE)])
-        out.ops.append(ReplaceEntry(path, match.text, match.text, new_meta))
+        text = match.text
+        if match.text.startswith(EDIT_PREFIX):  # our own observation, not a line Claude wrote
+            text = _shared_text(facts, outcome, _entry_sig(match), sig) or text
+        out.ops.append(ReplaceEntry(path, match.text, text, new_meta))
+        out.text = text
         return out
 
     first = (
