@@ -16,7 +16,7 @@ from typing import Any
 
 from jobs.recall import HashStore, count_read
 from memory import format as fmt
-from memory import ops, tombstones
+from memory import ops, snapshot, tombstones
 from memory.errors import NoteRejected, NotFound
 from memory.store import Author, Store, WriteResult
 
@@ -104,6 +104,7 @@ class MemoryTools:
             text, meta = parse_line(r.text)
             batch.append(ops.ReplaceEntry(path, r.match, text, meta))
         result = self.store.write(batch, author=author_for(by), message=_msg(message), key=key)
+        snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
         return _result(result)
 
     def delete(
@@ -138,6 +139,7 @@ class MemoryTools:
             )
             batch.append(ops.AddEntry(tombstones.PATH, stone, meta, title=tombstones.TITLE))
         result = self.store.write(batch, author=author_for(by), message=_msg(message), key=key)
+        snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
         return _result(result)
 
 

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from memory.errors import MemoryStoreError
+
 INDEX = "MEMORY.md"
 DAILY_PREFIX = "daily/"
 DAILY_COUNT = 3
@@ -136,12 +138,18 @@ def current(store: SnapshotStore) -> Snapshot | None:
 
 def publish_if_index_changed(store: SnapshotStore, result: WriteOutcome) -> Snapshot | None:
     """For the write paths people use (console, MCP, CLI): publish when a write changed
-    MEMORY.md or a daily note, so the next new thread sees the edit; else do nothing."""
+    MEMORY.md or a daily note, so the next new thread sees the edit; else do nothing.
+
+    The person's write has already landed, so a failed publish is not theirs to see: it returns
+    None and the next edit (or tonight's dream) publishes."""
     if not result.created:
         return None
     if not any(p == INDEX or p.startswith(DAILY_PREFIX) for p in result.paths):
         return None
-    return publish(store, result.commit)
+    try:
+        return publish(store, result.commit)
+    except MemoryStoreError:
+        return None
 
 
 def _missing(version: int) -> Snapshot:

@@ -98,3 +98,24 @@ def test_an_edit_of_memory_md_publishes_and_other_writes_do_not(store: Store) ->
     assert published is not None and published.version == 2 and "index fact" in published.text
     again = store.write([AddEntry("MEMORY.md", "index fact")], author=ALICE, message="i", key="k1")
     assert snapshot.publish_if_index_changed(store, again) is None
+
+
+def test_a_person_editing_memory_md_over_mcp_publishes_a_snapshot(store: Store) -> None:
+    """The MCP write tool on MEMORY.md makes the next new thread see the edit."""
+    from bot.mcp_tools import MemoryTools
+
+    snapshot.publish(store)
+    tools = MemoryTools(store)
+    tools.write("alice", "services/a.md", "topic", entries=["a topic fact"])
+    assert list(snapshot.versions(store)) == [1]
+    tools.write("alice", "MEMORY.md", "index", entries=["an index fact"])
+    newest = snapshot.latest(store)
+    assert newest is not None and newest.version == 2 and "an index fact" in newest.text
+
+
+def test_a_failed_publish_does_not_fail_the_persons_write(store: Store, tmp_path: Path) -> None:
+    """When the remote refuses the ref, the edit stands and no snapshot is claimed."""
+    edit = store.write([AddEntry("MEMORY.md", "x fact")], author=ALICE, message="i")
+    Path(store.remote).rename(tmp_path / "moved.git")
+    assert snapshot.publish_if_index_changed(store, edit) is None
+    assert store.read("MEMORY.md").endswith("- x fact\n")

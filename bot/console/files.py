@@ -11,7 +11,7 @@ from bot.console.auth import author
 from jobs.recall import count_read
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory import ops
+from memory import ops, snapshot
 from memory.errors import InvalidPath, MemoryStoreError
 
 # Keys shown as their own column; the rest are listed as "key: value".
@@ -93,7 +93,10 @@ def install(bp: Blueprint, rt: Runtime) -> None:
                 error = "Say why in the commit message."
             else:
                 try:
-                    rt.store.write([ops.WriteFile(path, content)], author=author(), message=message)
+                    done = rt.store.write(
+                        [ops.WriteFile(path, content)], author=author(), message=message
+                    )
+                    snapshot.publish_if_index_changed(rt.store, done)  # new threads see it
                     return redirect(url_for("console.file", path=path))
                 except MemoryStoreError as exc:
                     error = str(exc)
@@ -144,7 +147,8 @@ def _save_entry(rt: Runtime, path: str, form: dict[str, str]) -> Response | str:
     try:
         meta = parse_meta(form["meta"])
         op = ops.ReplaceEntry(path, form["match"], form["text"], meta)
-        rt.store.write([op], author=author(), message=form["message"].strip())
+        done = rt.store.write([op], author=author(), message=form["message"].strip())
+        snapshot.publish_if_index_changed(rt.store, done)  # new threads see the edit
     except ValueError as exc:
         return str(exc)
     except MemoryStoreError as exc:
