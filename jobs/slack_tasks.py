@@ -18,9 +18,11 @@ from slack_sdk.errors import SlackApiError
 
 from integrations.slack import Blocks, archive_link, plain_text
 from jobs.celery_app import task, task_runtime
+from jobs.recall import count_read
 from jobs.runtime import Runtime
 from memory import notes
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
+from memory.search import Hit
 from memory.store import Author
 
 REPLIED_TTL = 3 * 24 * 3600
@@ -274,17 +276,16 @@ def recall(self: Task, *, key: str, channel: str, query: str, **ctx: Any) -> Non
         lines = [f"What I know about “{_short(query)}”:"]
         for hit in hits:
             lines.append(_hit_line(rt, hit))
+        for path in {hit.path for hit in hits}:  # feeds dreaming's "no session used this"
+            count_read(rt.redis, rt.config.workspace, path)
         text = "\n".join(lines)
     reply_once(rt, self, key, channel, text, thread_ts=ctx.get("thread_ts"))
 
 
-def _hit_line(rt: Runtime, hit: Any) -> str:
-    path = str(getattr(hit, "path", ""))
-    text = str(getattr(hit, "text", "") or getattr(hit, "snippet", "") or path)
-    meta = getattr(hit, "meta", None) or {}
-    source = dict(meta).get("source") if not isinstance(meta, dict) else meta.get("source")
+def _hit_line(rt: Runtime, hit: Hit) -> str:
+    source = hit.meta.get("source")
     tail = f" (<{source}|source>)" if source else ""
-    return f"• {_short(text, 200)} — {file_link(rt, path)}{tail}"
+    return f"• {_short(hit.text, 200)} — {file_link(rt, hit.path)}{tail}"
 
 
 @task("hippo.slack.help", **RETRY)
