@@ -1,0 +1,282 @@
+"""Time search over a generated 10,000-file / ~24 MB memory repository against `git grep` (and
+`rg` when installed), in the same run, on the same queries.
+
+    python bench/search.py [--files 10000] [--queries 200] [--seed 7] [--keep DIR]
+
+The repository is a real git repo in a temporary folder; the index is built from its HEAD tree
+read with pygit2, as the store does. Prints build time, p50/p95/p99 per query and the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from itertools import accumulate
+from pathlib import Path
+
+import pygit2
+
+from memory.search import SearchIndex, parse_query
+
+# Frequent technical words (the head of the distribution); the tail is made of generated words.
+CORE = """api service deploy deploys deployed rollback cache redis postgres database query
+queries timeout timeouts latency retry retries worker queue celery job jobs cron nightly migration
+schema index table lock locks connection pool pods kubernetes helm chart config flag feature flags
+release staging production sandbox vendor checkout payments billing invoice invoices refund
+refunds customer customers tenant account accounts login auth oauth token session sessions webhook
+webhooks slack github pull request review reviewer merge branch main tests flaky ci pipeline build
+builds docker image registry memory cpu disk alert alerts pager oncall incident postmortem runbook
+dashboard grafana metrics logs tracing sentry error errors exception throttle rate limit limits
+quota backoff batch batches export import csv report reports search reindex shard replica failover
+region dns tls certificate expiry owner team frontend backend mobile web console admin permission
+permissions role roles audit compliance encryption key rotation vault terraform bucket lambda cdn
+nginx gateway proxy balancer health readiness probe leak heap thread threads async event events
+stream kafka topic consumer producer offset lag protobuf json yaml""".split()
+GLUE = """the a of to in on for with when after before is are was uses needs should must never
+always only because so but not from by at via and or if then than""".split()
+UNITS = ["ms", "s", "min", "MB", "GB", "%", "rps", "pods", "retries"]
+ASPECTS = ["deploys", "incidents", "config", "ownership", "runbook", "alerts", "capacity", "api"]
+SYLLABLES = "ka lo mi ne ru sa ti vo xe zu bra cle dri fro gly plo qua stri tho wex yon".split()
+
+
+def words(rng: random.Random, n: int) -> list[str]:
+    """A vocabulary of `n` made-up words: the long tail of rare terms."""
+    out: set[str] = set()
+    while len(out) < n:
+        out.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(out)
+
+
+class Corpus:
+    """Zipf-distributed sentences over CORE (common) and a generated tail (rare)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.tail = words(rng, 20_000)
+        self.services = [f"{a}-{b}" for a in self.tail[:60] for b in ("api", "worker", "web")]
+        # Cumulative weights, so each draw is a bisect rather than a pass over the vocabulary.
+        self.core_w = list(accumulate(1 / (i + 1) ** 0.8 for i in range(len(CORE))))
+        self.tail_w = list(accumulate(1 / (i + 1) for i in range(len(self.tail))))
+
+    def sentence(self) -> str:
+        rng = self.rng
+        out = [rng.choice(self.services)] if rng.random() < 0.5 else []
+        for _ in range(rng.randint(7, 17)):
+            r = rng.random()
+            if r < 0.35:
+                out.append(rng.choice(GLUE))
+            elif r < 0.8:
+                out.append(rng.choices(CORE, cum_weights=self.core_w)[0])
+            elif r < 0.93:
+                out.append(rng.choices(self.tail, cum_weights=self.tail_w)[0])
+            elif r < 0.97:
+                out.append(f"{rng.randint(2, 900)} {rng.choice(UNITS)}")
+            else:
+                out.append(f"PAY-{rng.randint(1000, 99999)}")
+        text = " ".join(out)
+        return text[0].upper() + text[1:]
+
+    def entry(self) -> str:
+        rng = self.rng
+        day = f"2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}"
+        src = f"https://acme.slack.com/archives/C0{rng.randint(10**7, 10**8)}/p17{rng.randint(10**13, 10**14)}"
+        meta = f"source: {src}; added: {day}; by: U0{rng.randint(10**7, 10**8)}"
+        if rng.random() < 0.2:
+            meta += f"; status: {rng.choice(['tentative', 'active'])}"
+        return f"- {self.sentence()} [{meta}]"
+
+    def file(self, title: str) -> str:
+        body = [self.entry() for _ in range(self.rng.randint(5, 19))]
+        if self.rng.random() < 0.3:
+            body.insert(3, "")
+            body.insert(4, " ".join(self.sentence() for _ in range(3)) + ".")
+            body.insert(5, "")
+        return f"# {title}\n\n" + "\n".join(body) + "\n"
+
+
+def generate(root: Path, n_files: int, rng: random.Random) -> Corpus:
+    """Write `n_files` memory files (plus MEMORY.md) under `root`."""
+    corpus = Corpus(rng)
+    paths: set[str] = set()
+    while len(paths) < n_files - 1:
+        kind = rng.random()
+        tail = rng.choice(corpus.tail)
+        if kind < 0.5:
+            paths.add(f"services/{rng.choice(corpus.services)}/{tail}-{rng.choice(ASPECTS)}.md")
+        elif kind < 0.65:
+            paths.add(f"projects/{tail}.md")
+        elif kind < 0.75:
+            paths.add(
+                f"daily/20{rng.randint(20, 26)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}.md"
+            )
+        elif kind < 0.85:
+            paths.add(f"conventions/acme/{tail}.md")
+        else:
+            paths.add(f"preferences/channels/{tail}.md")
+    for path in sorted(paths):
+        title = Path(path).stem.replace("-", " ").capitalize()
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(corpus.file(title))
+    index = "\n".join(f"- [[{p[:-3]}]]" for p in sorted(paths)[:150])
+    (root / "MEMORY.md").write_text(
+        f"# Memory: acme\n\n- {corpus.sentence()}\n\n## Index\n{index}\n"
+    )
+    return corpus
+
+
+def queries(corpus: Corpus, root: Path, n: int, rng: random.Random) -> list[str]:
+    """A mix: common and rare words, two words, quoted phrases lifted from real entries, mixed."""
+    files = sorted(root.rglob("*.md"))
+    out: list[str] = []
+    while len(out) < n:
+        r = rng.random()
+        if r < 0.25:
+            out.append(rng.choice(CORE[:40]))
+        elif r < 0.4:
+            out.append(rng.choice(corpus.tail[:3000]))
+        elif r < 0.6:
+            out.append(f"{rng.choice(CORE)} {rng.choice(CORE)}")
+        elif r < 0.75:
+            out.append(f"{rng.choice(CORE)} {rng.choice(corpus.tail[:2000])}".title())
+        else:
+            lines = files[rng.randrange(len(files))].read_text().splitlines()
+            entries = [ln for ln in lines if ln.startswith("- ")]
+            if not entries:
+                continue
+            ws = entries[rng.randrange(len(entries))][2:].split(" [")[0].split()
+            k = rng.randint(2, 3)
+            i = rng.randrange(max(1, len(ws) - k))
+            phrase = f'"{" ".join(ws[i : i + k])}"'
+            out.append(phrase if r < 0.9 else f"{rng.choice(CORE)} {phrase}")
+    return out
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+def read_tree(root: Path) -> dict[str, bytes]:
+    """path -> bytes of HEAD, as the store's `tree()` returns it."""
+    repo = pygit2.Repository(str(root))
+    out: dict[str, bytes] = {}
+
+    def walk(tree: pygit2.Tree, prefix: str) -> None:
+        for obj in tree:
+            if obj.type == pygit2.GIT_OBJECT_TREE:
+                walk(obj, f"{prefix}{obj.name}/")
+            else:
+                out[f"{prefix}{obj.name}"] = obj.data
+
+    walk(repo.head.peel(pygit2.Commit).tree, "")
+    return out
+
+
+def grep_args(query: str) -> list[str]:
+    """`git grep` arguments that AND the query's terms on one line."""
+    args: list[str] = []
+    for t in parse_query(query):
+        args += (["--and"] if args else []) + ["-e", t.text.decode()]
+    return args
+
+
+def timed(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--files", type=int, default=10_000)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--keep", type=Path, help="generate into this folder and keep it")
+    opts = ap.parse_args()
+    rng = random.Random(opts.seed)
+    tmp = None if opts.keep else tempfile.mkdtemp(prefix="hippo-bench-search-")
+    root = opts.keep or Path(tmp or ".")
+    try:
+        t0 = time.perf_counter()
+        root.mkdir(parents=True, exist_ok=True)
+        corpus = generate(root, opts.files, rng)
+        git(root, "init", "-q", "-b", "main")
+        git(root, "add", "-A")
+        git(root, "-c", "user.name=bench", "-c", "user.email=b@x", "commit", "-qm", "bench")
+        gen_s = time.perf_counter() - t0
+        qs = queries(corpus, root, opts.queries, rng)
+
+        t0 = time.perf_counter()
+        tree = read_tree(root)
+        read_ms = (time.perf_counter() - t0) * 1000
+        size = sum(len(b) for b in tree.values())
+        t0 = time.perf_counter()
+        index = SearchIndex.build(tree)
+        build_ms = (time.perf_counter() - t0) * 1000
+        print(f"repository: {len(tree)} files, {size / 1e6:.1f} MB, generated in {gen_s:.1f} s")
+        print(f"read tree (pygit2): {read_ms:.0f} ms; build index: {build_ms:.0f} ms\n")
+
+        index.search(qs[0])  # warm-up
+        ours = [timed(lambda q=q: index.search(q, 20)) for q in qs]  # type: ignore[misc]
+        rows = [("hippo SearchIndex.search", ours)]
+        grep = [
+            timed(
+                lambda q=q: subprocess.run(  # type: ignore[misc]
+                    ["git", "-C", str(root), "grep", "-i", "-n", "-F", *grep_args(q)],
+                    capture_output=True,
+                )
+            )
+            for q in qs
+        ]
+        rows.append(("git grep -i -n -F (AND)", grep))
+        if shutil.which("rg"):
+            rg = [
+                timed(
+                    lambda q=q: subprocess.run(  # type: ignore[misc]
+                        [
+                            "rg",
+                            "-i",
+                            "-n",
+                            "-F",
+                            "-e",
+                            max(parse_query(q), key=lambda t: len(t.text)).text.decode(),
+                            str(root),
+                        ],
+                        capture_output=True,
+                    )
+                )
+                for q in qs
+            ]
+            rows.append(("rg -i -n -F (longest term)", rg))
+        print(f"load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(f"{'':30} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'mean':>8}")
+        for name, values in rows:
+            print(
+                f"{name:30} {pct(values, 50):8.1f} {pct(values, 95):8.1f} {pct(values, 99):8.1f}"
+                f" {statistics.fmean(values):8.1f}"
+            )
+        for name, values in rows[1:]:
+            print(
+                f"ratio {name.split(' (')[0]} / hippo at p50: {pct(values, 50) / pct(ours, 50):.1f}x"
+            )
+        return 0
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
