@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import anthropic
 
@@ -79,13 +79,24 @@ def system_blocks(snapshot: str, preferences: str | None) -> list[dict[str, Any]
 
 
 def thread_messages(history: Sequence[tuple[str, str]], question: str) -> list[dict[str, Any]]:
-    """Earlier turns (question, answer) of the thread, then this question."""
+    """Earlier turns (question, answer) of the thread, then this question; always as blocks, so
+    a message's bytes are the same whether or not it carries the moving cache mark."""
     out: list[dict[str, Any]] = []
     for q, a in history:
-        out.append({"role": "user", "content": q})
-        out.append({"role": "assistant", "content": a or "(no answer)"})
-    out.append({"role": "user", "content": question})
+        out.append({"role": "user", "content": [{"type": "text", "text": q}]})
+        out.append({"role": "assistant", "content": [{"type": "text", "text": a or "(no answer)"}]})
+    out.append({"role": "user", "content": [{"type": "text", "text": question}]})
     return out
+
+
+def with_moving_mark(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`messages` with a second cache mark on the last block: each call of the tool loop (and the
+    thread's next turn) then reads the conversation so far from the cache instead of paying for
+    it again. The list itself is left unmarked for the next call."""
+    last = messages[-1]
+    blocks = [dict(b) for b in last["content"]]
+    blocks[-1]["cache_control"] = {"type": "ephemeral"}
+    return [*messages[:-1], {**last, "content": blocks}]
 
 
 def _blocks(content: Sequence[Any]) -> list[dict[str, Any]]:
@@ -117,12 +128,16 @@ def run(
     """Run the tool loop until Claude answers; tool failures go back to it as is_error results."""
     # Plain dicts, typed Any: the SDK's TypedDict unions add nothing over the API's own checks.
     system: Any = system_blocks(snapshot, preferences)
-    messages: Any = thread_messages(history, question)
+    messages = thread_messages(history, question)
     tool_specs: Any = TOOLS
     turn = Turn("", Usage())
     for step in range(1, max_steps + 1):
         msg = client.messages.create(
-            model=model, max_tokens=MAX_TOKENS, system=system, tools=tool_specs, messages=messages
+            model=model,
+            max_tokens=MAX_TOKENS,
+            system=system,
+            tools=tool_specs,
+            messages=cast(Any, with_moving_mark(messages)),
         )
         turn.usage = add(turn.usage, Usage.of(msg.usage))
         turn.steps = step

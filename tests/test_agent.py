@@ -56,7 +56,9 @@ def test_prompt_layout_puts_the_cache_mark_on_the_snapshot(
     assert "changes_since" in system[0]["text"]
     assert "be brief" in system[2]["text"]
     assert [t["name"] for t in body["tools"]][:3] == ["search", "read_file", "list_folder"]
-    assert body["messages"] == [{"role": "user", "content": "when do deploys happen?"}]
+    mark = {"cache_control": {"type": "ephemeral"}}
+    question = {"type": "text", "text": "when do deploys happen?"}
+    assert body["messages"] == [{"role": "user", "content": [question | mark]}]
     assert turn.answer == "At 10:00." and turn.usage.cache_creation_input_tokens > 0
 
 
@@ -111,7 +113,7 @@ def test_the_loop_stops_after_max_steps(
     turn = _run(client, tools, max_steps=3)
     assert len(fake.requests) == 3 and "stopped after 3 steps" in turn.answer
     last = fake.requests[2]["messages"][-1]["content"][-1]
-    assert last == {"type": "text", "text": "Answer now with what you have found."}
+    assert last["text"] == "Answer now with what you have found."
 
 
 def test_overloaded_is_raised_when_retries_run_out(

@@ -22,7 +22,7 @@ from memory.ops import AddEntry, WriteFile
 from memory.store import Author
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.slack import SECRET, SlackFake
-from tests.test_slack_e2e import mention, post, wait
+from tests.slack_helpers import mention, post, wait
 
 ALICE = Author("alice", "alice@example.com")
 TOPIC = "# checkout-api\n\n- 504s after deploys come from cold caches [source: https://x/pr/1]\n"
@@ -106,8 +106,8 @@ def test_turns_of_one_thread_share_a_prefix_and_a_new_thread_gets_the_new_versio
     assert "11:00" not in second["system"][1]["text"]
     assert "one line" in first["system"][2]["text"] and "two lines" in second["system"][2]["text"]
     assert second["messages"][:2] == [
-        {"role": "user", "content": "why 504s?"},
-        {"role": "assistant", "content": "An answer."},
+        {"role": "user", "content": [{"type": "text", "text": "why 504s?"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "An answer."}]},
     ]
     assert 'version="2"' in other["system"][1]["text"] and "11:00" in other["system"][1]["text"]
     agent_usage = [u for u, b in zip(claude.usages, claude.requests, strict=True) if b in turns]

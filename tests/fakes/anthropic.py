@@ -125,27 +125,37 @@ class FakeAnthropic:
         return reply
 
     def _usage(self, body: Body) -> dict[str, int]:
-        """Tokens ≈ characters / 4; the cached prefix is written once, then read."""
-        parts: list[Any] = [*body.get("tools", [])]
+        """Tokens ≈ characters / 4. Like the provider: a prefix ending at a `cache_control` mark
+        is written to the cache; a later request reads the longest prefix written before (marks
+        themselves do not change the key, so a mark may move along as the thread grows)."""
+        parts: list[Any] = [("role", "tools"), *body.get("tools", [])]
         system = body.get("system", [])
         parts += [{"type": "text", "text": system}] if isinstance(system, str) else system
         for message in body.get("messages", []):
             content = message.get("content")
+            parts.append(("role", message.get("role")))
             parts += [{"type": "text", "text": content}] if isinstance(content, str) else content
-        marked = [i for i, p in enumerate(parts) if isinstance(p, dict) and "cache_control" in p]
-        cut = marked[-1] + 1 if marked else 0
-        prefix = json.dumps(parts[:cut], sort_keys=True)
-        rest = json.dumps(parts[cut:], sort_keys=True)
-        cached = len(prefix) // 4 if cut else 0
-        key = hashlib.sha256(prefix.encode()).hexdigest()
+        keys, sizes, running = [], [0], hashlib.sha256()
+        for part in parts:
+            plain = (
+                {k: v for k, v in part.items() if k != "cache_control"}
+                if isinstance(part, dict)
+                else part
+            )
+            raw = json.dumps(plain, sort_keys=True)
+            running.update(raw.encode())
+            keys.append(running.copy().hexdigest())
+            sizes.append(sizes[-1] + len(raw) // 4)
+        marks = [i + 1 for i, p in enumerate(parts) if isinstance(p, dict) and "cache_control" in p]
         with self._lock:
-            hit = key in self._seen_prefixes
-            self._seen_prefixes.add(key)
+            read = max((i + 1 for i, k in enumerate(keys) if k in self._seen_prefixes), default=0)
+            self._seen_prefixes.update(keys[m - 1] for m in marks)
+        written = max([*marks, read])
         return {
-            "input_tokens": len(rest) // 4,
+            "input_tokens": sizes[-1] - sizes[written],
             "output_tokens": 20,
-            "cache_creation_input_tokens": 0 if hit else cached,
-            "cache_read_input_tokens": cached if hit else 0,
+            "cache_creation_input_tokens": sizes[written] - sizes[read],
+            "cache_read_input_tokens": sizes[read],
         }
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
