@@ -15,6 +15,7 @@ from typing import Any
 
 from jobs.celery_app import enqueue
 from jobs.runtime import Runtime
+from jobs.slack_instructions import remember_channel_name
 
 INTENT_MODULES: tuple[str, ...] = (
     "bot.slack_instructions",
@@ -60,6 +61,7 @@ def release(rt: Runtime, *parts: str) -> None:
 
 def submit(rt: Runtime, intent: Intent, claims: list[tuple[str, ...]], **context: Any) -> bool:
     """Claim every key, then enqueue; False (nothing queued) if any claim was already taken."""
+    remember_channel_name(rt, context.get("channel", ""), context.get("channel_name", ""))
     taken: list[tuple[str, ...]] = []
     for parts in claims:
         if not claim(rt, *parts):

@@ -17,9 +17,22 @@ from memory import format as fmt
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.ops import AddEntry, RemoveEntry
 
+# channel id → name, recorded by the front doors from requests that carry it (slash commands,
+# shortcuts), so a mention (which carries only the id) finds the same file, even offline.
+CHANNEL_NAMES = "hippo:slack:channel-names"
+_NOT_NAMES = ("", "privategroup", "directmessage")  # what slash commands send for those
+
+
+def remember_channel_name(rt: Runtime, channel: str, name: str) -> None:
+    if channel and name not in _NOT_NAMES:
+        rt.redis.hset(CHANNEL_NAMES, channel, name)
+
 
 def channel_slug(rt: Runtime, channel: str, name: str = "") -> str:
-    """The channel's file name: its Slack name (from the request, else the API), else its id."""
+    """The channel's file name: its Slack name (request, names seen, the API), else its id."""
+    if name in _NOT_NAMES:
+        seen = rt.redis.hget(CHANNEL_NAMES, channel)
+        name = seen.decode() if isinstance(seen, bytes) else ""
     name = (name or rt.poster.channel_name(channel) or channel).lstrip("#").lower()
     slug = re.sub(r"[^a-z0-9_.-]+", "-", name).strip("-.")
     return slug or channel.lower()

@@ -269,7 +269,8 @@ def forget_pick(
 def recall(self: Task, *, key: str, channel: str, query: str, **ctx: Any) -> None:
     """The best search hits for the query, with paths and sources, in the thread."""
     rt = task_runtime()
-    hits = rt.store.search(query, limit=5) if query.strip() else []
+    found = rt.store.search(query, limit=10) if query.strip() else []
+    hits = ([h for h in found if h.entry] or found)[:5]  # facts first; prose only if nothing else
     if not hits:
         text = f"I know nothing about “{_short(query)}” yet."
     else:
