@@ -370,3 +370,28 @@ def test_slack_callback_with_wrong_state_is_refused(
     resp = slack_client.get("/console/login/slack/callback?code=c0de&state=forged")
     assert resp.status_code == 403
     assert slack_fake.calls("openid.connect.token") == []
+
+
+def test_a_real_dream_run_is_one_card(signed: FlaskClient, rt: Runtime) -> None:
+    """A night of the real dreaming job shows as one card; its .dream/ bookkeeping has no revert."""
+    from datetime import datetime
+
+    from memory.dream.run import dream
+
+    rt.store.write(
+        [ops.AddEntry("inbox.md", "the staging db restarts nightly at 02:00")],
+        author=ANN,
+        message="note",
+    )
+    report = dream(rt.store, now=datetime(2026, 11, 30, 3, 0))
+    page = signed.get("/console/dreams").get_data(as_text=True)
+    assert page.count('class="card dream"') == 1
+    assert f"run {report.run_id}" in page
+    steps = [c for c in rt.store.log(limit=50) if c.summary.startswith("dream(")]
+    assert steps, "dreaming made no commit"
+    for c in steps:
+        assert f'href="/console/commit/{c.sha}"' in page
+    state = [c for c in steps if c.summary.startswith("dream(state)")]
+    assert len(state) == 1
+    assert f'action="/console/revert/{state[0].sha}"' not in page
+    assert page.count("Revert step") == len(steps) - 1

@@ -91,7 +91,7 @@ def install(bp: Blueprint, rt: Runtime) -> None:
             "console/login.html",
             error=error,
             token_enabled=bool(config.console_token),
-            slack_enabled=bool(config.slack_client_id and config.slack_client_secret),
+            slack_enabled=_slack_sign_in(rt),
         ), (401 if error else 200)
 
     @bp.post("/logout")
@@ -101,8 +101,12 @@ def install(bp: Blueprint, rt: Runtime) -> None:
 
     @bp.get("/login/slack")
     def login_slack() -> Response:
-        if not (config.slack_client_id and config.slack_client_secret):
-            abort(404, "Sign in with Slack needs SLACK_CLIENT_ID and SLACK_CLIENT_SECRET")
+        if not _slack_sign_in(rt):
+            # The bot token names the workspace whose members may sign in (auth.test).
+            abort(
+                404,
+                "Sign in with Slack needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_BOT_TOKEN",
+            )
         state, nonce = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
         session["oidc"] = {"state": state, "nonce": nonce, "next": request.args.get("next", "")}
         query = urlencode(
@@ -154,13 +158,18 @@ def _slack_user(rt: Runtime, code: str, nonce: str) -> dict[str, str] | None:
     info = WebClient(token=str(tokens["access_token"]), base_url=config.slack_api_url)
     me = info.openid_connect_userInfo()
     team = me.get("https://slack.com/team_id")
-    if not config.slack_bot_token or team != rt.slack.auth_test().get("team_id"):
+    if team != rt.slack.auth_test().get("team_id"):
         return None
     return {
         "sub": str(me.get("sub", "")),
         "name": str(me.get("name") or me.get("email") or me.get("sub")),
         "email": str(me.get("email") or ""),
     }
+
+
+def _slack_sign_in(rt: Runtime) -> bool:
+    c = rt.config
+    return bool(c.slack_client_id and c.slack_client_secret and c.slack_bot_token)
 
 
 def _redirect_uri(public_url: str) -> str:

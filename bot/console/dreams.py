@@ -29,6 +29,11 @@ class Step:
     additions: int
     deletions: int
 
+    @property
+    def revertable(self) -> bool:
+        """A person cannot revert dreaming's own bookkeeping (.dream/ is dreaming's alone)."""
+        return any(not f.startswith(".dream/") for f in self.files)
+
 
 @dataclass
 class Run:
