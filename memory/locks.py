@@ -38,7 +38,7 @@ class FileWorkspaceLock:
 
     def __enter__(self) -> object:
         try:
-            self._lock.acquire(timeout=self._wait)
+            self._lock.acquire(timeout=self._wait, poll_interval=0.002)
         except FileLockTimeout as exc:
             raise LockTimeout(
                 f"another writer held the workspace lock for {self._wait:.0f}s; try again"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memory import format as fmt
@@ -84,7 +84,7 @@ def clean_note(text: str) -> str:
     return flat
 
 
-def choose_topic(tree: Mapping[str, bytes], text: str) -> str:
+def choose_topic(paths: Iterable[str], text: str) -> str:
     """The topic file whose subject the note names, when exactly one clearly matches; else inbox.
 
     A file's subject is its name (checkout-api for services/checkout-api.md); it matches when the
@@ -92,7 +92,7 @@ def choose_topic(tree: Mapping[str, bytes], text: str) -> str:
     """
     lowered = text.lower()
     found: list[tuple[int, str]] = []
-    for path in tree:
+    for path in paths:
         if not path.endswith(".md") or path in _NOT_TOPICS or path.startswith(_NOT_TOPIC_DIRS):
             continue
         subject = path.rsplit("/", 1)[-1][:-3].lower()
@@ -121,7 +121,7 @@ def save_note(
 ) -> Saved:
     """Add one entry (`source`, `added`, `by`) to `path`, or the topic it names, or inbox.md."""
     note = clean_note(text)
-    target = path or choose_topic(store.tree() if store.tip() else {}, note)
+    target = path or choose_topic(store.files(), note)
     meta: list[tuple[str, str]] = []
     if source:
         meta.append(("source", source))

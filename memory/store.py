@@ -9,8 +9,10 @@ makes no commit and reports the earlier one.
 
 from __future__ import annotations
 
+import random
 import re
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,6 +99,7 @@ class Store:
             else None
         )
         self._leader = threading.Lock()
+        self._open_lock = threading.Lock()
         self._queue: list[_Pending] = []
         self._qlock = threading.Lock()
         self._keys: dict[str, str] = {}
@@ -105,6 +108,7 @@ class Store:
         self._remote_obj: pygit2.Repository | None = None
         self._trees: dict[str, dict[str, bytes]] = {}
         self._search: tuple[str, Any] | None = None
+        self._paths: tuple[str, list[str]] | None = None
 
     @classmethod
     def open(
@@ -120,6 +124,10 @@ class Store:
         lock: WorkspaceLock | None = None
         if redis is not None:
             lock = RedisWorkspaceLock(redis, f"hippo:lock:{workspace}")
+        elif is_local(remote):
+            # Every hippo process on this host writing to this remote shares one lock file,
+            # whatever its data dir (the web and the worker may keep separate caches).
+            lock = FileWorkspaceLock(Path(remote).resolve().parent / f".{Path(remote).name}.lock")
         return cls(remote, cache, lock=lock, credentials=credentials)
 
     # -- setup -------------------------------------------------------------------------------
@@ -149,15 +157,19 @@ class Store:
     @property
     def _repo(self) -> pygit2.Repository:
         if self._repo_obj is None:
-            if (self.cache / "HEAD").exists():
-                repo = pygit2.Repository(str(self.cache))
-            else:
-                self.cache.parent.mkdir(parents=True, exist_ok=True)
-                repo = pygit2.init_repository(str(self.cache), bare=True, initial_head=BRANCH)
-                repo.remotes.create("origin", self.remote)
-            repo.config["gc.auto"] = 0
-            self._repo_obj = repo
+            with self._open_lock:
+                if self._repo_obj is None:
+                    self._repo_obj = self._open_cache()
         return self._repo_obj
+
+    def _open_cache(self) -> pygit2.Repository:
+        if (self.cache / "HEAD").exists():
+            return pygit2.Repository(str(self.cache))
+        self.cache.parent.mkdir(parents=True, exist_ok=True)
+        repo = pygit2.init_repository(str(self.cache), bare=True, initial_head=BRANCH)
+        repo.remotes.create("origin", self.remote)
+        repo.config["gc.auto"] = 0  # no background gc racing our writes
+        return repo
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -222,9 +234,15 @@ class Store:
         return self._trees[sha]
 
     def files(self, prefix: str = "", commit: str | None = None) -> list[str]:
+        """Paths of every file at `commit` under `prefix`, sorted (no file contents read)."""
         if commit is None and self.tip() is None:
             return []
-        return sorted(p for p in self.tree(commit) if p.startswith(prefix))
+        sha = str(self._commit(commit).id)
+        if self._paths is None or self._paths[0] != sha:
+            found: list[str] = []
+            _walk_paths(self._repo[sha].peel(pygit2.Commit).tree, "", found)
+            self._paths = (sha, sorted(found))
+        return [p for p in self._paths[1] if p.startswith(prefix)]
 
     def search(self, query: str, limit: int = 20, commit: str | None = None) -> list[Any]:
         """Ranked hits over the tree at `commit` (a warm index kept for the newest commit)."""
@@ -311,7 +329,10 @@ class Store:
 
     def _run(self, batch: list[_Pending]) -> None:
         try:
-            for _attempt in range(MAX_ATTEMPTS):
+            for attempt in range(MAX_ATTEMPTS):
+                if attempt:
+                    # Another host pushed first: back off with jitter so neither side starves.
+                    time.sleep(random.uniform(0, min(0.5, 0.01 * 2**attempt)))
                 tip = self.sync()
                 outcome = self._apply_batch(tip, batch)
                 head = outcome[0]
@@ -493,6 +514,15 @@ def _copy_objects(src: pygit2.Repository, dst: pygit2.Repository, oid: pygit2.Oi
             continue
         raw = src.odb.read(current)
         odb.write(raw[0], raw[1])
+
+
+def _walk_paths(tree: pygit2.Tree, prefix: str, out: list[str]) -> None:
+    for obj in tree:
+        path = prefix + (obj.name or "")
+        if isinstance(obj, pygit2.Tree):
+            _walk_paths(obj, path + "/", out)
+        else:
+            out.append(path)
 
 
 def _walk(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str, out: dict[str, bytes]) -> None:
