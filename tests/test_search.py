@@ -1,0 +1,303 @@
+"""Search: words and quoted phrases, case-insensitive, AND across line and path/title, ranked."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory.search import Hit, SearchIndex, fold, matches_entry, parse_query
+from tests.conftest import CONFORMANCE
+
+SRC = "source: https://acme.slack.com/archives/C1/p1"
+
+
+def tree(**files: str) -> dict[str, bytes]:
+    """A tree from keyword args: `services__checkout_api` -> `services/checkout-api.md`."""
+    return {k.replace("__", "/").replace("_", "-") + ".md": v.encode() for k, v in files.items()}
+
+
+def paths(hits: list[Hit]) -> list[tuple[str, int]]:
+    return [(h.path, h.line) for h in hits]
+
+
+def test_word_hit_reports_path_line_text_and_metadata() -> None:
+    """A hit names the file, the 1-based line, the entry text without metadata, and the metadata."""
+    index = SearchIndex.build(
+        tree(
+            services__checkout_api="# Checkout API\n\n"
+            f"- 504s come from the vendor sandbox [{SRC}; added: 2026-10-14; by: U1]\n"
+        )
+    )
+    [hit] = index.search("sandbox")
+    assert hit.path == "services/checkout-api.md"
+    assert hit.line == 3
+    assert hit.text == "504s come from the vendor sandbox"
+    assert hit.meta == {
+        "source": "https://acme.slack.com/archives/C1/p1",
+        "added": "2026-10-14",
+        "by": "U1",
+    }
+    assert hit.entry and hit.score > 0
+    assert hit.as_dict()["line"] == 3
+
+
+def test_search_is_case_insensitive_both_ways() -> None:
+    """Upper-case queries find lower-case text and the other way round, including non-ASCII."""
+    index = SearchIndex.build(tree(a="# A\n- The VENDOR sandbox\n- Ärger mit Straße\n"))
+    assert paths(index.search("vendor")) == [("a.md", 2)]
+    assert paths(index.search("Vendor SANDBOX")) == [("a.md", 2)]
+    assert paths(index.search("ärger")) == [("a.md", 3)]
+    assert index.search("ÄRGER")[0].text == "Ärger mit Straße"
+
+
+def test_every_word_must_match_in_the_line_or_its_path() -> None:
+    """Words are ANDed: a line missing one of them, with no help from the path, is not a hit."""
+    index = SearchIndex.build(
+        tree(
+            notes="# Notes\n- redis timeout is 5s\n- redis is fine\n- timeout on postgres\n",
+            services__redis="# Cache\n- timeout is 2s\n- nothing here\n",
+        )
+    )
+    hits = paths(index.search("redis timeout"))
+    assert set(hits) == {("notes.md", 2), ("services/redis.md", 2)}
+
+
+def test_phrase_must_occur_contiguously() -> None:
+    """A quoted phrase matches only the words side by side, in order."""
+    index = SearchIndex.build(
+        tree(a="# A\n- vendor sandbox is slow\n- sandbox of the vendor\n- the vendor  sandbox\n")
+    )
+    assert paths(index.search('"vendor sandbox"')) == [("a.md", 2)]
+    assert paths(index.search('"VENDOR SANDBOX" slow')) == [("a.md", 2)]
+    assert {h.line for h in index.search("vendor sandbox")} == {2, 3, 4}
+
+
+def test_unclosed_quote_runs_to_the_end() -> None:
+    """`"vendor sandbox` (no closing quote) is the phrase `vendor sandbox`."""
+    assert parse_query('redis "vendor  sandbox') == parse_query('redis "vendor sandbox"')
+    assert [t.phrase for t in parse_query('redis "vendor sandbox"')] == [False, True]
+    assert parse_query('"" " "  ') == []
+
+
+def test_phrase_hits_rank_above_scattered_words() -> None:
+    """The words side by side (as a phrase) outrank the same words far apart."""
+    index = SearchIndex.build(
+        tree(
+            a="# A\n- the vendor team said the sandbox is down\n",
+            b="# B\n- the vendor sandbox is down today\n",
+        )
+    )
+    assert [h.path for h in index.search("vendor sandbox")] == ["b.md", "a.md"]
+
+
+def test_fewer_words_between_matches_rank_higher() -> None:
+    """Of two lines with both words, the one where they are closer ranks first."""
+    index = SearchIndex.build(
+        tree(a="# A\n- redis one two three four five six timeout\n- redis then timeout here ok\n")
+    )
+    assert [h.line for h in index.search("timeout redis")] == [3, 2]
+
+
+def test_shorter_entries_rank_higher() -> None:
+    """Same match, a shorter entry text ranks first (metadata does not count as length)."""
+    long_text = "redis " + " ".join(["filler"] * 40)
+    index = SearchIndex.build(
+        tree(a=f"# A\n- {long_text}\n- redis is the cache [{SRC}; {SRC.replace('p1', 'p2')}]\n")
+    )
+    assert [h.line for h in index.search("redis")] == [3, 2]
+
+
+def test_newer_added_breaks_ties() -> None:
+    """Two hits with the same score: the newer `added` date comes first."""
+    index = SearchIndex.build(
+        tree(
+            a="# A\n- redis is slow [added: 2026-01-02]\n",
+            b="# B\n- redis is slow [added: 2026-05-01]\n",
+            c="# C\n- redis is slow [added: 2025-12-31]\n",
+        )
+    )
+    hits = index.search("redis")
+    assert hits[0].score == hits[1].score == hits[2].score
+    assert [h.path for h in hits] == ["b.md", "a.md", "c.md"]
+
+
+def test_whole_word_matches_rank_above_substrings() -> None:
+    """`api` as a word outranks `api` inside `rapid`."""
+    index = SearchIndex.build(tree(a="# A\n- rapid growth here\n- the api grows\n"))
+    assert [h.line for h in index.search("api")] == [3, 2]
+
+
+def test_path_hit_counts_for_and_and_ranks_higher() -> None:
+    """A word found only in the path still satisfies the AND, and path matches rank higher."""
+    index = SearchIndex.build(
+        tree(
+            services__checkout_api="# Checkout API\n- deploys take 5 minutes\n",
+            services__billing="# Billing\n- checkout deploys need a freeze\n",
+            misc="# Misc\n- deploys are on Tuesday\n",
+        )
+    )
+    hits = index.search("checkout deploys")
+    assert {h.path for h in hits} == {"services/checkout-api.md", "services/billing.md"}
+    same = SearchIndex.build(
+        tree(misc="# M\n- deploys take 5 min\n", deploys="# D\n- deploys take 5 min\n")
+    )
+    assert paths(same.search("deploys")) == [("deploys.md", 2), ("misc.md", 2), ("deploys.md", 1)]
+
+
+def test_path_only_query_returns_the_title_line() -> None:
+    """A query matching only a file's path gives that file's title line as the hit."""
+    index = SearchIndex.build(tree(services__checkout_api="\n# Payments front door\n- a\n"))
+    [hit] = index.search("checkout-api")
+    assert (hit.path, hit.line, hit.text, hit.entry) == (
+        "services/checkout-api.md",
+        2,
+        "# Payments front door",
+        False,
+    )
+
+
+def test_title_words_count_like_path_words() -> None:
+    """A word in the file's title satisfies the AND for the file's entries."""
+    index = SearchIndex.build(tree(x="# Redis cluster\n- timeout is 2s\n- other\n"))
+    assert paths(index.search("redis timeout")) == [("x.md", 2)]
+
+
+def test_entries_rank_above_prose() -> None:
+    """A bullet entry outranks a prose line with the same words; prose still hits."""
+    index = SearchIndex.build(tree(a="# A\n\nredis is the cache here.\n\n- redis is the cache\n"))
+    hits = index.search("redis cache")
+    assert [(h.line, h.entry) for h in hits] == [(5, True), (3, False)]
+    assert hits[1].meta == {}
+
+
+def test_limit_caps_the_number_of_hits() -> None:
+    """`limit` keeps the best n; zero or less returns nothing."""
+    body = "".join(f"- redis fact {i}\n" for i in range(50))
+    index = SearchIndex.build(tree(a="# A\n" + body))
+    assert len(index.search("redis")) == 20
+    assert len(index.search("redis", limit=5)) == 5
+    assert len(index.search("redis", limit=500)) == 50
+    assert index.search("redis", limit=0) == []
+
+
+def test_empty_and_unmatched_queries_return_nothing() -> None:
+    """Blank queries and queries with no match return an empty list."""
+    index = SearchIndex.build(tree(a="# A\n- redis\n"))
+    assert index.search("") == []
+    assert index.search('   ""  ') == []
+    assert index.search("postgres") == []
+
+
+def test_binary_and_non_utf8_files_are_skipped() -> None:
+    """Files with NUL bytes or invalid UTF-8 are not indexed; the rest still are."""
+    index = SearchIndex.build(
+        {
+            "logo.png": b"\x89PNG\r\n\x1a\n\0\0redis",
+            "latin1.md": "- caf\xe9 redis\n".encode("latin-1"),
+            "ok.md": b"# Ok\n- redis\n",
+        }
+    )
+    assert index.paths == ["ok.md"]
+    assert len(index) == 1
+    assert paths(index.search("redis")) == [("ok.md", 2)]
+
+
+def test_non_markdown_lines_are_prose_hits() -> None:
+    """Lines of other text files (archive JSONL, SQL) hit as prose, never as entries."""
+    index = SearchIndex.build(
+        {"archive/2026-10-01.jsonl": b'{"summary": "redis failover"}\n', "q.sql": b"- redis\n"}
+    )
+    hits = index.search("redis")
+    assert {(h.path, h.entry) for h in hits} == {
+        ("archive/2026-10-01.jsonl", False),
+        ("q.sql", False),
+    }
+
+
+def test_bullets_inside_code_fences_are_not_entries() -> None:
+    """A bullet-looking line inside ``` is prose; the same line outside is an entry."""
+    index = SearchIndex.build(tree(a="# A\n```\n- redis in code [added: 2026-01-01]\n```\n"))
+    [hit] = index.search("redis")
+    assert (hit.line, hit.entry, hit.meta) == (3, False, {})
+
+
+def test_case_folding_that_changes_length_keeps_lines_right() -> None:
+    """Characters whose lower case is longer (İ) do not shift hits onto the wrong line."""
+    index = SearchIndex.build(tree(a="# İstanbul İİİ\n- İzmir office\n- redis here\n"))
+    assert paths(index.search("redis")) == [("a.md", 3)]
+    assert index.search("office")[0].text == "İzmir office"
+    assert fold("İx") == "İx" and fold("ÄB") == "äb"
+
+
+def test_crlf_files_give_clean_text() -> None:
+    """Windows line endings do not leak into the hit text."""
+    index = SearchIndex.build({"a.md": b"# A\r\n- redis here\r\n- other\r\n"})
+    [hit] = index.search("redis")
+    assert (hit.line, hit.text) == (2, "redis here")
+
+
+def test_conformance_examples_are_searchable() -> None:
+    """Every Agent Memory Repo example is indexed; a phrase from the spec finds its entry."""
+    root = CONFORMANCE / "agentmemoryrepo"
+    files = {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    index = SearchIndex.build(files)
+    assert len(index) == len(files)
+    hits = index.search('"billing launch" john')
+    assert paths(hits) == [("spec-3a6572ea/example-entries.md", 1)]
+    assert hits[0].text == "John coordinates the billing launch"
+    assert hits[0].meta == {"source": "https://example.com/sessions/101"}
+    assert len(index.search('"billing launch"')) == 4
+
+
+def test_a_bigger_tree_finds_the_rare_line() -> None:
+    """Across many files, a rare term is found at the right path and line, common ones capped."""
+    files = {
+        f"topics/t{i:04d}.md": (
+            f"# Topic {i}\n" + "".join(f"- deploy note {i}-{j}\n" for j in range(10))
+        ).encode()
+        for i in range(500)
+    }
+    files["topics/t0250.md"] += b"- the zebra migration finished\n"
+    index = SearchIndex.build(files)
+    assert paths(index.search("ZEBRA migration")) == [("topics/t0250.md", 12)]
+    assert len(index.search("deploy")) == 20
+    assert len(index.search("deploy", limit=10_000)) == 5000
+
+
+def test_matches_entry_is_and_of_words_and_phrases() -> None:
+    """`matches_entry` is the same matching, for one entry text: every term, any case."""
+    assert matches_entry("Vendor sandbox", "504s from the vendor's SANDBOX")
+    assert matches_entry('"vendor sandbox"', "the Vendor Sandbox is slow")
+    assert not matches_entry('"vendor sandbox"', "sandbox of the vendor")
+    assert not matches_entry("redis postgres", "redis only")
+
+
+def test_matches_entry_with_empty_query_matches_nothing() -> None:
+    """An empty query never matches, so forgetting "" removes nothing."""
+    assert not matches_entry("", "anything")
+    assert not matches_entry('  ""  ', "anything")
+
+
+INDEX = SearchIndex.build(
+    tree(
+        a='# A "quoted" title\n- redis [added: 2026-01-01]\n- [[b]] link\n',
+        b="# B\n```\n- fenced\n",
+        c="- ünïcödé İ ß ﬁ\n\n",
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(), st.integers(min_value=-2, max_value=50))
+def test_search_never_raises(query: str, limit: int) -> None:
+    """Any query text and limit gives a list of hits, never an exception."""
+    hits = INDEX.search(query, limit)
+    assert len(hits) <= max(limit, 0)
+    assert all(h.line >= 1 for h in hits)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(), st.text())
+def test_matches_entry_never_raises(query: str, text: str) -> None:
+    """`matches_entry` accepts any text."""
+    assert matches_entry(query, text) in (True, False)
