@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
@@ -24,7 +25,7 @@ from jobs.github_judge import ClaudeJudge
 from jobs.runtime import Runtime
 from memory import lessons
 from memory import pr_outcomes as po
-from memory.errors import LockTimeout, RemoteError
+from memory.errors import EntryConflict, LockTimeout, RemoteError, TombstoneConflict
 from memory.store import Author
 
 log = logging.getLogger(__name__)
@@ -101,21 +102,34 @@ def learn(
     now = now or datetime.now(UTC).isoformat(timespec="seconds")
     judge = ClaudeJudge(rt.llm, rt.config.small_model) if rt.llm is not None else None
     path = lessons.conventions_path(facts.repo)
+    message = f"github: {facts.repo}#{facts.number} {outcome.replace('_', ' ')}"
     # One planner per repository at a time: two closes planned on one stale text would drop a
     # source; the store's own lock only orders the commits.
     with rt.redis.lock(f"hippo:github:lessons:{facts.repo}", timeout=300, blocking_timeout=120):
+        rt.store.sync()
         if rt.store.find_key(key):
             return outcome, lessons.LessonPlan(), False
-        current = rt.store.read_or_none(path)
-        plan = lessons.plan(facts, outcome, current, today=today(rt), judge=judge)
-        line = lessons.episode(facts, outcome, plan, now=now, agent_logins=agents)
-        result = rt.store.write(
-            [*plan.ops, line],
-            author=GITHUB_AUTHOR,
-            message=f"github: {facts.repo}#{facts.number} {outcome.replace('_', ' ')}",
-            key=key,
-            source=facts.url,
-        )
+        for attempt in range(3):
+            current = rt.store.read_or_none(path)
+            plan = lessons.plan(facts, outcome, current, today=today(rt), judge=judge)
+            line = lessons.episode(facts, outcome, plan, now=now, agent_logins=agents)
+            write = partial(
+                rt.store.write, author=GITHUB_AUTHOR, message=message, key=key, source=facts.url
+            )
+            try:
+                result = write([*plan.ops, line])
+                break
+            except EntryConflict:
+                if attempt == 2:
+                    raise
+                rt.store.sync()  # a person edited the lesson meanwhile: plan again on their text
+            except TombstoneConflict as exc:
+                # The lesson was forgotten on purpose: keep the episode, say why, learn nothing.
+                log.info("%s: lesson not re-added, it was forgotten (%s)", facts.url, exc)
+                plan = lessons.LessonPlan(text=plan.text, status="forgotten")
+                line = lessons.episode(facts, outcome, plan, now=now, agent_logins=agents)
+                result = write([line])
+                break
     if plan.became_active and result.created:
         announce(rt, facts.repo, plan)
     return outcome, plan, result.created

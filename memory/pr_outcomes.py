@@ -264,7 +264,8 @@ class Signature:
             return False
         a, b = self.tokens, other.tokens
         if not a and not b:
-            return True  # e.g. two pure re-orderings of the same kind of file
+            # two pure re-orderings of one kind of file agree; two closes without a word do not
+            return self.kind == "edit"
         return len(a & b) / len(a | b) >= SAME_THRESHOLD
 
     def contradicts(self, later: Signature) -> bool:

@@ -6,6 +6,7 @@ import json
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,13 @@ from flask.testing import FlaskClient
 from bot.app import create_app
 from integrations.slack import Outbox
 from jobs.config import Config
-from jobs.github_tasks import recorded_pushes
+from jobs.github_tasks import learn, recorded_pushes
 from jobs.runtime import Runtime
 from memory import format as fmt
+from memory import pr_outcomes as po
+from memory.notes import forget
+from memory.store import Author
+from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.github import (
     FakeGitHub,
     commit_body,
@@ -222,3 +227,48 @@ def test_two_same_edits_make_an_active_lesson_and_a_note(
     wait_for(lambda: queued(rt) == 0)
     time.sleep(0.3)
     assert rt.store.head() == head and len(Outbox(rt.redis).messages()) == 1
+
+
+# --- learning without the web and the worker: Claude, forgotten lessons ----------------------
+
+
+def edited_facts(n: int) -> po.PullFacts:
+    path = f"tests/unit/test_{n}.py"
+    diff = po.diff_texts(path, OLD.format(n=n), NEW.format(n=n))
+    return po.PullFacts(
+        repo=REPO,
+        number=n,
+        url=f"https://github.com/{REPO}/pull/{n}",
+        title="Agent fix",
+        opener=AGENT,
+        merged=True,
+        closed_by="alice",
+        closed_by_bot=False,
+        commits=(po.Commit(f"a{n}", AGENT, AGENT), po.Commit(f"h{n}", "alice", "alice")),
+        files=(path,),
+        human_diff=(diff,),
+        agent_sha=f"a{n}",
+    )
+
+
+def test_with_a_key_claude_writes_the_lesson(rt: Runtime) -> None:
+    """With ANTHROPIC_API_KEY the task's lesson line is Claude's."""
+    with FakeAnthropic() as claude:
+        claude.script(claude.text("Tests use the shared fixtures in tests/fixtures, not mocks"))
+        config = replace(rt.config, anthropic_api_key="test", anthropic_base_url=claude.url)
+        with_llm = Runtime(config)
+        outcome, _, committed = learn(with_llm, edited_facts(1), key="k1")
+    assert (outcome, committed) == ("merged_after_changes", True)
+    assert conventions(rt)[0].text == "Tests use the shared fixtures in tests/fixtures, not mocks"
+
+
+def test_a_forgotten_lesson_is_not_relearned_but_the_episode_is_kept(rt: Runtime) -> None:
+    """A lesson forgotten on purpose is not added again; the outcome still lands in the archive."""
+    _, plan, _ = learn(rt, edited_facts(1), key="k1")
+    who = Author("Ann", "ann@example.com")
+    gone = forget(rt.store, plan.text, today="2026-11-30", author=who, reason="not a rule")
+    assert gone.status != "none" and conventions(rt) == []
+    _, again, committed = learn(rt, edited_facts(2), key="k2")
+    assert committed and again.status == "forgotten" and conventions(rt) == []
+    archive = rt.store.read(sorted(rt.store.files("archive/"))[-1]).splitlines()
+    assert json.loads(archive[-1])["lesson"]["status"] == "forgotten"

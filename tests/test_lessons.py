@@ -172,3 +172,12 @@ def test_episode_line_records_outcome_files_stats_and_comments() -> None:
     assert record["lesson"]["status"] == "tentative"
     assert "ghp_" not in line.line
     apply_ops([line], {}.get)  # the secrets scan of AppendLine accepts it
+
+
+def test_two_silent_closes_do_not_activate_a_lesson() -> None:
+    """Closes without any comment stay separate tentative observations: nothing to generalize."""
+    first = pr(7, merged=False, human_diff=(), files=("setup.py",))
+    text = apply(None, lessons.plan(first, po.CLOSED_BY_PERSON, None, today="2026-11-30"))
+    second = pr(8, merged=False, human_diff=(), files=("setup.py",))
+    plan = lessons.plan(second, po.CLOSED_BY_PERSON, text, today="2026-11-30")
+    assert not plan.became_active and plan.status == "tentative"
