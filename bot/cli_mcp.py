@@ -26,9 +26,13 @@ def add_commands(sub: Any) -> None:
 
 def serve(args: argparse.Namespace, rt: Runtime) -> int:
     name = args.author or _login()
+    rt.store.init()  # a laptop's first run creates the local memory, as `hippo serve` does
     tools = MemoryTools(rt.store, workspace=rt.config.workspace, redis=rt.redis)
     server = build_server(tools, fixed(name))
-    anyio.run(server.run_stdio_async)
+    try:
+        anyio.run(server.run_stdio_async)
+    finally:
+        rt.close()
     return 0
 
 

@@ -287,8 +287,7 @@ def test_http_off_without_tokens(tmp_path: Path) -> None:
 
 def test_stdio_hippo_mcp(tmp_path: Path) -> None:
     """`hippo mcp` serves over stdio: a write by --as lands in the remote, a read sees it."""
-    remote = tmp_path / "remote.git"
-    Store.open(str(remote), tmp_path / "seed", workspace="seed").init()
+    remote = tmp_path / "remote.git"  # created by `hippo mcp` on its first run
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
