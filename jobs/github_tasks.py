@@ -213,6 +213,9 @@ def installation(*, action: str, installation_id: int, repos: Sequence[str]) -> 
     rt = task_runtime()
     names = [*repos, "*"]  # '*': the installation to use when a delivery names none
     if action in ("deleted", "suspend"):
-        rt.redis.hdel(INSTALLATIONS, *repos)
+        if repos:
+            rt.redis.hdel(INSTALLATIONS, *repos)
+        if _text(rt.redis.hget(INSTALLATIONS, "*") or b"") == str(installation_id):
+            rt.redis.hdel(INSTALLATIONS, "*")
     else:
         rt.redis.hset(INSTALLATIONS, mapping={name: str(installation_id) for name in names})

@@ -272,3 +272,15 @@ def test_a_forgotten_lesson_is_not_relearned_but_the_episode_is_kept(rt: Runtime
     assert committed and again.status == "forgotten" and conventions(rt) == []
     archive = rt.store.read(sorted(rt.store.files("archive/"))[-1]).splitlines()
     assert json.loads(archive[-1])["lesson"]["status"] == "forgotten"
+
+
+def test_installation_task_remembers_and_forgets_repositories(rt: Runtime) -> None:
+    """installation created maps each repository to its installation id; deleted unmaps them."""
+    from jobs.github_tasks import INSTALLATIONS, installation
+
+    assert rt.celery is not None  # makes rt the Runtime tasks use in this process
+    installation(action="created", installation_id=957387, repos=["Codertocat/Hello-World"])
+    assert rt.redis.hget(INSTALLATIONS, "Codertocat/Hello-World") == b"957387"
+    installation(action="deleted", installation_id=957387, repos=["Codertocat/Hello-World"])
+    assert rt.redis.hget(INSTALLATIONS, "Codertocat/Hello-World") is None
+    assert rt.redis.hget(INSTALLATIONS, "*") is None
