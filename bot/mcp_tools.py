@@ -7,7 +7,6 @@ messages say what to do; bot/mcp_server.py turns them into MCP tool errors.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import re
 from collections.abc import Callable, Sequence
@@ -18,6 +17,7 @@ from jobs.recall import HashStore, count_read
 from memory import format as fmt
 from memory import ops, snapshot, tombstones
 from memory.errors import NoteRejected, NotFound
+from memory.search import Hit
 from memory.store import Author, Store, WriteResult
 
 DEFAULT_FILE = "MEMORY.md"
@@ -175,10 +175,4 @@ def _result(result: WriteResult) -> dict[str, Any]:
 
 
 def _plain(hit: object) -> dict[str, Any]:
-    if dataclasses.is_dataclass(hit) and not isinstance(hit, type):
-        return {k: v for k, v in dataclasses.asdict(hit).items() if _jsonable(v)}
-    return {"text": str(hit)}
-
-
-def _jsonable(value: object) -> bool:
-    return isinstance(value, str | int | float | bool | type(None) | list | dict)
+    return hit.as_dict() if isinstance(hit, Hit) else {"text": str(hit)}

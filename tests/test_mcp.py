@@ -202,7 +202,11 @@ def test_list_and_search(tools: MemoryTools) -> None:
     assert listed.structured_content == {"result": ["services/pay.md"]}
     found = run_call(server, "searchMemory", {"query": "payments retry"})
     assert not found.is_error, text_of(found)
-    assert "services/pay.md" in text_of(found)
+    assert isinstance(found.structured_content, dict)
+    hit = found.structured_content["result"][0]
+    assert (hit["path"], hit["text"]) == ("services/pay.md", "payments retry thrice")
+    empty = run_call(server, "searchMemory", {"query": "  "})
+    assert empty.is_error and "empty" in text_of(empty)
 
 
 def test_token_name() -> None:
@@ -275,6 +279,15 @@ def test_http_without_a_valid_token_is_401(served: tuple[str, Runtime]) -> None:
         resp = httpx2.post(url, json=body, headers=headers)
         assert resp.status_code == 401
         assert resp.headers["www-authenticate"].startswith("Bearer")
+
+
+def test_nothing_starts_before_the_first_mcp_request(tmp_path: Path) -> None:
+    """create_app starts no thread or loop for MCP: gunicorn may fork after it."""
+    before = threading.active_count()
+    config = Config(data_dir=tmp_path, mcp_tokens={"t": "n"})
+    app = create_app(config, Runtime(config))
+    assert EXTENSION not in app.extensions
+    assert threading.active_count() == before
 
 
 def test_http_off_without_tokens(tmp_path: Path) -> None:
