@@ -32,6 +32,7 @@ TENTATIVE, ACTIVE, REVOKED = "tentative", "active", "revoked"
 LEARNABLE = (MERGED_AFTER_CHANGES, CLOSED_BY_PERSON)
 BY = "github"
 MAX_QUOTE = 160
+MAX_JUDGED = 20  # lessons Claude compares a new one with
 
 
 class Judge(Protocol):
@@ -182,7 +183,9 @@ def plan(
 
     match = next((e for e, s in live if s.same(sig)), None)
     if match is None and judge is not None:
-        match = next((e for e, _ in live if judge.same(e.text, text)), None)
+        # newest first, and a bounded number of calls however long the file grows
+        recent = [e for e, _ in reversed(live)][:MAX_JUDGED]
+        match = next((e for e in recent if judge.same(e.text, text)), None)
     if match is not None:
         sources = match.get_all("source")
         out.text, out.sources = match.text, list(sources)
