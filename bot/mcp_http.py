@@ -10,6 +10,8 @@ a worker open for a stream.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import hmac
 import threading
 from collections.abc import Mapping
@@ -54,6 +56,7 @@ class Bridge:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
+        self._held: concurrent.futures.Future[None] | None = None
 
     def wsgi(self) -> ASGIMiddleware:
         with self._lock:
@@ -94,7 +97,7 @@ class Bridge:
         self._thread = threading.Thread(target=loop.run_forever, name="hippo-mcp", daemon=True)
         self._thread.start()
         self._loop = loop
-        asyncio.run_coroutine_threadsafe(hold(), loop)
+        self._held = asyncio.run_coroutine_threadsafe(hold(), loop)
         if not ready.wait(10) or failed:
             raise RuntimeError(f"the MCP session manager did not start: {failed}")
         return ASGIMiddleware(app, loop=loop)
@@ -106,15 +109,14 @@ class Bridge:
             return
         if stop is not None:
             loop.call_soon_threadsafe(stop.set)
-
-        async def settle() -> None:
-            await asyncio.sleep(0.05)
-
-        asyncio.run_coroutine_threadsafe(settle(), loop).result(5)
+        if self._held is not None:
+            # Let the session manager leave its task group before the loop stops under it.
+            with contextlib.suppress(Exception):
+                self._held.result(5)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
         loop.close()
-        self._loop = self._thread = self._wsgi = None
+        self._loop = self._thread = self._wsgi = self._held = None
 
 
 def register(app: Flask, rt: Runtime) -> None:
