@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli_mcp",
     "bot.cli_server",
     "bot.cli_dream",
+    "bot.cli_github",
 )
 
 

@@ -78,6 +78,12 @@ def installation_token(settings: GitHubSettings, installation_id: int) -> str:
     return integration(settings).get_access_token(installation_id).token
 
 
+def repo_installation(settings: GitHubSettings, repo: str) -> int:
+    """The App installation that covers `owner/name` (GET /repos/{owner}/{repo}/installation)."""
+    owner, _, name = repo.partition("/")
+    return int(integration(settings).get_repo_installation(owner, name).id)
+
+
 def client(settings: GitHubSettings, installation_id: int | None = None) -> Github:
     """A REST client acting as the App's installation (when an id is given) or with the token."""
     auth: Auth.Auth

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -58,9 +59,12 @@ def settings(rt: Runtime) -> gh.GitHubSettings:
 
 def github_client(rt: Runtime, installation_id: int | None, repo: str = "") -> Github:
     """The installation's client; a delivery without one uses what `installation` recorded."""
-    if not installation_id and settings(rt).is_app:
+    s = settings(rt)
+    if not installation_id and s.is_app and rt.config.redis_url:
         raw = rt.redis.hget(INSTALLATIONS, repo) or rt.redis.hget(INSTALLATIONS, "*")
         installation_id = int(raw) if raw else None
+    if not installation_id and s.is_app and repo:
+        installation_id = gh.repo_installation(s, repo)
     return gh.client(settings(rt), installation_id)
 
 
@@ -95,8 +99,13 @@ def learn(
     *,
     key: str,
     now: str | None = None,
+    shared: bool = True,
 ) -> tuple[str, lessons.LessonPlan, bool]:
-    """Classify, plan the lesson, write it with the episode. Returns (outcome, plan, committed)."""
+    """Classify, plan the lesson, write it with the episode. Returns (outcome, plan, committed).
+
+    `shared=False` (the CLI without REDIS_URL) plans without the Redis lock and announces only
+    through Slack: a one-off process has no outbox anyone reads.
+    """
     agents = rt.config.agent_logins
     outcome = po.classify(facts, agents)
     now = now or datetime.now(UTC).isoformat(timespec="seconds")
@@ -105,7 +114,12 @@ def learn(
     message = f"github: {facts.repo}#{facts.number} {outcome.replace('_', ' ')}"
     # One planner per repository at a time: two closes planned on one stale text would drop a
     # source; the store's own lock only orders the commits.
-    with rt.redis.lock(f"hippo:github:lessons:{facts.repo}", timeout=300, blocking_timeout=120):
+    lock: AbstractContextManager[object] = (
+        rt.redis.lock(f"hippo:github:lessons:{facts.repo}", timeout=300, blocking_timeout=120)
+        if shared
+        else nullcontext()
+    )
+    with lock:
         rt.store.sync()
         if rt.store.find_key(key):
             return outcome, lessons.LessonPlan(), False
@@ -130,7 +144,7 @@ def learn(
                 line = lessons.episode(facts, outcome, plan, now=now, agent_logins=agents)
                 result = write([line])
                 break
-    if plan.became_active and result.created:
+    if plan.became_active and result.created and (shared or rt.config.slack_enabled):
         announce(rt, facts.repo, plan)
     return outcome, plan, result.created
 
