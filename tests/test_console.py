@@ -395,3 +395,11 @@ def test_a_real_dream_run_is_one_card(signed: FlaskClient, rt: Runtime) -> None:
     assert len(state) == 1
     assert f'action="/console/revert/{state[0].sha}"' not in page
     assert page.count("Revert step") == len(steps) - 1
+
+
+def test_sessions_are_never_signed_with_the_development_key(tmp_path: Path) -> None:
+    """With Slack sign-in but no HIPPO_SECRET_KEY, sessions are signed with a derived secret."""
+    config = Config(data_dir=tmp_path, slack_client_id="1", slack_client_secret="shh")
+    app = create_app(config, Runtime(config))
+    assert app.secret_key not in ("hippo-dev", "", None, "shh")
+    assert app.config["SESSION_COOKIE_SAMESITE"] == "Lax"

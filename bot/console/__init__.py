@@ -6,6 +6,8 @@ history (log, diff, revert), dreams (dream runs as cards), extras (channel prefe
 
 from __future__ import annotations
 
+import hashlib
+
 from flask import Blueprint, Flask
 
 from bot.console import auth, dreams, extras, files, history
@@ -13,6 +15,16 @@ from jobs.runtime import Runtime
 
 
 def register(app: Flask, rt: Runtime) -> None:
+    config = rt.config
+    if not (config.secret_key or config.console_token) and config.slack_client_secret:
+        # Never sign sessions with the development default in production: derive a key from a
+        # secret every web worker shares. HIPPO_SECRET_KEY is still the recommended setting.
+        digest = hashlib.sha256(b"hippo console session\0" + config.slack_client_secret.encode())
+        app.secret_key = digest.hexdigest()
+    if app.config.get("SESSION_COOKIE_SAMESITE") is None:
+        app.config["SESSION_COOKIE_SAMESITE"] = "Lax"  # a second line of defence beside CSRF
+    if config.public_url.startswith("https://"):
+        app.config["SESSION_COOKIE_SECURE"] = True
     bp = Blueprint(
         "console",
         __name__,
