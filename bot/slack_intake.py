@@ -62,17 +62,20 @@ def release(rt: Runtime, *parts: str) -> None:
 def submit(rt: Runtime, intent: Intent, claims: list[tuple[str, ...]], **context: Any) -> bool:
     """Claim every key, then enqueue; False (nothing queued) if any claim was already taken."""
     remember_channel_name(rt, context.get("channel", ""), context.get("channel_name", ""))
-    taken: list[tuple[str, ...]] = []
-    for parts in claims:
-        if not claim(rt, *parts):
-            for done in taken:
-                release(rt, *done)
-            return False
-        taken.append(parts)
+    keys = [PREFIX + "seen:" + ":".join(parts) for parts in claims]
+    # One round trip for all claims: the ack path is a few Redis calls, each one counts.
+    pipe = rt.redis.pipeline(transaction=False)
+    for key in keys:
+        pipe.set(key, "1", nx=True, ex=DEDUPE_TTL)
+    won = [k for k, ok in zip(keys, pipe.execute(), strict=True) if ok]
+    if len(won) < len(keys):
+        if won:
+            rt.redis.delete(*won)
+        return False
     try:
         enqueue(rt, intent.task, **context, **intent.args)
     except Exception:
-        for done in taken:  # let Slack's retry try again
-            release(rt, *done)
+        if won:  # let Slack's retry try again
+            rt.redis.delete(*won)
         raise
     return True

@@ -1,0 +1,256 @@
+"""Signed Slack requests at a fixed rate against the running web process, end to end.
+
+    .venv/bin/python bench/slack.py [--rate 100] [--seconds 10] [--dup 0.15]
+
+Starts the Procfile's processes for real: gunicorn serving `bot.app:create_app()` (2 workers ×
+8 threads) and a Celery worker (concurrency 2), on an embedded Redis, a local bare remote and the
+console outbox. Then sends "@hippo save a note: …" app_mentions open-loop at --rate per second
+(each signed), a share of them sent again as Slack would: a retry (same event_id,
+X-Slack-Retry-Num) or the `message` copy of the same mention (another event_id, same ts).
+
+Reports ack latency p50/p99 (target p99 ≤ 50 ms), end-to-end notes/s from the first request to
+the last note commit on the remote, and lost / duplicated counts for commits and replies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bot.cli_server import child_env
+from bot.demo_slack import slack_headers
+from integrations.slack import Outbox
+from jobs.config import Config
+from jobs.runtime import Runtime
+
+SECRET = "bench-signing-secret"
+BOT = "U0HIPPO"
+
+
+def event(i: int, base: int, *, kind: str = "app_mention", event_id: str = "") -> dict[str, Any]:
+    ts = f"{base}.{i:06d}"
+    text = f"<@{BOT}> save a note: bench fact {i:05d} says widget {i * 7919 % 100003} warms in {i % 60} minutes"
+    return {
+        "type": "event_callback",
+        "team_id": "T0B",
+        "api_app_id": "A0B",
+        "event_id": event_id or f"EvB{i:06d}",
+        "event_time": base,
+        "authorizations": [{"user_id": BOT, "is_bot": True, "team_id": "T0B"}],
+        "event": {
+            "type": kind,
+            "user": "U0BENCH",
+            "text": text,
+            "channel": "C0BENCH",
+            "ts": ts,
+            "event_ts": ts,
+        },
+    }
+
+
+def start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    out = log.open("wb")
+    return subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def wait_http(url: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def note_commits(remote: str) -> list[str]:
+    """Hippo-Key trailers of every note commit on the bare remote."""
+    out = subprocess.run(
+        [
+            "git",
+            "--git-dir",
+            remote,
+            "log",
+            "--format=%s%x00%(trailers:key=Hippo-Key,valueonly)%x01",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    keys = []
+    for record in out.split("\x01"):
+        subject, _, key = record.strip().partition("\x00")
+        if subject.startswith("note:"):
+            keys.append(key.strip())
+    return keys
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rate", type=float, default=100.0)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--dup", type=float, default=0.15, help="share of requests sent twice")
+    parser.add_argument("--port", type=int, default=3917)
+    parser.add_argument("--pool", default="prefork", help="Celery pool (prefork, threads)")
+    parser.add_argument("--concurrency", type=int, default=2)
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="hippo-bench-slack-"))
+    config = replace(
+        Config(),
+        data_dir=work / "data",
+        memory_remote=str(work / "remote.git"),
+        slack_signing_secret=SECRET,
+    )
+    rt = Runtime(config)
+    rt.store.init()
+    env = {
+        **child_env(rt),
+        "SLACK_SIGNING_SECRET": SECRET,
+        "SLACK_BOT_TOKEN": "",
+        "PORT": str(args.port),
+    }
+    env.pop("ANTHROPIC_API_KEY", None)
+    web = start(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "bot.app:create_app()",
+            "--workers",
+            "2",
+            "--threads",
+            "8",
+            "--bind",
+            f"127.0.0.1:{args.port}",
+        ],
+        env,
+        work / "web.log",
+    )
+    celery = ["-m", "celery", "-A", "jobs.worker", "worker", "-l", "warning", "--pool", args.pool]
+    celery += ["--concurrency", str(args.concurrency), "--without-mingle", "--without-gossip"]
+    worker = start([sys.executable, *celery], env, work / "worker.log")
+    try:
+        wait_http(f"http://127.0.0.1:{args.port}/healthz")
+        time.sleep(3)  # let the worker connect before the clock starts
+        return run(args, rt, work)
+    finally:
+        for p in (web, worker):
+            p.terminate()
+        for p in (web, worker):
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        rt.close()
+
+
+def run(args: argparse.Namespace, rt: Runtime, work: Path) -> int:
+    n = int(args.rate * args.seconds)
+    base = int(time.time())
+    rng = random.Random(7)
+    plan: list[tuple[float, str, dict[str, str]]] = []  # (send at, body, extra headers)
+    for i in range(n):
+        body = event(i, base)
+        plan.append((i / args.rate, json.dumps(body), {}))
+        if rng.random() < args.dup:
+            if rng.random() < 0.5:  # Slack's retry of the same delivery
+                extra = {"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"}
+                plan.append(((i + 0.5) / args.rate, json.dumps(body), extra))
+            else:  # the `message` copy of the same mention
+                copy = event(i, base, kind="message", event_id=f"EvM{i:06d}")
+                plan.append(((i + 0.5) / args.rate, json.dumps(copy), {}))
+    plan.sort(key=lambda p: p[0])
+
+    local = threading.local()
+    latencies: list[float] = []
+    failures: list[str] = []
+    lock = threading.Lock()
+
+    def send(item: tuple[float, str, dict[str, str]]) -> None:
+        at, raw, extra = item
+        delay = t0 + at - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        if not hasattr(local, "conn"):
+            local.conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=10)
+        headers = {**slack_headers(SECRET, raw, "application/json"), **extra}
+        started = time.perf_counter()
+        try:
+            local.conn.request("POST", "/slack/events", body=raw.encode(), headers=headers)
+            resp = local.conn.getresponse()
+            resp.read()
+            ok = resp.status == 200
+        except (OSError, http.client.HTTPException) as exc:
+            local.conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=10)
+            ok, resp = False, None
+            with lock:
+                failures.append(repr(exc))
+        elapsed = (time.perf_counter() - started) * 1000
+        with lock:
+            latencies.append(elapsed)
+            if not ok and resp is not None:
+                failures.append(f"HTTP {resp.status}")
+
+    t0 = time.perf_counter() + 0.2
+    with ThreadPoolExecutor(max_workers=32) as pool:
+        list(pool.map(send, plan))
+    sent_for = time.perf_counter() - t0
+
+    deadline = time.monotonic() + max(120.0, n / 5)
+    keys = note_commits(rt.config.remote)
+    while len(set(keys)) < n and time.monotonic() < deadline:
+        time.sleep(0.25)
+        keys = note_commits(rt.config.remote)
+    done_at = time.perf_counter() - t0
+    time.sleep(2)  # anything late would be a duplicate
+    keys = note_commits(rt.config.remote)
+    replies = Outbox(rt.redis).messages(1000 if n <= 1000 else n)
+    threads = [m.get("thread_ts") for m in replies]
+
+    latencies.sort()
+    p50 = statistics.median(latencies)
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+    result = {
+        "requests": len(plan),
+        "unique_notes": n,
+        "rate_per_s": args.rate,
+        "sent_in_s": round(sent_for, 2),
+        "http_failures": len(failures),
+        "ack_p50_ms": round(p50, 1),
+        "ack_p99_ms": round(p99, 1),
+        "ack_max_ms": round(latencies[-1], 1),
+        "end_to_end_notes_per_s": round(len(set(keys)) / done_at, 1),
+        "all_committed_after_s": round(done_at, 2),
+        "lost_commits": n - len(set(keys)),
+        "duplicated_commits": len(keys) - len(set(keys)),
+        "lost_replies": n - len(set(threads)),
+        "duplicated_replies": len(threads) - len(set(threads)),
+    }
+    print(json.dumps(result, indent=2))
+    print(f"p99 ack {p99:.1f} ms: {'within' if p99 <= 50 else 'OVER'} the 50 ms target")
+    bad = result["lost_commits"] or result["duplicated_commits"] or result["lost_replies"]
+    return 1 if bad or result["duplicated_replies"] or failures else 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())
