@@ -149,7 +149,11 @@ def fetch_pull(
     agent_sha = po.agent_tip(commits, agent_logins, recorded)
     landed = (pr.merge_commit_sha or "") if pr.merged else pr.head.sha
     diff: tuple[po.FileDiff, ...] = ()
-    if agent_sha and landed and agent_sha != landed:
+    # Only people's commits or a rewritten agent tip can make a correction (po.classify), so the
+    # common untouched case costs no file reads at all.
+    touched = any(not po.is_agent_commit(c, agent_logins) for c in commits)
+    rewritten = agent_sha not in {c.sha for c in commits}
+    if agent_sha and landed and agent_sha != landed and (touched or rewritten):
         reader = read or rest_reader(repo)
         diff = po.diff_files(reader, agent_sha, landed, files, MAX_FILES)
     if closed_by:

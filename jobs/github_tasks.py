@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 from celery import Task
 from github import Github, GithubException
+from slack_sdk.errors import SlackApiError
 
 from integrations import github as gh
 from integrations.github_pulls import fetch_pull
@@ -158,7 +159,11 @@ def announce(rt: Runtime, repo: str, plan: lessons.LessonPlan) -> None:
     seen = " and ".join(f"<{s}|#{s.rsplit('/', 1)[-1]}>" for s in plan.sources)
     path = lessons.conventions_path(repo)
     text = f"New convention for *{repo}* (people made the same change in {seen}): {plan.text}"
-    rt.poster.post(channel, f"{text}\nKept in `{path}`.")
+    try:
+        rt.poster.post(channel, f"{text}\nKept in `{path}`.")
+    except SlackApiError as exc:
+        # The lesson is committed either way; a retry would find its key and skip the note too.
+        log.warning("could not announce the %s lesson in %s: %s", repo, channel, exc)
 
 
 def process_pull_request(

@@ -144,6 +144,7 @@ def test_fetch_untouched_merge(fake: FakeGitHub) -> None:
     fake.add_files(REPO, "m1", {TEST: OLD})
     facts = fetch_pull(gh.client(settings(fake.url, token="t")), REPO, 4, agent_logins=AGENTS)
     assert facts.human_diff == () and po.classify(facts, AGENTS) == po.MERGED_UNTOUCHED
+    assert not [r for r in fake.requests if "/contents/" in r.path]  # nothing to read
 
 
 def test_fetch_closed_with_a_comment_and_reviews(fake: FakeGitHub) -> None:

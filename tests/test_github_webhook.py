@@ -32,6 +32,7 @@ from tests.fakes.github import (
     pull_request_payload,
     webhook,
 )
+from tests.fakes.slack import SlackFake
 
 SECRET = "webhook-secret"
 AGENT = "hippo-agent[bot]"
@@ -284,3 +285,23 @@ def test_installation_task_remembers_and_forgets_repositories(rt: Runtime) -> No
     installation(action="deleted", installation_id=957387, repos=["Codertocat/Hello-World"])
     assert rt.redis.hget(INSTALLATIONS, "Codertocat/Hello-World") is None
     assert rt.redis.hget(INSTALLATIONS, "*") is None
+
+
+def test_active_lesson_is_posted_to_slack_and_a_refusal_loses_nothing(
+    rt: Runtime, slack_fake: SlackFake
+) -> None:
+    """With Slack the note goes to the repository's channel; a Slack error keeps the lesson."""
+    config = replace(rt.config, slack_bot_token="xoxb-test", slack_api_url=slack_fake.url)
+    with_slack = Runtime(config)
+    learn(with_slack, edited_facts(1), key="k1")
+    learn(with_slack, edited_facts(2), key="k2")
+    posts = slack_fake.posts()
+    assert len(posts) == 1 and posts[0]["channel"] == "#app"
+    assert "New convention for *octo/app*" in posts[0]["text"]
+    slack_fake.script("chat.postMessage", (200, {"ok": False, "error": "not_in_channel"}, {}))
+    docs = po.diff_texts("docs/a.md", "Run make.\n", "Run make test.\n")
+    for n in (3, 4):
+        facts = replace(edited_facts(n), human_diff=(docs,), files=("docs/a.md",))
+        learn(with_slack, facts, key=f"k{n}")
+    assert [e.get("status") for e in conventions(rt)] == ["active", "active"]
+    assert len(slack_fake.posts()) == 2
