@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from posixpath import dirname, splitext
+from urllib.parse import quote, unquote
 
 MERGED_UNTOUCHED = "merged_untouched"
 MERGED_AFTER_CHANGES = "merged_after_changes"
@@ -245,7 +246,8 @@ class Signature:
 
     def render(self) -> str:
         words = sorted(self.tokens, key=lambda t: (t[1:], t[0]))
-        return " ".join([self.kind, ",".join(sorted(self.scope)), *words])
+        scope = ",".join(quote(kind, safe="/*.-_") for kind in sorted(self.scope))
+        return " ".join([self.kind, scope, *words])
 
     @classmethod
     def parse(cls, text: str) -> Signature | None:
@@ -254,7 +256,8 @@ class Signature:
             return None
         added = frozenset(p[1:] for p in parts[2:] if p.startswith("+"))
         removed = frozenset(p[1:] for p in parts[2:] if p.startswith("-"))
-        return cls(parts[0], frozenset(parts[1].split(",")), added, removed)
+        scope = frozenset(unquote(kind) for kind in parts[1].split(","))
+        return cls(parts[0], scope, added, removed)
 
     def inverted(self) -> Signature:
         return Signature(self.kind, self.scope, self.removed, self.added)

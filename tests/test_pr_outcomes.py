@@ -123,6 +123,8 @@ def test_signature_of_an_edit_and_its_round_trip() -> None:
     assert sig.scope == {"tests/unit/*.py"}
     assert "fixtures" in sig.added and "mock" in sig.removed
     assert po.Signature.parse(sig.render()) == sig
+    odd = replace(sig, scope=frozenset({"docs/My Notes, old/*.md", "*.py"}))
+    assert po.Signature.parse(odd.render()) == odd
 
 
 def test_same_and_contradicting_signatures() -> None:
