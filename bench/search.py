@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from itertools import accumulate
 from pathlib import Path
 
@@ -26,8 +27,14 @@ import pygit2
 
 from memory.search import SearchIndex, parse_query
 
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 # Frequent technical words (the head of the distribution); the tail is made of generated words.
-CORE = """api service deploy deploys deployed rollback cache redis postgres database query
+CORE = _words(
+    """api service deploy deploys deployed rollback cache redis postgres database query
 queries timeout timeouts latency retry retries worker queue celery job jobs cron nightly migration
 schema index table lock locks connection pool pods kubernetes helm chart config flag feature flags
 release staging production sandbox vendor checkout payments billing invoice invoices refund
@@ -39,12 +46,15 @@ quota backoff batch batches export import csv report reports search reindex shar
 region dns tls certificate expiry owner team frontend backend mobile web console admin permission
 permissions role roles audit compliance encryption key rotation vault terraform bucket lambda cdn
 nginx gateway proxy balancer health readiness probe leak heap thread threads async event events
-stream kafka topic consumer producer offset lag protobuf json yaml""".split()
-GLUE = """the a of to in on for with when after before is are was uses needs should must never
-always only because so but not from by at via and or if then than""".split()
+stream kafka topic consumer producer offset lag protobuf json yaml"""
+)
+GLUE = _words(
+    """the a of to in on for with when after before is are was uses needs should must never
+always only because so but not from by at via and or if then than"""
+)
 UNITS = ["ms", "s", "min", "MB", "GB", "%", "rps", "pods", "retries"]
 ASPECTS = ["deploys", "incidents", "config", "ownership", "runbook", "alerts", "capacity", "api"]
-SYLLABLES = "ka lo mi ne ru sa ti vo xe zu bra cle dri fro gly plo qua stri tho wex yon".split()
+SYLLABLES = _words("ka lo mi ne ru sa ti vo xe zu bra cle dri fro gly plo qua stri tho wex yon")
 
 
 def words(rng: random.Random, n: int) -> list[str]:
@@ -133,20 +143,20 @@ def generate(root: Path, n_files: int, rng: random.Random) -> Corpus:
     return corpus
 
 
-def queries(corpus: Corpus, root: Path, n: int, rng: random.Random) -> list[str]:
-    """A mix: common and rare words, two words, quoted phrases lifted from real entries, mixed."""
+def queries(corpus: Corpus, root: Path, n: int, rng: random.Random) -> list[tuple[str, str]]:
+    """(kind, query): common and rare words, two words, phrases lifted from real entries."""
     files = sorted(root.rglob("*.md"))
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     while len(out) < n:
         r = rng.random()
         if r < 0.25:
-            out.append(rng.choice(CORE[:40]))
+            out.append(("common word", rng.choice(CORE)))
         elif r < 0.4:
-            out.append(rng.choice(corpus.tail[:3000]))
+            out.append(("rare word", rng.choice(corpus.tail[:3000])))
         elif r < 0.6:
-            out.append(f"{rng.choice(CORE)} {rng.choice(CORE)}")
+            out.append(("two common words", f"{rng.choice(CORE)} {rng.choice(CORE)}"))
         elif r < 0.75:
-            out.append(f"{rng.choice(CORE)} {rng.choice(corpus.tail[:2000])}".title())
+            out.append(("common + rare", f"{rng.choice(CORE)} {rng.choice(corpus.tail)}".title()))
         else:
             lines = files[rng.randrange(len(files))].read_text().splitlines()
             entries = [ln for ln in lines if ln.startswith("- ")]
@@ -156,7 +166,10 @@ def queries(corpus: Corpus, root: Path, n: int, rng: random.Random) -> list[str]
             k = rng.randint(2, 3)
             i = rng.randrange(max(1, len(ws) - k))
             phrase = f'"{" ".join(ws[i : i + k])}"'
-            out.append(phrase if r < 0.9 else f"{rng.choice(CORE)} {phrase}")
+            if r < 0.9:
+                out.append(("phrase", phrase))
+            else:
+                out.append(("word + phrase", f"{rng.choice(CORE)} {phrase}"))
     return out
 
 
@@ -188,6 +201,19 @@ def grep_args(query: str) -> list[str]:
     return args
 
 
+def git_grep(root: Path, query: str) -> str:
+    cmd = ["git", "-C", str(root), "grep", "-i", "-n", "-F", *grep_args(query)]
+    return subprocess.run(cmd, capture_output=True, text=True).stdout
+
+
+def ripgrep(root: Path, query: str) -> str:
+    """rg cannot AND terms on a line: it searches the longest term (a lower bound on its cost)."""
+    term = max(parse_query(query), key=lambda t: len(t.text)).text.decode()
+    return subprocess.run(
+        ["rg", "-i", "-n", "-F", "-e", term, str(root)], capture_output=True, text=True
+    ).stdout
+
+
 def timed(fn: Callable[[], object]) -> float:
     t0 = time.perf_counter()
     fn()
@@ -197,6 +223,34 @@ def timed(fn: Callable[[], object]) -> float:
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+def report(rows: list[tuple[str, list[float]]], kinds: list[str]) -> None:
+    print(f"{'ms per query':30} {'p50':>7} {'p95':>7} {'p99':>7} {'mean':>7}")
+    for name, values in rows:
+        print(
+            f"{name:30} {pct(values, 50):7.1f} {pct(values, 95):7.1f} {pct(values, 99):7.1f}"
+            f" {statistics.fmean(values):7.1f}"
+        )
+    ours = rows[0][1]
+    for name, values in rows[1:]:
+        print(f"ratio {name.split(' (')[0]} / hippo, p50: {pct(values, 50) / pct(ours, 50):.1f}x")
+    print(f"\n{'p50 ms by kind (n)':30} " + " ".join(f"{n.split()[0]:>9}" for n, _ in rows))
+    for kind in dict.fromkeys(kinds):
+        idx = [i for i, k in enumerate(kinds) if k == kind]
+        cells = " ".join(f"{pct([v[i] for i in idx], 50):9.1f}" for _, v in rows)
+        print(f"{kind + f' ({len(idx)})':30} {cells}")
+
+
+def agreement(index: SearchIndex, root: Path, qs: list[str]) -> str:
+    """Every line git grep finds (all terms on the line) must be among hippo's hits."""
+    want = found = 0
+    for q in qs:
+        lines = {tuple(ln.split(":", 2)[:2]) for ln in git_grep(root, q).splitlines()}
+        ours = {(h.path, str(h.line)) for h in index.search(q, limit=10**9)}
+        want += len(lines)
+        found += len(lines & ours)
+    return f"{found}/{want} git grep lines also found by hippo on {len(qs)} queries"
 
 
 def main() -> int:
@@ -217,7 +271,8 @@ def main() -> int:
         git(root, "add", "-A")
         git(root, "-c", "user.name=bench", "-c", "user.email=b@x", "commit", "-qm", "bench")
         gen_s = time.perf_counter() - t0
-        qs = queries(corpus, root, opts.queries, rng)
+        kinds_qs = queries(corpus, root, opts.queries, rng)
+        qs = [q for _, q in kinds_qs]
 
         t0 = time.perf_counter()
         tree = read_tree(root)
@@ -227,51 +282,18 @@ def main() -> int:
         index = SearchIndex.build(tree)
         build_ms = (time.perf_counter() - t0) * 1000
         print(f"repository: {len(tree)} files, {size / 1e6:.1f} MB, generated in {gen_s:.1f} s")
-        print(f"read tree (pygit2): {read_ms:.0f} ms; build index: {build_ms:.0f} ms\n")
+        print(f"read tree (pygit2): {read_ms:.0f} ms; build index: {build_ms:.0f} ms")
+        print(f"load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
 
         index.search(qs[0])  # warm-up
-        ours = [timed(lambda q=q: index.search(q, 20)) for q in qs]  # type: ignore[misc]
-        rows = [("hippo SearchIndex.search", ours)]
-        grep = [
-            timed(
-                lambda q=q: subprocess.run(  # type: ignore[misc]
-                    ["git", "-C", str(root), "grep", "-i", "-n", "-F", *grep_args(q)],
-                    capture_output=True,
-                )
-            )
-            for q in qs
-        ]
-        rows.append(("git grep -i -n -F (AND)", grep))
+        rows = [("hippo SearchIndex.search", [timed(partial(index.search, q, 20)) for q in qs])]
+        rows.append(("git grep -i -n -F (AND)", [timed(partial(git_grep, root, q)) for q in qs]))
         if shutil.which("rg"):
-            rg = [
-                timed(
-                    lambda q=q: subprocess.run(  # type: ignore[misc]
-                        [
-                            "rg",
-                            "-i",
-                            "-n",
-                            "-F",
-                            "-e",
-                            max(parse_query(q), key=lambda t: len(t.text)).text.decode(),
-                            str(root),
-                        ],
-                        capture_output=True,
-                    )
-                )
-                for q in qs
-            ]
-            rows.append(("rg -i -n -F (longest term)", rg))
-        print(f"load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-        print(f"{'':30} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'mean':>8}")
-        for name, values in rows:
-            print(
-                f"{name:30} {pct(values, 50):8.1f} {pct(values, 95):8.1f} {pct(values, 99):8.1f}"
-                f" {statistics.fmean(values):8.1f}"
+            rows.append(
+                ("rg -i -n -F (longest term)", [timed(partial(ripgrep, root, q)) for q in qs])
             )
-        for name, values in rows[1:]:
-            print(
-                f"ratio {name.split(' (')[0]} / hippo at p50: {pct(values, 50) / pct(ours, 50):.1f}x"
-            )
+        report(rows, [k for k, _ in kinds_qs])
+        print(f"\nagreement: {agreement(index, root, qs[:25])}")
         return 0
     finally:
         if tmp:

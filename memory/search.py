@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import heapq
 import re
-from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import partial
 from itertools import pairwise
 
-from memory.format import parse, parse_entry
+from memory.format import parse_entry
+from memory.search_blob import Blob, fold
 
 # Ranking weights. A hit's score is the sum of its term weights plus bonuses, minus penalties for
 # spread-out matches and long entries; `added` only breaks ties.
@@ -32,13 +31,12 @@ MAX_GAP = 10
 LENGTH_PENALTY = 1.0  # for an entry text of LONG bytes or more, less for shorter ones
 LONG = 400
 
+PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes
+PRESCORE = 4  # with many candidates, first score limit * PRESCORE of the best-looking ones
+
 _TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
-# No "^": match() anchors at its start position, where "^" would not match.
-_BULLET = re.compile(rb"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
-PER_HIT = 4000
-_NEWLINE = re.compile(rb"\n")
-_SAMPLE_WINDOWS = 16
-_SAMPLE_SIZE = 1 << 16
+
+__all__ = ["Hit", "SearchIndex", "Term", "fold", "matches_entry", "parse_query"]
 
 
 @dataclass(frozen=True)
@@ -71,15 +69,6 @@ class Term:
     phrase: bool
 
 
-def fold(text: str) -> str:
-    """Lower case that keeps the length (a character whose lower case is longer stays as it is),
-    so folded and original text line up character for character."""
-    low = text.lower()
-    if len(low) == len(text):
-        return low
-    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-
-
 def parse_query(query: str) -> list[Term]:
     """Words and "quoted phrases" (an unclosed quote runs to the end), folded, deduplicated."""
     terms: list[Term] = []
@@ -105,65 +94,20 @@ def matches_entry(query: str, text: str) -> bool:
 class SearchIndex:
     """A warm, read-only view of one commit's tree for search. Build once per commit."""
 
-    def __init__(
-        self,
-        paths: list[str],
-        raws: list[bytes],
-        blob: bytes,
-        starts: list[int],
-        ctx: bytes,
-        ctx_starts: list[int],
-        titles: list[tuple[int, int]],
-        fenced: set[int],
-    ) -> None:
-        self.paths = paths
-        self._raws = raws  # original bytes, to show hits as written
-        self._blob = blob  # folded files, each followed by b"\n"; starts[i] is file i's offset
-        self._starts = starts
-        self._ctx = ctx  # one line per file: folded path and title
-        self._ctx_starts = ctx_starts
-        self._titles = titles  # blob span of each file's first non-blank line
-        self._fenced = fenced  # files with code fences: entries need a real parse there
-        self._entry_lines: dict[int, frozenset[int]] = {}
-        # Start offset of every line, and len(blob) last: line i is lines[i]..lines[i+1]-1.
-        self._lines = [0, *(m.end() for m in _NEWLINE.finditer(blob))]
+    def __init__(self, blob: Blob) -> None:
+        self._blob = blob
+        self.paths = blob.paths
+        # What a line scores before its query terms: the entry bonus, less the length penalty.
+        self._prior = [
+            (ENTRY_BONUS if b else 0.0) - LENGTH_PENALTY * min(n, LONG) / LONG
+            for b, n in zip(blob.bullet, blob.body, strict=False)
+        ]
 
     @classmethod
     def build(cls, tree: Mapping[str, bytes]) -> SearchIndex:
         """Index every UTF-8 text file of `tree` (path -> bytes); binary and non-UTF-8 files are
         skipped."""
-        paths: list[str] = []
-        raws: list[bytes] = []
-        parts: list[bytes] = []
-        starts: list[int] = []
-        ctx_parts: list[bytes] = []
-        ctx_starts: list[int] = []
-        titles: list[tuple[int, int]] = []
-        fenced: set[int] = set()
-        pos = ctx_pos = 0
-        for path in sorted(tree):
-            raw = tree[path]
-            low = _fold_bytes(raw)
-            if low is None:
-                continue
-            i = len(paths)
-            lo, hi = _first_line(low)
-            ctx_line = fold(path).encode() + b" " + low[lo:hi] + b"\n"
-            paths.append(path)
-            raws.append(raw)
-            starts.append(pos)
-            titles.append((pos + lo, pos + hi))
-            ctx_starts.append(ctx_pos)
-            parts.append(low)
-            parts.append(b"\n")
-            ctx_parts.append(ctx_line)
-            pos += len(low) + 1
-            ctx_pos += len(ctx_line)
-            if b"```" in low or b"~~~" in low:
-                fenced.add(i)
-        blob = b"".join(parts)
-        ctx = b"".join(ctx_parts)
-        return cls(paths, raws, blob, starts, ctx, ctx_starts, titles, fenced)
+        return cls(Blob.build(tree))
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -174,135 +118,90 @@ class SearchIndex:
         terms = parse_query(query)
         if not terms or limit <= 0:
             return []
-        in_ctx = [self._context_files(t.text) for t in terms]
-        lines = self._candidates(terms, in_ctx)
-        words = [t.text for t in terms if not t.phrase]
-        sequence = b" ".join(words) if len(words) > 1 else None
-        # The most any line can score before the length penalty: lines whose bound cannot beat
-        # the current k-th best are skipped without scoring (common terms hit thousands).
-        best = sum((PHRASE if t.phrase else WORD) * WHOLE_WORD for t in terms)
-        best += (SEQUENCE_BONUS if sequence else 0.0) + 1e-3
-        bonus: dict[int, float] = {}
-        for ctx in in_ctx:
-            for f in ctx:
-                bonus[f] = bonus.get(f, 0.0) + CONTEXT_BONUS
-        heap: list[tuple[float, bytes, int, int, int]] = []
-        blob = self._blob
-        for ls, (le, f) in lines.items():
-            if len(heap) >= limit:
-                bound = best + bonus.get(f, 0.0) - _length_penalty(blob, ls, le)
-                if _BULLET.match(blob, ls, le):
-                    bound += ENTRY_BONUS
-                if bound < heap[0][0]:
-                    continue
-            score, added = self._score(ls, le, f, terms, in_ctx, sequence)
-            item = (score, added, -ls, le, f)
+        q = _Query(terms, [self._blob.context_files(t.text) for t in terms])
+        found = self._candidates(q)
+        prior = self._prior
+        # A line can score at most best + its prior (+ its file's context bonus). With many
+        # candidates, score the best-looking few first; the k-th of those is a bar that most
+        # of the rest cannot reach, so they are skipped without scoring.
+        if len(found) > limit * PRESCORE:
+            first = heapq.nlargest(limit * PRESCORE, found, key=prior.__getitem__)
+            heap = self._rank(first, found, q, limit, [])
+            bar, bonus, rest = heap[0][0] - q.best, q.bonus.get, set(first)
+            found = {
+                k: f for k, f in found.items() if prior[k] + bonus(f, 0.0) >= bar and k not in rest
+            }
+        else:
+            heap = []
+        heap = self._rank(found, found, q, limit, heap)
+        heap.sort(reverse=True)
+        return [self._hit(k, f, score) for score, _, _, k, f in heap]
+
+    def _rank(
+        self,
+        lines: Iterable[int],
+        files: Mapping[int, int],
+        q: _Query,
+        limit: int,
+        heap: list[tuple[float, bytes, int, int, int]],
+    ) -> list[tuple[float, bytes, int, int, int]]:
+        """Push the scored `lines` into the top-`limit` heap (score, added, -line, line, file)."""
+        for k in lines:
+            f = files[k]
+            score, added = self._score(k, f, q)
+            item = (score, added, -k, k, f)
             if len(heap) < limit:
                 heapq.heappush(heap, item)
             elif item > heap[0]:
                 heapq.heapreplace(heap, item)
-        heap.sort(reverse=True)
-        return [self._hit(-neg_ls, le, f, score) for score, _, neg_ls, le, f in heap]
+        return heap
 
-    # -- candidates -------------------------------------------------------------------------
-
-    def _context_files(self, term: bytes) -> set[int]:
-        """Files whose path or title contains `term`."""
-        out: set[int] = set()
-        ctx, find = self._ctx, self._ctx.find
-        pos = find(term)
-        while pos >= 0:
-            f = bisect_right(self._ctx_starts, pos) - 1
-            out.add(f)
-            end = ctx.find(b"\n", pos)
-            pos = find(term, end + 1)
-        return out
-
-    def _estimate(self, term: bytes) -> float:
-        """Roughly how often `term` occurs, from a few evenly spaced samples of the blob."""
-        blob = self._blob
-        size = len(blob)
-        if size <= _SAMPLE_WINDOWS * _SAMPLE_SIZE * 2:
-            return float(blob.count(term))
-        step = size // _SAMPLE_WINDOWS
-        seen = sum(
-            blob.count(term, i * step, i * step + _SAMPLE_SIZE) for i in range(_SAMPLE_WINDOWS)
-        )
-        return seen * size / (_SAMPLE_WINDOWS * _SAMPLE_SIZE)
-
-    def _candidates(self, terms: list[Term], in_ctx: list[set[int]]) -> dict[int, tuple[int, int]]:
-        """Lines (start -> (end, file)) where every term is in the line or the file's context,
-        and at least one term is in the line (or it is the title line of a file whose context
-        holds them all)."""
+    def _candidates(self, q: _Query) -> dict[int, int]:
+        """Lines (line -> file) where every term is in the line or in the file's path/title,
+        and at least one term is in the line (or it is the title line of a file whose path and
+        title hold every term)."""
+        blob, terms, in_ctx = self._blob, q.terms, q.in_ctx
 
         # Drive the scan with the rarest term; a term in many paths is a poor driver, since
-        # every file it names has to be scanned for the other terms.
-        # Handling one occurrence costs about as much as scanning PER_HIT bytes.
+        # every file it names must then be scanned for the other terms.
         def cost(i: int) -> float:
-            ctx_bytes = sum(self._size(f) for f in in_ctx[i])
-            return self._estimate(terms[i].text) * PER_HIT + ctx_bytes * (len(terms) - 1)
+            ctx_bytes = sum(blob.starts[f + 1] - blob.starts[f] for f in in_ctx[i])
+            return blob.estimate(terms[i].text) * PER_HIT + ctx_bytes * (len(terms) - 1)
 
         order = sorted(range(len(terms)), key=cost) if len(terms) > 1 else [0]
         d = order[0]
-        found: dict[int, tuple[int, int]] = {}
-        self._scan(terms[d].text, 0, len(self._blob), terms, in_ctx, found)
+        found: dict[int, int] = {}
+        self._keep(blob.lines_with(terms[d].text), d, q, found)
         for f in in_ctx[d]:
-            lo, hi = self._starts[f], self._starts[f] + self._size(f)
             for j in order[1:]:
-                self._scan(terms[j].text, lo, hi, terms, in_ctx, found)
+                self._keep(blob.lines_with(terms[j].text, f), j, q, found)
             if all(f in c for c in in_ctx):
-                ls, le = self._titles[f]
-                found.setdefault(ls, (le, f))
+                found.setdefault(blob.titles[f], f)
         return found
 
-    def _scan(
-        self,
-        term: bytes,
-        lo: int,
-        hi: int,
-        terms: list[Term],
-        in_ctx: list[set[int]],
-        found: dict[int, tuple[int, int]],
-    ) -> None:
-        find, starts, lines = self._blob.find, self._starts, self._lines
-        others = [(t.text, c) for t, c in zip(terms, in_ctx, strict=True) if t.text != term]
-        # Collect offsets first and map them to lines in bulk: common terms occur thousands of
-        # times, and each step of this loop is one C call.
-        offsets: list[int] = []
-        step = len(term)
-        pos = find(term, lo, hi)
-        while pos >= 0:
-            offsets.append(pos)
-            pos = find(term, pos + step, hi)
-        for li in dict.fromkeys(map(partial(bisect_right, lines), offsets)):
-            ls = lines[li - 1]
-            if ls in found:
-                continue
-            le = lines[li] - 1
-            f = bisect_right(starts, ls) - 1
-            if not others or all(f in c or find(t, ls, le) >= 0 for t, c in others):
-                found[ls] = (le, f)
+    def _keep(self, lines: list[int], i: int, q: _Query, found: dict[int, int]) -> None:
+        """Add the `lines` (which contain term i) where every other term is satisfied too."""
+        blob = self._blob
+        others = [
+            (t.text, c) for j, (t, c) in enumerate(zip(q.terms, q.in_ctx, strict=True)) if j != i
+        ]
+        line_file = blob.line_file
+        if not others:
+            found.update(zip(lines, map(line_file.__getitem__, lines), strict=True))
+            return
+        for k in lines:
+            f = line_file[k]
+            if k not in found and all(f in c or blob.has(t, k) for t, c in others):
+                found[k] = f
 
-    def _size(self, f: int) -> int:
-        end = self._starts[f + 1] if f + 1 < len(self._starts) else len(self._blob)
-        return end - self._starts[f] - 1
-
-    # -- ranking ----------------------------------------------------------------------------
-
-    def _score(
-        self,
-        ls: int,
-        le: int,
-        f: int,
-        terms: list[Term],
-        in_ctx: list[set[int]],
-        sequence: bytes | None,
-    ) -> tuple[float, bytes]:
-        """(score, added date) of one candidate line."""
-        line = self._blob[ls:le]
-        score = 0.0
+    def _score(self, k: int, f: int, q: _Query) -> tuple[float, bytes]:
+        """(score, added date) of line k of file f."""
+        line = self._blob.line(k)
+        score = self._prior[k]
+        if self._blob.bullet[k] and not self._blob.is_entry(k, f):
+            score -= ENTRY_BONUS  # a bullet inside a code fence
         spans: list[tuple[int, int]] = []
-        for t, ctx in zip(terms, in_ctx, strict=True):
+        for t, ctx in zip(q.terms, q.in_ctx, strict=True):
             weight = PHRASE if t.phrase else WORD
             p = line.find(t.text)
             if p >= 0:
@@ -313,74 +212,39 @@ class SearchIndex:
             else:
                 weight *= CONTEXT_ONLY
             score += weight + (CONTEXT_BONUS if f in ctx else 0.0)
-        if self._is_entry(ls, f, line):
-            score += ENTRY_BONUS
         if len(spans) > 1:
             spans.sort()
             gap = sum(line.count(b" ", a[1], b[0]) for a, b in pairwise(spans) if b[0] > a[1])
             score -= GAP_PENALTY * min(gap, MAX_GAP)
-        if sequence is not None and sequence in line:
+        if q.sequence is not None and q.sequence in line:
             score += SEQUENCE_BONUS
-        score -= _length_penalty(self._blob, ls, le)
         at = line.find(b"added:")
         added = line[at + 6 : at + 18].strip()[:10] if at >= 0 else b""
         return round(score, 4), added
 
-    def _is_entry(self, ls: int, f: int, line: bytes) -> bool:
-        if not self.paths[f].endswith(".md") or not _BULLET.match(line):
-            return False
-        if f not in self._fenced:
-            return True
-        if f not in self._entry_lines:
-            text = self._raws[f].decode("utf-8")
-            self._entry_lines[f] = frozenset(e.line for e in parse(text).entries)
-        return self._line_no(ls, f) - 1 in self._entry_lines[f]
-
-    def _line_no(self, ls: int, f: int) -> int:
-        return self._blob.count(b"\n", self._starts[f], ls) + 1
-
-    def _hit(self, ls: int, le: int, f: int, score: float) -> Hit:
-        path, raw, start = self.paths[f], self._raws[f], self._starts[f]
-        line_no = self._line_no(ls, f)
-        # Folding ASCII keeps every byte offset; otherwise go by line number.
-        ascii_ = raw.isascii()
-        original = raw[ls - start : le - start] if ascii_ else raw.split(b"\n")[line_no - 1]
-        text = original.decode("utf-8").rstrip("\r")
-        if self._is_entry(ls, f, self._blob[ls:le]):
+    def _hit(self, k: int, f: int, score: float) -> Hit:
+        blob, path = self._blob, self.paths[f]
+        line_no = blob.line_no(k, f)
+        text = blob.original(k, f)
+        if blob.is_entry(k, f):
             entry = parse_entry(text, line_no - 1)
             if entry is not None:
                 return Hit(path, line_no, entry.text, entry.metadata, score)
         return Hit(path, line_no, text.strip() or path, {}, score, entry=False)
 
 
-def _length_penalty(blob: bytes, ls: int, le: int) -> float:
-    """Shorter entries rank higher: the penalty grows with the text before the metadata."""
-    end = le
-    if blob[le - 1 : le] == b"]" and blob[le - 2 : le] != b"]]":
-        bracket = blob.rfind(b" [", ls, le)
-        end = bracket if bracket > ls else le
-    return LENGTH_PENALTY * min(end - ls, LONG) / LONG
+class _Query:
+    """A parsed query and what every line's score shares."""
 
-
-def _fold_bytes(raw: bytes) -> bytes | None:
-    """The folded UTF-8 of a text file, or None for binary or non-UTF-8 content."""
-    if b"\0" in raw:
-        return None
-    if raw.isascii():
-        return raw.lower()
-    try:
-        return fold(raw.decode("utf-8")).encode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def _first_line(data: bytes) -> tuple[int, int]:
-    """Span of the first non-blank line (the file's title), or (0, 0) for a blank file."""
-    pos = 0
-    while pos < len(data):
-        end = data.find(b"\n", pos)
-        end = len(data) if end < 0 else end
-        if data[pos:end].strip():
-            return pos, end
-        pos = end + 1
-    return 0, 0
+    def __init__(self, terms: list[Term], in_ctx: list[set[int]]) -> None:
+        self.terms = terms
+        self.in_ctx = in_ctx  # per term: the files whose path or title contains it
+        words = [t.text for t in terms if not t.phrase]
+        self.sequence = b" ".join(words) if len(words) > 1 else None
+        self.bonus: dict[int, float] = {}  # per file: context bonus over all terms
+        for ctx in in_ctx:
+            for f in ctx:
+                self.bonus[f] = self.bonus.get(f, 0.0) + CONTEXT_BONUS
+        # The most the terms can add to a line's prior, before its file's context bonus.
+        self.best = sum((PHRASE if t.phrase else WORD) * WHOLE_WORD for t in terms)
+        self.best += (SEQUENCE_BONUS if self.sequence else 0.0) + 1e-3

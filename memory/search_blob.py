@@ -1,0 +1,207 @@
+"""The folded text of one tree, for search: every UTF-8 text file lower-cased into one bytes blob,
+with the offsets that map a match back to its file and line, and per-line features for ranking.
+
+One blob makes a query a few C-speed `bytes.find` passes instead of a Python loop over files.
+Pure; built once per commit by `memory.search.SearchIndex`.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from itertools import pairwise
+from operator import sub
+
+from memory.format import parse
+
+_NEWLINE = re.compile(rb"\n")
+_BULLET_LINE = re.compile(rb"(?m)^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
+_META_TAIL = re.compile(rb" \[[^\[\]\n]*\]\r?\n")  # a trailing bracket, as metadata ends a line
+_SAMPLE_WINDOWS = 16
+_SAMPLE_SIZE = 1 << 16
+
+
+def fold(text: str) -> str:
+    """Lower case that keeps the length (a character whose lower case is longer stays as it is),
+    so folded and original text line up character for character."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+@dataclass
+class Blob:
+    """Files f = 0..n-1 and lines k = 0..m-1 of the folded text. File f spans
+    data[starts[f]:starts[f+1]-1] and line k spans data[lines[k]:lines[k+1]-1]; each file ends
+    with a b"\\n" of its own, so no line crosses files. Both lists end with len(data)."""
+
+    paths: list[str]
+    raws: list[bytes]  # the original bytes, to show hits as written
+    data: bytes
+    starts: list[int]
+    lines: list[int]
+    ctx: bytes  # one line per file: its folded path and title, where words count for every line
+    ctx_starts: list[int]
+    titles: list[int]  # the line of each file's first non-blank line
+    line_file: list[int]  # per line: its file
+    body: list[int]  # per line: bytes before a trailing metadata bracket
+    bullet: bytearray  # per line: 1 when it looks like an entry (a bullet in a .md file)
+    fenced: set[int]  # files with code fences, where bullet-looking lines may be code
+    _entry_lines: dict[int, frozenset[int]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, tree: Mapping[str, bytes]) -> Blob:
+        """Fold every UTF-8 text file of `tree`; binary and non-UTF-8 files are skipped."""
+        paths: list[str] = []
+        raws: list[bytes] = []
+        parts: list[bytes] = []
+        starts: list[int] = []
+        ctx_parts: list[bytes] = []
+        title_at: list[int] = []
+        fenced: set[int] = set()
+        pos = 0
+        for path in sorted(tree):
+            raw = tree[path]
+            low = _fold_bytes(raw)
+            if low is None:
+                continue
+            lo, hi = _first_line(low)
+            if b"```" in low or b"~~~" in low:
+                fenced.add(len(paths))
+            paths.append(path)
+            raws.append(raw)
+            starts.append(pos)
+            title_at.append(pos + lo)
+            parts += (low, b"\n")
+            ctx_parts.append(fold(path).encode() + b" " + low[lo:hi] + b"\n")
+            pos += len(low) + 1
+        data = b"".join(parts)
+        starts.append(len(data))
+        lines = [0, *(m.end() for m in _NEWLINE.finditer(data))]
+        line_of = {offset: k for k, offset in enumerate(lines)}
+        body = list(map(sub, lines[1:], lines))
+        for m in _META_TAIL.finditer(data):
+            k = line_of[m.end()] - 1
+            body[k] = m.start() - lines[k]
+        bullet = bytearray(len(lines) - 1)
+        for f, path in enumerate(paths):
+            if path.endswith(".md"):
+                for m in _BULLET_LINE.finditer(data, starts[f], starts[f + 1]):
+                    bullet[line_of[m.start()]] = 1
+        ctx_starts = [0]
+        for part in ctx_parts:
+            ctx_starts.append(ctx_starts[-1] + len(part))
+        titles = [line_of[t] for t in title_at]
+        firsts = [line_of[s] for s in starts]
+        line_file: list[int] = []
+        for f, (a, b) in enumerate(pairwise(firsts)):
+            line_file += [f] * (b - a)
+        ctx = b"".join(ctx_parts)
+        return cls(
+            paths,
+            raws,
+            data,
+            starts,
+            lines,
+            ctx,
+            ctx_starts,
+            titles,
+            line_file,
+            body,
+            bullet,
+            fenced,
+        )
+
+    def line(self, k: int) -> bytes:
+        """Line k of the folded text, without its newline."""
+        return self.data[self.lines[k] : self.lines[k + 1] - 1]
+
+    def context_files(self, term: bytes) -> set[int]:
+        """Files whose path or title contains `term`."""
+        out: set[int] = set()
+        ctx, find = self.ctx, self.ctx.find
+        pos = find(term)
+        while pos >= 0:
+            out.add(bisect_right(self.ctx_starts, pos) - 1)
+            pos = find(term, ctx.find(b"\n", pos) + 1)
+        return out
+
+    def estimate(self, term: bytes) -> float:
+        """Roughly how often `term` occurs, from a few evenly spaced samples."""
+        data, size = self.data, len(self.data)
+        if size <= _SAMPLE_WINDOWS * _SAMPLE_SIZE * 2:
+            return float(data.count(term))
+        step = size // _SAMPLE_WINDOWS
+        seen = sum(
+            data.count(term, i * step, i * step + _SAMPLE_SIZE) for i in range(_SAMPLE_WINDOWS)
+        )
+        return seen * size / (_SAMPLE_WINDOWS * _SAMPLE_SIZE)
+
+    def lines_with(self, term: bytes, f: int | None = None) -> list[int]:
+        """The lines (in order, once each) containing `term`, in all files or in file `f`."""
+        lo, hi = (0, len(self.data)) if f is None else (self.starts[f], self.starts[f + 1])
+        # Collect offsets first and map them to lines in bulk: a common term occurs thousands
+        # of times, and each step of this loop is a single C call.
+        offsets: list[int] = []
+        find, step = self.data.find, len(term)
+        pos = find(term, lo, hi)
+        while pos >= 0:
+            offsets.append(pos)
+            pos = find(term, pos + step, hi)
+        line_of = partial(bisect_right, self.lines)
+        return [k - 1 for k in dict.fromkeys(map(line_of, offsets))]
+
+    def has(self, term: bytes, k: int) -> bool:
+        return self.data.find(term, self.lines[k], self.lines[k + 1] - 1) >= 0
+
+    def is_entry(self, k: int, f: int) -> bool:
+        """A bullet line of a markdown file, outside code fences."""
+        if not self.bullet[k]:
+            return False
+        if f not in self.fenced:
+            return True
+        if f not in self._entry_lines:
+            doc = parse(self.raws[f].decode("utf-8"))
+            self._entry_lines[f] = frozenset(e.line for e in doc.entries)
+        return self.line_no(k, f) - 1 in self._entry_lines[f]
+
+    def line_no(self, k: int, f: int) -> int:
+        """1-based line number of line k within its file."""
+        return self.data.count(b"\n", self.starts[f], self.lines[k]) + 1
+
+    def original(self, k: int, f: int) -> str:
+        """Line k as written in the file (not folded), without its line ending."""
+        raw, start = self.raws[f], self.starts[f]
+        if raw.isascii():  # folding ASCII keeps every byte offset
+            text = raw[self.lines[k] - start : self.lines[k + 1] - 1 - start]
+        else:  # folding may have moved byte offsets: go by line number
+            text = raw.split(b"\n")[self.line_no(k, f) - 1]
+        return text.decode("utf-8").rstrip("\r")
+
+
+def _fold_bytes(raw: bytes) -> bytes | None:
+    """The folded UTF-8 of a text file, or None for binary or non-UTF-8 content."""
+    if b"\0" in raw:
+        return None
+    if raw.isascii():
+        return raw.lower()
+    try:
+        return fold(raw.decode("utf-8")).encode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _first_line(data: bytes) -> tuple[int, int]:
+    """Span of the first non-blank line (the file's title), or (0, 0) for a blank file."""
+    pos = 0
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        if data[pos:end].strip():
+            return pos, end
+        pos = end + 1
+    return 0, 0
