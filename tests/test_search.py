@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -301,3 +303,26 @@ def test_search_never_raises(query: str, limit: int) -> None:
 def test_matches_entry_never_raises(query: str, text: str) -> None:
     """`matches_entry` accepts any text."""
     assert matches_entry(query, text) in (True, False)
+
+
+def test_top_hits_equal_the_head_of_the_full_ranking() -> None:
+    """Skipping lines that cannot make the top k never changes the top k (same as ranking all)."""
+    rng = random.Random(5)
+    vocab = ["redis", "cache", "timeout", "rapid", "api", "deploy", "deploys", "the", "a", "of"]
+    files: dict[str, bytes] = {}
+    for i in range(300):
+        folder = rng.choice(["services/redis", "services/api", "notes", "deploys"])
+        lines = [f"# {rng.choice(vocab).title()} {i}"]
+        for _ in range(rng.randint(1, 12)):
+            words = " ".join(rng.choice(vocab) for _ in range(rng.randint(1, 30)))
+            meta = f" [added: 2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}]" * rng.randint(0, 1)
+            lines.append(rng.choice(["- ", "", "* "]) + words + meta)
+        files[f"{folder}/f{i}.md"] = "\n".join(lines).encode()
+    index = SearchIndex.build(files)
+    for query in ["redis", "api", "deploy", "redis cache", '"the cache"', "deploys timeout", "a"]:
+        full = index.search(query, limit=10**6)
+        for k in (1, 3, 20):
+            top = index.search(query, limit=k)
+            assert [(h.score, h.path, h.line) for h in top] == [
+                (h.score, h.path, h.line) for h in full[:k]
+            ], (query, k)
