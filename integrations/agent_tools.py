@@ -18,12 +18,13 @@ from memory import format as fmt
 from memory import secrets, tombstones
 from memory.errors import MemoryStoreError
 from memory.ops import check_path
+from memory.search import Hit as SearchHit
+from memory.search import SearchIndex
 
 MAX_READ = 20_000
 HIDDEN = ("archive/", ".git/")
 READ_ONLY = (".dream/", "archive/")
 _WORD = re.compile(r"[a-z0-9]+")
-_BULLET = re.compile(r"^\s*([-*+]|\d+[.)])\s")
 # Question words match every line; searching without them ranks the subject first.
 _STOP = frozenset(
     " ".join(
@@ -183,21 +184,13 @@ class Toolbox:
     # --- reading ---------------------------------------------------------------------------
 
     def _tool_search(self, query: str, limit: int = 20) -> str:
-        terms = _words(str(query)) - _STOP
-        if not terms:
-            raise ToolError("the query has no words to search for")
-        scored: list[tuple[int, str, int, str]] = []
-        for rel, p in self._files():
-            lines = p.read_text(errors="replace").splitlines()
-            # An entry is about its file's subject: the path and title count for its bullets.
-            subject = terms & (_words(rel) | _words(lines[0] if lines else ""))
-            for n, line in enumerate(lines, 1):
-                found = terms & _words(line)
-                if found:
-                    bonus = len(subject - found) + 1 if _BULLET.match(line) else 0
-                    scored.append((-(2 * len(found) + bonus), rel, n, line.strip()))
-        scored.sort()
-        hits = [Hit(rel, n, line) for _, rel, n, line in scored[: max(1, min(int(limit), 50))]]
+        limit = max(1, min(int(limit), 50))
+        files = {rel: p.read_bytes() for rel, p in self._files()}
+        index = SearchIndex.build(files)
+        found = index.search(str(query), limit)
+        if not found:
+            found = _any_word(index, files, str(query), limit)
+        hits = [Hit(h.path, h.line, _line(h)) for h in found]
         self.hits.extend(h for h in hits if h not in self.hits)
         if not hits:
             return f"no lines match {query!r}"
@@ -284,6 +277,29 @@ class Toolbox:
                 tombstones.check(entry.text, stones)
 
 
-def _words(text: str) -> set[str]:
-    """Lower-cased words with a plural 's' dropped, so '504s' finds '504'."""
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORD.findall(text.lower())}
+def _any_word(
+    index: SearchIndex, files: dict[str, bytes], query: str, limit: int
+) -> list[SearchHit]:
+    """The house search wants every word in a line (or its file's path or title); a question's
+    words rarely all are. Here each content word counts on its own ('504s' → '504'), scores add
+    up, a word in the file's path or title adds one, and entries outrank headings."""
+    words = [w.strip("?!.,;:()[]\"'`") for w in dict.fromkeys(query.lower().split())]
+    words = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _STOP]
+    merged: dict[tuple[str, int], tuple[float, SearchHit]] = {}
+    for word in filter(None, words):
+        for h in index.search(word, limit):
+            score = h.score if h.entry else h.score / 2
+            merged[(h.path, h.line)] = (merged.get((h.path, h.line), (0.0, h))[0] + score, h)
+    ranked = []
+    for total, h in merged.values():
+        head = files[h.path].split(b"\n", 1)[0].decode("utf-8", "replace")
+        context = f"{h.path} {head}".lower()
+        ranked.append((total + sum(1.0 for w in words if w and w in context), h))
+    ranked.sort(key=lambda item: -item[0])
+    return [h for _, h in ranked[:limit]]
+
+
+def _line(hit: SearchHit) -> str:
+    """A hit as the model should see it: the entry with its metadata (sources, dates)."""
+    tail = fmt.render_meta(hit.meta) if hit.meta else ""
+    return f"{hit.text} {tail}".strip()

@@ -62,7 +62,7 @@ def test_archive_is_invisible_and_dream_read_only(tools: Toolbox) -> None:
 def test_search_ranks_subject_words_and_records_hits(tools: Toolbox) -> None:
     """'why does checkout-api return 504s' finds the checkout-api entry first."""
     out = tools.call("search", {"query": "why does checkout-api return 504s after deploys?"})
-    assert out.splitlines()[0].startswith("services/checkout-api.md:3: - 504s come from")
+    assert out.splitlines()[0].startswith("services/checkout-api.md:3: 504s come from")
     assert tools.hits[0].path == "services/checkout-api.md"
 
 
