@@ -158,12 +158,15 @@ def plan(
     path = conventions_path(facts.repo)
     sig = signature(facts, outcome)
     entries = fmt.parse(current).entries if current else []
+    for e in entries:
+        if facts.url in e.get_all("source") + e.get_all("evidence"):
+            # a replay (redelivery, backfill after the webhook): this pull request already counted
+            out.text, out.status = e.text, e.get("status") or TENTATIVE
+            return out
     live = [(e, s) for e in entries if e.get("status") != REVOKED and (s := _entry_sig(e))]
 
     contradicted = [e for e, s in live if s.contradicts(sig)]
     for e in contradicted:
-        if facts.url in e.get_all("evidence"):
-            continue
         revoked = e.with_meta(
             status=REVOKED,
             reason=f"people put the old way back in pull request #{facts.number}",
@@ -176,23 +179,16 @@ def plan(
         return out
 
     text = deterministic_text(facts, outcome, sig)
-    if judge is not None:
+    match = next((e for e, s in live if s.same(sig)), None)
+    if match is None and judge is not None:
         written = judge.write(summary(facts, outcome))
         if written and written.strip():
             text = _one_line(written.splitlines()[0].lstrip("-* "), 300)
-
-    match = next((e for e, s in live if s.same(sig)), None)
-    if match is None and judge is not None:
         # newest first, and a bounded number of calls however long the file grows
         recent = [e for e, _ in reversed(live)][:MAX_JUDGED]
         match = next((e for e in recent if judge.same(e.text, text)), None)
     if match is not None:
-        sources = match.get_all("source")
-        out.text, out.sources = match.text, list(sources)
-        if facts.url in sources:
-            out.status = match.get("status") or TENTATIVE  # a replay: nothing new
-            return out
-        out.sources.append(facts.url)
+        out.sources = [*match.get_all("source"), facts.url]
         out.status = ACTIVE
         out.became_active = match.get("status") != ACTIVE
         kept = [(k, v) for k, v in match.meta if k.lower() not in ("source", "status")]

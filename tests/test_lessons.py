@@ -96,6 +96,10 @@ def test_a_later_revert_revokes_with_reason_and_evidence_and_keeps_the_entry() -
     assert entry.get("evidence") == "https://github.com/octo/app/pull/3"
     assert "pull request #3" in (entry.get("reason") or "")
     assert len(entry.get_all("source")) == 2
+    replay = lessons.plan(
+        pr(3, old=NEW, new=OLD), po.MERGED_AFTER_CHANGES, apply(text, plan), today="2026-12-03"
+    )
+    assert replay.ops == [] and replay.status == "revoked"
 
 
 def test_a_different_edit_starts_its_own_tentative_lesson() -> None:
