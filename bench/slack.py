@@ -3,7 +3,7 @@
     .venv/bin/python bench/slack.py [--rate 100] [--seconds 10] [--dup 0.15]
 
 Starts the Procfile's processes for real: gunicorn serving `bot.app:create_app()` (2 workers ×
-8 threads) and a Celery worker (concurrency 2), on an embedded Redis, a local bare remote and the
+8 threads) and a Celery worker (8 threads, as in the Procfile), on an embedded Redis, a local bare remote and the
 console outbox. Then sends "@hippo save a note: …" app_mentions open-loop at --rate per second
 (each signed), a share of them sent again as Slack would: a retry (same event_id,
 X-Slack-Retry-Num) or the `message` copy of the same mention (another event_id, same ts).
@@ -109,8 +109,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--dup", type=float, default=0.15, help="share of requests sent twice")
     parser.add_argument("--port", type=int, default=3917)
-    parser.add_argument("--pool", default="prefork", help="Celery pool (prefork, threads)")
-    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--pool", default="threads", help="Celery pool, as in the Procfile")
+    parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="hippo-bench-slack-"))
