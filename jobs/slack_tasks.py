@@ -62,7 +62,7 @@ def author(user: str) -> Author:
 
 def file_link(rt: Runtime, path: str) -> str:
     """`path` as a Slack link to the console's view of it."""
-    return f"<{rt.config.public_url.rstrip('/')}/console/files/{path}|{path}>"
+    return f"<{rt.config.public_url.rstrip('/')}/console/file/{path}|{path}>"
 
 
 def source_for(rt: Runtime, channel: str, ts: str) -> str:

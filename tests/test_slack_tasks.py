@@ -55,7 +55,7 @@ def test_note_in_a_thread_commits_on_the_remote_and_replies_there(
     assert post(client, mention(text, thread_ts="1699999999.000001")).status_code == 200
     [reply] = replies(slack_fake)
     assert reply["thread_ts"] == "1699999999.000001"
-    assert "<http://hippo.test/console/files/inbox.md|inbox.md>" in reply["text"]
+    assert "<http://hippo.test/console/file/inbox.md|inbox.md>" in reply["text"]
     entry = rt.store.read("inbox.md")
     assert "the nightly batch alert is expected, nobody acts on it [source: " in entry
     assert "https://test.slack.com/archives/C111/p1700000000000100" in entry and "by: W222" in entry
