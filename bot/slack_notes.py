@@ -67,4 +67,3 @@ def listen(bolt: App, rt: Runtime) -> None:
             thread_ts="",
             user=str(event.get("user") or ""),
         )
-
