@@ -11,7 +11,6 @@ import logging
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
-from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
@@ -28,7 +27,8 @@ from jobs.runtime import Runtime
 from memory import lessons
 from memory import pr_outcomes as po
 from memory.errors import EntryConflict, LockTimeout, RemoteError, TombstoneConflict
-from memory.store import Author
+from memory.ops import Operation
+from memory.store import Author, WriteResult
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,12 @@ def learn(
     now = now or datetime.now(UTC).isoformat(timespec="seconds")
     judge = ClaudeJudge(rt.llm, rt.config.small_model) if rt.llm is not None else None
     path = lessons.conventions_path(facts.repo)
-    message = f"github: {facts.repo}#{facts.number} {outcome.replace('_', ' ')}"
+    subject = f"pull request {facts.repo}#{facts.number}: {outcome.replace('_', ' ')}"
+
+    def write(ops: list[Operation], status: str) -> WriteResult:
+        message = f"{subject}; lesson {status}" if status else subject
+        return rt.store.write(ops, author=GITHUB_AUTHOR, message=message, key=key, source=facts.url)
+
     # One planner per repository at a time: two closes planned on one stale text would drop a
     # source; the store's own lock only orders the commits.
     lock: AbstractContextManager[object] = (
@@ -128,11 +133,8 @@ def learn(
             current = rt.store.read_or_none(path)
             plan = lessons.plan(facts, outcome, current, today=today(rt), judge=judge)
             line = lessons.episode(facts, outcome, plan, now=now, agent_logins=agents)
-            write = partial(
-                rt.store.write, author=GITHUB_AUTHOR, message=message, key=key, source=facts.url
-            )
             try:
-                result = write([*plan.ops, line])
+                result = write([*plan.ops, line], plan.status)
                 break
             except EntryConflict:
                 if attempt == 2:
@@ -143,7 +145,7 @@ def learn(
                 log.info("%s: lesson not re-added, it was forgotten (%s)", facts.url, exc)
                 plan = lessons.LessonPlan(text=plan.text, status="forgotten")
                 line = lessons.episode(facts, outcome, plan, now=now, agent_logins=agents)
-                result = write([line])
+                result = write([line], plan.status)
                 break
     if plan.became_active and result.created and (shared or rt.config.slack_enabled):
         announce(rt, facts.repo, plan)
