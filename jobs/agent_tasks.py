@@ -19,7 +19,7 @@ from redis.exceptions import LockError
 from jobs.agent_turn import PREFIX, Question, take_turn
 from jobs.celery_app import task, task_runtime
 from jobs.runtime import Runtime
-from memory.errors import LockTimeout, RemoteError
+from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 
 log = logging.getLogger("hippo.agent")
 
@@ -77,6 +77,12 @@ def answer(
             raise self.retry(exc=exc, countdown=BACKOFF * 2**retries) from exc
         offer_retry(rt, q, exc)
         return "gave up"
+    except MemoryStoreError as exc:  # not worth retrying: say what is wrong and what to do
+        log.warning("agent turn %s refused: %s", q.event_id, exc)
+        rt.poster.post(
+            q.channel, f"Sorry, I could not answer: {exc}", thread_ts=q.thread_ts or None
+        )
+        return "refused"
     finally:
         try:
             lock.release()

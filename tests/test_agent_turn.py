@@ -21,8 +21,8 @@ from memory import snapshot
 from memory.ops import AddEntry, WriteFile
 from memory.store import Author
 from tests.fakes.anthropic import FakeAnthropic
-from tests.fakes.slack import SECRET, SlackFake
-from tests.slack_helpers import mention, post, wait
+from tests.fakes.slack import SECRET, SlackFake, payload_body
+from tests.slack_helpers import conformance, mention, post, wait
 
 ALICE = Author("alice", "alice@example.com")
 TOPIC = "# checkout-api\n\n- 504s after deploys come from cold caches [source: https://x/pr/1]\n"
@@ -206,16 +206,26 @@ def test_overloaded_to_the_end_offers_try_again_and_pushes_nothing(
     wc = rt.config.data_dir / "agent" / "default" / "_C111_1700000000.000100" / "tree"
     assert (wc / "services" / "new.md").read_text() == "# n\n\n- a\n"
 
-    # Try again: the button re-queues the turn, which keeps the edit and pushes it with the answer.
+    # Try again: the button (through /slack/events and a real worker) re-queues the turn, which
+    # keeps the edit and pushes it with the answer; a second press does nothing.
+    from celery.contrib.testing.worker import start_worker
+
     claude.default = None
     claude.script(claude.text("Here you go."), claude.text('{"remember": [], "stale": []}'))
-    from jobs.agent_tasks import retry_from_button
-
-    q = retry_from_button(rt, "EvF", "1700000000.999")
-    assert q is not None and retry_from_button(rt, "EvF", "1700000000.999") is None
-    answer.apply(kwargs={**q.__dict__, "retry_of": "1700000000.000400"})
-    assert slack_fake.calls("chat.update")[0].form["text"] == "Trying again…"
+    click = conformance("block_actions.json")
+    click["actions"][0].update(action_id=RETRY_ACTION, value="EvF")
+    click["container"].update(channel_id="C111", message_ts="1700000000.000400")
+    client = create_app(rt.config, rt).test_client()
+    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+        assert post(client, payload_body(click)).status_code == 200
+        slack_fake.wait_for("chat.postMessage", 2)
+        wait(lambda: bool(_archive(rt)))
+        click["trigger_id"] = "another.click"
+        assert post(client, payload_body(click)).status_code == 200
+    update = slack_fake.calls("chat.update")[0].form
+    assert (update["ts"], update["text"]) == ("1700000000.000400", "Trying again…")
     assert slack_fake.posts()[-1]["text"].startswith("Here you go.")
+    assert len(slack_fake.posts()) == 2 and len(slack_fake.calls("chat.update")) == 1
     assert rt.store.read("services/new.md").startswith("# n\n\n- a [source: https://test.slack")
 
 
@@ -230,6 +240,22 @@ def test_a_redelivered_task_posts_nothing_twice(
     answer.apply(kwargs=kwargs)
     assert len(slack_fake.posts()) == 1
     assert slack_fake.posts()[0]["thread_ts"] == "1700000000.000500"
+
+
+def test_an_empty_memory_gets_a_clear_answer(tmp_path: Path, slack_fake: SlackFake) -> None:
+    """A memory repository with no commits: the thread hears what to do, nothing crashes."""
+    config = _config(tmp_path, slack_fake, None)
+    pygit2.init_repository(config.memory_remote, bare=True)
+    rt = Runtime(config)
+    try:
+        rt.celery  # noqa: B018  (binds the tasks to this Runtime)
+        kwargs = {"channel": "C111", "text": "why?", "ts": "1700000000.000600", "key": "EvE"}
+        answer.apply(kwargs=kwargs)
+        (reply,) = slack_fake.posts()
+        assert reply["text"].startswith("Sorry, I could not answer:")
+        assert "hippo init" in reply["text"]
+    finally:
+        rt.close()
 
 
 @pytest.mark.parametrize(
