@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qs
 
 from flask import Flask, Response, jsonify, request
 
@@ -41,9 +42,9 @@ def register(app: Flask, rt: Runtime) -> None:
         if not delivery:
             return _reply(400, error="missing X-GitHub-Delivery")
         try:
-            payload = json.loads(raw)
+            payload = _payload(raw, request.mimetype)
         except ValueError:
-            return _reply(400, error="the body is not JSON (set the hook's content type to json)")
+            return _reply(400, error="the body is neither JSON nor a form with a JSON payload")
         if not isinstance(payload, dict):
             return _reply(400, error="the body is not a JSON object")
         claim = f"hippo:github:delivery:{delivery}"
@@ -55,6 +56,14 @@ def register(app: Flask, rt: Runtime) -> None:
             rt.redis.delete(claim)  # nothing was queued: a redelivery must be able to try again
             raise
         return _reply(202, **said)
+
+
+def _payload(raw: bytes, mimetype: str) -> Any:
+    """The delivery's JSON: the body, or its `payload=` field when the hook posts forms."""
+    if mimetype == "application/x-www-form-urlencoded":
+        fields = parse_qs(raw.decode("utf-8"), strict_parsing=True)
+        return json.loads(fields["payload"][-1]) if "payload" in fields else None
+    return json.loads(raw)
 
 
 def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) -> dict[str, Any]:

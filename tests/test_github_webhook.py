@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from flask.testing import FlaskClient
@@ -157,8 +158,21 @@ def test_installation_reviews_comments_and_bad_bodies(client: FlaskClient, rt: R
     review = post(client, "pull_request_review", webhook("pull_request_review/submitted"))
     comment = post(client, "issue_comment", webhook("issue_comment/created.with-installation"))
     assert review.status_code == comment.status_code == 202
-    assert post(client, "pull_request", None, raw=b"payload=%7B%7D").status_code == 400
+    assert post(client, "pull_request", None, raw=b"{not json").status_code == 400
     assert queued(rt) == 1
+
+
+def test_form_encoded_deliveries_are_read_too(client: FlaskClient, rt: Runtime) -> None:
+    """A hook set to application/x-www-form-urlencoded posts payload=<json>; it is verified and read."""
+    closed = pull_request_payload("closed", repo=REPO, number=1, merged=True)
+    raw = urlencode({"payload": json.dumps(closed)}).encode()
+    headers = delivery_headers(SECRET, raw, "pull_request", "form-1")
+    headers["Content-Type"] = "application/x-www-form-urlencoded"
+    response = client.post("/github/webhook", data=raw, headers=headers)
+    assert response.status_code == 202 and queued(rt) == 1
+    headers = delivery_headers(SECRET, b"a=1", "pull_request", "form-2")
+    headers["Content-Type"] = "application/x-www-form-urlencoded"
+    assert client.post("/github/webhook", data=b"a=1", headers=headers).status_code == 400
 
 
 # --- the whole path with a real Celery worker ---------------------------------------------
