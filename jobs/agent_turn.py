@@ -221,6 +221,12 @@ def record_usage(rt: Runtime, role: str, usage: Usage) -> None:
     pipe.execute()
 
 
+def agent_usage(r: Any, day: str) -> dict[str, int]:
+    """The agent's token counters for one UTC day (`record_usage`), for the nightly digest."""
+    raw = r.hgetall(f"hippo:usage:agent:{day}") or {}
+    return {(k.decode() if isinstance(k, bytes) else str(k)): int(v) for k, v in raw.items()}
+
+
 def episode(
     rt: Runtime, q: Question, out: Outcome, earlier: list[tuple[str, str]], permalink: str
 ) -> None:

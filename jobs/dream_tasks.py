@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -19,6 +19,7 @@ from github import Github
 from integrations import github as gh
 from integrations.dream_llm import ClaudeDreamer
 from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+from jobs.agent_turn import agent_usage
 from jobs.celery_app import task, task_runtime
 from jobs.config import Config
 from jobs.recall import recall_counts
@@ -121,9 +122,10 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
             claude = ClaudeDreamer(
                 rt.llm, verifiers, model=rt.config.model, allowed_hosts=rt.config.verify_hosts
             )
+        now = parse_now(rt.config, now_iso)
         report = dream(
             rt.store,
-            now=parse_now(rt.config, now_iso),
+            now=now,
             verifiers=verifiers,
             checker=claude,
             writer=claude,
@@ -134,6 +136,9 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
             return Outcome("skipped", report)
         if claude is not None:
             report.extra["usage"] = claude.usage()
+        # The agent's cache hits of the day before (its counters are per UTC day).
+        yesterday = (now.astimezone(UTC) - timedelta(days=1)).date().isoformat()
+        report.extra["agent_usage"] = agent_usage(rt.redis, yesterday)
         snap = snapshot.publish(rt.store, report.head)
         ts = post_digest(rt, report, workspace)
         return Outcome("done", report, snap.version, ts)

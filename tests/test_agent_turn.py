@@ -272,3 +272,19 @@ def test_an_empty_memory_gets_a_clear_answer(tmp_path: Path, slack_fake: SlackFa
 def test_questions_route_to_the_agent(text: str, agent: bool) -> None:
     """Questions and requests are the agent's; anything else is left to help."""
     assert (parse(text) is not None) is agent
+
+
+def test_the_digest_reports_the_agents_cache_hits(rt: Runtime, claude: FakeAnthropic) -> None:
+    """Turn usage lands in per-day counters, and the dream's digest shows the cache share."""
+    from jobs.agent_turn import agent_usage
+    from memory.dream import digest
+    from memory.dream.run import Report
+
+    claude.default = lambda body: claude.text("An answer.")
+    take_turn(rt, _q("first?", n=1))
+    take_turn(rt, _q("second?", n=2))
+    usage = agent_usage(rt.redis, datetime.now(UTC).date().isoformat())
+    assert usage["turns"] == 2 and usage["cache_read"] > 0 and usage["cache_write"] > 0
+    report = Report("2026-11-29", extra={"agent_usage": usage})
+    line = digest.blocks(report, console_url="http://hippo.test/console")[-1]["elements"][0]
+    assert "agent: 2 turns" in line["text"] and "of prompt tokens read from cache" in line["text"]

@@ -105,7 +105,14 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
     cached = int(usage.get("cache_read_input_tokens", 0))
     claims = f"{report.claims_checked} claims sent to verifiers"
     llm = f"Claude: {tokens:,} tokens, {cached:,} read from cache" if usage else "Claude: not used"
-    out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": f"{claims} · {llm}"}]})
+    line = f"{claims} · {llm}"
+    agent = report.extra.get("agent_usage") or {}
+    if agent.get("turns"):
+        read = int(agent.get("cache_read", 0))
+        prompt = read + int(agent.get("input", 0)) + int(agent.get("cache_write", 0))
+        share = f"{100 * read // prompt}%" if prompt else "0%"
+        line += f" · agent: {agent['turns']} turns, {share} of prompt tokens read from cache"
+    out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line}]})
     return out
 
 
