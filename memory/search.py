@@ -121,19 +121,19 @@ class SearchIndex:
         q = _Query(terms, [self._blob.context_files(t.text) for t in terms])
         found = self._candidates(q)
         prior = self._prior
-        # A line can score at most best + its prior (+ its file's context bonus). With many
-        # candidates, score the best-looking few first; the k-th of those is a bar that most
-        # of the rest cannot reach, so they are skipped without scoring.
+        # A line scores at most its prior + q.best + its file's context bonus. With many
+        # candidates, score the best-looking few first: the k-th of those is a bar most of the
+        # rest cannot reach, so they are dropped unscored; the rest go best-looking first.
+        heap: list[tuple[float, bytes, int, int, int]] = []
         if len(found) > limit * PRESCORE:
             first = heapq.nlargest(limit * PRESCORE, found, key=prior.__getitem__)
-            heap = self._rank(first, found, q, limit, [])
-            bar, bonus, rest = heap[0][0] - q.best, q.bonus.get, set(first)
-            found = {
-                k: f for k, f in found.items() if prior[k] + bonus(f, 0.0) >= bar and k not in rest
-            }
+            self._rank(first, found, q, limit, heap)
+            bar, bonus, done = heap[0][0] - q.best, q.bonus.get, set(first)
+            rest = [k for k, f in found.items() if prior[k] + bonus(f, 0.0) >= bar]
+            rest.sort(key=prior.__getitem__, reverse=True)
+            self._rank((k for k in rest if k not in done), found, q, limit, heap)
         else:
-            heap = []
-        heap = self._rank(found, found, q, limit, heap)
+            self._rank(found, found, q, limit, heap)
         heap.sort(reverse=True)
         return [self._hit(k, f, score) for score, _, _, k, f in heap]
 
@@ -144,17 +144,24 @@ class SearchIndex:
         q: _Query,
         limit: int,
         heap: list[tuple[float, bytes, int, int, int]],
-    ) -> list[tuple[float, bytes, int, int, int]]:
-        """Push the scored `lines` into the top-`limit` heap (score, added, -line, line, file)."""
+    ) -> None:
+        """Push the scored `lines` into the top-`limit` heap (score, added, -line, line, file),
+        skipping a line whose bound cannot reach the heap's smallest once it is full."""
+        prior, bonus, seq, blob = self._prior, q.bonus.get, q.sequence, self._blob
         for k in lines:
             f = files[k]
+            if len(heap) >= limit:
+                bound = prior[k] + bonus(f, 0.0) + q.best
+                if seq is not None and seq not in blob.line(k):
+                    bound -= SEQUENCE_BONUS
+                if bound < heap[0][0]:
+                    continue
             score, added = self._score(k, f, q)
             item = (score, added, -k, k, f)
             if len(heap) < limit:
                 heapq.heappush(heap, item)
             elif item > heap[0]:
                 heapq.heapreplace(heap, item)
-        return heap
 
     def _candidates(self, q: _Query) -> dict[int, int]:
         """Lines (line -> file) where every term is in the line or in the file's path/title,

@@ -20,6 +20,7 @@ from memory.format import parse
 _NEWLINE = re.compile(rb"\n")
 _BULLET_LINE = re.compile(rb"(?m)^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
 _META_TAIL = re.compile(rb" \[[^\[\]\n]*\]\r?\n")  # a trailing bracket, as metadata ends a line
+_MANY = 3000  # occurrences above which re.finditer collects them faster than a find() loop
 _SAMPLE_WINDOWS = 16
 _SAMPLE_SIZE = 1 << 16
 
@@ -146,12 +147,17 @@ class Blob:
         lo, hi = (0, len(self.data)) if f is None else (self.starts[f], self.starts[f + 1])
         # Collect offsets first and map them to lines in bulk: a common term occurs thousands
         # of times, and each step of this loop is a single C call.
-        offsets: list[int] = []
-        find, step = self.data.find, len(term)
-        pos = find(term, lo, hi)
-        while pos >= 0:
-            offsets.append(pos)
-            pos = find(term, pos + step, hi)
+        # Many hits: re's scanner hands them over cheaper than one find() call each. Few hits:
+        # find() scans faster, so it wins.
+        if f is None and self.estimate(term) > _MANY:
+            offsets = [m.start() for m in re.finditer(re.escape(term), self.data)]
+        else:
+            offsets = []
+            find, step = self.data.find, len(term)
+            pos = find(term, lo, hi)
+            while pos >= 0:
+                offsets.append(pos)
+                pos = find(term, pos + step, hi)
         line_of = partial(bisect_right, self.lines)
         return [k - 1 for k in dict.fromkeys(map(line_of, offsets))]
 
