@@ -245,13 +245,26 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Runtime]]:
     rt.redis.close()
 
 
-async def http_call(url: str, token: str, name: str, args: dict[str, Any]) -> CallToolResult:
+async def http_call(
+    url: str, token: str, name: str, args: dict[str, Any], mode: str = "auto"
+) -> CallToolResult:
     headers = {"Authorization": f"Bearer {token}"}
     async with (
         httpx2.AsyncClient(headers=headers) as http,
-        Client(streamable_http_client(url, http_client=http)) as client,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
     ):
         return await client.call_tool(name, args)
+
+
+def test_http_serves_handshake_era_clients(served: tuple[str, Runtime]) -> None:
+    """A client on the initialize-handshake protocol (most agents today) works over /mcp too."""
+    url, rt = served
+    args = {"path": "legacy.md", "message": "m", "entries": ["handshake clients work"]}
+    r = anyio.run(http_call, url, "tok-ci", "writeMemory", args, "legacy")
+    assert not r.is_error, text_of(r)
+    assert rt.store.log(limit=1)[0].author == "ci-bot"
+    r = anyio.run(http_call, url, "tok-ci", "readMemory", {"path": "legacy.md"}, "legacy")
+    assert "handshake clients work" in text_of(r)
 
 
 def test_http_write_authored_by_token_name(served: tuple[str, Runtime]) -> None:
