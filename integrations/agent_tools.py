@@ -296,7 +296,10 @@ def _any_word(
         context = f"{h.path} {head}".lower()
         ranked.append((total + sum(1.0 for w in words if w and w in context), h))
     ranked.sort(key=lambda item: -item[0])
-    return [h for _, h in ranked[:limit]]
+    # Lines that share one stray word with the question ('return' in `return_value`) are noise
+    # next to the lines that share several: keep those within half of the best.
+    best = ranked[0][0] if ranked else 0.0
+    return [h for score, h in ranked[:limit] if score >= best / 2]
 
 
 def _line(hit: SearchHit) -> str:
