@@ -190,6 +190,22 @@ def test_forget_with_several_matches_asks_then_removes_the_pick(
     assert len(slack_fake.calls("chat.update")) == 1
 
 
+def test_keep_all_removes_nothing(
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """ "Keep all" on a forget question edits the question and changes no file."""
+    rt = celery_worker_for
+    seed(rt, "inbox.md", "the cache warms at six", "the cache warms slowly")
+    post(client, mention("forget the cache warms", event_id="EvK", ts="4.5"))
+    buttons = replies(slack_fake)[0]["blocks"][1]["elements"]
+    before = remote_messages(rt)
+    click = conformance("block_actions.json")
+    click["actions"][0].update(action_id="forget_cancel", value=buttons[-1]["value"])
+    post(client, payload_body(click))
+    assert "Kept everything" in slack_fake.wait_for("chat.update")[0].form["text"]
+    assert remote_messages(rt) == before
+
+
 def test_instructions_add_list_remove(
     client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
 ) -> None:
@@ -274,3 +290,20 @@ def test_without_a_token_replies_go_to_the_outbox(offline: Runtime, slack_fake: 
     [message] = client.get("/outbox").get_json()["messages"]
     assert "inbox.md" in message["text"] and message["thread_ts"] == "1700000000.000100"
     assert slack_fake.calls("chat.postMessage") == []
+
+
+def test_offline_reaction_says_it_cannot_read(offline: Runtime) -> None:
+    """Offline there is no Slack to read a reacted message from: hippo says so, saves nothing."""
+    client = create_app(offline.config, offline).test_client()
+    body = mention("x", event_id="EvOff")
+    body["event"] = {
+        "type": "reaction_added",
+        "user": "W1",
+        "reaction": "brain",
+        "item": {"type": "message", "channel": "C111", "ts": "8.000100"},
+    }
+    post(client, body)
+    wait(lambda: Outbox(offline.redis).messages())
+    [message] = Outbox(offline.redis).messages()
+    assert "could not read that message" in message["text"]
+    assert message["thread_ts"] == "8.000100"
