@@ -28,6 +28,7 @@ RETRY_ACTION = "agent_retry"
 MAX_RETRIES = 3
 BACKOFF = 15  # seconds; then 30, 60 (all far inside the broker's visibility timeout)
 LOCK_TTL = 15 * 60  # one turn at a time per thread; a turn that runs longer loses the lock
+LOCK_WAIT = 60  # then the task retries later rather than hold a worker while the thread is busy
 RETRY_TTL = 7 * 24 * 3600  # how long a "Try again" button works
 
 # What is worth retrying: the provider busy or unreachable, the memory remote unreachable.
@@ -65,7 +66,7 @@ def answer(
         return "duplicate"
     if retry_of:
         rt.poster.update(channel, retry_of, "Trying again…")
-    lock = rt.redis.lock(f"{PREFIX}lock:{q.thread}", timeout=LOCK_TTL, blocking_timeout=LOCK_TTL)
+    lock = rt.redis.lock(f"{PREFIX}lock:{q.thread}", timeout=LOCK_TTL, blocking_timeout=LOCK_WAIT)
     if not lock.acquire():
         raise self.retry(countdown=BACKOFF)
     try:

@@ -229,6 +229,36 @@ def test_overloaded_to_the_end_offers_try_again_and_pushes_nothing(
     assert rt.store.read("services/new.md").startswith("# n\n\n- a [source: https://test.slack")
 
 
+def test_rate_limited_to_the_end_says_so(
+    rt: Runtime, claude: FakeAnthropic, slack_fake: SlackFake
+) -> None:
+    """429 through every retry: the thread hears it was the rate limit; nothing is pushed."""
+    claude.default = lambda body: claude.error(429)
+    head = rt.store.head()
+    kwargs = {"channel": "C111", "text": "why?", "ts": "1700000000.000700", "event_id": "EvR"}
+    answer.apply(kwargs=kwargs, retries=MAX_RETRIES)  # the last Celery attempt
+    assert len(claude.requests) == 4  # the SDK's own tries
+    (msg,) = slack_fake.posts()
+    assert "rate limit" in msg["text"] and msg["blocks"][1]["elements"][0]["value"] == "EvR"
+    assert rt.store.sync() == head
+
+
+def test_changes_since_lists_what_came_after_the_pinned_snapshot(
+    rt: Runtime, claude: FakeAnthropic
+) -> None:
+    """The changes_since tool shows the commits after the thread's snapshot, not before."""
+    take_turn(rt, _q("first?", n=1))  # pins version 1 at the seeded tip
+    rt.store.write([AddEntry("services/checkout-api.md", "a later fact")], author=ALICE,
+                   message="later: a fact about checkout-api")  # fmt: skip
+    claude.script(claude.tool_use("changes_since", {}), claude.text("Something changed."))
+    take_turn(rt, _q("what changed?", n=2))
+    turns = [b for b in claude.requests if b["model"] == "claude-sonnet-5-5"]
+    result = turns[-1]["messages"][-1]["content"][0]
+    assert result["type"] == "tool_result" and result["is_error"] is False
+    assert "alice: later: a fact about checkout-api [services/checkout-api.md]" in result["content"]
+    assert "seed" not in result["content"]
+
+
 def test_a_redelivered_task_posts_nothing_twice(
     rt: Runtime, claude: FakeAnthropic, slack_fake: SlackFake
 ) -> None:
