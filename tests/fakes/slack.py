@@ -54,6 +54,7 @@ class SlackFake:
         self.channels: dict[str, str] = {"C111": "dev"}
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}
         self._scripts: dict[str, deque[Reply]] = {}
+        self._delays: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
         self._seq = 0
         fake = self
@@ -91,6 +92,11 @@ class SlackFake:
         with self._lock:
             self._scripts.setdefault(api, deque()).extend(replies)
 
+    def delay(self, api: str, *seconds: float) -> None:
+        """Hold the next calls of `api` this long before answering (a slow Slack)."""
+        with self._lock:
+            self._delays.setdefault(api, deque()).extend(seconds)
+
     def calls(self, api: str) -> list[Call]:
         with self._lock:
             return [c for c in self.requests if c.api == api]
@@ -127,6 +133,10 @@ class SlackFake:
             self.requests.append(call)
             queue = self._scripts.get(call.api)
             scripted = queue.popleft() if queue else None
+            delays = self._delays.get(call.api)
+            pause = delays.popleft() if delays else 0.0
+        if pause:
+            time.sleep(pause)
         status, payload, headers = scripted or (200, self._answer(call), {})
         data = json.dumps(payload).encode()
         h.send_response(status)
