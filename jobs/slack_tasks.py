@@ -9,6 +9,7 @@ the write path's idempotency key (a redelivered task makes no second commit) and
 from __future__ import annotations
 
 import json
+import logging
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -26,6 +27,22 @@ from memory.search import Hit
 from memory.store import Author
 
 REPLIED_TTL = 3 * 24 * 3600
+# Slack errors no retry can fix (the bot was removed, the channel archived…).
+PERMANENT = frozenset(
+    [
+        "not_in_channel",
+        "channel_not_found",
+        "is_archived",
+        "thread_not_found",
+        "msg_too_long",
+        "invalid_blocks",
+        "no_text",
+        "account_inactive",
+        "invalid_auth",
+        "not_authed",
+    ]
+)
+log = logging.getLogger("hippo.slack")
 QUESTION_TTL = 7 * 24 * 3600  # a forget question stays answerable for a week
 # Transient failures: the task runs again with the same key, so nothing doubles.
 RETRY: dict[str, Any] = {
@@ -89,8 +106,15 @@ def reply_once(
             return None
     try:
         ts = rt.poster.post(channel, text, blocks=blocks, thread_ts=thread_ts or None)
-    except Exception:
+    except SlackApiError as exc:
+        if exc.response.get("error") in PERMANENT:  # retrying cannot help; the write stands
+            log.warning("reply for %s not posted in %s: %s", key, channel, exc.response["error"])
+            rt.redis.set(marker, f"failed:{exc.response['error']}", ex=REPLIED_TTL)
+            return None
         rt.redis.delete(marker)  # the retry must be able to send it
+        raise
+    except Exception:
+        rt.redis.delete(marker)
         raise
     rt.redis.set(marker, f"sent:{ts}", ex=REPLIED_TTL)
     return ts
