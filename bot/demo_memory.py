@@ -63,7 +63,7 @@ def run(ctx: Demo) -> None:
         try:
             notes.save_note(store, bad, today=today, author=person)
         except MemoryStoreError as exc:
-            ctx.say(f"refused: {exc}")
+            ctx.say(f"{bad[:24]!r}… → {exc}")
 
     ctx.heading("memory: forget (removed and tombstoned)")
     out = notes.forget(
@@ -76,7 +76,12 @@ def run(ctx: Demo) -> None:
     )
     ctx.say(f"{out.status}: {[m.text for m in out.matches]}")
     try:
-        notes.save_note(store, "The nightly batch alert is expected.", today=today, author=person)
+        notes.save_note(
+            store,
+            "The nightly batch alert is EXPECTED, nobody acts on it!",
+            today=today,
+            author=person,
+        )
     except MemoryStoreError as exc:
         ctx.say(f"re-adding it is refused: {exc}")
 

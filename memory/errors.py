@@ -46,7 +46,7 @@ class SecretFound(MemoryStoreError):
         self.path = path
         where = f" in {path}" if path else ""
         super().__init__(
-            f"refused: the text{where} contains what looks like a {kind}; "
+            f"refused: the text{where} contains what looks like a secret ({kind}); "
             "remove the secret (rotate it if it was real) and save again"
         )
 
