@@ -31,6 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).add_commands(sub)
+    # The global options work after the command too (`hippo init --remote URL`).
+    for command in sub.choices.values():
+        command.add_argument("--remote", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        command.add_argument("--data-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
 
 

@@ -102,3 +102,13 @@ def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
     """hippo with no command prints usage and exits 2."""
     assert main([]) == 2
     assert "usage: hippo" in capsys.readouterr().out
+
+
+def test_global_options_after_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`hippo init --remote URL` works as well as `hippo --remote URL init`."""
+    remote = str(tmp_path / "r.git")
+    assert main(["init", "--remote", remote, "--data-dir", str(tmp_path / "d")]) == 0
+    assert remote in capsys.readouterr().out
+    assert (tmp_path / "r.git" / "HEAD").exists()
