@@ -1,9 +1,10 @@
 """Search over one commit's tree: words and "quoted phrases", case-insensitive, ranked.
 
-The index keeps every text file of the tree folded to lower case in one bytes blob, so a query
-costs about one C-speed `bytes.find` pass over it (no per-file Python loop). Offsets map back to
-(file, line) with bisect, and only the hits that make the top `limit` are decoded and parsed as
-entries. Building is one pass over the tree, cheap enough to redo for every commit.
+The text lives in one folded blob (`memory.search_blob`), so finding a term is one C-speed pass
+rather than a Python loop over files. The rarest term drives the scan; other terms are checked
+on the lines it finds. Every line has a prior (entry bonus less length penalty) computed at
+build, so with thousands of candidates only those whose upper bound can still make the top
+`limit` are scored, and only the final hits are decoded and parsed as entries.
 """
 
 from __future__ import annotations
@@ -30,11 +31,14 @@ GAP_PENALTY = 0.2  # per word between matched terms (at most MAX_GAP words count
 MAX_GAP = 10
 LENGTH_PENALTY = 1.0  # for an entry text of LONG bytes or more, less for shorter ones
 LONG = 400
+DEMOTED = 3.0  # taken from lines of forgotten.md and entries with status: revoked
+FORGOTTEN = "forgotten.md"
 
 PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes
 PRESCORE = 4  # with many candidates, first score limit * PRESCORE of the best-looking ones
 
 _TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
+_REVOKED = re.compile(rb"[\[;][ \t]*status:[ \t]*revoked[ \t]*[\];]")
 
 __all__ = ["Hit", "SearchIndex", "Term", "fold", "matches_entry", "parse_query"]
 
@@ -102,6 +106,13 @@ class SearchIndex:
             (ENTRY_BONUS if b else 0.0) - LENGTH_PENALTY * min(n, LONG) / LONG
             for b, n in zip(blob.bullet, blob.body, strict=False)
         ]
+        # Facts removed on purpose (tombstones, revoked lessons) still hit, after live ones.
+        for k in blob.lines_matching(_REVOKED):
+            self._prior[k] -= DEMOTED
+        if FORGOTTEN in self.paths:
+            f = self.paths.index(FORGOTTEN)
+            for k in range(blob.firsts[f], blob.firsts[f + 1]):
+                self._prior[k] -= DEMOTED
 
     @classmethod
     def build(cls, tree: Mapping[str, bytes]) -> SearchIndex:

@@ -51,6 +51,7 @@ class Blob:
     ctx: bytes  # one line per file: its folded path and title, where words count for every line
     ctx_starts: list[int]
     titles: list[int]  # the line of each file's first non-blank line
+    firsts: list[int]  # per file: its first line (and the number of lines last)
     line_file: list[int]  # per line: its file
     body: list[int]  # per line: bytes before a trailing metadata bracket
     bullet: bytearray  # per line: 1 when it looks like an entry (a bullet in a .md file)
@@ -107,19 +108,9 @@ class Blob:
         titles = [line_of[t] for t in title_at]
         ctx = b"".join(ctx_parts)
         return cls(
-            paths,
-            raws,
-            data,
-            starts,
-            lines,
-            ctx,
-            ctx_starts,
-            titles,
-            line_file,
-            body,
-            bullet,
-            fenced,
-        )
+            paths, raws, data, starts, lines, ctx, ctx_starts, titles, firsts, line_file, body,
+            bullet, fenced,
+        )  # fmt: skip
 
     def line(self, k: int) -> bytes:
         """Line k of the folded text, without its newline."""
@@ -164,6 +155,13 @@ class Blob:
                 pos = find(term, pos + step, hi)
         line_of = partial(bisect_right, self.lines)
         return [k - 1 for k in dict.fromkeys(map(line_of, offsets))]
+
+    def lines_matching(self, rx: re.Pattern[bytes]) -> list[int]:
+        """The lines where `rx` matches (in the folded text), once each."""
+        line_of = partial(bisect_right, self.lines)
+        return [
+            k - 1 for k in dict.fromkeys(map(line_of, (m.start() for m in rx.finditer(self.data))))
+        ]
 
     def has(self, term: bytes, k: int) -> bool:
         return self.data.find(term, self.lines[k], self.lines[k + 1] - 1) >= 0

@@ -337,3 +337,17 @@ def test_an_entry_on_the_very_first_line_is_an_entry() -> None:
         ("a.md", True, {"added": "2026-01-01"}),
         ("b.txt", False, {}),
     ]
+
+
+def test_forgotten_and_revoked_facts_rank_after_live_ones() -> None:
+    """Tombstones in forgotten.md and `status: revoked` entries still hit, but after live facts."""
+    index = SearchIndex.build(
+        {
+            "forgotten.md": b"# Forgotten\n- redis is the cache [removed: 2026-10-01; by: U1]\n",
+            "lessons.md": b"# Lessons\n- redis is the cache [status: Revoked]\n",
+            "services/x.md": b"# X\n- redis is the cache, mostly, we think, in production\n",
+        }
+    )
+    hits = index.search("redis cache")
+    assert [h.path for h in hits] == ["services/x.md", "forgotten.md", "lessons.md"]
+    assert hits[2].meta == {"status": "Revoked"}
