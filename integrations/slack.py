@@ -11,6 +11,7 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import redis
@@ -21,6 +22,7 @@ from slack_sdk.http_retry.builtin_handlers import (
     RateLimitErrorRetryHandler,
     ServerErrorRetryHandler,
 )
+from slack_sdk.web import SlackResponse
 
 log = logging.getLogger("hippo.slack")
 
@@ -131,18 +133,21 @@ class SlackPoster:
                 raise
 
     def fetch_message(self, channel: str, ts: str) -> dict[str, Any] | None:
-        # A thread reply is only reachable through conversations.replies; a top-level message
-        # is the first item either way, so one call covers both.
-        try:
-            resp = self.client.conversations_replies(
-                channel=channel, ts=ts, latest=ts, inclusive=True, limit=1
-            )
-        except SlackApiError as exc:
-            log.warning("cannot read %s/%s: %s", channel, ts, exc)
-            return None
-        for message in resp.get("messages") or []:
-            if message.get("ts") == ts:
-                return dict(message)
+        # A top-level message is in the channel's history; a thread reply only in its thread,
+        # where the parent always comes first, so scan what comes back for the exact ts.
+        attempts: list[tuple[Callable[..., SlackResponse], dict[str, Any]]] = [
+            (self.client.conversations_history, {"latest": ts, "oldest": ts, "limit": 1}),
+            (self.client.conversations_replies, {"ts": ts, "oldest": ts, "limit": 15}),
+        ]
+        for method, kwargs in attempts:
+            try:
+                resp = method(channel=channel, inclusive=True, **kwargs)
+            except SlackApiError as exc:
+                log.warning("cannot read %s/%s: %s", channel, ts, exc)
+                continue
+            for message in resp.get("messages") or []:
+                if message.get("ts") == ts:
+                    return dict(message)
         return None
 
     def channel_name(self, channel: str) -> str:

@@ -277,6 +277,37 @@ def test_reaction_and_shortcut_save_the_message(
     assert "throttles at 50 rps" in text and "p1583636382000300" in text
 
 
+def test_reaction_on_a_thread_reply_saves_that_reply(
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """A reaction on a thread reply saves the reply (not its parent) and answers in the thread."""
+    slack_fake.messages[("C111", "9.000100")] = {
+        "type": "message",
+        "ts": "9.000100",
+        "user": "W9",
+        "text": "the parent message",
+    }
+    slack_fake.messages[("C111", "9.000200")] = {
+        "type": "message",
+        "ts": "9.000200",
+        "thread_ts": "9.000100",
+        "user": "W9",
+        "text": "the replica lags by a minute at peak",
+    }
+    body = mention("x", event_id="EvReply")
+    body["event"] = {
+        "type": "reaction_added",
+        "user": "W1",
+        "reaction": "brain",
+        "item": {"type": "message", "channel": "C111", "ts": "9.000200"},
+    }
+    post(client, body)
+    [reply] = replies(slack_fake)
+    assert reply["thread_ts"] == "9.000100" and "inbox.md" in reply["text"]
+    text = celery_worker_for.store.read("inbox.md")
+    assert "replica lags by a minute" in text and "the parent message" not in text
+
+
 def test_celery_redelivers_tasks_of_a_dead_worker(celery_worker_for: Runtime) -> None:
     """Tasks are acked after they run, requeued when the worker dies, one at a time, JSON only."""
     conf = celery_worker_for.celery.conf

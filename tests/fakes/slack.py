@@ -181,9 +181,18 @@ class SlackFake:
                 "ok": True,
                 "channel": {"id": channel, "name": self.channels.get(channel, channel.lower())},
             }
-        if call.api in ("conversations.replies", "conversations.history"):
-            found = self.messages.get((str(f.get("channel")), str(f.get("ts") or f.get("latest"))))
-            return {"ok": True, "messages": [found] if found else [], "has_more": False}
+        if call.api == "conversations.history":  # top-level messages only, as Slack does
+            found = self.messages.get((str(f.get("channel")), str(f.get("latest"))))
+            top = found and found.get("thread_ts", found["ts"]) == found["ts"]
+            return {"ok": True, "messages": [found] if top else [], "has_more": False}
+        if call.api == "conversations.replies":  # the thread's parent always comes first
+            channel = str(f.get("channel"))
+            found = self.messages.get((channel, str(f.get("ts"))))
+            if not found:
+                return {"ok": False, "error": "thread_not_found"}
+            parent = self.messages.get((channel, found.get("thread_ts", found["ts"])))
+            thread = [m for m in (parent, found) if m] if parent is not found else [found]
+            return {"ok": True, "messages": thread, "has_more": False}
         return {"ok": True}
 
 
