@@ -32,6 +32,7 @@ test: lint typecheck pytest
 bench: setup
 	$(BIN)/python bench/notes.py
 	$(BIN)/python bench/search.py
+	$(BIN)/python bench/slack.py
 
 clean:
 	rm -rf $(VENV) .hippo .pytest_cache .mypy_cache .ruff_cache
