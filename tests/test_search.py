@@ -351,3 +351,39 @@ def test_forgotten_and_revoked_facts_rank_after_live_ones() -> None:
     hits = index.search("redis cache")
     assert [h.path for h in hits] == ["services/x.md", "forgotten.md", "lessons.md"]
     assert hits[2].meta == {"status": "Revoked"}
+
+
+def reference_hits(files: dict[str, bytes], query: str) -> set[tuple[str, int]]:
+    """The matching rule, spelled out naively: every term in the line or in path + title, and at
+    least one term in the line itself unless it is the title line."""
+    terms = [t.text.decode() for t in parse_query(query)]
+    out: set[tuple[str, int]] = set()
+    if not terms:
+        return out
+    for path, raw in files.items():
+        lines = raw.decode().split("\n")
+        title_no = next((i for i, ln in enumerate(lines) if ln.strip()), 0)
+        context = f"{fold(path)} {fold(lines[title_no])}"
+        for i, line in enumerate(lines):
+            low = fold(line)
+            if not all(t in low or t in context for t in terms):
+                continue
+            if any(t in low for t in terms) or i == title_no:
+                out.add((path, i + 1))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["a.md", "Ab/b.md", "c.txt", "d.md", "İ.md"]),
+        st.text(alphabet="abcAB -#[]:\n\r\tİÄä`*1.", max_size=80).map(str.encode),
+        min_size=1,
+    ),
+    st.text(alphabet='abBİä c"', min_size=1, max_size=8),
+)
+def test_hits_are_exactly_the_lines_the_rule_selects(files: dict[str, bytes], query: str) -> None:
+    """With no limit, the hits are exactly the lines the matching rule selects, each once."""
+    hits = SearchIndex.build(files).search(query, limit=10**6)
+    assert len(hits) == len(set(paths(hits)))
+    assert set(paths(hits)) == reference_hits(files, query)
