@@ -387,3 +387,16 @@ def test_hits_are_exactly_the_lines_the_rule_selects(files: dict[str, bytes], qu
     hits = SearchIndex.build(files).search(query, limit=10**6)
     assert len(hits) == len(set(paths(hits)))
     assert set(paths(hits)) == reference_hits(files, query)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab c-[]:\n", max_size=200), min_size=1, max_size=8),
+    st.text(alphabet='ab c"', min_size=1, max_size=6),
+    st.integers(min_value=1, max_value=4),
+)
+def test_any_top_k_is_the_head_of_the_full_ranking(texts: list[str], query: str, k: int) -> None:
+    """For any files and query, the top k equal the first k of the unlimited ranking."""
+    index = SearchIndex.build({f"f{i}.md": t.encode() for i, t in enumerate(texts)})
+    full = index.search(query, limit=10**6)
+    assert index.search(query, limit=k) == full[:k]
