@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from celery import Task
 from slack_sdk.errors import SlackApiError
 
-from integrations.slack import Blocks, archive_link, plain_text
+from integrations.slack import Blocks, plain_text
 from jobs.celery_app import task, task_runtime
 from jobs.recall import count_read
 from jobs.runtime import Runtime
@@ -83,7 +83,8 @@ def file_link(rt: Runtime, path: str) -> str:
 
 
 def source_for(rt: Runtime, channel: str, ts: str) -> str:
-    return rt.poster.permalink(channel, ts) if ts else archive_link(channel, "").rsplit("/", 1)[0]
+    """The message's permalink; for a slash command (no message) the channel's."""
+    return rt.poster.permalink(channel, ts) if ts else f"https://slack.com/archives/{channel}"
 
 
 def reply_once(
