@@ -18,9 +18,9 @@ from operator import sub
 from memory.format import parse
 
 _NEWLINE = re.compile(rb"\n")
-# Both patterns start with a literal byte, so re's scanner jumps between candidates instead of
-# trying every position (5x faster over a big blob than "(?m)^...").
 _BULLET = re.compile(rb"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
+# The next two start with a literal byte, so re's scanner jumps between candidates instead of
+# trying every position (5x faster over a big blob than "(?m)^...").
 _BULLET_NL = re.compile(rb"\n[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
 _META_TAIL = re.compile(rb"\[[^\[\]\n]*\]\r?\n")  # a trailing bracket, as metadata ends a line
 _MANY = 3000  # occurrences above which re.finditer collects them faster than a find() loop
@@ -140,10 +140,9 @@ class Blob:
     def lines_with(self, term: bytes, f: int | None = None) -> list[int]:
         """The lines (in order, once each) containing `term`, in all files or in file `f`."""
         lo, hi = (0, len(self.data)) if f is None else (self.starts[f], self.starts[f + 1])
-        # Collect offsets first and map them to lines in bulk: a common term occurs thousands
-        # of times, and each step of this loop is a single C call.
-        # Many hits: re's scanner hands them over cheaper than one find() call each. Few hits:
-        # find() scans faster, so it wins.
+        # Collect offsets first and map them to lines in bulk, as a common term occurs thousands
+        # of times. With many, re's scanner hands them over cheaper than a find() call each;
+        # with few, find() scans faster.
         if f is None and self.estimate(term) > _MANY:
             offsets = [m.start() for m in re.finditer(re.escape(term), self.data)]
         else:
@@ -175,11 +174,11 @@ class Blob:
         if f not in self._entry_lines:
             doc = parse(self.raws[f].decode("utf-8"))
             self._entry_lines[f] = frozenset(e.line for e in doc.entries)
-        return self.line_no(k, f) - 1 in self._entry_lines[f]
+        return k - self.firsts[f] in self._entry_lines[f]
 
     def line_no(self, k: int, f: int) -> int:
         """1-based line number of line k within its file."""
-        return self.data.count(b"\n", self.starts[f], self.lines[k]) + 1
+        return k - self.firsts[f] + 1
 
     def original(self, k: int, f: int) -> str:
         """Line k as written in the file (not folded), without its line ending."""
