@@ -74,6 +74,17 @@ def test_note_goes_to_the_topic_it_names(
     assert "vendor sandbox" in rt.store.read("services/checkout-api.md")
 
 
+def test_slash_command_note_replies_in_the_channel(
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """`/hippo remember …` saves with the channel as source and answers in the channel."""
+    post(client, command("remember the release train leaves on Tuesdays", trigger="t-note"))
+    [reply] = replies(slack_fake)
+    assert "thread_ts" not in reply and reply["channel"] == "C111"
+    text = celery_worker_for.store.read("inbox.md")
+    assert "release train leaves on Tuesdays [source: https://slack.com/archives/C111;" in text
+
+
 def test_redelivered_task_makes_one_commit_and_one_reply(
     slack_fake: SlackFake, celery_worker_for: Runtime
 ) -> None:
