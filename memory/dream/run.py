@@ -9,6 +9,7 @@ step marks the night done in `.dream/state.json`; after it a rerun returns at on
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -34,6 +35,7 @@ class StepReport:
     message: str
     files: list[tuple[str, int, int]] = field(default_factory=list)  # path, +lines, −lines
     resumed: bool = False  # committed by an earlier, interrupted run of this night
+    seconds: float = 0.0  # time to compute and commit the step
 
     @property
     def subject(self) -> str:
@@ -95,7 +97,7 @@ def dream(
     if state.last_run == run_id:
         report.skipped = True
         return report
-    finder = RenameFinder(store)
+    finder = RenameFinder(store, state.last_commit)
     ctx = Context(
         run_id=run_id,
         today=now.date(),
@@ -172,6 +174,7 @@ def _step(
             lists[k] += [p for p in value.split(",") if p]
         report.steps.append(StepReport(name, done, diff.commit.message, _stats(diff), True))
         return None
+    started = time.perf_counter()
     result = make()
     trailers = {TRAILER: report.run_id}
     if name == "corrections":
@@ -182,16 +185,25 @@ def _step(
             if values:
                 trailers[_LIST_TRAILERS[k]] = ",".join(values)
     if not result.ops:
-        report.steps.append(StepReport(name, None, result.message()))
+        seconds = time.perf_counter() - started
+        report.steps.append(StepReport(name, None, result.message(), seconds=seconds))
         return result
     written = store.write(
         result.ops, author=DREAMER, message=result.message(), key=key, trailers=trailers
     )
     commit = written.commit if written.created else None
     if commit:
-        ctx.apply(result.ops)  # the next step reads what this one wrote
+        # the next step reads what this one wrote, as the store wrote it (no second apply)
+        after = store.tree(commit)
+        for path in written.paths:
+            data = after.get(path)
+            if data is None:
+                ctx.tree.pop(path, None)
+            else:
+                ctx.tree[path] = data.decode("utf-8", "replace")
     files = _stats(store.diff(commit)) if commit else []
-    report.steps.append(StepReport(name, commit, result.message(), files))
+    seconds = time.perf_counter() - started
+    report.steps.append(StepReport(name, commit, result.message(), files, seconds=seconds))
     return result
 
 
@@ -213,14 +225,34 @@ def changed_since(store: Store, last_commit: str, head: str) -> set[str]:
 
 
 class RenameFinder:
-    """Where a file went: the commit that removed it, if git saw it renamed (followed ≤ 5 hops)."""
+    """Where a file went: the commit that removed it, if git saw it renamed (followed ≤ 5 hops).
 
-    def __init__(self, store: Store) -> None:
+    A path absent from the last dream's tree was not renamed since (last night's tidy fixed
+    older renames), so only those paths walk the history; without a last dream (the first
+    night) at most LOOKUPS paths do, and the rest are reported as broken links.
+    """
+
+    LOOKUPS = 100
+
+    def __init__(self, store: Store, last_commit: str = "") -> None:
         self.store = store
         self.cache: dict[str, str | None] = {}
+        self.before: Mapping[str, bytes] | None = None
+        self.budget = self.LOOKUPS
+        if last_commit:
+            try:
+                self.before = store.tree(last_commit)
+            except NotFound:
+                self.before = None
 
     def __call__(self, path: str) -> str | None:
         if path not in self.cache:
+            if self.before is not None and path not in self.before:
+                return None
+            if self.before is None:
+                if self.budget <= 0:
+                    return None
+                self.budget -= 1
             self.cache[path] = self._find(path, 5)
         return self.cache[path]
 

@@ -14,6 +14,7 @@ Each part works on the tree the previous part left, so their operations compose 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import timedelta
 
@@ -26,6 +27,11 @@ from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 SHORT_LIVED = frozenset({"short-lived", "transient", "temporary", "short", "today", "this-week"})
 MIN_WORDS = 3
+NOT_FILED = ("preferences/", "conventions/")  # instructions and lessons: never a note's home
+_NAME = re.compile(r"[\w-]+")
+_WORD = re.compile(r"[a-z0-9]+")
+_MARKED = re.compile(r"\b(?:scope|ttl|lifetime)\s*:", re.I)
+_TOP_BULLET = re.compile(r"^[-*+] ")
 _STOP = frozenset(
     {
         "a",
@@ -80,8 +86,20 @@ _STOP = frozenset(
 
 
 def content_key(text: str) -> frozenset[str] | None:
-    """The fact's content words (stop words dropped, plurals folded); None when too short."""
-    words = {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in fmt.normalise(text).split()}
+    """The fact's content words (stop words dropped, plurals folded); None when too short.
+
+    Works on an entry's text or on its whole line: the bullet and trailing metadata brackets
+    are cut cheaply here (this runs over every entry of the memory each night).
+    """
+    body = text.strip()
+    if body[:2] in ("- ", "* ", "+ "):
+        body = body[2:]
+    while body.endswith("]") and not body.endswith("]]"):
+        cut = body.rfind("[")
+        if cut < 0 or ":" not in body[cut:]:
+            break
+        body = body[:cut].rstrip()
+    words = {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORD.findall(body.lower())}
     words -= _STOP
     return frozenset(words) if len(words) >= MIN_WORDS else None
 
@@ -95,6 +113,8 @@ def expire(ctx: Context, out: StepResult) -> list[Operation]:
     cutoff = (ctx.today - timedelta(days=7)).isoformat()
     ops: list[Operation] = []
     for path in [*ctx.topics(), INBOX]:
+        if not _MARKED.search(ctx.tree.get(path, "")):
+            continue  # no lifetime marks in the file: nothing to parse
         for e in ctx.doc(path).entries:
             added = e.get("added") or ""
             if _short_lived(e) and added and added < cutoff:
@@ -139,11 +159,11 @@ def file_inbox(ctx: Context, out: StepResult) -> list[Operation]:
     if INBOX not in ctx.tree:
         return []
     topics = ctx.topics()
-    names = dict.fromkeys(topics, b"")
+    chooser = TopicChooser(topics)
     stones = tombstones.load(ctx.tree.get(tombstones.PATH))
     ops: list[Operation] = []
     for e in ctx.doc(INBOX).entries:
-        target = _named_topic(e, topics) or choose_topic(names, e.text)
+        target = _named_topic(e, topics) or chooser.choose(e.text)
         if target == INBOX:
             continue
         try:
@@ -155,6 +175,37 @@ def file_inbox(ctx: Context, out: StepResult) -> list[Operation]:
         ops.append(AddEntry(target, e.text, e.meta))
         out.body.append(f"- filed {e.text!r} under {target}")
     return ops
+
+
+class TopicChooser:
+    """The rule of notes.choose_topic (a file's name as a whole word in the text; the longest
+    wins; a tie stays in the inbox), indexed by name: filing a full inbox against thousands of
+    topics must not compile one pattern per topic and entry."""
+
+    def __init__(self, topics: list[str]) -> None:
+        self.by_name: dict[str, list[str]] = {}
+        self.odd: dict[str, bytes] = {}  # names with characters outside [\w-]: the plain rule
+        for path in topics:
+            name = path.rsplit("/", 1)[-1][:-3].lower()
+            if path.startswith(NOT_FILED) or len(name) < 3 or name in _STOP:
+                continue
+            if _NAME.fullmatch(name):
+                self.by_name.setdefault(name, []).append(path)
+            else:
+                self.odd[path] = b""
+
+    def choose(self, text: str) -> str:
+        words = set(_NAME.findall(text.lower()))
+        found = [(len(w), p) for w in words for p in self.by_name.get(w, ())]
+        if self.odd:
+            odd = choose_topic(self.odd, text)
+            if odd != INBOX:
+                found.append((len(odd.rsplit("/", 1)[-1]) - 3, odd))
+        if not found:
+            return INBOX
+        best = max(n for n, _ in found)
+        top = sorted({p for n, p in found if n == best})
+        return top[0] if len(top) == 1 else INBOX
 
 
 def _named_topic(e: fmt.Entry, topics: list[str]) -> str | None:
@@ -170,22 +221,41 @@ def _named_topic(e: fmt.Entry, topics: list[str]) -> str | None:
     return None
 
 
+def _keys(ctx: Context, path: str) -> list[tuple[int, frozenset[str]]]:
+    """(line, content key) of the file's top-level entries that may be merged.
+
+    Most files are plain bullet lists: their keys come from the lines without a full parse.
+    Files with fences or nested bullets are parsed, and nested entries (and their parents)
+    belong together: never merged alone.
+    """
+    text = ctx.tree.get(path, "")
+    lines = text.splitlines(keepends=True)
+    if "```" in text or "~~~" in text or any(ln[:1] in (" ", "\t") and ln.strip() for ln in lines):
+        doc = ctx.doc(path)
+        parents = {e.parent for e in doc.entries if e.parent is not None}
+        found = [
+            (e.line, content_key(e.text))
+            for e in doc.entries
+            if e.parent is None and e.line not in parents
+        ]
+    else:
+        found = [(i, content_key(ln)) for i, ln in enumerate(lines) if _TOP_BULLET.match(ln)]
+    return [(i, k) for i, k in found if k is not None]
+
+
 def merge_duplicates(ctx: Context, out: StepResult) -> list[Operation]:
-    groups: dict[frozenset[str], list[tuple[str, fmt.Entry]]] = {}
+    groups: dict[frozenset[str], list[tuple[str, int]]] = {}
     for path in ctx.topics():
         if path.startswith("conventions/"):
             continue  # lessons are consolidated by the outcomes step, with their signatures
-        doc = ctx.doc(path)
-        parents = {e.parent for e in doc.entries if e.parent is not None}
-        for e in doc.entries:
-            if e.parent is not None or e.line in parents:
-                continue  # nested entries belong to their parent: never merged alone
-            key = content_key(e.text)
-            if key is not None:
-                groups.setdefault(key, []).append((path, e))
+        for line, key in _keys(ctx, path):
+            groups.setdefault(key, []).append((path, line))
     removes: list[Operation] = []
     replaces: list[Operation] = []
-    for members in groups.values():
+    for spots in groups.values():
+        if len(spots) < 2:
+            continue
+        members = [(p, e) for p, line in spots if (e := ctx.doc(p).entry_at(line)) is not None]
         if len(members) < 2:
             continue
         members.sort(key=lambda pe: (pe[1].get("added") or "9999", pe[0], pe[1].line))

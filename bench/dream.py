@@ -1,0 +1,207 @@
+"""Dream over a generated memory repository, without an LLM and without network.
+
+    .venv/bin/python bench/dream.py [--files 1000 10000] [--seed 7]
+
+For each size: a repository of topic files with realistic entries (claims about pull requests,
+files, repositories, Slack messages; prose), duplicates across files, broken links, short-lived
+entries, lessons, a full inbox and a day of episodes. Verifiers are fake: a table answering from
+the generated ground truth. Prints the time of each step, the total, and how many claims went to
+the verifiers (bounded by the 25-file cap whatever the size).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from memory.dream.claims import PATH, PR, REPO, SLACK, SYMBOL
+from memory.dream.run import dream
+from memory.dream.state import PATH as STATE
+from memory.dream.state import State
+from memory.dream.verifiers import TableVerifier, Verdict, Verifiers
+from memory.ops import Operation, WriteFile
+from memory.store import Author, Store
+
+FOLDERS = ("services", "teams", "runbooks", "decisions", "incidents", "vendors", "libraries")
+WORDS = [
+    "checkout",
+    "billing",
+    "ledger",
+    "search",
+    "gateway",
+    "auth",
+    "invoices",
+    "payouts",
+    "webhooks",
+    "cache",
+    "queue",
+    "scheduler",
+    "exporter",
+    "importer",
+    "reports",
+    "mobile",
+    "android",
+    "ios",
+    "partner",
+    "sandbox",
+    "staging",
+    "canary",
+    "rollout",
+    "migration",
+    "schema",
+    "index",
+    "replica",
+    "shard",
+    "budget",
+    "alerting",
+    "paging",
+    "oncall",
+    "latency",
+]
+PROSE = (
+    "{a} {b} timeouts come from the {c} under parallel load",
+    "the {a} team owns {b} alerts after 18:00 UTC",
+    "deploys of {a} need a {b} review before noon",
+    "{a} retries are safe because {b} requests carry idempotency keys",
+    "the {a} dashboard shows {b} p99 latency per region",
+    "never restart {a} during the {b} batch window",
+)
+CLAIMS = (
+    "the {a} fix is acme/{b}#{n} which is open",
+    "{a} settings live in acme/{b}:src/{a}/settings.py",
+    "`load_{a}` is defined in acme/{b}:src/{a}/loader.py",
+    "the acme/{a}-legacy repo is archived",
+    "agreed in https://acme.slack.com/archives/C0{n}/p1700000{n:05d}0100",
+)
+ALICE = Author("bench", "bench@example.com")
+
+
+def sentence(rng: random.Random, templates: tuple[str, ...]) -> str:
+    # names like "billing-417": a team's vocabulary is large, so facts rarely collide by chance
+    a, b, c = (f"{w}-{rng.randint(1, 999)}" for w in rng.sample(WORDS, 3))
+    return rng.choice(templates).format(a=a, b=b, c=c, n=rng.randint(1, 9999))
+
+
+def generate(n_files: int, rng: random.Random) -> dict[str, str]:
+    files: dict[str, str] = {}
+    paths = [f"{rng.choice(FOLDERS)}/{rng.choice(WORDS)}-{i}.md" for i in range(n_files)]
+    pool: list[str] = []
+    for path in paths:
+        lines = [f"# {path.rsplit('/', 1)[1][:-3].replace('-', ' ').title()}: notes", ""]
+        for _ in range(rng.randint(4, 9)):
+            roll = rng.random()
+            if roll < 0.02 and pool:
+                text = rng.choice(pool)  # a duplicate of an entry elsewhere
+            elif roll < 0.35:
+                text = sentence(rng, CLAIMS)
+            else:
+                text = sentence(rng, PROSE)
+            pool.append(text)
+            meta = f"source: https://acme.slack.com/archives/C1/p{rng.randint(10**15, 10**16 - 1)}"
+            added = f"2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}"
+            if rng.random() < 0.005:
+                meta += "; scope: short-lived"
+            lines.append(f"- {text} [{meta}; added: {added}]")
+        if rng.random() < 0.05:
+            lines.append(f"- see also [[{rng.choice(FOLDERS)}/missing-{rng.randint(1, 999)}]]")
+        elif rng.random() < 0.2:
+            lines.append(f"- related: [[{rng.choice(paths)[:-3]}]]")
+        files[path] = "\n".join(lines) + "\n"
+    for i in range(max(5, n_files // 100)):
+        sig = f"edit py +{rng.choice(WORDS)}"
+        files[f"conventions/acme/repo{i}.md"] = (
+            f"# Conventions: acme/repo{i}\n\n"
+            f"- Observed: people add a check [source: https://g/{i}/1; added: 2026-11-01; "
+            f"status: tentative; signature: {sig}]\n"
+            f"- Observed: people add the check [source: https://g/{i}/2; added: 2026-11-09; "
+            f"status: tentative; signature: {sig}]\n"
+        )
+    inbox = ["# Inbox: notes not yet filed under a topic", ""]
+    topic_names = [p.rsplit("/", 1)[1][:-3] for p in paths]
+    for i in range(500):
+        about = f" for {rng.choice(topic_names)}" if i % 2 else ""  # half name their topic
+        inbox.append(f"- {sentence(rng, PROSE)}{about} [added: 2026-11-2{rng.randint(0, 9)}]")
+    files["inbox.md"] = "\n".join(inbox) + "\n"
+    episodes = [
+        json.dumps({"type": "thread_summary", "at": f"2026-11-29T{h % 24:02d}:00:00+00:00",
+                    "summary": sentence(rng, PROSE), "source": f"https://acme.slack.com/x/{h}"})
+        for h in range(200)
+    ]  # fmt: skip
+    files["archive/2026-11-29.jsonl"] = "\n".join(episodes) + "\n"
+    files["MEMORY.md"] = "# Memory: acme\n\n- ask #platform before Friday deploys\n\n## Index\n"
+    return files
+
+
+def fake_verifiers(rng: random.Random) -> tuple[Verifiers, TableVerifier]:
+    """Ground truth from a table: most claims true, some fixable, some gone (no network)."""
+
+    class Truth(TableVerifier):
+        def check(self, claim):  # type: ignore[no-untyped-def]
+            self.seen.append(claim)
+            roll = rng.random()
+            if roll < 0.7:
+                return Verdict.true("the table says so")
+            if roll < 0.85 and claim.kind in (PR, REPO):
+                return Verdict.fixable("merged" if claim.kind == PR else "active", "table: changed")
+            if roll < 0.95:
+                return Verdict.unfixable("table: gone")
+            return Verdict.unknown("table: no answer")
+
+    truth = Truth("table", [PR, PATH, SYMBOL, REPO, SLACK], {})
+    return Verifiers([truth]), truth
+
+
+def bench(n_files: int, seed: int) -> dict[str, object]:
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store.open(str(Path(tmp) / "remote.git"), Path(tmp) / "data")
+        store.init()
+        files = generate(n_files, rng)
+        t0 = time.perf_counter()
+        ops: list[Operation] = [WriteFile(p, t) for p, t in files.items()]
+        store.write(ops, author=ALICE, message="bench: generated memory")
+        setup = time.perf_counter() - t0
+        verifiers, truth = fake_verifiers(rng)
+        t0 = time.perf_counter()
+        # recall counts as search, the console and MCP keep them: a few files are read a lot
+        topics = [p for p in files if p.endswith(".md") and "/" in p]
+        recall = {p: rng.randint(1, 50) for p in rng.sample(topics, min(200, len(topics)))}
+        report = dream(store, now=datetime(2026, 11, 30, 3, 0), verifiers=verifiers, recall=recall)
+        total = time.perf_counter() - t0
+        steps = {s.step: round(s.seconds, 2) for s in report.steps}
+        return {
+            "files": len(files),
+            "setup_s": round(setup, 1),
+            "dream_s": round(total, 2),
+            "steps_s": steps,
+            "claims_to_verifiers": verifiers.calls,
+            "files_checked": len(State.load(store.read(STATE)).checked),
+            "claims_seen_by_table": len(truth.seen),
+            "deleted": report.deleted,
+            "cap": report.cap,
+            "deferred": len(report.deferred),
+            "index_lines": store.read("MEMORY.md").count("\n"),
+            "index_bytes": len(store.read("MEMORY.md").encode()),
+            "commits": len(report.commits),
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    for n in args.files:
+        print(json.dumps(bench(n, args.seed)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
