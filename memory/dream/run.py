@@ -193,14 +193,12 @@ def _step(
     )
     commit = written.commit if written.created else None
     if commit:
-        # the next step reads what this one wrote, as the store wrote it (no second apply)
-        after = store.tree(commit)
-        for path in written.paths:
-            data = after.get(path)
-            if data is None:
-                ctx.tree.pop(path, None)
-            else:
-                ctx.tree[path] = data.decode("utf-8", "replace")
+        # the next step reads what this one wrote: applied here the way the store applied it
+        scratch = result.facts.get("tree")
+        if isinstance(scratch, dict):
+            ctx.tree = scratch
+        else:
+            ctx.apply(result.ops)
     files = _stats(store.diff(commit)) if commit else []
     seconds = time.perf_counter() - started
     report.steps.append(StepReport(name, commit, result.message(), files, seconds=seconds))

@@ -287,6 +287,7 @@ def run(ctx: Context) -> StepResult:
         counts.append(len(ops))
     expired, links, filed, merged = counts
     result.facts = {"expired": expired, "links": links, "filed": filed // 2, "merged": merged}
+    result.facts["tree"] = scratch.tree  # the tree after these operations, for the next step
     if result.ops:
         result.subject = (
             f"{sum(1 for ln in result.body if ln.startswith('- merged'))} duplicates merged, "
