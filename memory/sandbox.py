@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import shutil
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ from memory.ops import (
 
 Meta = tuple[tuple[str, str], ...]
 APPEND_ONLY = ("archive/",)
+MAX_ENTRY_OPS = 25  # more entry operations than this on one file: write the file whole if safe
 
 
 class SandboxStore(Protocol):
@@ -217,12 +219,18 @@ def _attribute_new_entries(old: str, new: str, who: Attribution) -> str:
 def check(ops: Sequence[Operation], read: Callable[[str], str | None]) -> Plan:
     """Keep the operations the tree `read` gives accepts, one by one; refuse the rest with why."""
     out = Plan()
+    changes: dict[str, str | None] = {}  # what the accepted operations made of the tree
+
+    def current(path: str) -> str | None:
+        return changes[path] if path in changes else read(path)
+
     for op in ops:
         try:
-            apply_ops([*out.ops, op], read)
+            applied = apply_ops([op], current)
         except MemoryStoreError as exc:
             out.refused.append((getattr(op, "path", ""), str(exc)))
             continue
+        changes.update(applied.changes)
         out.ops.append(op)
     return out
 
@@ -249,10 +257,12 @@ def push(
 
     A MemoryStoreError from the write (remote down, lock timeout, a race) propagates and the
     copy stays on disk for the retry; refusals found beforehand are reported, never pushed."""
-    wanted = plan(store.tree(copy.base), copy.files(), who)
+    base, work = store.tree(copy.base), copy.files()
+    wanted = plan(base, work, who)
     store.sync()
     tip = store.tree()
-    checked = check(wanted.ops, lambda p: _text(tip.get(p)))
+    ops = _whole_files(wanted.ops, base, tip, work, who)
+    checked = check(ops, lambda p: _text(tip.get(p)))
     refused = tuple(wanted.refused + checked.refused)
     if not checked.ops:
         copy.discard()
@@ -260,6 +270,28 @@ def push(
     result = store.write(checked.ops, author=author, message=message, key=key, source=who.source)
     copy.discard()
     return Pushed(str(result.commit), tuple(checked.paths), refused)
+
+
+def _whole_files(
+    ops: list[Operation],
+    base: Mapping[str, bytes],
+    tip: Mapping[str, bytes],
+    work: Mapping[str, bytes],
+    who: Attribution,
+) -> list[Operation]:
+    """Many entry operations on one file cost a parse each, twice (here and in the store): when
+    nobody else changed that file since the copy was made, one WriteFile says the same."""
+    counts = Counter(op.path for op in ops if isinstance(op, AddEntry | ReplaceEntry | RemoveEntry))
+    whole = {p for p, n in counts.items() if n > MAX_ENTRY_OPS and tip.get(p) == base.get(p)}
+    out: list[Operation] = []
+    for op in ops:
+        path = getattr(op, "path", "")
+        if path not in whole:
+            out.append(op)
+        elif not any(isinstance(o, WriteFile) and o.path == path for o in out):
+            old, new = (_text(base.get(path)) or ""), (_text(work.get(path)) or "")
+            out.append(WriteFile(path, _attribute_new_entries(old, new, who)))
+    return out
 
 
 def _text(data: bytes | None) -> str | None:

@@ -136,9 +136,9 @@ def test_a_failed_push_keeps_the_working_copy(tmp_path: Path, store: Store) -> N
     copy = sandbox.WorkingCopy(tmp_path / "wc")
     copy.create(store.tree(), store.head())
     (copy.root / "new.md").write_text("# new\n\n- kept\n")
-    broken = Store(str(tmp_path / "missing.git"), store.cache)
+    Path(store.remote).rename(tmp_path / "moved.git")
     with pytest.raises(RemoteError):
-        sandbox.push(broken, copy, WHO, author=HIPPO, message="agent edits", key="Ev3")
+        sandbox.push(store, copy, WHO, author=HIPPO, message="agent edits", key="Ev3")
     assert copy.exists and (copy.root / "new.md").read_text() == "# new\n\n- kept\n"
 
 
@@ -149,3 +149,56 @@ def test_nothing_changed_pushes_nothing(store: Store, tmp_path: Path) -> None:
     copy.create(store.tree(), head)
     pushed = sandbox.push(store, copy, WHO, author=HIPPO, message="agent edits", key="Ev4")
     assert pushed.commit is None and store.head() == head
+
+
+def test_an_entry_changed_meanwhile_is_refused_and_the_rest_pushed(
+    store: Store, tmp_path: Path
+) -> None:
+    """The agent edited an entry someone removed since: that edit is refused, not guessed."""
+    copy = sandbox.WorkingCopy(tmp_path / "wc")
+    copy.create(store.tree(), store.head())
+    store.write([RemoveEntry("services/checkout-api.md", "runs on k8s")], author=HIPPO,
+                message="meanwhile")  # fmt: skip
+    edited = TOPIC.replace("runs on k8s", "runs on k8s in eu-west-1") + "- a new fact\n"
+    (copy.root / "services" / "checkout-api.md").write_text(edited)
+    pushed = sandbox.push(store, copy, WHO, author=HIPPO, message="agent edits", key="Ev5")
+    ((path, why),) = pushed.refused
+    assert path == "services/checkout-api.md" and "another writer" in why
+    text = store.read("services/checkout-api.md")
+    assert "a new fact" in text and "k8s" not in text
+
+
+def test_a_rewritten_big_file_is_pushed_whole_and_quickly(store: Store, tmp_path: Path) -> None:
+    """Hundreds of edited entries in one file nobody else touched: one WriteFile, attributed."""
+    import time
+
+    old = "# big\n\n" + "".join(f"- fact number {i}\n" for i in range(2000))
+    store.write([WriteFile("big.md", old)], author=HIPPO, message="big")
+    copy = sandbox.WorkingCopy(tmp_path / "wc")
+    copy.create(store.tree(), store.head())
+    new = old.replace("- fact number 1", "- fact Number one") + "".join(
+        f"- added fact {i}\n" for i in range(300)
+    )
+    (copy.root / "big.md").write_text(new)
+    started = time.perf_counter()
+    pushed = sandbox.push(store, copy, WHO, author=HIPPO, message="agent edits", key="Ev6")
+    assert time.perf_counter() - started < 10 and not pushed.refused
+    text = store.read("big.md")
+    assert "- fact number 0\n" in text and "- fact number 2\n" in text
+    assert f"- added fact 299 [source: {WHO.source}; added: 2026-11-30; by: hippo for U1]" in text
+    assert f"- fact Number one7 [source: {WHO.source}" in text
+
+
+def test_a_big_rewrite_of_a_file_changed_meanwhile_keeps_entry_operations(
+    store: Store, tmp_path: Path
+) -> None:
+    """When someone else changed that file since, entry operations keep their edit too."""
+    old = "# big\n\n" + "".join(f"- fact number {i}\n" for i in range(40))
+    store.write([WriteFile("big.md", old)], author=HIPPO, message="big")
+    copy = sandbox.WorkingCopy(tmp_path / "wc")
+    copy.create(store.tree(), store.head())
+    store.write([AddEntry("big.md", "someone else's fact")], author=HIPPO, message="meanwhile")
+    (copy.root / "big.md").write_text(old.replace("- fact number", "- fact no."))
+    sandbox.push(store, copy, WHO, author=HIPPO, message="agent edits", key="Ev7")
+    text = store.read("big.md")
+    assert "someone else's fact" in text and "- fact no. 39 [source:" in text
