@@ -329,3 +329,22 @@ def test_revert_one_step_leaves_the_others(store: Store) -> None:
     assert "needs a captain" not in store.read("teams/release.md")
     assert store.read_or_none("daily/2026-11-29.md") is not None
     assert "verified: 2026-11-30" in store.read("teams/release.md")
+
+
+def test_daily_takes_what_threads_said_to_remember_not_what_goes_stale(store: Store) -> None:
+    """daily: an agent thread's "remember" items become lines; "stale" ones and plain questions
+    that changed nothing do not."""
+    thread = episode(
+        type="thread",
+        source=LINK,
+        question="why do deploys fail on Fridays?",
+        remember=["Friday deploys fail because the release freeze starts at noon UTC"],
+        stale=["today's deploy is blocked by the flaky canary"],
+    )
+    question = episode(type="thread", source=LINK, question="what is our on-call rota?")
+    seed(store, {"archive/2026-11-29.jsonl": thread + "\n" + question + "\n"})
+    run(store)
+    entries = fmt.parse(store.read("daily/2026-11-29.md")).entries
+    assert [(e.text, e.get("source")) for e in entries] == [
+        ("Friday deploys fail because the release freeze starts at noon UTC", LINK)
+    ]

@@ -57,28 +57,31 @@ def episodes_since(ctx: Context) -> list[Episode]:
         if since_day and day < since_day:
             continue
         for raw in ctx.tree[path].splitlines():
-            ep = _episode(raw, day)
-            if ep is not None and (not since or ep.at > since):
-                out.append(ep)
+            out.extend(ep for ep in _episodes(raw, day) if not since or ep.at > since)
     return out
 
 
-def _episode(raw: str, day: str) -> Episode | None:
+def _episodes(raw: str, day: str) -> list[Episode]:
+    """The episodes of one archive line. A thread summarised by Claude gives one per thing to
+    "remember" (its "stale" part is left out on purpose); other kinds give one."""
     try:
         data = json.loads(raw)
     except ValueError:
-        return None  # a torn line in an append-only file: skip it, never fail the night
+        return []  # a torn line in an append-only file: skip it, never fail the night
     if not isinstance(data, dict):
-        return None
+        return []
     kind = str(data.get("type") or data.get("kind") or "episode")
     at = str(data.get("at") or data.get("ts") or data.get("time") or day)
-    text = _text_of(kind, data)
     sources = [data.get(k) for k in ("source", "url", "permalink", "html_url")]
     extra = data.get("sources")
     if isinstance(extra, list):
         sources.extend(extra)
     uniq = tuple(dict.fromkeys(str(s) for s in sources if isinstance(s, str) and s))
-    return Episode(kind, at, text, uniq, data)
+    remember = data.get("remember")
+    if isinstance(remember, list):
+        texts = [str(t) for t in remember if isinstance(t, str) and t.strip()]
+        return [Episode(kind, at, t, uniq, data) for t in texts]
+    return [Episode(kind, at, _text_of(kind, data), uniq, data)]
 
 
 def _text_of(kind: str, data: dict[str, Any]) -> str:
@@ -95,6 +98,11 @@ def _text_of(kind: str, data: dict[str, Any]) -> str:
         value = data.get(key)
         if isinstance(value, str) and value.strip():
             return value
+    touched = data.get("files_touched")
+    if kind == "thread" and isinstance(touched, list) and touched:
+        # without a summary, a thread matters a week later only if it changed the memory
+        files = ", ".join(str(f) for f in touched[:3])
+        return f"{files} updated after the question: {data.get('question', '')}"
     return ""
 
 
