@@ -33,6 +33,7 @@ bench: setup
 	$(BIN)/python bench/notes.py
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/slack.py
+	$(BIN)/python bench/dream.py
 
 clean:
 	rm -rf $(VENV) .hippo .pytest_cache .mypy_cache .ruff_cache
