@@ -8,6 +8,7 @@ agent loop returns to the model as a tool_result with is_error, so the task neve
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from memory.errors import MemoryStoreError
 from memory.ops import check_path
 from memory.search import Hit as SearchHit
 from memory.search import SearchIndex
+
+log = logging.getLogger("hippo.agent")
 
 MAX_READ = 20_000
 HIDDEN = ("archive/", ".git/")
@@ -136,12 +139,17 @@ class Toolbox:
             raise ToolError(f"unknown tool {name!r}; use one of: {', '.join(self.names)}")
         try:
             return str(handler(**args))
-        except TypeError as exc:
+        except ToolError:
+            raise
+        except (TypeError, ValueError) as exc:
             raise ToolError(f"bad arguments for {name}: {exc}") from exc
         except MemoryStoreError as exc:
             raise ToolError(str(exc)) from exc
         except OSError as exc:
             raise ToolError(f"{name} failed: {exc.strerror or exc}") from exc
+        except Exception as exc:  # a tool must never crash the turn: the model hears of it
+            log.exception("agent tool %s failed", name)
+            raise ToolError(f"{name} failed: {type(exc).__name__}: {exc}") from exc
 
     @property
     def names(self) -> list[str]:

@@ -77,6 +77,8 @@ def test_read_list_and_missing_files(tools: Toolbox) -> None:
         tools.call("rm_rf", {})
     with pytest.raises(ToolError, match="bad arguments"):
         tools.call("read_file", {"file": "MEMORY.md"})
+    with pytest.raises(ToolError, match="bad arguments"):
+        tools.call("search", {"query": "deploys", "limit": "many"})
 
 
 def test_edits_change_the_copy_and_are_recorded(tools: Toolbox) -> None:
