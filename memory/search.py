@@ -34,7 +34,9 @@ LONG = 400
 DEMOTED = 3.0  # taken from lines of forgotten.md and entries with status: revoked
 FORGOTTEN = "forgotten.md"
 
+CTX_FILES = 64  # files named by the driver above which other terms are found in one pass
 PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes
+WHOLE_PASS = 2000  # candidates still in reach above which whole-word lines are looked up
 PRESCORE = 4  # with many candidates, first score limit * PRESCORE of the best-looking ones
 
 _TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
@@ -136,15 +138,25 @@ class SearchIndex:
         # candidates, score the best-looking few first: the k-th of those is a bar most of the
         # rest cannot reach, so they are dropped unscored; the rest go best-looking first.
         heap: list[tuple[float, bytes, int, int, int]] = []
-        if len(found) > limit * PRESCORE:
+        if len(found) <= limit * PRESCORE:
+            self._rank(found, found, q, limit, heap, 0.0)
+        else:
             first = heapq.nlargest(limit * PRESCORE, found, key=prior.__getitem__)
-            self._rank(first, found, q, limit, heap)
+            self._rank(first, found, q, limit, heap, 0.0)
             bar, bonus, done = heap[0][0] - q.best, q.bonus.get, set(first)
             rest = [k for k, f in found.items() if prior[k] + bonus(f, 0.0) >= bar]
             rest.sort(key=prior.__getitem__, reverse=True)
-            self._rank((k for k in rest if k not in done), found, q, limit, heap)
-        else:
-            self._rank(found, found, q, limit, heap)
+            rest = [k for k in rest if k not in done]
+            if len(rest) <= WHOLE_PASS:
+                self._rank(rest, found, q, limit, heap, 0.0, ordered=True)
+            else:
+                # Too many still in reach: one more pass per term finds the lines where it is
+                # a whole word. The others can score less, which stops their loop early.
+                whole = set().union(*(self._blob.lines_whole(t.text) for t in terms))
+                self._rank([k for k in rest if k in whole], found, q, limit, heap, 0.0, True)
+                self._rank(
+                    [k for k in rest if k not in whole], found, q, limit, heap, q.partial, True
+                )
         heap.sort(reverse=True)
         return [self._hit(k, f, score) for score, _, _, k, f in heap]
 
@@ -155,14 +167,22 @@ class SearchIndex:
         q: _Query,
         limit: int,
         heap: list[tuple[float, bytes, int, int, int]],
+        short: float,
+        ordered: bool = False,
     ) -> None:
-        """Push the scored `lines` into the top-`limit` heap (score, added, -line, line, file),
-        skipping a line whose bound cannot reach the heap's smallest once it is full."""
+        """Push the scored `lines` into the top-`limit` heap (score, added, -line, line, file).
+        Once it is full, skip a line whose bound (prior + context bonus + q.best - `short`, what
+        these lines are known to miss) cannot reach the smallest; when `lines` come by falling
+        prior, stop at the first that cannot, whatever its bonus."""
         prior, bonus, seq, blob = self._prior, q.bonus.get, q.sequence, self._blob
+        best = q.best - short
+        top = best + max(q.bonus.values(), default=0.0)
         for k in lines:
             f = files[k]
             if len(heap) >= limit:
-                bound = prior[k] + bonus(f, 0.0) + q.best
+                if ordered and prior[k] + top < heap[0][0]:
+                    break
+                bound = prior[k] + bonus(f, 0.0) + best
                 if seq is not None and seq not in blob.line(k):
                     bound -= SEQUENCE_BONUS
                 if bound < heap[0][0]:
@@ -190,9 +210,16 @@ class SearchIndex:
         d = order[0]
         found: dict[int, int] = {}
         self._keep(blob.lines_with(terms[d].text), d, q, found)
-        for f in in_ctx[d]:
-            for j in order[1:]:
-                self._keep(blob.lines_with(terms[j].text, f), j, q, found)
+        named = in_ctx[d]
+        for j in order[1:] if named else []:
+            # Lines of the files whose path names the driver, holding another term. For many
+            # files one pass over everything beats one scan per file.
+            if len(named) > CTX_FILES:
+                lines = [k for k in blob.lines_with(terms[j].text) if blob.line_file[k] in named]
+            else:
+                lines = [k for f in named for k in blob.lines_with(terms[j].text, f)]
+            self._keep(lines, j, q, found)
+        for f in named:
             if all(f in c for c in in_ctx):
                 found.setdefault(blob.titles[f], f)
         return found
@@ -266,3 +293,5 @@ class _Query:
         # The most the terms can add to a line's prior, before its file's context bonus.
         self.best = sum((PHRASE if t.phrase else WORD) * WHOLE_WORD for t in terms)
         self.best += (SEQUENCE_BONUS if self.sequence else 0.0) + 1e-3
+        # What the lines where no term is a whole word miss of `best`.
+        self.partial = sum((PHRASE if t.phrase else WORD) * (WHOLE_WORD - 1) for t in terms)

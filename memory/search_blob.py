@@ -141,10 +141,12 @@ class Blob:
         """The lines (in order, once each) containing `term`, in all files or in file `f`."""
         lo, hi = (0, len(self.data)) if f is None else (self.starts[f], self.starts[f + 1])
         # Collect offsets first and map them to lines in bulk, as a common term occurs thousands
-        # of times. With many, re's scanner hands them over cheaper than a find() call each;
-        # with few, find() scans faster.
+        # of times. With many, re's scanner hands them over cheaper than a find() call each,
+        # and eating the rest of the line keeps it to one match per line (a one-letter query
+        # occurs millions of times); with few, find() scans faster.
         if f is None and self.estimate(term) > _MANY:
-            offsets = [m.start() for m in re.finditer(re.escape(term), self.data)]
+            rx = re.compile(re.escape(term) + rb"[^\n]*")
+            offsets = [m.start() for m in rx.finditer(self.data)]
         else:
             offsets = []
             find, step = self.data.find, len(term)
@@ -154,6 +156,13 @@ class Blob:
                 pos = find(term, pos + step, hi)
         line_of = partial(bisect_right, self.lines)
         return [k - 1 for k in dict.fromkeys(map(line_of, offsets))]
+
+    def lines_whole(self, term: bytes) -> list[int]:
+        """The lines where `term` occurs as a whole word (no ASCII letter or digit either side)."""
+        # The term comes first so re's scanner can jump to it; the look-behind after it checks
+        # the byte before it.
+        word = re.escape(term) + rb"(?<![A-Za-z0-9]" + re.escape(term) + rb")(?![A-Za-z0-9])[^\n]*"
+        return self.lines_matching(re.compile(word))
 
     def lines_matching(self, rx: re.Pattern[bytes]) -> list[int]:
         """The lines where `rx` matches (in the folded text), once each."""

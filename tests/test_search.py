@@ -400,3 +400,17 @@ def test_any_top_k_is_the_head_of_the_full_ranking(texts: list[str], query: str,
     index = SearchIndex.build({f"f{i}.md": t.encode() for i, t in enumerate(texts)})
     full = index.search(query, limit=10**6)
     assert index.search(query, limit=k) == full[:k]
+
+
+def test_thousands_of_partial_matches_still_rank_exactly() -> None:
+    """With thousands of lines in reach, whole-word lines are looked up and the top k is exact."""
+    body = "".join(f"- rapid deploy note {i}\n" for i in range(3000))
+    index = SearchIndex.build(
+        {
+            "a.md": f"# A\n{body}".encode(),
+            "b.md": b"# B\n- the api is slow today, deploy note\n- api\n",
+        }
+    )
+    for query, k in [("api", 3), ("api", 25), ("deploy note", 5), ("ap", 4)]:
+        assert index.search(query, limit=k) == index.search(query, limit=10**6)[:k]
+    assert paths(index.search("api", limit=2)) == [("b.md", 3), ("b.md", 2)]
