@@ -229,6 +229,41 @@ def test_overloaded_to_the_end_offers_try_again_and_pushes_nothing(
     assert rt.store.read("services/new.md").startswith("# n\n\n- a [source: https://test.slack")
 
 
+def test_what_people_said_in_the_thread_reaches_the_agent_once(
+    rt: Runtime, claude: FakeAnthropic, slack_fake: SlackFake
+) -> None:
+    """Messages between hippo's turns come before the question; earlier ones are not repeated."""
+    claude.default = lambda body: claude.text("An answer.")
+    thread = "1700000000.000100"
+    said = [
+        {"type": "message", "user": "W1", "text": "checkout is slow again", "ts": thread},
+        {"type": "message", "user": "W222", "text": "<@UHIPPO> why?", "ts": "1700000001.000001"},
+        {"type": "message", "bot_id": "BHIPPO", "text": "An answer.", "ts": "1700000001.000005"},
+        {
+            "type": "message",
+            "user": "W3",
+            "text": "cache <https://x/y|again>",
+            "ts": "1700000001.1",
+        },
+        {"type": "message", "user": "W222", "text": "<@UHIPPO> now?", "ts": "1700000002.000001"},
+    ]
+    slack_fake.script(
+        "conversations.replies",
+        (200, {"ok": True, "messages": said[:2]}, {}),
+        (200, {"ok": True, "messages": said}, {}),
+    )
+    take_turn(rt, Question("T111", "C111", thread, "1700000001.000001", "W222", "why?", "Ev1"))
+    take_turn(rt, Question("T111", "C111", thread, "1700000002.000001", "W222", "now?", "Ev2"))
+    first, second = [b["messages"] for b in claude.requests if b["model"] == "claude-sonnet-5-5"]
+    asked = first[-1]["content"][0]["text"]
+    assert "<W1>: checkout is slow again" in asked and asked.endswith("<W222> asks: why?")
+    assert second[0]["content"][0]["text"] == asked  # the history is sent as it was first sent
+    now = second[-1]["content"][0]["text"]
+    assert "<W3>: cache again (https://x/y)" in now and now.endswith("<W222> asks: now?")
+    assert "slow again" not in now and "An answer" not in now
+    assert slack_fake.calls("conversations.replies")[0].form["ts"] == thread
+
+
 def test_rate_limited_to_the_end_says_so(
     rt: Runtime, claude: FakeAnthropic, slack_fake: SlackFake
 ) -> None:
