@@ -1,85 +1,42 @@
-"""The memory repository: a bare cache of the remote, reads at any commit, and the write path.
+"""The memory repository: a bare cache of the remote, reads at any commit, refs, history.
 
-Write path: operations are queued; one thread at a time (the leader) takes the workspace lock,
-fetches the newest tip, applies every queued write as its own commit, and pushes the chain once.
-If the push is rejected because the remote moved, it fetches and re-applies the operations on the
-new tip. Each write's idempotency key lands as a `Hippo-Key:` trailer; a key already in history
-makes no commit and reports the earlier one.
+The write path (memory/writer.py) is mixed in: `Store.write(ops, …)`.
 """
 
 from __future__ import annotations
 
-import random
-import re
 import threading
-import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pygit2
-from pygit2.enums import FileMode, SortMode
+from pygit2.enums import SortMode
 
-from memory import format as fmt
 from memory import history
-from memory.errors import MemoryStoreError, NotFound, RemoteError
+from memory.errors import NotFound, RemoteError
 from memory.locks import FileWorkspaceLock, RedisWorkspaceLock, WorkspaceLock
-from memory.ops import Applied, Operation, apply_ops, check_path
+from memory.ops import Operation, check_path
+from memory.writer import (
+    _HEAD,
+    _KEY,
+    _TRACK,
+    BRANCH,
+    DREAMER,
+    HIPPO,
+    Author,
+    WritePath,
+    WriteResult,
+    is_local,
+)
 
-BRANCH = "main"
-_HEAD = f"refs/heads/{BRANCH}"
-_TRACK = f"refs/remotes/origin/{BRANCH}"
-_KEY = re.compile(r"^Hippo-Key: (.+)$", re.M)
-MAX_ATTEMPTS = 25
-MAX_BATCH = 64
+__all__ = ["BRANCH", "DREAMER", "HIPPO", "Author", "Store", "WriteResult", "is_local"]
 
 GITATTRIBUTES = "inbox.md merge=union\narchive/*.jsonl merge=union\n"
 MEMORY_MD = "# Memory\n\n## Index\n"
 INBOX_MD = "# Inbox: notes not yet filed under a topic\n\n"
 
 
-@dataclass(frozen=True)
-class Author:
-    name: str
-    email: str
-
-
-DREAMER = Author("hippo dreaming", "dream@hippo.invalid")
-HIPPO = Author("hippo", "hippo@hippo.invalid")
-
-
-@dataclass(frozen=True)
-class WriteResult:
-    commit: str
-    created: bool
-    removed: tuple[tuple[str, fmt.Entry], ...] = ()
-    paths: tuple[str, ...] = ()
-
-
-@dataclass
-class _Pending:
-    ops: Sequence[Operation]
-    author: Author
-    message: str
-    key: str | None
-    trailers: Mapping[str, str]
-    force: bool
-    done: bool = False
-    result: WriteResult | None = None
-    error: MemoryStoreError | None = None
-    event: threading.Event = field(default_factory=threading.Event)
-
-
-class _Moved(Exception):
-    """The remote branch is no longer at the commit we built on."""
-
-
-def is_local(remote: str) -> bool:
-    return "://" not in remote and not re.match(r"^[\w.-]+@[\w.-]+:", remote)
-
-
-class Store:
+class Store(WritePath):
     """One workspace's memory repository. Thread-safe; one instance per process is enough."""
 
     def __init__(
@@ -100,7 +57,7 @@ class Store:
         )
         self._leader = threading.Lock()
         self._open_lock = threading.Lock()
-        self._queue: list[_Pending] = []
+        self._queue = []
         self._qlock = threading.Lock()
         self._keys: dict[str, str] = {}
         self._indexed: set[str] = set()
@@ -294,160 +251,6 @@ class Store:
 
     # -- writing -----------------------------------------------------------------------------
 
-    def write(
-        self,
-        ops: Sequence[Operation],
-        *,
-        author: Author,
-        message: str,
-        key: str | None = None,
-        source: str | None = None,
-        force: bool = False,
-        trailers: Mapping[str, str] | None = None,
-    ) -> WriteResult:
-        """Apply `ops` to the newest tip as one commit and push it. Raises a MemoryStoreError."""
-        extra = dict(trailers or {})
-        if source:
-            extra.setdefault("Hippo-Source", " ".join(source.split()))
-        pending = _Pending(list(ops), author, message.strip(), key, extra, force)
-        with self._qlock:
-            self._queue.append(pending)
-        # Group commit: whoever holds the leader lock writes every queued request, so threads
-        # share one fetch and one push while each write keeps its own commit.
-        while not pending.done:
-            with self._leader:
-                if pending.done:
-                    break
-                with self._qlock:
-                    batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
-                with self._lock:
-                    self._run(batch)
-        if pending.error is not None:
-            raise pending.error
-        assert pending.result is not None
-        return pending.result
-
-    def _run(self, batch: list[_Pending]) -> None:
-        try:
-            for attempt in range(MAX_ATTEMPTS):
-                if attempt:
-                    # Another host pushed first: back off with jitter so neither side starves.
-                    time.sleep(random.uniform(0, min(0.5, 0.01 * 2**attempt)))
-                tip = self.sync()
-                outcome = self._apply_batch(tip, batch)
-                head = outcome[0]
-                if head == tip or self._push(head, tip):
-                    self._finish(batch, outcome[1])
-                    return
-            error = RemoteError(f"{self.remote} kept moving; gave up after {MAX_ATTEMPTS} tries")
-            self._finish(batch, {id(p): error for p in batch})
-        except BaseException as exc:
-            wrapped = exc if isinstance(exc, MemoryStoreError) else RemoteError(str(exc))
-            self._finish(batch, {id(p): wrapped for p in batch if not p.done})
-            if not isinstance(exc, Exception):
-                raise
-
-    def _finish(self, batch: list[_Pending], results: Mapping[int, object]) -> None:
-        for p in batch:
-            r = results.get(id(p))
-            if isinstance(r, MemoryStoreError):
-                p.error = r
-            elif isinstance(r, WriteResult):
-                p.result = r
-            p.done = True
-            p.event.set()
-
-    def _apply_batch(
-        self, tip: str | None, batch: list[_Pending]
-    ) -> tuple[str | None, dict[int, WriteResult | MemoryStoreError]]:
-        repo = self._repo
-        if tip is not None:
-            self._index_keys(tip)
-        index = pygit2.Index()
-        if tip is not None:
-            index.read_tree(repo[tip].peel(pygit2.Commit).tree)
-        head, keys = tip, dict(self._keys)
-        results: dict[int, WriteResult | MemoryStoreError] = {}
-
-        def read(path: str) -> str | None:
-            if path not in index:
-                return None
-            return _text(repo, index[path].id)
-
-        for p in batch:
-            if p.key and p.key in keys:
-                results[id(p)] = WriteResult(keys[p.key], created=False)
-                continue
-            try:
-                applied = apply_ops(p.ops, read, dreamer=p.author == DREAMER, force=p.force)
-            except MemoryStoreError as exc:
-                results[id(p)] = exc
-                continue
-            changed = _stage(repo, index, applied)
-            if not changed:
-                results[id(p)] = WriteResult(head or "", created=False)
-                continue
-            head = self._make_commit(index, head, p)
-            if p.key:
-                keys[p.key] = head
-            results[id(p)] = WriteResult(
-                head, created=True, removed=tuple(applied.removed), paths=tuple(changed)
-            )
-        return head, results
-
-    def _make_commit(self, index: pygit2.Index, parent: str | None, p: _Pending) -> str:
-        tree = index.write_tree(self._repo)
-        lines = [f"{k}: {v}" for k, v in p.trailers.items()]
-        if p.key:
-            lines.insert(0, f"Hippo-Key: {p.key}")
-        message = p.message + ("\n\n" + "\n".join(lines) if lines else "") + "\n"
-        author = pygit2.Signature(p.author.name, p.author.email)
-        committer = pygit2.Signature(HIPPO.name, HIPPO.email)
-        parents = [pygit2.Oid(hex=parent)] if parent else []
-        return str(self._repo.create_commit(None, author, committer, message, tree, parents))
-
-    def _push(self, head: str | None, parent: str | None) -> bool:
-        """Push `head` (built on `parent`) to the remote branch; False when the remote moved."""
-        assert head is not None
-        repo = self._repo
-        oid = pygit2.Oid(hex=head)
-        try:
-            if is_local(self.remote):
-                if not self._push_local(oid, parent):
-                    return False
-            else:
-                # A git server's receive-pack checks the old value under its ref lock.
-                repo.references.create(_HEAD, oid, force=True)
-                repo.remotes["origin"].push([f"{_HEAD}:{_HEAD}"], callbacks=self._callbacks)
-        except (pygit2.GitError, OSError):
-            return False  # rejected (non-fast-forward) or a ref lock held by another pusher
-        repo.references.create(_HEAD, oid, force=True)
-        repo.references.create(_TRACK, oid, force=True)
-        return True
-
-    def _push_local(self, oid: pygit2.Oid, parent: str | None) -> bool:
-        """Local transport updates the ref without checking its old value (two concurrent
-        pushes can both "win" and one is lost, measured here), so copy the new objects into the
-        remote's object database, then move the branch with a compare-and-swap under git's own
-        ref lock (the lock receive-pack takes too)."""
-        target = self._remote_repo()
-        _copy_objects(self._repo, target, oid)
-        try:
-            with target.transaction() as txn:
-                txn.lock_ref(_HEAD)
-                current = target.references.get(_HEAD)
-                if (str(current.target) if current is not None else None) != parent:
-                    raise _Moved
-                txn.set_target(_HEAD, oid, message="hippo: push")
-        except _Moved:
-            return False
-        return True
-
-    def _remote_repo(self) -> pygit2.Repository:
-        if self._remote_obj is None:
-            self._remote_obj = pygit2.Repository(self.remote)
-        return self._remote_obj
-
     def _index_keys(self, tip: str) -> None:
         """Learn the Hippo-Key trailers of commits not yet seen (walks only new history)."""
         walker = self._repo.walk(pygit2.Oid(hex=tip), SortMode.TOPOLOGICAL)
@@ -477,45 +280,6 @@ class Store:
         )
 
 
-def _stage(repo: pygit2.Repository, index: pygit2.Index, applied: Applied) -> list[str]:
-    """Write `applied` into `index`; return the paths whose content really changed."""
-    changed = []
-    for path, text in applied.changes.items():
-        old = index[path].id if path in index else None
-        if text is None:
-            if old is not None:
-                index.remove(path)
-                changed.append(path)
-            continue
-        oid = repo.create_blob(text.encode("utf-8"))
-        if old != oid:
-            index.add(pygit2.IndexEntry(path, oid, FileMode.BLOB))
-            changed.append(path)
-    return changed
-
-
-def _copy_objects(src: pygit2.Repository, dst: pygit2.Repository, oid: pygit2.Oid) -> None:
-    """Write every object reachable from `oid` that `dst` lacks, children before parents, so
-    an object present in `dst` always has its children too (and the walk can stop there)."""
-    odb = dst.odb
-    stack: list[tuple[pygit2.Oid, bool]] = [(oid, False)]
-    while stack:
-        current, expanded = stack.pop()
-        if current in odb:
-            continue
-        obj = src[current]
-        if not expanded:
-            stack.append((current, True))
-            if isinstance(obj, pygit2.Commit):
-                stack.append((obj.tree_id, False))
-                stack.extend((p, False) for p in obj.parent_ids)
-            elif isinstance(obj, pygit2.Tree):
-                stack.extend((child.id, False) for child in obj)
-            continue
-        raw = src.odb.read(current)
-        odb.write(raw[0], raw[1])
-
-
 def _walk_paths(tree: pygit2.Tree, prefix: str, out: list[str]) -> None:
     for obj in tree:
         path = prefix + (obj.name or "")
@@ -532,8 +296,3 @@ def _walk(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str, out: dict[str
             _walk(repo, obj, path + "/", out)
         elif isinstance(obj, pygit2.Blob):
             out[path] = bytes(obj.data)
-
-
-def _text(repo: pygit2.Repository, oid: pygit2.Oid) -> str:
-    blob = repo.get(oid)
-    return bytes(blob.data).decode("utf-8", "replace") if isinstance(blob, pygit2.Blob) else ""
