@@ -348,3 +348,15 @@ def test_daily_takes_what_threads_said_to_remember_not_what_goes_stale(store: St
     assert [(e.text, e.get("source")) for e in entries] == [
         ("Friday deploys fail because the release freeze starts at noon UTC", LINK)
     ]
+
+
+def test_a_refused_step_is_reported_and_the_others_go_on(store: Store) -> None:
+    """A fix the store refuses (it looks like a secret) leaves corrections unwritten and
+    reported; tidy, index and state still commit, and the file is not marked checked."""
+    seed(store, {"teams/x.md": "# X\n\n- the key of acme/api#1 is open\n"})
+    token = "ghp_" + "a" * 36
+    report = run(store, table(**{"acme/api#1": Verdict.fixable(token, "odd answer")}))
+    assert report.failed and report.failed[0].startswith("corrections: refused")
+    assert "corrections" not in report.commits and "state" in report.commits
+    assert store.read("teams/x.md") == "# X\n\n- the key of acme/api#1 is open\n"
+    assert State.load(store.read(".dream/state.json")).checked == {}

@@ -91,6 +91,12 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
         evidence = [ln.lstrip("- ").strip() for ln in corrections.body if _is_correction(ln)]
         if evidence:
             out.append(_section("*Corrections*\n" + _listed(evidence)))
+    if report.failed:
+        out.append(
+            _section(
+                "*Steps not written* (nothing lost; fix and run again)\n" + _listed(report.failed)
+            )
+        )
     cap = " — *cap reached*" if report.deferred else ""
     deleted = f"*Deletions*: {report.deleted} of at most {report.cap} tonight{cap}"
     if report.deferred:

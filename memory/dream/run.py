@@ -19,7 +19,7 @@ from memory.dream import corrections, daily, index, outcomes, tidy
 from memory.dream import state as st
 from memory.dream.context import Context, StepResult
 from memory.dream.verifiers import MemoryLinks, Verifiers
-from memory.errors import MemoryStoreError, NotFound
+from memory.errors import LockTimeout, MemoryStoreError, NotFound, RemoteError
 from memory.store import DREAMER, Store
 
 STEPS = ("daily", "outcomes", "corrections", "tidy", "index", "state")
@@ -63,6 +63,7 @@ class Report:
     cap: int = 0
     unverified: list[str] = field(default_factory=list)
     claims_checked: int = 0
+    failed: list[str] = field(default_factory=list)  # steps the store refused, with the reason
     head: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -177,20 +178,33 @@ def _step(
     started = time.perf_counter()
     result = make()
     trailers = {TRAILER: report.run_id}
+    found: dict[str, list[str]] = {}
     if name == "corrections":
         plan: corrections.Plan = result.facts["plan"]
         for k in _LIST_TRAILERS:
-            values: list[str] = sorted(set(getattr(plan, "selected" if k == "checked" else k)))
-            lists[k] += values
-            if values:
-                trailers[_LIST_TRAILERS[k]] = ",".join(values)
+            found[k] = sorted(set(getattr(plan, "selected" if k == "checked" else k)))
+            if found[k]:
+                trailers[_LIST_TRAILERS[k]] = ",".join(found[k])
     if not result.ops:
+        for k, values in found.items():
+            lists[k] += values
         seconds = time.perf_counter() - started
         report.steps.append(StepReport(name, None, result.message(), seconds=seconds))
         return result
-    written = store.write(
-        result.ops, author=DREAMER, message=result.message(), key=key, trailers=trailers
-    )
+    try:
+        written = store.write(
+            result.ops, author=DREAMER, message=result.message(), key=key, trailers=trailers
+        )
+    except (RemoteError, LockTimeout):
+        raise  # transient: the task retries, and the rerun continues from this step
+    except MemoryStoreError as exc:
+        # refused (a secret, a forgotten fact, a conflict): this step writes nothing tonight,
+        # the other steps go on, and the digest says why
+        report.failed.append(f"{name}: {exc}")
+        report.steps.append(StepReport(name, None, f"dream({name}): not written: {exc}"))
+        return None
+    for k, values in found.items():
+        lists[k] += values  # written: tonight's checks count (a refused step checked nothing)
     commit = written.commit if written.created else None
     if commit:
         # the next step reads what this one wrote: applied here the way the store applied it
