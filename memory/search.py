@@ -34,7 +34,6 @@ LONG = 400
 DEMOTED = 3.0  # taken from lines of forgotten.md and entries with status: revoked
 FORGOTTEN = "forgotten.md"
 
-CTX_FILES = 64  # files named by the driver above which other terms are found in one pass
 PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes
 WHOLE_PASS = 2000  # candidates still in reach above which whole-word lines are looked up
 PRESCORE = 4  # with many candidates, first score limit * PRESCORE of the best-looking ones
@@ -150,9 +149,9 @@ class SearchIndex:
             if len(rest) <= WHOLE_PASS:
                 self._rank(rest, found, q, limit, heap, 0.0, ordered=True)
             else:
-                # Too many still in reach: one more pass per term finds the lines where it is
-                # a whole word. The others can score less, which stops their loop early.
-                whole = set().union(*(self._blob.lines_whole(t.text) for t in terms))
+                # Too many still in reach: find the lines where some term is a whole word.
+                # The others can score less, which stops their loop early.
+                whole = self._blob.whole_word_lines([t.text for t in terms], rest)
                 self._rank([k for k in rest if k in whole], found, q, limit, heap, 0.0, True)
                 self._rank(
                     [k for k in rest if k not in whole], found, q, limit, heap, q.partial, True
@@ -212,9 +211,9 @@ class SearchIndex:
         self._keep(blob.lines_with(terms[d].text), d, q, found)
         named = in_ctx[d]
         for j in order[1:] if named else []:
-            # Lines of the files whose path names the driver, holding another term. For many
-            # files one pass over everything beats one scan per file.
-            if len(named) > CTX_FILES:
+            # Lines of the files whose path names the driver, holding another term. When those
+            # files are most of the text, one pass over everything beats a scan per file.
+            if sum(blob.starts[f + 1] - blob.starts[f] for f in named) > len(blob.data) / 2:
                 lines = [k for k in blob.lines_with(terms[j].text) if blob.line_file[k] in named]
             else:
                 lines = [k for f in named for k in blob.lines_with(terms[j].text, f)]

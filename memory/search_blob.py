@@ -157,12 +157,17 @@ class Blob:
         line_of = partial(bisect_right, self.lines)
         return [k - 1 for k in dict.fromkeys(map(line_of, offsets))]
 
-    def lines_whole(self, term: bytes) -> list[int]:
-        """The lines where `term` occurs as a whole word (no ASCII letter or digit either side)."""
-        # The term comes first so re's scanner can jump to it; the look-behind after it checks
-        # the byte before it.
-        word = re.escape(term) + rb"(?<![A-Za-z0-9]" + re.escape(term) + rb")(?![A-Za-z0-9])[^\n]*"
-        return self.lines_matching(re.compile(word))
+    def whole_word_lines(self, terms: list[bytes], lines: list[int]) -> set[int]:
+        """Those of `lines` where one of `terms` occurs as a whole word (no ASCII letter or
+        digit either side)."""
+        # The term comes first so re's scanner jumps to it; the look-behind checks the byte
+        # before it.
+        rxs = [
+            re.compile(re.escape(t) + rb"(?<![A-Za-z0-9]" + re.escape(t) + rb")(?![A-Za-z0-9])")
+            for t in terms
+        ]
+        at = self.lines
+        return {k for k in lines if any(rx.search(self.data, at[k], at[k + 1]) for rx in rxs)}
 
     def lines_matching(self, rx: re.Pattern[bytes]) -> list[int]:
         """The lines where `rx` matches (in the folded text), once each."""
