@@ -360,3 +360,29 @@ def test_a_refused_step_is_reported_and_the_others_go_on(store: Store) -> None:
     assert "corrections" not in report.commits and "state" in report.commits
     assert store.read("teams/x.md") == "# X\n\n- the key of acme/api#1 is open\n"
     assert State.load(store.read(".dream/state.json")).checked == {}
+
+
+def test_second_night_follows_a_rename_made_during_the_day(store: Store) -> None:
+    """Night 2: a file renamed since night 1 is found through history; links follow it, and
+    only files changed since the last dream come first in the selection."""
+    seed(store, {
+        "MEMORY.md": "# Memory\n\n- billing: [[teams/billing]]\n\n## Index\n",
+        "teams/billing.md": "# Billing\n\n- invoices are cut on the 1st\n",
+        "teams/other.md": "# Other\n\n- nothing to see\n",
+    })  # fmt: skip
+    run(store)
+    store.write([MoveFile("teams/billing.md", "teams/invoicing.md")], author=ALICE, message="mv")
+    report = run(store, now=datetime(2026, 12, 1, 3, 0))
+    assert "- billing: [[teams/invoicing]]" in store.read("MEMORY.md")
+    assert "- [[teams/invoicing]]: Billing" in store.read("MEMORY.md")
+    step = next(s for s in report.steps if s.step == "corrections")
+    assert "(teams/invoicing.md, teams/other.md)" in "\n".join(step.body)
+
+
+def test_slack_intent_for_dream() -> None:
+    """'/hippo dream' (and '--now') routes to the admin-checked dream task."""
+    from bot.slack_intake import route
+
+    assert (route("dream").task, route("dream").args) == ("hippo.dream.slack", {"now_iso": ""})
+    assert route("dream --now 2026-11-30T03:00").args == {"now_iso": "2026-11-30T03:00"}
+    assert route("dream up a plan for me").task != "hippo.dream.slack"
