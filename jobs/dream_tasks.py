@@ -38,6 +38,7 @@ SLACK_DREAM = "hippo.dream.slack"
 REVERT = "hippo.dream.revert"
 LOCK_TTL = 3600  # a dream takes seconds to minutes; the lock outlives a crashed worker this long
 OUTBOX_CHANNEL = "digest"
+DIGEST_TTL = 3 * 24 * 3600  # "this night's digest was posted": a rerun within days posts nothing
 
 
 @dataclass
@@ -132,8 +133,10 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
             recall=recall_counts(rt.redis, workspace),
             allowed_hosts=rt.config.verify_hosts,
         )
-        if report.skipped:
+        posted = f"hippo:dream:digest:{workspace}:{report.run_id}"
+        if report.skipped and (rt.redis.exists(posted) or not report.steps):
             return Outcome("skipped", report)
+        # a dream that died after its state commit still owes the snapshot and the digest
         if claude is not None:
             report.extra["usage"] = claude.usage()
         # The agent's cache hits of the day before (its counters are per UTC day).
@@ -141,7 +144,8 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
         report.extra["agent_usage"] = agent_usage(rt.redis, yesterday)
         snap = snapshot.publish(rt.store, report.head)
         ts = post_digest(rt, report, workspace)
-        return Outcome("done", report, snap.version, ts)
+        rt.redis.set(posted, ts or "-", ex=DIGEST_TTL)
+        return Outcome("skipped" if report.skipped else "done", report, snap.version, ts)
     finally:
         try:
             lock.release()

@@ -176,3 +176,25 @@ def test_beat_runs_the_dream_nightly_in_the_team_timezone(embedded_redis_url: st
     assert (entry["schedule"].hour, entry["schedule"].minute) == ({2}, {30})
     assert entry["kwargs"] == {"workspace": "default"}
     assert str(app.timezone) == "Europe/Berlin"
+
+
+def test_a_digest_lost_after_the_state_commit_is_posted_once(
+    slack_runtime: Runtime, slack_fake: SlackFake
+) -> None:
+    """If the worker died between the state commit and the digest, the retry posts the digest
+    from history (every step, Revert buttons included); a later rerun posts nothing."""
+    from datetime import datetime
+
+    from memory.dream.run import dream
+
+    rt = seeded(slack_runtime)
+    dream(rt.store, now=datetime(2026, 11, 30, 3, 0))  # the steps ran; the digest never left
+    outcome = run_dream(rt, now_iso="2026-11-30T06:00")
+    assert outcome.status == "skipped" and outcome.digest_ts
+    blocks = digest_post(slack_fake)["blocks"]
+    assert [b["block_id"] for b in blocks if "accessory" in b] == [
+        "dream_step_daily", "dream_step_tidy", "dream_step_index", "dream_step_state"
+    ]  # fmt: skip
+    assert "The release train now leaves on Tuesdays at noon" in blocks[1]["text"]["text"]
+    assert run_dream(rt, now_iso="2026-11-30T07:00").digest_ts == ""
+    assert len([p for p in slack_fake.posts() if p.get("channel") == "CDIGEST"]) == 1

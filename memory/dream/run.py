@@ -17,7 +17,8 @@ from typing import Any
 
 from memory.dream import corrections, daily, index, outcomes, tidy
 from memory.dream import state as st
-from memory.dream.context import Context, StepResult
+from memory.dream.context import Context, StepResult, is_topic
+from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
 from memory.errors import LockTimeout, MemoryStoreError, NotFound, RemoteError
 from memory.store import DREAMER, Store
@@ -96,8 +97,7 @@ def dream(
     state = st.State.load(tree.get(st.PATH))
     report = Report(run_id, head=head)
     if state.last_run == run_id:
-        report.skipped = True
-        return report
+        return recorded(store, report, tree, state)
     finder = RenameFinder(store, state.last_commit)
     ctx = Context(
         run_id=run_id,
@@ -217,6 +217,24 @@ def _step(
     seconds = time.perf_counter() - started
     report.steps.append(StepReport(name, commit, result.message(), files, seconds=seconds))
     return result
+
+
+def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.State) -> Report:
+    """Tonight's dream as history and state record it (it already ran): `skipped`, with its
+    steps, so a digest lost to a crash after the state commit can still be posted."""
+    report.skipped = True
+    for name in STEPS:
+        done = store.find_key(f"dream:{report.run_id}:{name}")
+        if done is not None:
+            diff = store.diff(done)
+            report.steps.append(StepReport(name, done, diff.commit.message, _stats(diff), True))
+    fixes = next((s for s in report.steps if s.step == "corrections"), None)
+    report.deleted = sum(1 for ln in fixes.body if ln.startswith("- deleted")) if fixes else 0
+    report.cap = deletion_cap(sum(1 for p in tree if is_topic(p)))
+    report.deferred, report.unverified = list(state.deferred), list(state.unverified)
+    report.daily_path = f"daily/{report.run_id}.md"
+    report.daily_text = tree.get(report.daily_path, "")
+    return report
 
 
 def _stats(diff: Any) -> list[tuple[str, int, int]]:
