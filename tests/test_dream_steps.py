@@ -68,6 +68,7 @@ def test_daily_note_keeps_what_lasts_with_sources(store: Store) -> None:
             title="Retry the vendor call",
             outcome="merged_after_changes",
             url="https://github.com/acme/api/pull/7",
+            lesson={"text": "Observed: people add `timeout`", "status": "active"},
         ),
     ]
     seed(store, {"archive/2026-11-29.jsonl": "\n".join(lines) + "\n"})
@@ -80,9 +81,11 @@ def test_daily_note_keeps_what_lasts_with_sources(store: Store) -> None:
     assert info.trailers["Hippo-Key"] == "dream:2026-11-29:daily"
     entries = fmt.parse(store.read("daily/2026-11-29.md")).entries
     assert [e.text for e in entries] == [
-        "acme/api#7 Retry the vendor call: merged after changes",
+        "acme/api#7 Retry the vendor call: merged after changes; lesson (active): "
+        "Observed: people add `timeout`",
         "Checkout 504s come from the vendor sandbox",
     ]
+    assert report.activated == ["Observed: people add `timeout`"]  # for the digest
     assert entries[1].get("source") == LINK
     assert entries[0].get("source") == "https://github.com/acme/api/pull/7"
 

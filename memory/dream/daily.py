@@ -155,6 +155,12 @@ def run(ctx: Context, writer: DailyWriter | None = None) -> StepResult:
         meta += [("added", ctx.today.isoformat()), ("by", DREAM_BY)]
         result.ops.append(AddEntry(path, text, tuple(meta), title=title))
     result.facts = {"episodes": len(episodes), "lines": len(result.ops), "path": path}
+    # lessons the per-PR gate made active during the day, for the digest
+    result.facts["activated"] = [
+        str(lesson["text"])
+        for ep in episodes
+        if isinstance(lesson := ep.raw.get("lesson"), dict) and lesson.get("status") == "active"
+    ]
     if result.ops:
         result.subject = f"{path}: {len(result.ops)} lines from {len(episodes)} episodes"
         result.body = [f"- {op.text}" for op in result.ops if isinstance(op, AddEntry)]

@@ -124,8 +124,8 @@ def dream(
         if step is not None and name == "corrections":
             plan: corrections.Plan = step.facts["plan"]
             report.deleted, report.cap = len(plan.deleted), plan.cap
-        if step is not None and name == "outcomes":
-            report.activated = list(step.facts.get("activated", []))
+        if step is not None and name in ("daily", "outcomes"):
+            report.activated += list(step.facts.get("activated", []))
         if crash_after is not None:
             crash_after(name)
     report.deferred = lists["deferred"]
