@@ -40,15 +40,19 @@ class GitHubVerifier:
         if name not in self._repos:
             try:
                 self._repos[name] = self._client_for(name.split("/", 1)[0]).get_repo(name)
-            except UnknownObjectException:
-                self._repos[name] = None
+            except GithubException as exc:
+                if exc.status != 404:
+                    raise  # a rate limit or outage: not checkable, and asked again next time
+                self._repos[name] = None  # gone, or no installation for this owner
         return self._repos[name]
 
     def check(self, claim: Claim) -> Verdict:
         try:
             repo = self._repo(claim.repo)
             if repo is None:
-                return Verdict.unfixable(f"repository {claim.repo} does not exist (404)")
+                # GitHub answers 404 both for a repository that is gone and for one hippo's
+                # token or App installation cannot see: never a reason to delete memory
+                return Verdict.unknown(f"{claim.repo} is not visible to hippo's GitHub access")
             if claim.kind == PR:
                 return self._pr(repo, claim)
             if claim.kind == REPO:

@@ -47,11 +47,12 @@ def test_symbol_before_a_file_claim() -> None:
 
 
 def test_repository_state() -> None:
-    """'owner/repo is archived', 'the owner/repo repo is active' are repository claims."""
-    assert kinds("acme/legacy is archived") == [("repo", "acme/legacy", "archived")]
+    """A repository's state is a claim only when 'repo' is said: a folder is not a repository."""
+    assert kinds("the repo acme/legacy is archived") == [("repo", "acme/legacy", "archived")]
     assert kinds("the acme/web repo is active now") == [("repo", "acme/web", "active")]
-    assert kinds("acme/web is still active") == [("repo", "acme/web", "active")]
-    assert kinds("acme/web has an active community") == []  # the state must follow the name
+    assert kinds("repository acme/web is still active") == [("repo", "acme/web", "active")]
+    assert kinds("the flag in config/flags is active") == []
+    assert kinds("the acme/web repo has an active community") == []
 
 
 def test_slack_permalink_in_text_and_source() -> None:
@@ -106,7 +107,7 @@ def test_registry_routes_by_kind_counts_calls_and_contains_failures() -> None:
     table = TableVerifier("t", ["pr"], {"acme/api#1": Verdict.true("open")})
     reg = Verifiers([table, Boom()])
     (pr,) = cl.find("acme/api#1 is open")
-    (repo,) = cl.find("acme/old is archived")
+    (repo,) = cl.find("the repo acme/old is archived")
     (url,) = cl.find("https://x.test/a", ("x.test",))
     assert reg.check(pr).status == "true"
     assert reg.check(pr).verifier == "t"

@@ -96,10 +96,12 @@ def test_github_files_follow_renames_and_deletions(github: GitHubVerifier) -> No
 
 
 def test_github_repositories(github: GitHubVerifier) -> None:
-    """Archived vs active is checked and fixable; a missing repository is unfixable."""
-    assert verdict(github, "acme/old is active") == ("fixable", "archived")
-    assert verdict(github, "acme/api is active") == ("true", None)
-    assert verdict(github, "acme/nope is archived")[0] == "unfixable"
+    """Archived vs active is checked and fixable; a repository GitHub answers 404 for (gone, or
+    invisible to hippo's token) is not checkable, so it never deletes memory."""
+    assert verdict(github, "the repo acme/old is active") == ("fixable", "archived")
+    assert verdict(github, "the acme/api repo is active") == ("true", None)
+    assert verdict(github, "the repo acme/nope is archived")[0] == "not_checkable"
+    assert verdict(github, "config in acme/nope:src/x.py")[0] == "not_checkable"
 
 
 def test_dream_fixes_and_deletes_against_fake_github(

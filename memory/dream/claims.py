@@ -7,7 +7,8 @@ Recognised (anything else is not checkable):
 - a file in a repository: `owner/repo:path`, "in owner/repo at path", a GitHub blob URL; a
   backticked symbol right before one of those ("`parse()` in owner/repo:src/x.py") is a symbol
   claim on that file;
-- a repository with a state: "owner/repo is archived", "owner/repo (active)";
+- a repository with a state, the word "repo" said: "the repo owner/repo is archived",
+  "owner/repo repository is active";
 - a cited Slack permalink (in the text or the entry's `source`);
 - a URL whose host is on the allow-list (HIPPO_VERIFY_HOSTS);
 - a `[[link]]` inside the memory (its target exists).
@@ -41,9 +42,11 @@ _IN_AT = re.compile(rf"\bin (?P<repo>{_REPO}) at `?(?P<path>{_FILE})`?")
 _SYMBOL = re.compile(
     r"`(?P<sym>[A-Za-z_][A-Za-z0-9_.]*)(?:\(\))?`\s+(?:is\s+)?(?:defined\s+)?in\s+$"
 )
+# "repo" or "repository" must be said (before or after the name): "config/flags is active" is
+# about a folder, not a repository
 _REPO_STATE = re.compile(
-    rf"(?<![\w/.:#-])(?P<repo>{_REPO})(?![\w/#:-])"
-    r"(?P<gap>\s+(?:repo(?:sitory)?\s+)?(?:is|was|has been|got|now|stays|remains|\()?\s*"
+    rf"(?:(?P<pre>\brepo(?:sitory)?\s+)|\b)(?<![\w/.:#-])(?P<repo>{_REPO})(?![\w/#:-])"
+    r"(?P<gap>\s+(?P<post>repo(?:sitory)?\s+)?(?:is|was|has been|got|now|stays|remains|\()?\s*"
     r"(?:still\s+|now\s+)?)(?P<state>archived|active|read-only)\b",
     re.IGNORECASE,
 )
@@ -129,7 +132,7 @@ def find(
             if free(*m.span()):
                 add(_file(text, m), m.span())
     for m in _REPO_STATE.finditer(text):
-        if free(*m.span()):
+        if (m.group("pre") or m.group("post")) and free(*m.span("repo")):
             state = m.group("state").lower()
             add(
                 Claim(REPO, m.group(0), text, m.span("state"), repo=m.group("repo"), state=state),
