@@ -40,6 +40,12 @@ def test_file_claims_in_three_spellings() -> None:
     assert url[slice(*claim.span)] == "src/app.py"
 
 
+def test_image_tags_and_versions_are_not_files() -> None:
+    """'acme/api:latest' and 'acme/api:1.4.2' are image tags, not file claims."""
+    assert kinds("we deploy acme/api:latest, pinned to acme/api:1.4.2") == []
+    assert kinds("see acme/api:Makefile.am") == [("path", "acme/api:Makefile.am", "")]
+
+
 def test_symbol_before_a_file_claim() -> None:
     """A backticked symbol right before "in owner/repo:path" makes a symbol claim."""
     (claim,) = cl.find("`parse_config()` is defined in acme/api:src/config.py")

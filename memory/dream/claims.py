@@ -38,6 +38,7 @@ _PR_URL = re.compile(rf"{_GH}/(?P<repo>{_REPO})/(?P<what>pull|issues)/(?P<num>\d
 _PR_REF = re.compile(rf"(?<![\w/.:-])(?P<repo>{_REPO})#(?P<num>\d+)\b")
 _BLOB = re.compile(rf"{_GH}/(?P<repo>{_REPO})/(?:blob|tree)/(?P<ref>[^/\s]+)/(?P<path>{_FILE})")
 _COLON = re.compile(rf"(?<![\w/.:-])(?P<repo>{_REPO}):(?P<path>{_FILE})")
+_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
 _IN_AT = re.compile(rf"\bin (?P<repo>{_REPO}) at `?(?P<path>{_FILE})`?")
 _SYMBOL = re.compile(
     r"`(?P<sym>[A-Za-z_][A-Za-z0-9_.]*)(?:\(\))?`\s+(?:is\s+)?(?:defined\s+)?in\s+$"
@@ -129,7 +130,7 @@ def find(
             add(_file(text, m, ref=m.group("ref"), url=m.group(0)), m.span())
     for pattern in (_IN_AT, _COLON):
         for m in pattern.finditer(text):
-            if free(*m.span()):
+            if free(*m.span()) and _plausible(m.group("path").rstrip(".")):
                 add(_file(text, m), m.span())
     for m in _REPO_STATE.finditer(text):
         if (m.group("pre") or m.group("post")) and free(*m.span("repo")):
@@ -159,6 +160,12 @@ def find(
             elif _ANY_URL.fullmatch(part) and _allowed(part, hosts):
                 claims.append(Claim(URL, part, text, (0, 0), url=part, in_meta=True))
     return claims
+
+
+def _plausible(path: str) -> bool:
+    """A file path, not an image tag or a version ("acme/api:latest", "acme/api:1.4.2"): it has a
+    folder, or ends in a file extension that starts with a letter."""
+    return "/" in path or bool(_EXT.search(path))
 
 
 def _pr(text: str, m: re.Match[str], repo: str, num: int) -> Claim:
