@@ -10,7 +10,7 @@ import base64
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import requests
 from github import Github, GithubException, UnknownObjectException
@@ -145,21 +145,32 @@ class SlackVerifier:
         self.client = client
 
     def check(self, claim: Claim) -> Verdict:
+        # A reply's permalink carries ?thread_ts=: replies are read through their thread, whose
+        # parent always comes first, so the reply is looked for among what comes back.
+        thread = parse_qs(urlsplit(claim.url).query).get("thread_ts", [claim.ts])[0]
         try:
             resp = self.client.conversations_replies(
-                channel=claim.channel, ts=claim.ts, latest=claim.ts, inclusive=True, limit=1
+                channel=claim.channel,
+                ts=thread,
+                oldest=claim.ts,
+                latest=claim.ts,
+                inclusive=True,
+                limit=2,
             )
         except SlackApiError as exc:
             error = str(exc.response.get("error") or exc)
             if error in self.GONE:
                 return Verdict.unfixable(f"the Slack message {claim.url} was deleted ({error})")
             return Verdict.unknown(f"Slack answered {error} for {claim.url}")
-        for message in resp.get("messages") or []:
+        messages = resp.get("messages") or []
+        for message in messages:
             if message.get("ts") == claim.ts:
                 if message.get("subtype") == "tombstone":
                     return Verdict.unfixable(f"the Slack message {claim.url} was deleted")
                 return Verdict.true(f"the Slack message {claim.url} exists")
-        return Verdict.unfixable(f"the Slack message {claim.url} is not in its channel any more")
+        if not messages:
+            return Verdict.unfixable(f"the Slack message {claim.url} is not in its channel")
+        return Verdict.unknown(f"the Slack message {claim.url} was not among its thread's replies")
 
 
 class HttpVerifier:

@@ -135,13 +135,17 @@ def test_dream_fixes_and_deletes_against_fake_github(
 
 
 def test_slack_verifier_finds_kept_and_deleted_messages() -> None:
-    """A cited message that exists is true; a missing or deleted one unfixable; errors unknown."""
+    """A cited message that exists is true; a missing or deleted one unfixable; errors, and a
+    reply its thread did not return, are not checkable."""
     with SlackFake() as fake:
         fake.messages[("C1", "1700000000.000100")] = {"ts": "1700000000.000100", "text": "hi"}
         v = SlackVerifier(make_web_client("xoxb-test", fake.url))
         base = "https://acme.slack.com/archives/C1/p"
         assert verdict(v, f"said {base}1700000000000100")[0] == "true"
         assert verdict(v, f"said {base}1700000000000200")[0] == "unfixable"
+        reply = f"{base}1700000000000150?thread_ts=1700000000.000100&cid=C1"
+        assert verdict(v, f"said {reply}")[0] == "not_checkable"  # only the parent came back
+        assert fake.calls("conversations.replies")[-1].form["ts"] == "1700000000.000100"
         fake.script("conversations.replies", (200, {"ok": False, "error": "thread_not_found"}, {}))
         assert verdict(v, f"said {base}1700000000000300")[0] == "unfixable"
         fake.script("conversations.replies", (200, {"ok": False, "error": "not_in_channel"}, {}))
