@@ -8,7 +8,7 @@ operations whose target is gone, and never guesses.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memory import format as fmt
 from memory import secrets, tombstones
@@ -110,6 +110,69 @@ def paths_of(op: Operation) -> list[str]:
     return [op.path]
 
 
+class _Doc:
+    """One file being edited by a batch of operations. Removed lines become holes (None), so
+    line numbers stay stable, and an index of entries by normalised text is kept up to date:
+    each operation costs O(1) after the first parse instead of a parse of the whole file."""
+
+    def __init__(self, text: str) -> None:
+        self.lines: list[str | None] = list(text.splitlines(keepends=True))
+        self._index: dict[str, list[fmt.Entry]] | None = None
+
+    def text(self) -> str:
+        return "".join(x for x in self.lines if x is not None)
+
+    def index(self) -> dict[str, list[fmt.Entry]]:
+        if self._index is None:
+            self._index = {}
+            alive = [i for i, x in enumerate(self.lines) if x is not None]
+            for e in fmt.parse(self.text()).entries:
+                self._add_to_index(replace(e, line=alive[e.line]))
+        return self._index
+
+    def _add_to_index(self, entry: fmt.Entry) -> None:
+        assert self._index is not None
+        self._index.setdefault(fmt.normalise(entry.text), []).append(entry)
+
+    def find(self, path: str, match: str) -> fmt.Entry:
+        for entry in self.index().get(fmt.normalise(match), []):
+            return entry
+        raise EntryConflict(
+            f"no entry in {path} reads {match!r} any more: another writer changed or removed "
+            "it; read the file again and retry",
+            path,
+        )
+
+    def has(self, text: str) -> bool:
+        return bool(self.index().get(fmt.normalise(text)))
+
+    def _drop(self, entry: fmt.Entry) -> None:
+        bucket = self.index()[fmt.normalise(entry.text)]
+        bucket.remove(entry)
+
+    def remove(self, entry: fmt.Entry) -> None:
+        self._drop(entry)
+        self.lines[entry.line] = None
+
+    def replace(self, entry: fmt.Entry, new_line: str) -> None:
+        self._drop(entry)
+        old = self.lines[entry.line] or ""
+        self.lines[entry.line] = new_line + old[len(old.rstrip("\r\n")) :]
+        parsed = fmt.parse_entry(new_line, entry.line)
+        if parsed is not None:
+            self._add_to_index(parsed)
+
+    def append(self, new_line: str, *, indexed: bool = True) -> None:
+        last = next((x for x in reversed(self.lines) if x is not None), None)
+        if last is not None and not last.endswith("\n"):
+            self.lines[self.lines.index(last)] = last + "\n"
+        self.lines.append(new_line + "\n")
+        if indexed and self._index is not None:
+            parsed = fmt.parse_entry(new_line, len(self.lines) - 1)
+            if parsed is not None:
+                self._add_to_index(parsed)
+
+
 def apply_ops(
     ops: Sequence[Operation],
     read: Reader,
@@ -119,9 +182,26 @@ def apply_ops(
 ) -> Applied:
     """Apply `ops` in order on the tree `read` gives; raise a named error for any refusal."""
     out = Applied()
+    docs: dict[str, _Doc | None] = {}  # None: deleted by an earlier operation
+    stones: list[tuple[str, list[tombstones.Tombstone]]] = []
 
     def current(path: str) -> str | None:
-        return out.changes[path] if path in out.changes else read(path)
+        if path in docs:
+            doc = docs[path]
+            return None if doc is None else doc.text()
+        return read(path)
+
+    def doc_of(path: str) -> _Doc:
+        doc = docs.get(path)
+        if doc is None:
+            doc = docs[path] = _Doc(_existing(current, path))
+        return doc
+
+    def forgotten() -> list[tombstones.Tombstone]:
+        text = current(tombstones.PATH) or ""
+        if not stones or stones[0][0] != text:
+            stones[:] = [(text, tombstones.load(text))]
+        return stones[0][1]
 
     for op in ops:
         for p in paths_of(op):
@@ -130,32 +210,40 @@ def apply_ops(
                 raise ProtectedPath(p)
         _scan(op)
         if not force:
-            _check_tombstones(op, current)
+            _check_tombstones(op, current, forgotten)
         if isinstance(op, AddEntry):
-            out.changes[op.path] = _add(current(op.path), op)
+            if current(op.path) is None:
+                head = f"# {op.title}\n\n" if op.title else ""
+                docs[op.path] = _Doc(head)
+            doc = doc_of(op.path)
+            # The same fact already there: two adds of one fact make one entry.
+            if not (fmt.normalise(op.text) and doc.has(op.text)):
+                doc.append(fmt.render_entry(op.text, op.meta))
         elif isinstance(op, ReplaceEntry):
-            text = _existing(current, op.path)
-            line, _ = _find(text, op.path, op.match)
-            new = fmt.render_entry(op.text, op.meta, indent=_indent(text, line))
-            out.changes[op.path] = fmt.replace_line(text, line, new)
+            doc = doc_of(op.path)
+            entry = doc.find(op.path, op.match)
+            doc.replace(entry, fmt.render_entry(op.text, op.meta, indent=entry.indent))
         elif isinstance(op, RemoveEntry):
-            text = _existing(current, op.path)
-            line, entry = _find(text, op.path, op.match)
+            doc = doc_of(op.path)
+            entry = doc.find(op.path, op.match)
             out.removed.append((op.path, entry))
-            out.changes[op.path] = fmt.delete_line(text, line)
+            doc.remove(entry)
         elif isinstance(op, AppendLine):
-            out.changes[op.path] = fmt.append_line(current(op.path) or "", op.line.rstrip("\r\n"))
+            if current(op.path) is None:
+                docs[op.path] = _Doc("")
+            doc_of(op.path).append(op.line.rstrip("\r\n"), indexed=False)
         elif isinstance(op, WriteFile):
-            out.changes[op.path] = op.content
+            docs[op.path] = _Doc(op.content)
         elif isinstance(op, MoveFile):
             text = _existing(current, op.src)
             if current(op.dst) is not None:
                 raise TargetGone(f"cannot move {op.src} to {op.dst}: it exists", op.dst)
-            out.changes[op.src] = None
-            out.changes[op.dst] = text
+            docs[op.src] = None
+            docs[op.dst] = _Doc(text)
         elif isinstance(op, DeleteFile):
             _existing(current, op.path)
-            out.changes[op.path] = None
+            docs[op.path] = None
+    out.changes = {p: (None if d is None else d.text()) for p, d in docs.items()}
     return out
 
 
@@ -164,34 +252,6 @@ def _existing(current: Reader, path: str) -> str:
     if text is None:
         raise TargetGone(f"{path} does not exist (moved or deleted by another writer?)", path)
     return text
-
-
-def _find(text: str, path: str, match: str) -> tuple[int, fmt.Entry]:
-    want = fmt.normalise(match)
-    for entry in fmt.parse(text).entries:
-        if fmt.normalise(entry.text) == want:
-            return entry.line, entry
-    raise EntryConflict(
-        f"no entry in {path} reads {match!r} any more: another writer changed or removed it; "
-        "read the file again and retry",
-        path,
-    )
-
-
-def _indent(text: str, line: int) -> int:
-    entry = fmt.parse_entry(text.splitlines()[line], line)
-    return entry.indent if entry else 0
-
-
-def _add(text: str | None, op: AddEntry) -> str:
-    line = fmt.render_entry(op.text, op.meta)
-    if text is None:
-        head = f"# {op.title}\n\n" if op.title else ""
-        return head + line + "\n"
-    want = fmt.normalise(op.text)
-    if want and any(fmt.normalise(e.text) == want for e in fmt.parse(text).entries):
-        return text  # the same fact is already there: two adds of one fact make one entry
-    return fmt.append_line(text, line)
 
 
 def _scan(op: Operation) -> None:
@@ -210,7 +270,9 @@ def _scan(op: Operation) -> None:
             raise SecretFound(hit, paths_of(op)[0])
 
 
-def _check_tombstones(op: Operation, current: Reader) -> None:
+def _check_tombstones(
+    op: Operation, current: Reader, forgotten: Callable[[], list[tombstones.Tombstone]]
+) -> None:
     if isinstance(op, AddEntry | ReplaceEntry):
         if op.path == tombstones.PATH:
             return  # writing the tombstone itself
@@ -223,6 +285,6 @@ def _check_tombstones(op: Operation, current: Reader) -> None:
         texts = [e.text for e in fmt.parse(op.content).entries if fmt.normalise(e.text) not in old]
     else:
         return
-    stones = tombstones.load(current(tombstones.PATH))
+    stones = forgotten()
     for t in texts:
         tombstones.check(t, stones)

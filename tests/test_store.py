@@ -247,3 +247,21 @@ def test_unreachable_remote_is_a_clear_error(tmp_path: Path) -> None:
     s = Store.open("https://127.0.0.1:9/nothing.git", tmp_path / "d")
     with pytest.raises(RemoteError, match="cannot fetch"):
         s.sync()
+
+
+def test_many_entry_operations_in_one_write_are_fast_and_exact(store: Store) -> None:
+    """1,750 entry operations on a 2,300-entry file apply in one commit, each exactly once."""
+    text = "# T\n\n" + "".join(f"- entry number {i} about things\n" for i in range(2300))
+    store.write([ops.WriteFile("t.md", text)], author=ALICE, message="m")
+    batch: list[ops.Operation] = [
+        ops.RemoveEntry("t.md", f"entry number {i} about things") for i in range(0, 2300, 2)
+    ]
+    batch += [
+        ops.ReplaceEntry("t.md", f"entry number {i} about things", f"entry {i} changed")
+        for i in range(1, 600, 2)
+    ]
+    batch += [ops.AddEntry("t.md", f"new {i}") for i in range(300)]
+    r = store.write(batch, author=ALICE, message="big edit")
+    lines = store.read("t.md").splitlines()
+    assert len(r.removed) == 1150 and len(lines) == 2 + 1150 + 300
+    assert lines[2:4] == ["- entry 1 changed", "- entry 3 changed"] and lines[-1] == "- new 299"
