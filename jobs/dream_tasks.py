@@ -132,6 +132,8 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
             writer=claude,
             recall=recall_counts(rt.redis, workspace),
             allowed_hosts=rt.config.verify_hosts,
+            # a dream with Claude can take a while: each step renews the lock
+            after_step=lambda _step: lock.extend(LOCK_TTL, replace_ttl=True),
         )
         posted = f"hippo:dream:digest:{workspace}:{report.run_id}"
         if report.skipped and (rt.redis.exists(posted) or not report.steps):

@@ -293,7 +293,7 @@ def test_crash_between_steps_resumes(store: Store) -> None:
 
     verifiers = table(**{"acme/api:release.py": Verdict.true("exists")})
     with pytest.raises(RuntimeError):
-        dream(store, now=NIGHT, verifiers=verifiers, crash_after=crash)
+        dream(store, now=NIGHT, verifiers=verifiers, after_step=crash)
     assert steps_in_log(store) == ["dream(corrections)", "dream(daily)"]
     report = dream(store, now=NIGHT, verifiers=verifiers)
     resumed = [(s.step, s.resumed) for s in report.steps if s.commit]

@@ -88,7 +88,7 @@ def dream(
     recall: Mapping[str, int] | None = None,
     allowed_hosts: tuple[str, ...] = (),
     limit: int = 25,
-    crash_after: Callable[[str], None] | None = None,
+    after_step: Callable[[str], None] | None = None,
 ) -> Report:
     """Run (or continue) tonight's dream on `store`; `now` is local time in the team's zone."""
     run_id = night_of(now)
@@ -126,8 +126,8 @@ def dream(
             report.deleted, report.cap = len(plan.deleted), plan.cap
         if step is not None and name in ("daily", "outcomes"):
             report.activated += list(step.facts.get("activated", []))
-        if crash_after is not None:
-            crash_after(name)
+        if after_step is not None:
+            after_step(name)  # e.g. extend the workspace lock (the tests crash here)
     report.deferred = lists["deferred"]
     report.unverified = lists["unverified"]
     report.claims_checked = verifiers.calls
