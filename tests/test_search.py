@@ -415,3 +415,15 @@ def test_thousands_of_partial_matches_still_rank_exactly() -> None:
         for query, k in [("api", 3), ("api", 25), ("deploy note", 5), ("ap", 4)]:
             assert index.search(query, limit=k) == index.search(query, limit=10**6)[:k]
         assert paths(index.search("api", limit=2)) == [("b.md", 3), ("b.md", 2)]
+
+
+def test_empty_trees_and_files_are_fine() -> None:
+    """An empty tree finds nothing; an empty file still hits by its path, shown by its path."""
+    assert SearchIndex.build({}).search("x") == []
+    [hit] = SearchIndex.build({"notes/redis.md": b""}).search("redis")
+    assert (hit.path, hit.line, hit.text, hit.entry) == (
+        "notes/redis.md",
+        1,
+        "notes/redis.md",
+        False,
+    )
