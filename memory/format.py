@@ -322,6 +322,11 @@ def link_for(path: str) -> str:
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+def words(text: str) -> str:
+    """All of `text`'s words, lowercased, joined by single spaces (no grammar applied)."""
+    return " ".join(_WORD.findall(text.lower()))
+
+
 def normalise(text: str) -> str:
     """Text reduced for comparing facts: metadata, links' brackets, case and punctuation dropped."""
     body, _ = split_metadata(text.strip())

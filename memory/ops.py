@@ -144,6 +144,8 @@ class _Doc:
         )
 
     def has(self, text: str) -> bool:
+        if self._index is None and not _might_contain(self.text(), text):
+            return False  # skip parsing the whole file for a fact that cannot be there
         return bool(self.index().get(fmt.normalise(text)))
 
     def _drop(self, entry: fmt.Entry) -> None:
@@ -285,6 +287,17 @@ def _check_tombstones(
         texts = [e.text for e in fmt.parse(op.content).entries if fmt.normalise(e.text) not in old]
     else:
         return
-    stones = forgotten()
+    stones: list[tombstones.Tombstone] | None = None
+    haystack = current(tombstones.PATH) or ""
     for t in texts:
+        if not _might_contain(haystack, t):
+            continue  # cheap: forgotten.md lacks this fact's longest word, so no tombstone
+        stones = stones if stones is not None else forgotten()
         tombstones.check(t, stones)
+
+
+def _might_contain(haystack: str, text: str) -> bool:
+    """False only when the file `haystack` cannot hold an entry whose normalised text equals
+    `text`'s: an entry's normalised words stand contiguously among the file's words."""
+    phrase = fmt.normalise(text)
+    return bool(phrase) and f" {phrase} " in f" {fmt.words(haystack)} "

@@ -55,12 +55,13 @@ class Store(WritePath):
             if credentials
             else None
         )
-        self._leader = threading.Lock()
+        self._cond = threading.Condition()
+        self._leading = False
         self._open_lock = threading.Lock()
         self._queue = []
-        self._qlock = threading.Lock()
         self._keys: dict[str, str] = {}
         self._indexed: set[str] = set()
+        self._indexed_tips: list[pygit2.Oid] = []
         self._repo_obj: pygit2.Repository | None = None
         self._remote_obj: pygit2.Repository | None = None
         self._trees: dict[str, dict[str, bytes]] = {}
@@ -252,16 +253,18 @@ class Store(WritePath):
     # -- writing -----------------------------------------------------------------------------
 
     def _index_keys(self, tip: str) -> None:
-        """Learn the Hippo-Key trailers of commits not yet seen (walks only new history)."""
-        walker = self._repo.walk(pygit2.Oid(hex=tip), SortMode.TOPOLOGICAL)
+        """Learn the Hippo-Key trailers of commits not yet seen. Tips already indexed are
+        hidden from the walk, so it visits only new history (not the whole log each write)."""
+        if tip in self._indexed:
+            return
+        walker = self._repo.walk(pygit2.Oid(hex=tip), SortMode.NONE)
+        for seen in self._indexed_tips:
+            walker.hide(seen)
         for commit in walker:
-            sha = str(commit.id)
-            if sha in self._indexed:
-                walker.hide(commit.id)
-                continue
-            self._indexed.add(sha)
             for key in _KEY.findall(commit.message):
-                self._keys.setdefault(key.strip(), sha)
+                self._keys.setdefault(key.strip(), str(commit.id))
+        self._indexed.add(tip)
+        self._indexed_tips = [*self._indexed_tips[-15:], pygit2.Oid(hex=tip)]
 
     # -- history operations ----------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ _HEAD = f"refs/heads/{BRANCH}"
 _TRACK = f"refs/remotes/origin/{BRANCH}"
 _KEY = re.compile(r"^Hippo-Key: (.+)$", re.M)
 MAX_ATTEMPTS = 25
-MAX_BATCH = 64
+MAX_BATCH = 256
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,8 @@ class WritePath:
     remote: str
     _lock: WorkspaceLock
     _callbacks: pygit2.RemoteCallbacks | None
-    _leader: threading.Lock
-    _qlock: threading.Lock
+    _cond: threading.Condition
+    _leading: bool
     _queue: list[_Pending]
     _keys: dict[str, str]
     _remote_obj: pygit2.Repository | None
@@ -110,18 +110,31 @@ class WritePath:
         if source:
             extra.setdefault("Hippo-Source", " ".join(source.split()))
         pending = _Pending(list(ops), author, message.strip(), key, extra, force)
-        with self._qlock:
+        # Group commit: one thread at a time leads and writes every queued request, so threads
+        # share one fetch and one push while each write keeps its own commit. Finished writers
+        # return without queueing for the leader role, so the next batch collects everyone
+        # who arrived while the previous one was being pushed.
+        with self._cond:
             self._queue.append(pending)
-        # Group commit: whoever holds the leader lock writes every queued request, so threads
-        # share one fetch and one push while each write keeps its own commit.
-        while not pending.done:
-            with self._leader:
-                if pending.done:
-                    break
-                with self._qlock:
-                    batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
-                with self._lock:
-                    self._run(batch)
+            while not pending.done and self._leading:
+                self._cond.wait()
+            if pending.done:
+                return self._result(pending)
+            self._leading = True
+            batch = [pending, *(p for p in self._queue if p is not pending)][:MAX_BATCH]
+            taken = {id(p) for p in batch}
+            self._queue = [p for p in self._queue if id(p) not in taken]
+        try:
+            with self._lock:
+                self._run(batch)
+        finally:
+            with self._cond:
+                self._leading = False
+                self._cond.notify_all()
+        return self._result(pending)
+
+    @staticmethod
+    def _result(pending: _Pending) -> WriteResult:
         if pending.error is not None:
             raise pending.error
         assert pending.result is not None
