@@ -300,4 +300,9 @@ def _might_contain(haystack: str, text: str) -> bool:
     """False only when the file `haystack` cannot hold an entry whose normalised text equals
     `text`'s: an entry's normalised words stand contiguously among the file's words."""
     phrase = fmt.normalise(text)
-    return bool(phrase) and f" {phrase} " in f" {fmt.words(haystack)} "
+    if not phrase:
+        return False
+    lowered = haystack.lower()
+    if not all(w in lowered for w in set(phrase.split())):
+        return False  # a substring search per word is far cheaper than normalising the file
+    return f" {phrase} " in f" {fmt.words(haystack)} "
