@@ -144,6 +144,15 @@ class Store(WritePath):
             ) from exc
         return self.tip()
 
+    def sync_branch(self) -> str | None:
+        """The remote branch's tip for the write path. A local remote is read directly and
+        fetched only when it moved (a fetch costs milliseconds even when there is nothing new)."""
+        if is_local(self.remote) and self.tip() is not None:
+            ref = self._remote_repo().references.get(_HEAD)
+            if ref is not None and str(ref.target) == self.tip():
+                return self.tip()
+        return self.sync()
+
     def tip(self) -> str | None:
         ref = self._repo.references.get(_TRACK)
         return str(ref.target) if ref is not None else None

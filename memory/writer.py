@@ -88,7 +88,7 @@ class WritePath:
     def _repo(self) -> pygit2.Repository:
         raise NotImplementedError
 
-    def sync(self) -> str | None:
+    def sync_branch(self) -> str | None:
         raise NotImplementedError
 
     def _index_keys(self, tip: str) -> None:
@@ -146,7 +146,7 @@ class WritePath:
                 if attempt:
                     # Another host pushed first: back off with jitter so neither side starves.
                     time.sleep(random.uniform(0, min(0.5, 0.01 * 2**attempt)))
-                tip = self.sync()
+                tip = self.sync_branch()
                 outcome = self._apply_batch(tip, batch)
                 head = outcome[0]
                 if head == tip or self._push(head, tip):
