@@ -1,0 +1,63 @@
+"""Credential recognition: each kind, no false alarms on ordinary notes, anchors change nothing."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory import secrets
+
+SAMPLES = {
+    "Slack webhook URL": "https://hooks.slack.com/services/T0001/B0002/abcdefXYZ",
+    "Slack app token": "xapp-1-A0123-4567890123-abcdef",
+    "OpenAI API key": "sk-proj-" + "a1" * 20,
+    "AWS secret access key": "AWS_SECRET_ACCESS_KEY=" + "A" * 40,
+    "Google API key": "AIza" + "b" * 35,
+    "Stripe secret key": "sk_live_" + "c" * 24,
+    "password in a URL": "postgres://app:hunter22@db.internal/prod",
+    "npm token": "npm_" + "d" * 36,
+}
+
+
+def test_each_kind_is_named() -> None:
+    """Every sample is found and reported by its kind."""
+    for kind, text in SAMPLES.items():
+        assert secrets.first(f"note: {text} (do not share)") == kind, kind
+
+
+def test_ordinary_notes_are_not_secrets() -> None:
+    """Notes about tokens, keys and URLs without credentials pass."""
+    for text in (
+        "rotate the Slack token every 90 days",
+        "the AWS key lives in Vault under secret/ci",
+        "see https://github.com/acme/api/pull/12 and https://example.com/a?b=c",
+        "the xoxb prefix marks bot tokens",
+        "sk-learn is a python package",
+    ):
+        assert secrets.first(text) is None, text
+
+
+def test_redact_hides_the_value() -> None:
+    """redact replaces each secret with its kind."""
+    out = secrets.redact("token ghp_" + "x" * 36 + " here")
+    assert out == "token [redacted GitHub token] here"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*SAMPLES.values(), "xox", "AKIA", "eyJ", " ", "://", "a@b", "secret"]),
+        max_size=6,
+    ),
+    st.text(max_size=40),
+)
+def test_anchors_never_hide_a_match(parts: list[str], noise: str) -> None:
+    """The anchor pre-check finds exactly what the patterns alone find."""
+    text = noise.join(parts)
+    plain = sorted(
+        (m.start(), kind) for kind, _, rx in secrets._PATTERNS for m in rx.finditer(text)
+    )
+    assert [(h.start, h.kind) for h in secrets.scan(text)] == sorted(
+        plain, key=lambda x: x[0]
+    ) or plain == []
+    assert all(isinstance(rx, re.Pattern) for _, _, rx in secrets._PATTERNS)
