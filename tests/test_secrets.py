@@ -57,7 +57,4 @@ def test_anchors_never_hide_a_match(parts: list[str], noise: str) -> None:
     plain = sorted(
         (m.start(), kind) for kind, _, rx in secrets._PATTERNS for m in rx.finditer(text)
     )
-    assert [(h.start, h.kind) for h in secrets.scan(text)] == sorted(
-        plain, key=lambda x: x[0]
-    ) or plain == []
-    assert all(isinstance(rx, re.Pattern) for _, _, rx in secrets._PATTERNS)
+    assert sorted((h.start, h.kind) for h in secrets.scan(text)) == plain
