@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from memory.errors import MemoryStoreError
+from memory.errors import MemoryStoreError, RemoteError
 
 INDEX = "MEMORY.md"
 DAILY_PREFIX = "daily/"
@@ -28,7 +28,8 @@ class SnapshotStore(Protocol):
     def head(self) -> str: ...
     def tip(self) -> str | None: ...
     def refs(self, prefix: str = "") -> dict[str, str]: ...
-    def publish(self, name: str, commit: str) -> None: ...
+    def publish(self, name: str, commit: str, *, create: bool = False) -> bool: ...
+    def sync(self) -> str | None: ...
 
 
 class WriteOutcome(Protocol):
@@ -123,7 +124,15 @@ def publish(store: SnapshotStore, commit: str | None = None) -> Snapshot:
         if same:
             return load(store, newest) or _missing(newest)
     version = max(found, default=0) + 1
-    store.publish(f"{REF_PREFIX}{version}", commit)
+    # Two publishers may pick the same number: the ref is created only if absent, and the
+    # loser takes the next number.
+    for _attempt in range(10):
+        if store.publish(f"{REF_PREFIX}{version}", commit, create=True):
+            break
+        store.sync()
+        version = max(max(versions(store), default=0), version) + 1
+    else:
+        raise RemoteError(f"cannot publish snapshot {version}: the remote keeps refusing it")
     text, paths = render(tree, version, commit)
     return Snapshot(version, commit, text, tuple(paths))
 

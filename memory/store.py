@@ -26,6 +26,8 @@ from memory.writer import (
     Author,
     WritePath,
     WriteResult,
+    _copy_objects,
+    _Moved,
     is_local,
 )
 
@@ -249,15 +251,35 @@ class Store(WritePath):
             if r.startswith(base + prefix)
         }
 
-    def publish(self, name: str, commit: str) -> None:
-        """Point refs/hippo/<name> at `commit` on the remote (e.g. a prompt snapshot)."""
+    def publish(self, name: str, commit: str, *, create: bool = False) -> bool:
+        """Point refs/hippo/<name> at `commit` on the remote (e.g. a prompt snapshot). With
+        `create`, only when no such ref exists there yet: False when another publisher took the
+        name first (numbered versions must never be overwritten)."""
         check_path(name)
         refname = f"refs/hippo/{name}"
-        self._repo.references.create(refname, self._commit(commit).id, force=True)
+        oid = self._commit(commit).id
         try:
-            self._repo.remotes["origin"].push([f"+{refname}:{refname}"], callbacks=self._callbacks)
+            if create and is_local(self.remote):
+                target = self._remote_repo()
+                _copy_objects(self._repo, target, oid)
+                with target.transaction() as txn:
+                    txn.lock_ref(refname)
+                    if target.references.get(refname) is not None:
+                        raise _Moved
+                    txn.set_target(refname, oid, message="hippo: publish")
+            else:
+                # Over the network, a non-forced push of a taken name is rejected by the server.
+                spec = f"{refname}:{refname}" if create else f"+{refname}:{refname}"
+                self._repo.references.create(refname, oid, force=True)
+                self._repo.remotes["origin"].push([spec], callbacks=self._callbacks)
+        except _Moved:
+            return False
         except (pygit2.GitError, OSError) as exc:
+            if create:
+                return False
             raise RemoteError(f"cannot publish {refname}: {exc}") from exc
+        self._repo.references.create(refname, oid, force=True)
+        return True
 
     # -- writing -----------------------------------------------------------------------------
 

@@ -119,3 +119,18 @@ def test_a_failed_publish_does_not_fail_the_persons_write(store: Store, tmp_path
     Path(store.remote).rename(tmp_path / "moved.git")
     assert snapshot.publish_if_index_changed(store, edit) is None
     assert store.read("MEMORY.md").endswith("- x fact\n")
+
+
+def test_two_publishers_take_different_numbers(tmp_path: Path) -> None:
+    """A publisher whose version number was taken meanwhile publishes the next one."""
+    remote = str(tmp_path / "race.git")
+    a = Store.open(remote, tmp_path / "a")
+    a.init()
+    b = Store.open(remote, tmp_path / "b")
+    b.write([AddEntry("MEMORY.md", "b's index entry")], author=Author("x", "x@x"), message="m")
+    assert b.refs("snapshots/") == {}  # b's view of the refs is now stale
+    first = snapshot.publish(a)
+    second = snapshot.publish(b)
+    assert (first.version, second.version) == (1, 2)
+    a.sync()
+    assert set(a.refs("snapshots/")) == {"snapshots/1", "snapshots/2"}

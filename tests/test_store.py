@@ -265,3 +265,15 @@ def test_many_entry_operations_in_one_write_are_fast_and_exact(store: Store) -> 
     lines = store.read("t.md").splitlines()
     assert len(r.removed) == 1150 and len(lines) == 2 + 1150 + 300
     assert lines[2:4] == ["- entry 1 changed", "- entry 3 changed"] and lines[-1] == "- new 299"
+
+
+def test_publish_create_never_overwrites(store: Store, tmp_path: Path, remote: str) -> None:
+    """publish(create=True) refuses a name another publisher took; the numbered snapshot stays."""
+    first = store.head()
+    assert store.publish("snapshots/7", first, create=True)
+    r = store.write([ops.AddEntry("a.md", "later")], author=ALICE, message="m")
+    other = Store.open(remote, tmp_path / "data-b")
+    other.sync()
+    assert not other.publish("snapshots/7", r.commit, create=True)
+    other.sync()
+    assert other.ref("snapshots/7") == first
