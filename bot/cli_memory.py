@@ -9,7 +9,7 @@ from datetime import date
 from typing import Any
 
 from jobs.runtime import Runtime
-from memory import notes
+from memory import notes, snapshot
 from memory.store import Author
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
@@ -38,6 +38,7 @@ def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
         key=args.key,
         force=args.force,
     )
+    snapshot.publish_if_index_changed(rt.store, saved.result)  # new threads see an index edit
     verb = "saved" if saved.result.created else "already saved"
     print(f"{verb} in {saved.path} ({saved.result.commit[:8]})")
     return 0

@@ -22,6 +22,7 @@ from integrations.llm import Usage
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory import sandbox, secrets, snapshot
+from memory.errors import MemoryStoreError
 from memory.ops import AppendLine
 from memory.store import Author
 
@@ -177,6 +178,9 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
         message=f"agent: edits from a Slack thread\n\nAsked: {q.text[:200]}",
         key=f"slack-agent:{q.event_id}",
     )
+    if "MEMORY.md" in pushed.paths and pushed.commit:
+        with contextlib.suppress(MemoryStoreError):  # the edit stands even if publishing fails
+            snapshot.publish(store, pushed.commit)  # new threads see the agent's index edit
     out = Outcome(body, snap.version if snap else 0, usage, pushed.commit)
     out.files_read, out.files_touched = tools.read, list(pushed.paths)
     out.refused, out.hits = list(pushed.refused), [f"{h.path}:{h.line}" for h in tools.hits[:8]]

@@ -112,3 +112,17 @@ def test_global_options_after_the_command(
     assert main(["init", "--remote", remote, "--data-dir", str(tmp_path / "d")]) == 0
     assert remote in capsys.readouterr().out
     assert (tmp_path / "r.git" / "HEAD").exists()
+
+
+def test_note_in_memory_md_publishes_a_snapshot(argv: list[str], tmp_path: Path) -> None:
+    """A CLI edit of MEMORY.md publishes a new prompt snapshot version for new threads."""
+    from memory.store import Store
+
+    run(argv, "init")
+    assert run(argv, "note", "on-call handbook lives in the wiki", "--path", "MEMORY.md") == 0
+    reader = Store.open(str(tmp_path / "remote.git"), tmp_path / "reader")
+    reader.sync()
+    assert list(reader.refs("snapshots/")) == ["snapshots/1"]
+    assert run(argv, "note", "a plain inbox note") == 0
+    reader.sync()
+    assert list(reader.refs("snapshots/")) == ["snapshots/1"]
