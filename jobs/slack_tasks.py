@@ -61,6 +61,8 @@ HELP = """*hippo* keeps the team's memory. Mention me or use `/hippo`:
 behave here. `/hippo instructions` lists them, `/hippo instructions remove N` removes one.
 • `@hippo forget that <fact>`: removes it and remembers that it was removed on purpose.
 • `@hippo what do you know about <topic>?` (or `/hippo recall <topic>`): the best matches.
+• `@hippo <any other question>` in a thread: an answer from memory (written by Claude when hippo has an API key), citing its files and sources.
+• `/hippo dream` (workspace admins): run tonight's dream now; the digest follows.
 • `/hippo help`: this message."""
 
 

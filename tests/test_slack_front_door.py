@@ -126,6 +126,20 @@ def test_unknown_command_gets_help_inline(client: FlaskClient, slack_runtime: Ru
     assert queued(slack_runtime) == []
 
 
+def test_help_lists_everything_hippo_does(client: FlaskClient, slack_runtime: Runtime) -> None:
+    """The help text names saving, instructions, forget, recall, questions and dreaming."""
+    text = post(client, command("frobnicate")).get_data(as_text=True)
+    for phrase in (
+        "save a note",
+        "instructions add",
+        "forget that",
+        "recall",
+        "question",
+        "/hippo dream",
+    ):
+        assert phrase in text, phrase
+
+
 def test_command_queues_with_channel_name(client: FlaskClient, slack_runtime: Runtime) -> None:
     """`/hippo instructions add …` is acked with a short answer and queued with the channel name."""
     resp = post(client, command("instructions add reply in threads only"))
