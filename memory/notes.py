@@ -17,7 +17,7 @@ MAX_NOTE = 4000
 # Files that are not topics: notes never land there and forget never removes from them.
 _NOT_TOPICS = ("MEMORY.md", INBOX, tombstones.PATH)
 _NOT_TOPIC_DIRS = ("daily/", "archive/", ".dream/", "preferences/", "conventions/")
-_STOP = frozenset(
+STOP_WORDS = frozenset(
     [
         "a",
         "an",
@@ -96,7 +96,7 @@ def choose_topic(paths: Iterable[str], text: str) -> str:
         if not path.endswith(".md") or path in _NOT_TOPICS or path.startswith(_NOT_TOPIC_DIRS):
             continue
         subject = path.rsplit("/", 1)[-1][:-3].lower()
-        if len(subject) < 3 or subject in _STOP:
+        if len(subject) < 3 or subject in STOP_WORDS:
             continue
         if re.search(rf"(?<![\w-]){re.escape(subject)}(?![\w-])", lowered):
             found.append((len(subject), path))
@@ -141,7 +141,7 @@ def save_note(
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in fmt.normalise(text).split() if w not in _STOP]
+    return [w for w in fmt.normalise(text).split() if w not in STOP_WORDS]
 
 
 def entry_matches(query: str, text: str) -> bool:

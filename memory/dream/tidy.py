@@ -22,7 +22,7 @@ from memory import format as fmt
 from memory import tombstones
 from memory.dream.context import Context, StepResult
 from memory.errors import TombstoneConflict
-from memory.notes import INBOX, choose_topic
+from memory.notes import INBOX, STOP_WORDS, choose_topic
 from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 SHORT_LIVED = frozenset({"short-lived", "transient", "temporary", "short", "today", "this-week"})
@@ -32,31 +32,9 @@ _NAME = re.compile(r"[\w-]+")
 _WORD = re.compile(r"[a-z0-9]+")
 _MARKED = re.compile(r"\b(?:scope|ttl|lifetime)\s*:", re.I)
 _TOP_BULLET = re.compile(r"^[-*+] ")
-_STOP = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "were",
-        "with",
+# Connective words on top of the notes' stop words: they say nothing about which fact it is.
+_STOP = STOP_WORDS | frozenset(
+    [
         "we",
         "our",
         "its",
@@ -69,7 +47,6 @@ _STOP = frozenset(
         "can",
         "do",
         "does",
-        # linking verbs: "X comes from Y" and "Y makes X" state the same fact
         "come",
         "came",
         "make",
@@ -81,7 +58,7 @@ _STOP = frozenset(
         "lead",
         "result",
         "happen",
-    }
+    ]
 )
 
 
