@@ -34,6 +34,12 @@ DECISIONS = {
     10: "MEMORY.md budget: 200 lines and 25 KB (25,600 bytes), as Claude Code uses.",
     11: "Our extra keys: by, status (tentative|active|revoked), verified, scope, removed, reason, "
     "evidence. Unknown keys are kept and reported by lint only when malformed.",
+    12: "Imperative entries are parsed like any other entry: memory is data, never instructions "
+    "(the agent's prompt says so; the parser gives no line special power).",
+    13: "Concurrency is not left to git: writes are entry operations re-applied on the newest tip "
+    "(memory/writer.py); inbox.md and archive/*.jsonl also get merge=union for people's merges.",
+    14: "Dreaming has state, limits and an audit trail: .dream/state.json, at most 25 files "
+    "checked and max(3, 15% of topic files) deleted a night, one commit per step.",
 }
 
 KNOWN_KEYS = frozenset(

@@ -277,3 +277,43 @@ def test_publish_create_never_overwrites(store: Store, tmp_path: Path, remote: s
     assert not other.publish("snapshots/7", r.commit, create=True)
     other.sync()
     assert other.ref("snapshots/7") == first
+
+
+def test_redis_lock_serializes_writers_and_times_out(tmp_path: Path, remote: str) -> None:
+    """With Redis, writers share `hippo:lock:<workspace>`; a lock held elsewhere gives LockTimeout."""
+    import threading
+
+    import fakeredis
+
+    from memory.errors import LockTimeout
+    from memory.locks import RedisWorkspaceLock
+
+    server = fakeredis.FakeServer()
+    a = Store.open(remote, tmp_path / "ra", redis=fakeredis.FakeRedis(server=server))
+    b = Store.open(remote, tmp_path / "rb", redis=fakeredis.FakeRedis(server=server))
+    a.init()
+    threads = [
+        threading.Thread(
+            target=lambda s=s, i=i: s.write(
+                [ops.AddEntry("x.md", f"fact {i} of {id(s)}")], author=ALICE, message="m"
+            )
+        )
+        for s in (a, b)
+        for i in range(10)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    a.sync()
+    assert len(a.read("x.md").splitlines()) == 20
+    held = fakeredis.FakeRedis(server=server).lock("hippo:lock:default", timeout=30)
+    assert held.acquire()
+    slow = Store(
+        remote,
+        tmp_path / "rc",
+        lock=RedisWorkspaceLock(fakeredis.FakeRedis(server=server), "hippo:lock:default", wait=0.2),
+    )
+    with pytest.raises(LockTimeout, match="try again"):
+        slow.write([ops.AddEntry("x.md", "blocked")], author=ALICE, message="m")
+    held.release()
