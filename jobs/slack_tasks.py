@@ -61,7 +61,8 @@ HELP = """*hippo* keeps the team's memory. Mention me or use `/hippo`:
 behave here. `/hippo instructions` lists them, `/hippo instructions remove N` removes one.
 • `@hippo forget that <fact>`: removes it and remembers that it was removed on purpose.
 • `@hippo what do you know about <topic>?` (or `/hippo recall <topic>`): the best matches.
-• `@hippo <any other question>` in a thread: an answer from memory (written by Claude when hippo has an API key), citing its files and sources.
+• `@hippo <any other question>` in a thread: an answer from memory (written by \
+Claude when hippo has an API key), citing its files and sources.
 • `/hippo dream` (workspace admins): run tonight's dream now; the digest follows.
 • `/hippo help`: this message."""
 
@@ -182,6 +183,10 @@ def forget(
             thread_ts=thread_ts,
         )
         return
+    if rt.store.find_key(key):  # a rerun whose commit landed (the worker died before replying)
+        what = f"what matched “{_short(query)}”"
+        reply_once(rt, self, key, channel, _forgot_text(rt, what), thread_ts=thread_ts)
+        return
     source = source_for(rt, channel, ts)
     done = notes.forget(
         rt.store,
@@ -203,7 +208,7 @@ def forget(
             thread_ts=thread_ts,
         )
     elif done.status == "removed":
-        reply_once(rt, self, key, channel, _forgot_text(rt, done.matches), thread_ts=thread_ts)
+        reply_once(rt, self, key, channel, _forgot_text(rt, _what(rt, done)), thread_ts=thread_ts)
     else:
         rt.redis.set(
             f"hippo:slack:question:{key}",
@@ -276,18 +281,23 @@ def forget_pick(
         rt.poster.update(channel, message_ts, f"Kept everything (<@{user}> chose to keep all).")
         return
     path, text = asked["matches"][pick]
-    done = notes.forget(
-        rt.store,
-        asked["query"],
-        today=today(rt),
-        author=author(user),
-        by=user,
-        reason="asked in Slack",
-        key=key,
-        pick=[(path, text)],
-    )
-    if done.status == "removed":
-        rt.poster.update(channel, message_ts, _forgot_text(rt, done.matches) + f" (<@{user}>)")
+    # A rerun whose commit landed (the worker died before the edit) makes no second attempt.
+    landed = rt.store.find_key(key) is not None
+    done = None
+    if not landed:
+        done = notes.forget(
+            rt.store,
+            asked["query"],
+            today=today(rt),
+            author=author(user),
+            by=user,
+            reason="asked in Slack",
+            key=key,
+            pick=[(path, text)],
+        )
+    if done is None or done.status == "removed":
+        what = f"“{_short(text)}” from {file_link(rt, path)}"
+        rt.poster.update(channel, message_ts, _forgot_text(rt, what) + f" (<@{user}>)")
     else:
         rt.poster.update(channel, message_ts, f"“{_short(text)}” is already gone from `{path}`.")
 
@@ -323,8 +333,11 @@ def help_(self: Task, *, key: str, channel: str, **ctx: Any) -> None:
     reply_once(rt, self, key, channel, help_text(rt), thread_ts=ctx.get("thread_ts"))
 
 
-def _forgot_text(rt: Runtime, matches: tuple[notes.Match, ...]) -> str:
-    what = "; ".join(f"“{_short(m.text)}” from {file_link(rt, m.path)}" for m in matches)
+def _what(rt: Runtime, done: notes.Forgot) -> str:
+    return "; ".join(f"“{_short(m.text)}” from {file_link(rt, m.path)}" for m in done.matches)
+
+
+def _forgot_text(rt: Runtime, what: str) -> str:
     return f"Forgot {what}. It is tombstoned in `forgotten.md`, so it will not come back unnoticed."
 
 
