@@ -119,3 +119,16 @@ def test_sign_in_edit_entry_see_history_and_revert(
 
     page.goto(f"{url}/console/history/team/releases.md")
     expect(page.locator("tr.commit").first).to_contain_text('revert: "narrow the freeze"')
+
+
+def test_no_chromium_fails_in_ci_and_skips_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a Chromium on PATH the browser tests fail when CI=true and are skipped otherwise."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no chromium to be found
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="no Chromium in CI"):
+        chromium()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception):
+        chromium()

@@ -29,7 +29,6 @@ from jobs.runtime import Runtime
 from memory.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
-REDIS_URL = "redis://127.0.0.1:6379/11"
 
 
 @pytest.fixture
@@ -129,6 +128,7 @@ def test_paths_outside_the_repository_are_refused(tools: MemoryTools, path: str)
         ("readMemory", {"path": path}),
         ("writeMemory", {"path": path, "message": "m", "entries": ["x"]}),
         ("deleteMemory", {"path": path, "message": "m"}),
+        ("listMemory", {"prefix": path}),
     ]:
         result = run_call(server, name, args)
         assert result.is_error
@@ -171,11 +171,15 @@ def test_delete_entry_is_tombstoned(tools: MemoryTools, store: Store) -> None:
 
 
 def test_delete_whole_file(tools: MemoryTools, store: Store) -> None:
-    """deleteMemory with no entries deletes the file; a missing file is a clear error."""
+    """deleteMemory with no entries deletes the file and tombstones its entries; a missing file is
+    a clear error."""
     server = build_server(tools, fixed("a"))
     run_call(server, "writeMemory", {"path": "gone.md", "message": "m", "entries": ["x fact"]})
     assert not run_call(server, "deleteMemory", {"path": "gone.md", "message": "bye"}).is_error
     assert store.read_or_none("gone.md") is None
+    assert "x fact" in store.read("forgotten.md")
+    again = run_call(server, "writeMemory", {"path": "b.md", "message": "m", "entries": ["x fact"]})
+    assert again.is_error and "forgotten" in text_of(again)
     missing = run_call(server, "deleteMemory", {"path": "gone.md", "message": "bye"})
     assert missing.is_error and "does not exist" in text_of(missing)
 
@@ -209,6 +213,12 @@ def test_list_and_search(tools: MemoryTools) -> None:
     assert empty.is_error and "empty" in text_of(empty)
 
 
+def test_tokens_from_the_environment() -> None:
+    """HIPPO_MCP_TOKENS='name=token,…' maps each token to its name; malformed items are ignored."""
+    config = Config.from_env({"HIPPO_MCP_TOKENS": "claude-code=tok1, ci-bot = tok2,broken,=tok3"})
+    assert config.mcp_tokens == {"tok1": "claude-code", "tok2": "ci-bot"}
+
+
 def test_token_name() -> None:
     """A bearer token maps to its name; anything else to None."""
     tokens = {"s3cret": "claude-code"}
@@ -220,13 +230,13 @@ def test_token_name() -> None:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Runtime]]:
+def served(tmp_path: Path, embedded_redis_url: str) -> Iterator[tuple[str, Runtime]]:
     """The whole Flask app on a loopback port, with two MCP tokens."""
     config = Config(
         data_dir=tmp_path / "data",
         memory_remote=str(tmp_path / "remote.git"),
         workspace=f"mcp-{tmp_path.name}",
-        redis_url=REDIS_URL,
+        redis_url=embedded_redis_url,
         mcp_tokens={"tok-claude": "claude-code", "tok-ci": "ci-bot"},
     )
     rt = Runtime(config)
@@ -311,14 +321,14 @@ def test_http_off_without_tokens(tmp_path: Path) -> None:
     assert "HIPPO_MCP_TOKENS" in resp.get_json()["error"]
 
 
-def test_stdio_hippo_mcp(tmp_path: Path) -> None:
+def test_stdio_hippo_mcp(tmp_path: Path, embedded_redis_url: str) -> None:
     """`hippo mcp` serves over stdio: a write by --as lands in the remote, a read sees it."""
     remote = tmp_path / "remote.git"  # created by `hippo mcp` on its first run
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
         "GIT_CONFIG_GLOBAL": "/dev/null",
-        "REDIS_URL": REDIS_URL,
+        "REDIS_URL": embedded_redis_url,
         "HIPPO_WORKSPACE": f"stdio-{tmp_path.name}",
         "PYTHONPATH": str(ROOT),
     }
@@ -347,4 +357,9 @@ def test_stdio_hippo_mcp(tmp_path: Path) -> None:
     check = Store.open(str(remote), tmp_path / "check", workspace="check")
     check.sync()
     assert check.log(limit=1)[0].author == "laptop-agent"
-    redis.Redis.from_url(REDIS_URL).delete(f"hippo:recall:stdio-{tmp_path.name}")
+    # The server counted the read in the shared Redis it was given.
+    shared = redis.Redis(unix_socket_path=embedded_redis_url.removeprefix("redis+socket://"))
+    key = f"hippo:recall:stdio-{tmp_path.name}"
+    assert recall_counts(shared, f"stdio-{tmp_path.name}") == {"x.md": 1}
+    shared.delete(key)
+    shared.close()
