@@ -146,12 +146,13 @@ def fetch_pull(
     pr = repo.get_pull(number)
     commits = pull_commits(repo, pr)
     files = _files(pr)
-    agent_sha = po.agent_tip(commits, agent_logins, recorded)
+    agents = po.agent_identities(_login(pr.user), commits, agent_logins)
+    agent_sha = po.agent_tip(commits, agents, recorded)
     landed = (pr.merge_commit_sha or "") if pr.merged else pr.head.sha
     diff: tuple[po.FileDiff, ...] = ()
     # Only people's commits or a rewritten agent tip can make a correction (po.classify), so the
     # common untouched case costs no file reads at all.
-    touched = any(not po.is_agent_commit(c, agent_logins) for c in commits)
+    touched = any(not po.is_agent_commit(c, agents) for c in commits)
     rewritten = agent_sha not in {c.sha for c in commits}
     if agent_sha and landed and agent_sha != landed and (touched or rewritten):
         reader = read or rest_reader(repo)

@@ -43,6 +43,14 @@ def learn_one(
     pr = gh.get_repo(repo).get_pull(number)
     if pr.state != "closed":
         raise ValueError(f"{repo}#{number} is still open: hippo learns when it is merged or closed")
+    config = rt.config
+    labels = [label.name for label in pr.labels]
+    if not po.is_agent_pr(pr.user.login, labels, config.agent_logins, config.agent_label):
+        # People's own pull requests are not corrections of the agent: nothing to learn from.
+        raise ValueError(
+            f"{repo}#{number} is not the agent's: opened by {pr.user.login}, without the label "
+            f"{config.agent_label!r} (HIPPO_AGENT_LOGINS, HIPPO_AGENT_LABEL)"
+        )
     facts = fetch_pull(
         gh,
         repo,

@@ -21,6 +21,7 @@ from memory.ops import AddEntry, AppendLine, Operation, ReplaceEntry
 from memory.pr_outcomes import (
     CLOSED_BY_PERSON,
     MERGED_AFTER_CHANGES,
+    MERGED_UNTOUCHED,
     PullFacts,
     Signature,
     closing_words,
@@ -230,6 +231,7 @@ def episode(
         "url": facts.url,
         "title": _one_line(facts.title, 200),
         "outcome": outcome,
+        "accepted": outcome == MERGED_UNTOUCHED,  # the agent's fix was fine as it was
         "closed_by": facts.closed_by,
         "agent_sha": facts.agent_sha,
         "landed_sha": facts.landed_sha,

@@ -110,6 +110,19 @@ def is_agent_commit(commit: Commit, agent_logins: Iterable[str]) -> bool:
     return who.lower() in agents
 
 
+def agent_identities(
+    opener: str, commits: Iterable[Commit], agent_logins: Iterable[str]
+) -> tuple[str, ...]:
+    """Whose commits are the agent's on this pull request: the configured logins, plus the opener
+    when none of the branch's commits is theirs. A pull request marked only by the label was
+    opened and committed under another account (a machine user, a person's token); without this
+    no commit would be the agent's and every people's edit would read as untouched."""
+    logins = tuple(agent_logins)
+    if opener and not any(is_agent_commit(c, logins) for c in commits):
+        return (*logins, opener)
+    return logins
+
+
 def agent_tip(
     commits: Sequence[Commit], agent_logins: Iterable[str], recorded: Sequence[str] = ()
 ) -> str:
@@ -125,8 +138,8 @@ def agent_tip(
 
 
 def human_commits(facts: PullFacts, agent_logins: Iterable[str]) -> list[Commit]:
-    logins = list(agent_logins)
-    return [c for c in facts.commits if not is_agent_commit(c, logins)]
+    agents = agent_identities(facts.opener, facts.commits, agent_logins)
+    return [c for c in facts.commits if not is_agent_commit(c, agents)]
 
 
 def classify(facts: PullFacts, agent_logins: Iterable[str]) -> str:

@@ -81,6 +81,20 @@ def test_learn_one_refuses_an_open_pull_request(
     assert main(["github", "learn", "no-slash", "9"], cfg) == 2
 
 
+def test_learn_one_refuses_a_persons_own_pull_request(
+    tmp_path: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """learn on a pull request neither opened by an agent login nor labelled exits 1, writes nothing."""
+    serve(fake)
+    fake.add_pull(REPO, pull_body(REPO, 5, opener="alice"), commits=[], files=[])
+    cfg = config(tmp_path, fake.url)
+    main(["init"], cfg)
+    capsys.readouterr()
+    assert main(["github", "learn", REPO, "5"], cfg) == 1
+    assert "not the agent's: opened by alice" in capsys.readouterr().err
+    assert main(["show", f"conventions/{REPO}.md"], cfg) != 0
+
+
 def test_without_credentials_the_cli_says_what_to_set(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from integrations import github as gh
 from integrations.github_pulls import fetch_pull, git_reader
+from jobs.config import Config
 from memory import pr_outcomes as po
 from tests.conftest import CONFORMANCE
 from tests.fakes.github import (
@@ -109,6 +110,49 @@ def test_github_enterprise_base_url_prefixes_every_call() -> None:
         assert client.get_user("alice").login == "alice"
         assert gh.base_url("https://ghe.example.com/api/v3/") == "https://ghe.example.com/api/v3"
         assert ghes.url.endswith("/api/v3")
+        bare = gh.client(settings(ghes.url.removesuffix("/api/v3"), token="t"))
+        with pytest.raises(Exception, match="404"):  # the fake serves nothing outside /api/v3
+            bare.get_user("alice")
+
+
+def test_github_enterprise_app_mints_installation_tokens_under_the_prefix() -> None:
+    """A GitHub App on GHES mints its installation token at /api/v3/app/installations/…."""
+    private, public = rsa_pair()
+    with FakeGitHub(prefix="/api/v3") as ghes:
+        ghes.enable_app("4242", public)
+        ghes.route("GET", "/users/alice", user_body("alice"))
+        client = gh.client(settings(ghes.url, app_id="4242", private_key=private), 7)
+        assert client.get_user("alice").login == "alice"
+        assert [(r.method, r.path) for r in ghes.requests] == [
+            ("POST", "/app/installations/7/access_tokens"),
+            ("GET", "/users/alice"),
+        ]
+
+
+def test_github_settings_are_read_from_the_environment() -> None:
+    """The GitHub variables reach Config: PEM with \\n escapes, agent logins, label, channels."""
+    private, _ = rsa_pair()
+    env = {
+        "GITHUB_APP_ID": "4242",
+        "GITHUB_APP_PRIVATE_KEY": private.replace("\n", "\\n"),
+        "GITHUB_TOKEN": "ghp_x",
+        "GITHUB_API_URL": "https://ghe.example.com/api/v3",
+        "GITHUB_WEBHOOK_SECRET": "s3cret",
+        "HIPPO_AGENT_LOGINS": "hippo-agent[bot], ci-agent",
+        "HIPPO_AGENT_LABEL": "made-by-agent",
+        "HIPPO_REPO_CHANNELS": "octo/app=#app, octo/web=C0WEB",
+    }
+    c = Config.from_env(env)
+    assert c.github_app_id == "4242"
+    assert c.github_app_private_key == private
+    assert (c.github_token, c.github_api_url) == ("ghp_x", "https://ghe.example.com/api/v3")
+    assert c.github_webhook_secret == "s3cret"
+    assert c.agent_logins == ("hippo-agent[bot]", "ci-agent")
+    assert c.agent_label == "made-by-agent"
+    assert dict(c.repo_channels) == {"octo/app": "#app", "octo/web": "C0WEB"}
+    defaults = Config.from_env({})
+    assert defaults.github_api_url == "https://api.github.com"
+    assert (defaults.agent_logins, defaults.agent_label) == (("hippo-agent[bot]",), "hippo-agent")
 
 
 def test_no_credentials_says_what_to_set() -> None:
@@ -134,6 +178,18 @@ def test_fetch_edited_on_top_over_rest(fake: FakeGitHub) -> None:
     assert facts.agent_sha == "a1" and facts.landed_sha == "m1"
     assert [d.path for d in facts.human_diff] == [TEST]
     assert facts.closed_by == "alice" and facts.url == "https://github.com/octo/app/pull/3"
+    assert po.classify(facts, AGENTS) == po.MERGED_AFTER_CHANGES
+
+
+def test_fetch_labelled_pull_request_opened_under_another_account(fake: FakeGitHub) -> None:
+    """A labelled pull request committed as its opener: the opener's last commit is the tip."""
+    commits = [commit_body("o1", "ci-agent", "ci-agent"), commit_body("h1", "alice", "alice")]
+    labels = ("hippo-agent",)
+    serve_pull(fake, 7, commits, opener="ci-agent", labels=labels, merge_commit_sha="m7")
+    fake.add_files(REPO, "o1", {TEST: OLD, "src/a.py": "x = 1\n"})
+    fake.add_files(REPO, "m7", {TEST: NEW, "src/a.py": "x = 1\n"})
+    facts = fetch_pull(gh.client(settings(fake.url, token="t")), REPO, 7, agent_logins=AGENTS)
+    assert facts.agent_sha == "o1" and [d.path for d in facts.human_diff] == [TEST]
     assert po.classify(facts, AGENTS) == po.MERGED_AFTER_CHANGES
 
 

@@ -266,6 +266,27 @@ def edited_facts(n: int) -> po.PullFacts:
     )
 
 
+def test_outcomes_that_teach_nothing_are_still_archived(rt: Runtime) -> None:
+    """An untouched merge (accepted) and a bot's close each leave an episode and no lesson."""
+    untouched = replace(
+        edited_facts(1), commits=(po.Commit("a1", AGENT, AGENT),), human_diff=(), landed_sha="m1"
+    )
+    by_bot = replace(
+        edited_facts(2), merged=False, closed_by="stale[bot]", closed_by_bot=True, human_diff=()
+    )
+    assert learn(rt, untouched, key="k1")[:1] == ("merged_untouched",)
+    assert learn(rt, by_bot, key="k2")[:1] == ("closed_by_system",)
+    archive = rt.store.read(sorted(rt.store.files("archive/"))[-1]).splitlines()
+    records = [json.loads(line) for line in archive]
+    assert [(r["outcome"], r["accepted"], r["lesson"]) for r in records] == [
+        ("merged_untouched", True, None),
+        ("closed_by_system", False, None),
+    ]
+    assert records[0]["url"] == f"https://github.com/{REPO}/pull/1"
+    assert records[1]["files"] == ["tests/unit/test_2.py"] and records[1]["stats"]["commits"] == 2
+    assert conventions(rt) == []
+
+
 def test_with_a_key_claude_writes_the_lesson(rt: Runtime) -> None:
     """With ANTHROPIC_API_KEY the task's lesson line is Claude's."""
     with FakeAnthropic() as claude:

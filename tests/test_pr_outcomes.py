@@ -80,6 +80,20 @@ def test_agent_pull_requests_by_login_or_label() -> None:
     assert not po.is_agent_pr("alice", ["bug"], AGENTS, "hippo-agent")
 
 
+def test_a_labelled_pull_request_opened_under_another_account_learns_from_edits() -> None:
+    """With no agent-login commit, the opener's commits are the agent's and others' are people's."""
+    diff = po.diff_texts("tests/unit/test_a.py", OLD, NEW)
+    commits = (po.Commit("o1", "ci-agent", "ci-agent"), po.Commit("h1", "bob", "bob"))
+    f = facts(opener="ci-agent", commits=commits, human_diff=(diff,), agent_sha="o1")
+    assert po.agent_identities("ci-agent", commits, AGENTS) == (AGENT, "ci-agent")
+    assert po.agent_tip(commits, po.agent_identities("ci-agent", commits, AGENTS)) == "o1"
+    assert [c.sha for c in po.human_commits(f, AGENTS)] == ["h1"]
+    assert po.classify(f, AGENTS) == po.MERGED_AFTER_CHANGES
+    # Where the agent login committed, a person who opened and labelled it stays a person.
+    mixed = (po.Commit("a1", AGENT, AGENT), po.Commit("h2", "carol", "carol"))
+    assert po.agent_identities("carol", mixed, AGENTS) == AGENTS
+
+
 def test_agent_tip_prefers_recorded_pushes_then_the_commit_list() -> None:
     """The agent's last commit is the last recorded push, else its last commit on the branch."""
     commits = (

@@ -245,8 +245,11 @@ class FakeGitHub:
             def _serve(self) -> None:
                 parts = urlsplit(self.path)
                 path = parts.path
-                if fake.prefix and path.startswith(fake.prefix):
-                    path = path[len(fake.prefix) :]
+                if fake.prefix:
+                    # Like a GitHub Enterprise Server: the API lives under /api/v3 only, so a
+                    # client that drops the prefix gets 404s rather than answers.
+                    inside = path == fake.prefix or path.startswith(fake.prefix + "/")
+                    path = path[len(fake.prefix) :] if inside else "/outside-the-api-prefix"
                 query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
                 length = int(self.headers.get("Content-Length") or 0)
                 req = Request(
