@@ -61,6 +61,7 @@ class Config:
     anthropic_base_url: str = ""
     model: str = "claude-sonnet-5-5"
     small_model: str = "claude-haiku-5-5"
+    llm_timeout: float = 60.0  # seconds per Claude call before the SDK retries it
     # Dreaming
     dream_at: str = "03:00"
     timezone: str = "UTC"
@@ -121,6 +122,7 @@ class Config:
             anthropic_base_url=get("ANTHROPIC_BASE_URL"),
             model=get("HIPPO_MODEL", "claude-sonnet-5-5") or "claude-sonnet-5-5",
             small_model=get("HIPPO_SMALL_MODEL", "claude-haiku-5-5") or "claude-haiku-5-5",
+            llm_timeout=float(get("HIPPO_LLM_TIMEOUT", "60") or 60),
             dream_at=get("HIPPO_DREAM_AT", "03:00") or "03:00",
             timezone=get("HIPPO_TIMEZONE", "UTC") or "UTC",
             digest_channel=get("HIPPO_DIGEST_CHANNEL"),

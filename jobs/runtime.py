@@ -72,7 +72,11 @@ class Runtime:
         """The Claude client, or None without ANTHROPIC_API_KEY (deterministic fallbacks)."""
         if not self.config.anthropic_api_key:
             return None
-        return make_client(self.config.anthropic_api_key, self.config.anthropic_base_url or None)
+        return make_client(
+            self.config.anthropic_api_key,
+            self.config.anthropic_base_url or None,
+            timeout=self.config.llm_timeout,
+        )
 
     @cached_property
     def slack(self) -> WebClient:

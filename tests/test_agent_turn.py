@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -353,3 +354,75 @@ def test_the_digest_reports_the_agents_cache_hits(rt: Runtime, claude: FakeAnthr
     report = Report("2026-11-29", extra={"agent_usage": usage})
     line = digest.blocks(report, console_url="http://hippo.test/console")[-1]["elements"][0]
     assert "agent: 2 turns" in line["text"] and "of prompt tokens read from cache" in line["text"]
+
+
+def test_a_pinned_thread_reads_the_newest_files(rt: Runtime, claude: FakeAnthropic) -> None:
+    """The thread keeps its first snapshot in the prompt, yet read_file sees edits made since."""
+    claude.default = lambda body: claude.text("An answer.")
+    take_turn(rt, _q("first?", n=1))
+    edit = rt.store.write([AddEntry("MEMORY.md", "deploys moved to 11:00")], author=ALICE,
+                          message="edit")  # fmt: skip
+    assert snapshot.publish_if_index_changed(rt.store, edit) is not None
+    claude.script(claude.tool_use("read_file", {"path": "MEMORY.md"}), claude.text("11:00 now."))
+    take_turn(rt, _q("when are deploys?", n=2))
+    last = [b for b in claude.requests if b["model"] == "claude-sonnet-5-5"][-1]
+    assert 'version="1"' in last["system"][1]["text"] and "11:00" not in last["system"][1]["text"]
+    result = last["messages"][-1]["content"][0]
+    assert result["is_error"] is False and "deploys moved to 11:00" in result["content"]
+
+
+def test_timeouts_to_the_end_offer_try_again(
+    tmp_path: Path, slack_fake: SlackFake, claude: FakeAnthropic
+) -> None:
+    """Claude not answering within HIPPO_LLM_TIMEOUT through every retry: Try again, no push."""
+    rt = Runtime(replace(_config(tmp_path, slack_fake, claude), llm_timeout=0.2))
+    try:
+        rt.store.init()
+        rt.store.write([WriteFile("services/checkout-api.md", TOPIC)], author=ALICE, message="s")
+        rt.celery  # noqa: B018  (binds the tasks to this Runtime)
+        claude.default = lambda body: claude.slow(1.0)
+        head = rt.store.head()
+        kwargs = {"channel": "C111", "text": "why?", "ts": "1700000000.000800", "event_id": "EvT"}
+        answer.apply(kwargs=kwargs, retries=MAX_RETRIES)  # the last Celery attempt
+        assert len(claude.requests) == 4  # the SDK's own tries, each cut off by the timeout
+        (msg,) = slack_fake.posts()
+        assert "could not be reached in time" in msg["text"]
+        assert msg["blocks"][1]["elements"][0]["value"] == "EvT"
+        assert rt.store.sync() == head and not _archive(rt)
+    finally:
+        rt.close()
+
+
+def test_models_and_timeout_come_from_the_environment() -> None:
+    """HIPPO_MODEL, HIPPO_SMALL_MODEL and HIPPO_LLM_TIMEOUT are read once, with defaults."""
+    env = {"ANTHROPIC_API_KEY": "k", "HIPPO_MODEL": "claude-x", "HIPPO_SMALL_MODEL": "claude-y",
+           "HIPPO_LLM_TIMEOUT": "7.5"}  # fmt: skip
+    config = Config.from_env(env)
+    assert (config.model, config.small_model, config.llm_timeout) == ("claude-x", "claude-y", 7.5)
+    llm = Runtime(config).llm
+    assert llm is not None and llm.timeout == 7.5
+    default = Config.from_env({})
+    assert (default.model, default.small_model, default.llm_timeout) == (
+        "claude-sonnet-5-5",
+        "claude-haiku-5-5",
+        60.0,
+    )
+
+
+def test_an_agent_edit_of_memory_md_publishes_a_snapshot(
+    rt: Runtime, claude: FakeAnthropic
+) -> None:
+    """The agent's pushed MEMORY.md edit is the next version; its own thread keeps the old one."""
+    claude.script(
+        claude.tool_use(
+            "replace_in_file",
+            {"path": "MEMORY.md", "old": "- deploys at 10:00", "new": "- deploys at 11:00"},
+        ),
+        claude.text("Saved."),
+    )
+    claude.default = lambda body: claude.text("ok")
+    out = take_turn(rt, _q("deploys moved to 11:00, update memory", n=1))
+    assert out.version == 1 and out.files_touched == ["MEMORY.md"]
+    newest = snapshot.latest(rt.store)
+    assert newest is not None and (newest.version, newest.commit) == (2, out.commit)
+    assert "deploys at 11:00" in newest.text

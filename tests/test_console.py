@@ -200,6 +200,17 @@ def test_edit_whole_file_and_revert(signed: FlaskClient, rt: Runtime) -> None:
     assert last.author == "Bea" and last.summary.startswith("revert:")
 
 
+def test_a_console_edit_of_memory_md_publishes_a_snapshot(signed: FlaskClient, rt: Runtime) -> None:
+    """Editing MEMORY.md in the console publishes a prompt snapshot; other files do not."""
+    token = csrf(signed, "/console/edit/services/checkout.md")
+    data = {"csrf_token": token, "content": "# checkout-api\n", "message": "trim"}
+    assert signed.post("/console/edit/services/checkout.md", data=data).status_code == 302
+    assert rt.store.refs("snapshots/") == {}
+    data = {"csrf_token": token, "content": "# Memory\n\n- deploys at 11:00\n", "message": "m"}
+    assert signed.post("/console/edit/MEMORY.md", data=data).status_code == 302
+    assert rt.store.refs("snapshots/") == {"snapshots/1": rt.store.head()}
+
+
 def test_path_outside_memory_is_refused(signed: FlaskClient) -> None:
     """'..' and .git paths get 400 with the reason."""
     for url in ("/console/file/..%2Fsecret", "/console/edit/.git/config"):

@@ -4,11 +4,12 @@
         fake.script(fake.tool_use("search", {"query": "504"}), fake.text("Because…"))
         client = anthropic.Anthropic(api_key="test", base_url=fake.url, max_retries=0)
 
-Replies are served in the order scripted (`text`, `tool_use`, `error`); when the script runs out,
-`default` (a callable of the request body) answers, else a plain text reply. Every request body is
-recorded in `requests`. Usage is computed like the provider's prompt cache does: the prefix up to
-the last block marked `cache_control` (tools, then system, then messages) is written the first time
-it is seen and read afterwards, so tests can assert cache hits without scripting numbers.
+Replies are served in the order scripted (`text`, `tool_use`, `error`, `slow`); when the script
+runs out, `default` (a callable of the request body) answers, else a plain text reply. Every
+request body is recorded in `requests`. Usage is computed like the provider's prompt cache does:
+the prefix up to the last block marked `cache_control` (tools, then system, then messages) is
+written the first time it is seen and read afterwards, so tests can assert cache hits without
+scripting numbers.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import hashlib
 import itertools
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,6 +33,7 @@ class Reply:
     body: Body = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     usage: dict[str, int] | None = None  # None: computed from the request (see module docstring)
+    delay: float = 0.0  # seconds to wait before answering (a client timeout shorter than it fires)
 
 
 _ERROR_TYPES = {429: "rate_limit_error", 529: "overloaded_error", 500: "api_error"}
@@ -93,6 +96,12 @@ class FakeAnthropic:
         headers = {"retry-after": retry_after, "retry-after-ms": retry_after_ms}
         return Reply(status=status, body=body, headers=headers)
 
+    def slow(self, seconds: float, text: str = "too late") -> Reply:
+        """A text reply sent only after `seconds`: a client with a shorter timeout gives up."""
+        return Reply(
+            body=self._message([{"type": "text", "text": text}], "end_turn"), delay=seconds
+        )
+
     @property
     def pending(self) -> int:
         with self._lock:
@@ -117,6 +126,8 @@ class FakeAnthropic:
             reply = self._script.pop(0) if self._script else None
         if reply is None:
             reply = self.default(body) if self.default else self.text("(fake: nothing scripted)")
+        if reply.delay:
+            time.sleep(reply.delay)
         if reply.status == 200:
             usage = reply.usage if reply.usage is not None else self._usage(body)
             with self._lock:
