@@ -72,7 +72,11 @@ class MemoryTools:
     def search(self, query: str, limit: int = 20) -> list[dict[str, Any]]:
         if not query.strip():
             raise NoteRejected("the search query is empty; give a word or phrase to look for")
-        return [_plain(hit) for hit in self.store.search(query, limit=max(1, min(limit, 100)))]
+        hits = self.store.search(query, limit=max(1, min(limit, 100)))
+        if self.redis is not None:
+            for path in dict.fromkeys(hit.path for hit in hits):  # a recall, as in Slack
+                count_read(self.redis, self.workspace, path)
+        return [_plain(hit) for hit in hits]
 
     def write(
         self,

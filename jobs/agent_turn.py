@@ -19,6 +19,7 @@ import anthropic
 from integrations import agent, slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
+from jobs.recall import count_read
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory import sandbox, secrets, snapshot
@@ -184,6 +185,9 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     out = Outcome(body, snap.version if snap else 0, usage, pushed.commit)
     out.files_read, out.files_touched = tools.read, list(pushed.paths)
     out.refused, out.hits = list(pushed.refused), [f"{h.path}:{h.line}" for h in tools.hits[:8]]
+    # what the agent read or found feeds dreaming's recall counts ("no session used this")
+    for path in dict.fromkeys([*tools.read, *(h.path for h in tools.hits)]):
+        count_read(rt.redis, rt.config.workspace, path)
     text = body + _citations(out, tools, copy_sources(rt, tools.read, body))
     rt.poster.post(q.channel, text, thread_ts=q.thread_ts or q.ts or None)
     rt.redis.set(f"{PREFIX}done:{q.event_id}", "1", ex=DONE_TTL)

@@ -1,7 +1,8 @@
 """Recall counts: how often each memory file is read by a person or an agent.
 
-The console and the MCP server call `count_read` for every file they hand out; dreaming calls
-`recall_counts` to find files no session used. One Redis hash per workspace, path → count.
+The console, MCP (readMemory, searchMemory), Slack recall and the agent's turns call `count_read`
+for every file they hand out; dreaming calls `recall_counts` to find files no session used. One
+Redis hash per workspace, path → count.
 """
 
 from __future__ import annotations
