@@ -15,7 +15,7 @@ import pytest
 from bot.app import create_app
 from bot.slack_agent import parse
 from jobs.agent_tasks import MAX_RETRIES, RETRY_ACTION, answer
-from jobs.agent_turn import NO_KEY_NOTE, Question, take_turn
+from jobs.agent_turn import NO_KEY_NOTE, Question, changes_since, take_turn
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory import snapshot
@@ -426,3 +426,10 @@ def test_an_agent_edit_of_memory_md_publishes_a_snapshot(
     newest = snapshot.latest(rt.store)
     assert newest is not None and (newest.version, newest.commit) == (2, out.commit)
     assert "deploys at 11:00" in newest.text
+
+
+def test_changes_since_a_date(rt: Runtime) -> None:
+    """`changes_since` with an ISO date lists the commits from that day on, like git log --since."""
+    changes = changes_since(rt, pinned="")
+    assert "alice: seed [" in changes("2000-01-01")
+    assert changes("2999-01-01") == "nothing changed since then"
