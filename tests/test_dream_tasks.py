@@ -48,7 +48,8 @@ def test_dream_publishes_a_snapshot_and_posts_the_digest(
     slack_runtime: Runtime, slack_fake: SlackFake
 ) -> None:
     """A dream commits its steps, publishes snapshot 1 at its last commit, and posts the digest
-    with the daily note, one section and Revert button per step, deletions and usage."""
+    with the daily note, one section per step (a Revert button on each a person may undo),
+    deletions and usage."""
     rt = seeded(slack_runtime)
     outcome = run_dream(rt, now_iso="2026-11-30T03:00")
     assert outcome.status == "done" and outcome.report is not None
@@ -67,8 +68,9 @@ def test_dream_publishes_a_snapshot_and_posts_the_digest(
         "dream_step_daily",
         "dream_step_tidy",
         "dream_step_index",
-        "dream_step_state",
-    ]
+    ]  # the state step touches only .dream/, which no person may write: no Revert there
+    (state,) = [b for b in blocks if b.get("block_id") == "dream_step_state"]
+    assert "`.dream/state.json`" in state["text"]["text"]
     tidy = buttons[1]
     commit = outcome.report.commits["tidy"]
     assert tidy["accessory"]["action_id"] == "dream_revert"
@@ -193,7 +195,7 @@ def test_a_digest_lost_after_the_state_commit_is_posted_once(
     assert outcome.status == "skipped" and outcome.digest_ts
     blocks = digest_post(slack_fake)["blocks"]
     assert [b["block_id"] for b in blocks if "accessory" in b] == [
-        "dream_step_daily", "dream_step_tidy", "dream_step_index", "dream_step_state"
+        "dream_step_daily", "dream_step_tidy", "dream_step_index"
     ]  # fmt: skip
     assert "The release train now leaves on Tuesdays at noon" in blocks[1]["text"]["text"]
     assert run_dream(rt, now_iso="2026-11-30T07:00").digest_ts == ""

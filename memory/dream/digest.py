@@ -1,7 +1,8 @@
 """The morning digest as Slack Block Kit: pure, from a dream Report (no Slack client here).
 
 Blocks: a header; the daily note; per step what changed (files, +/− lines) with a link to the
-console diff and a "Revert" button (`action_id` "dream_revert", value "<workspace>|<commit>");
+console diff and a "Revert" button (`action_id` "dream_revert", value "<workspace>|<commit>"),
+except on the state step, which only touches `.dream/` (no person may write there);
 corrections with their evidence; deletions and whether the cap was hit; lessons that became
 active; unverified files; Claude tokens used and cache hits.
 """
@@ -53,6 +54,8 @@ def step_block(step: StepReport, console_url: str, workspace: str) -> list[Block
     text = f"*{step.step}* — {what}\n{files} (+{adds} −{dels}) · {link}"
     block = _section(text)
     block["block_id"] = f"dream_step_{step.step}"
+    if all(f[0].startswith(".dream/") for f in step.files):
+        return [block]  # dreaming's own bookkeeping: only the dreaming identity may write it
     block["accessory"] = {
         "type": "button",
         "action_id": REVERT_ACTION,  # unique within its block, which is one per step
