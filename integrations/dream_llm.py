@@ -75,6 +75,17 @@ TOOLS: list[dict[str, Any]] = [
         },
     },
     {
+        "name": "check_link",
+        "description": "Whether a [[link]] inside the memory leads to a file; follows renames.",
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "target": {"type": "string", "description": "the link, e.g. teams/payments"}
+            },
+            "required": ["target"],
+        },
+    },
+    {
         "name": "check_url",
         "description": "A Slack permalink still exists, or an allow-listed URL answers.",
         "input_schema": {
@@ -228,6 +239,10 @@ def _claim(
         )
     if tool == "check_repository" and repo:
         return cl.Claim(cl.REPO, repo, text, whole, repo=repo, state=str(args.get("stated_state")))
+    if tool == "check_link" and args.get("target"):
+        link = str(args["target"]).strip().removeprefix("[[").removesuffix("]]")
+        path = fmt.link_target(link)
+        return cl.Claim(cl.LINK, f"[[{link}]]", text, whole, path=path) if path else None
     if tool == "check_url" and args.get("url"):
         found = cl.find(str(args["url"]), hosts)
         if found:

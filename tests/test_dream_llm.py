@@ -16,7 +16,7 @@ from integrations.dream_llm import ClaudeDreamer
 from memory import format as fmt
 from memory.dream.daily import Episode
 from memory.dream.run import dream
-from memory.dream.verifiers import TableVerifier, Verdict, Verifiers
+from memory.dream.verifiers import MemoryLinks, TableVerifier, Verdict, Verifiers
 from memory.ops import WriteFile
 from memory.store import Author, Store
 from tests.fakes.anthropic import FakeAnthropic
@@ -59,6 +59,28 @@ def test_claude_calls_the_verifier_and_words_the_fix(fake: FakeAnthropic) -> Non
     assert result == {"status": "fixable", "evidence": "PR is merged", "correct_value": "merged"}
     assert fake.requests[0]["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert dreamer.usage()["calls"] == 2
+
+
+def test_claude_checks_memory_links_with_the_links_verifier(fake: FakeAnthropic) -> None:
+    """A [[link]] to a renamed file: check_link reaches the memory-links verifier, which sees the
+    rename; the fix is Claude's wording with the new path."""
+    client = anthropic.Anthropic(api_key="test", base_url=fake.url, max_retries=0)
+    renames = {"teams/billing.md": "teams/invoicing.md"}
+    links = MemoryLinks(lambda p: p == "teams/invoicing.md", renames.get)
+    dreamer = ClaudeDreamer(client, Verifiers([links]), model="claude-haiku-5-5")
+    fake.script(
+        fake.tool_use("check_link", {"target": "[[teams/billing]]"}),
+        fake.text('{"fixed_text": "invoices: see [[teams/invoicing]]"}'),
+    )
+    ((_claim, verdict),) = dreamer.check("MEMORY.md", entry("invoices: see [[teams/billing]]"))
+    assert (verdict.status, verdict.fix, verdict.verifier) == (
+        "fixable",
+        "invoices: see [[teams/invoicing]]",
+        "memory-links",
+    )
+    result = json.loads(fake.requests[1]["messages"][2]["content"][0]["content"])
+    assert result["correct_value"] == "teams/invoicing"
+    assert "check_link" in [t["name"] for t in fake.requests[0]["tools"]]
 
 
 def test_claude_cannot_delete_without_a_verifier_saying_so(fake: FakeAnthropic) -> None:
