@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from bot.cli import main
 from integrations.slack import Outbox
 from jobs.celery_app import make_celery
 from jobs.config import Config
-from jobs.dream_tasks import run_dream
+from jobs.dream_tasks import make_verifiers, parse_now, run_dream
 from jobs.runtime import Runtime
 from memory.ops import WriteFile
 from memory.store import Author
@@ -178,6 +179,26 @@ def test_beat_runs_the_dream_nightly_in_the_team_timezone(embedded_redis_url: st
     assert (entry["schedule"].hour, entry["schedule"].minute) == ({2}, {30})
     assert entry["kwargs"] == {"workspace": "default"}
     assert str(app.timezone) == "Europe/Berlin"
+
+
+def test_dream_settings_come_from_the_environment() -> None:
+    """HIPPO_DREAM_AT, HIPPO_TIMEZONE, HIPPO_DIGEST_CHANNEL and HIPPO_VERIFY_HOSTS are read once,
+    with defaults; the hosts and tokens decide which verifiers a dream gets."""
+    env = {"HIPPO_DREAM_AT": "04:15", "HIPPO_TIMEZONE": "America/New_York",
+           "HIPPO_DIGEST_CHANNEL": "C0DIGEST", "HIPPO_VERIFY_HOSTS": "docs.acme.dev, status.io",
+           "GITHUB_TOKEN": "t", "SLACK_BOT_TOKEN": "xoxb-x"}  # fmt: skip
+    config = Config.from_env(env)
+    assert (config.dream_at, config.timezone, config.digest_channel) == (
+        "04:15",
+        "America/New_York",
+        "C0DIGEST",
+    )
+    assert config.verify_hosts == ("docs.acme.dev", "status.io")
+    assert make_verifiers(Runtime(config)).names() == ["github", "slack", "http"]
+    assert parse_now(config, "2026-11-30T03:00").utcoffset() == timedelta(hours=-5)
+    default = Config.from_env({})
+    assert (default.dream_at, default.timezone, default.digest_channel) == ("03:00", "UTC", "")
+    assert default.verify_hosts == () and make_verifiers(Runtime(default)).names() == []
 
 
 def test_a_digest_lost_after_the_state_commit_is_posted_once(
