@@ -18,6 +18,7 @@ import psutil
 import pygit2
 import pytest
 
+from bot.cli_server import worker_argv
 from jobs.config import Config
 from jobs.runtime import Runtime
 from tests.conftest import ROOT
@@ -74,14 +75,24 @@ def test_without_redis_url_an_embedded_redis_is_the_broker(tmp_path: Path) -> No
     assert not Path(url.removeprefix("redis+socket://")).exists()
 
 
+def procfile() -> dict[str, str]:
+    lines = (ROOT / "Procfile").read_text().splitlines()
+    return dict(line.split(": ", 1) for line in lines if line.strip())
+
+
 def test_procfile_declares_web_worker_and_beat() -> None:
     """The Procfile runs gunicorn on create_app (web), a Celery worker and Celery beat."""
-    lines = (ROOT / "Procfile").read_text().splitlines()
-    procs = dict(line.split(": ", 1) for line in lines if line.strip())
+    procs = procfile()
     assert set(procs) == {"web", "worker", "beat"}
     assert procs["web"].startswith("gunicorn 'bot.app:create_app()'") and "$PORT" in procs["web"]
     assert procs["worker"].startswith("celery -A jobs.worker worker")
     assert procs["beat"].startswith("celery -A jobs.worker beat")
+
+
+def test_hippo_worker_runs_the_procfile_worker(tmp_path: Path) -> None:
+    """`hippo worker` starts the same Celery command line as the Procfile's worker."""
+    rt = Runtime(Config(data_dir=tmp_path))
+    assert worker_argv(rt)[1:] == ["-m", *procfile()["worker"].split()]
 
 
 def _free_port() -> int:

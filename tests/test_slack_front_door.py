@@ -184,6 +184,26 @@ def test_reaction_saves_once_per_message(client: FlaskClient, slack_runtime: Run
     assert [t for t, _ in queued(slack_runtime)] == ["hippo.slack.save_reacted"]
 
 
+def test_save_reaction_is_configurable(slack_runtime: Runtime) -> None:
+    """With HIPPO_SAVE_REACTION=floppy_disk that emoji saves, :brain: does not, and help says so."""
+    from dataclasses import replace
+
+    rt = Runtime(replace(slack_runtime.config, save_reaction="floppy_disk"))
+    client = create_app(rt.config, rt).test_client()
+    for event_id, name in [("E1", "brain"), ("E2", "floppy_disk")]:
+        body = mention("x", event_id=event_id)
+        body["event"] = {
+            "type": "reaction_added",
+            "user": "W1",
+            "reaction": name,
+            "item": {"type": "message", "channel": "C111", "ts": f"1.00030{event_id[1]}"},
+        }
+        assert post(client, body).status_code == 200
+    [(task, kwargs)] = queued(rt)
+    assert task == "hippo.slack.save_reacted" and kwargs["key"] == "slack:E2"
+    assert ":floppy_disk: reaction" in post(client, command("help")).get_data(as_text=True)
+
+
 def test_outbox_lists_messages(slack_runtime: Runtime, client: FlaskClient) -> None:
     """GET /outbox lists what the console outbox holds, oldest first."""
     box = Outbox(slack_runtime.redis)

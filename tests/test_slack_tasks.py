@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 import pygit2
@@ -59,6 +60,7 @@ def test_note_in_a_thread_commits_on_the_remote_and_replies_there(
     entry = rt.store.read("inbox.md")
     assert "the nightly batch alert is expected, nobody acts on it [source: " in entry
     assert "https://test.slack.com/archives/C111/p1700000000000100" in entry and "by: W222" in entry
+    assert f"added: {datetime.now(UTC).date().isoformat()}" in entry
     assert sum(m.startswith("note:") for m in remote_messages(rt)) == 1
 
 
@@ -137,6 +139,7 @@ def test_rate_limited_reply_is_retried_after_retry_after(
     post(client, mention("remember the on-call rota lives in PagerDuty"))
     first, second = slack_fake.wait_for("chat.postMessage", 2)[:2]
     assert second.form["text"] == first.form["text"] and "Saved" in second.form["text"]
+    assert second.at - first.at >= 0.95  # it waited out Retry-After before sending again
     assert len(slack_fake.calls("chat.postMessage")) == 2
 
 

@@ -40,6 +40,7 @@ class Call:
     headers: dict[str, str]
     body: bytes
     form: dict[str, Any] = field(default_factory=dict)  # form fields or the JSON body
+    at: float = field(default_factory=time.monotonic)  # when it arrived (to check Retry-After)
 
     @property
     def api(self) -> str:
