@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-from typing import Any
 
 from slack_bolt import App
 from slack_bolt.authorization import AuthorizeResult
@@ -30,13 +29,17 @@ log = logging.getLogger("hippo.slack")
 def make_slack_app(rt: Runtime, *, socket_mode: bool = False) -> App:
     """A Bolt App on `rt`'s Slack client; `process_before_response` so acks are deterministic."""
     config = rt.config
-    options: dict[str, Any] = {}
-    if config.slack_bot_token:
-        # auth.test runs on the first request (not here), so building the app needs no network.
-        options.update(token=config.slack_bot_token, token_verification_enabled=False)
-    else:
-        # Offline (console outbox): no token to verify; events still carry the bot's user id.
-        options.update(authorize=_offline_authorize)
+
+    def authorize(enterprise_id: str | None, team_id: str | None) -> AuthorizeResult:
+        # From config, never auth.test: Bolt's token mode calls it on a process's first request,
+        # so a slow Slack would miss the 3 s ack and a failing one would ack and drop the event.
+        # Listeners need no Slack identity (events carry the bot's user id in `authorizations`).
+        return AuthorizeResult(
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            bot_token=config.slack_bot_token or None,  # None offline (console outbox)
+        )
+
     bolt = App(
         name="hippo",
         client=rt.slack,
@@ -45,12 +48,8 @@ def make_slack_app(rt: Runtime, *, socket_mode: bool = False) -> App:
         request_verification_enabled=not socket_mode,
         process_before_response=True,
         logger=log,
-        **options,
+        authorize=authorize,
     )
     for name in LISTENER_MODULES:
         importlib.import_module(name).listen(bolt, rt)
     return bolt
-
-
-def _offline_authorize(enterprise_id: str | None, team_id: str | None) -> AuthorizeResult:
-    return AuthorizeResult(enterprise_id=enterprise_id, team_id=team_id)

@@ -13,7 +13,7 @@ from bot.app import create_app
 from bot.slack_intake import route
 from integrations.slack import Outbox, plain_text
 from jobs.runtime import Runtime
-from tests.fakes.slack import signed_headers
+from tests.fakes.slack import SlackFake, signed_headers
 from tests.slack_helpers import command, conformance, mention, post, shortcut
 
 
@@ -77,6 +77,20 @@ def test_mention_queues_one_task_with_ids(client: FlaskClient, slack_runtime: Ru
     assert task == "hippo.slack.save_note"
     assert kwargs["key"] == "slack:Ev001" and kwargs["thread_ts"] == "1.2"
     assert kwargs["text"] == "the batch alert is expected" and kwargs["user"] == "W222"
+
+
+def test_ack_never_waits_on_slacks_web_api(
+    client: FlaskClient, slack_runtime: Runtime, slack_fake: SlackFake
+) -> None:
+    """With a bot token and a Slack API taking 5 s, a process's first request is still acked at
+    once and queued: the ack path calls no Web API method (auth.test included)."""
+    for api in ("auth.test", "conversations.info", "chat.getPermalink"):
+        slack_fake.delay(api, 5.0)
+    started = time.monotonic()
+    resp = post(client, mention("remember acks never wait on Slack"))
+    assert resp.status_code == 200 and time.monotonic() - started < 1.0
+    assert [t for t, _ in queued(slack_runtime)] == ["hippo.slack.save_note"]
+    assert slack_fake.requests == []
 
 
 def test_slack_retry_is_not_queued_twice(client: FlaskClient, slack_runtime: Runtime) -> None:
