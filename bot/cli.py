@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 
-from jobs.config import Config
+from jobs.config import Config, ConfigError
 from jobs.runtime import Runtime
 from memory.errors import MemoryStoreError
 
@@ -44,7 +44,11 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    config = config or Config.from_env()
+    try:
+        config = config or Config.from_env()
+    except ConfigError as exc:
+        print(f"hippo: {exc}", file=sys.stderr)
+        return 2
     if args.remote:
         config = replace(config, memory_remote=args.remote)
     if args.data_dir:

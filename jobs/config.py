@@ -11,9 +11,37 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 SLACK_API_DEFAULT = "https://slack.com/api/"
 GITHUB_API_DEFAULT = "https://api.github.com"
+
+
+class ConfigError(ValueError):
+    """A setting that cannot work; the message names the variable and what it should look like."""
+
+
+def _int(name: str, value: str) -> int:
+    if not value.isdigit():
+        raise ConfigError(f"{name}={value!r} is not a whole number")
+    return int(value)
+
+
+def _clock(name: str, value: str) -> str:
+    hour, sep, minute = value.partition(":")
+    if not (sep and hour.isdigit() and minute.isdigit() and int(hour) < 24 and int(minute) < 60):
+        raise ConfigError(f"{name}={value!r} is not a time of day; write HH:MM, e.g. 03:00")
+    return f"{int(hour):02d}:{int(minute):02d}"
+
+
+def _zone(name: str, value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(
+            f"{name}={value!r} is not a time zone; use an IANA name such as Europe/Berlin"
+        ) from exc
+    return value
 
 
 def _list(value: str) -> tuple[str, ...]:
@@ -102,7 +130,7 @@ class Config:
             memory_remote=get("HIPPO_MEMORY_REMOTE"),
             workspace=get("HIPPO_WORKSPACE", "default"),
             redis_url=get("REDIS_URL"),
-            port=int(get("PORT", "3000") or 3000),
+            port=_int("PORT", get("PORT", "3000") or "3000"),
             slack_bot_token=get("SLACK_BOT_TOKEN"),
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
             slack_app_token=get("SLACK_APP_TOKEN"),
@@ -123,8 +151,8 @@ class Config:
             model=get("HIPPO_MODEL", "claude-sonnet-5-5") or "claude-sonnet-5-5",
             small_model=get("HIPPO_SMALL_MODEL", "claude-haiku-5-5") or "claude-haiku-5-5",
             llm_timeout=float(get("HIPPO_LLM_TIMEOUT", "60") or 60),
-            dream_at=get("HIPPO_DREAM_AT", "03:00") or "03:00",
-            timezone=get("HIPPO_TIMEZONE", "UTC") or "UTC",
+            dream_at=_clock("HIPPO_DREAM_AT", get("HIPPO_DREAM_AT", "03:00") or "03:00"),
+            timezone=_zone("HIPPO_TIMEZONE", get("HIPPO_TIMEZONE", "UTC") or "UTC"),
             digest_channel=get("HIPPO_DIGEST_CHANNEL"),
             verify_hosts=_list(get("HIPPO_VERIFY_HOSTS")),
             console_token=get("HIPPO_CONSOLE_TOKEN"),
