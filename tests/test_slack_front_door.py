@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
 
@@ -218,11 +219,15 @@ def test_save_reaction_is_configurable(slack_runtime: Runtime) -> None:
     assert ":floppy_disk: reaction" in post(client, command("help")).get_data(as_text=True)
 
 
-def test_outbox_lists_messages(slack_runtime: Runtime, client: FlaskClient) -> None:
-    """GET /outbox lists what the console outbox holds, oldest first."""
+def test_outbox_lists_messages(
+    slack_runtime: Runtime, client: FlaskClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """GET /outbox lists what the console outbox holds, oldest first; each post is also logged."""
     box = Outbox(slack_runtime.redis)
-    box.post("C111", "first")
-    box.post("C111", "second", thread_ts="1.2")
+    with caplog.at_level(logging.INFO, logger="hippo.slack"):
+        box.post("C111", "first")
+        box.post("C111", "second", thread_ts="1.2")
+    assert "outbox → C111 (thread 1.2): second" in caplog.text
     messages = client.get("/outbox").get_json()["messages"]
     assert [m["text"] for m in messages] == ["first", "second"]
     assert messages[1]["thread_ts"] == "1.2"

@@ -185,6 +185,8 @@ def test_forgotten_fact_is_not_saved_again(
         client, mention("forget that the nightly batch alert is expected", event_id="EvF", ts="2.0")
     )
     assert "Forgot" in replies(slack_fake)[0]["text"]
+    assert "batch alert" not in rt.store.read("inbox.md")
+    assert "the nightly batch alert is expected [removed: " in rt.store.read("forgotten.md")
     before = remote_messages(rt)
     post(client, mention("remember the nightly batch alert is expected", event_id="EvR", ts="3.0"))
     reply = replies(slack_fake, 2)[1]
