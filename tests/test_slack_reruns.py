@@ -87,3 +87,25 @@ def test_pick_rerun_after_its_commit_edits_the_question_to_forgot(
     assert "fires nightly" in rt.store.read("inbox.md")
     forgets = [c for c in rt.store.log(limit=10) if c.summary.startswith("forget:")]
     assert len(forgets) == 1
+
+
+def test_instructions_remove_rerun_removes_nothing_more(
+    slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """`remove 1` run again after its commit (same key) leaves the next instruction in place."""
+    rt = celery_worker_for
+    path = "preferences/channels/dev.md"
+    rt.store.write(
+        [AddEntry(path, "reply in threads only"), AddEntry(path, "link the runbook")],
+        author=PERSON,
+        message="seed",
+    )
+    kwargs = dict(key="slack:t-rm", channel="C111", user="W222", number="1", channel_name="dev")
+    rt.celery.send_task("hippo.slack.instructions_remove", kwargs=kwargs, task_id="task-r")
+    slack_fake.wait_for("chat.postMessage")
+    rt.redis.set("hippo:slack:replied:slack:t-rm", "sending:task-r")  # as if it died mid-reply
+    rt.celery.send_task("hippo.slack.instructions_remove", kwargs=kwargs, task_id="task-r")
+    first, again = (c.form["text"] for c in slack_fake.wait_for("chat.postMessage", 2))
+    assert first.startswith("Removed instruction 1") and again.startswith("Removed instruction 1")
+    text = rt.store.read(path)
+    assert "link the runbook" in text and "threads only" not in text
