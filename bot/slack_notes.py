@@ -16,13 +16,13 @@ SAVE_REACTED = "hippo.slack.save_reacted"
 SHORTCUT = "save_to_memory"  # manifest.yml: features.shortcuts[].callback_id
 
 _SAVE = re.compile(
-    r"^(?:please\s+)?(?:save\s+(?:a\s+|this\s+)?note|remember(?:\s+that)?|note)\b\s*[:,\-–]?\s*",
+    r"^(?:please\s+)?(?:save\s+(?:a\s+|this\s+)?note|remember|note)(?:\s+that)?\b\s*[:,\-–]?\s*",
     re.I,
 )
 
 
 def parse(text: str) -> Intent | None:
-    """ "save a note: X", "save note X", "remember (that) X", "note: X" → save X."""
+    """ "save a note: X", "save note X", "remember (that) X", "note (that) X" → save X."""
     m = _SAVE.match(text)
     if m is None:
         return None

@@ -247,6 +247,8 @@ def test_outbox_lists_messages(
             {"text": "deploys freeze on Friday"},
         ),
         ("Save note - x", "hippo.slack.save_note", {"text": "x"}),
+        ("note that staging is slow", "hippo.slack.save_note", {"text": "staging is slow"}),
+        ("save a note that y", "hippo.slack.save_note", {"text": "y"}),
         (
             "in this channel, reply in threads only",
             "hippo.slack.instructions_add",
