@@ -16,7 +16,12 @@ from pathlib import Path
 from jobs.config import Config
 from jobs.runtime import Runtime
 
-STEPS: tuple[str, ...] = ("bot.demo_memory", "bot.demo_github", "bot.demo_slack")
+STEPS: tuple[str, ...] = (
+    "bot.demo_memory",
+    "bot.demo_github",
+    "bot.demo_slack",
+    "bot.demo_dream",
+)
 
 
 @dataclass

@@ -23,6 +23,8 @@ SAMPLE_NOTES = [
     ("the nightly batch alert is expected, nobody acts on it", "U0G9QF9C6"),
     ("staging database is rebuilt every Sunday at 06:00 UTC", "U024BE7LH"),
     ("deploys freeze on Fridays after 15:00", "U0G9QF9C6"),
+    # the same fact in other words, from someone else: tonight's dream merges the two
+    ("The staging database is rebuilt every Sunday, at 06:00 UTC.", "U0G9QF9C6"),
 ]
 
 

@@ -222,7 +222,9 @@ def _keys(ctx: Context, path: str) -> list[tuple[int, frozenset[str]]]:
 
 def merge_duplicates(ctx: Context, out: StepResult) -> list[Operation]:
     groups: dict[frozenset[str], list[tuple[str, int]]] = {}
-    for path in ctx.topics():
+    # Inbox notes that no topic claimed can repeat each other or a topic's fact too.
+    inbox = [INBOX] if INBOX in ctx.tree else []
+    for path in [*ctx.topics(), *inbox]:
         if path.startswith("conventions/"):
             continue  # lessons are consolidated by the outcomes step, with their signatures
         for line, key in _keys(ctx, path):
@@ -235,7 +237,10 @@ def merge_duplicates(ctx: Context, out: StepResult) -> list[Operation]:
         members = [(p, e) for p, line in spots if (e := ctx.doc(p).entry_at(line)) is not None]
         if len(members) < 2:
             continue
-        members.sort(key=lambda pe: (pe[1].get("added") or "9999", pe[0], pe[1].line))
+        # Keep the oldest, and a topic's copy over the inbox's (the topic is where it belongs).
+        members.sort(
+            key=lambda pe: (pe[0] == INBOX, pe[1].get("added") or "9999", pe[0], pe[1].line)
+        )
         (kpath, keep), rest = members[0], members[1:]
         sources = list(dict.fromkeys(s for _, e in members for s in e.get_all("source") if s))
         kept = [(k, v) for k, v in keep.meta if k.lower() != "source"]
