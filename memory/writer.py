@@ -9,6 +9,7 @@ commit and reports the earlier one.
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import threading
@@ -297,8 +298,25 @@ def _copy_objects(src: pygit2.Repository, dst: pygit2.Repository, oid: pygit2.Oi
             elif isinstance(obj, pygit2.Tree):
                 stack.extend((child.id, False) for child in obj)
             continue
-        raw = src.odb.read(current)
-        odb.write(raw[0], raw[1])
+        if not _link_loose(src, dst, current):
+            raw = src.odb.read(current)
+            odb.write(raw[0], raw[1])
+
+
+def _link_loose(src: pygit2.Repository, dst: pygit2.Repository, oid: pygit2.Oid) -> bool:
+    """Hard-link a loose object file into `dst` (git does the same for local clones): loose
+    objects never change, and a link skips inflating and deflating a growing file's blob."""
+    name = str(oid)
+    source = os.path.join(src.path, "objects", name[:2], name[2:])
+    folder = os.path.join(dst.path, "objects", name[:2])
+    try:
+        os.makedirs(folder, exist_ok=True)
+        os.link(source, os.path.join(folder, name[2:]))
+    except FileExistsError:
+        return True
+    except OSError:
+        return False  # packed in src, or another file system: copy through the object database
+    return True
 
 
 def _text(repo: pygit2.Repository, oid: pygit2.Oid) -> str:
