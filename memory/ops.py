@@ -118,9 +118,12 @@ class _Doc:
     def __init__(self, text: str) -> None:
         self.lines: list[str | None] = list(text.splitlines(keepends=True))
         self._index: dict[str, list[fmt.Entry]] | None = None
+        self._text: str | None = text
 
     def text(self) -> str:
-        return "".join(x for x in self.lines if x is not None)
+        if self._text is None:
+            self._text = "".join(x for x in self.lines if x is not None)
+        return self._text
 
     def index(self) -> dict[str, list[fmt.Entry]]:
         if self._index is None:
@@ -155,9 +158,11 @@ class _Doc:
     def remove(self, entry: fmt.Entry) -> None:
         self._drop(entry)
         self.lines[entry.line] = None
+        self._text = None
 
     def replace(self, entry: fmt.Entry, new_line: str) -> None:
         self._drop(entry)
+        self._text = None
         old = self.lines[entry.line] or ""
         self.lines[entry.line] = new_line + old[len(old.rstrip("\r\n")) :]
         parsed = fmt.parse_entry(new_line, entry.line)
@@ -165,9 +170,13 @@ class _Doc:
             self._add_to_index(parsed)
 
     def append(self, new_line: str, *, indexed: bool = True) -> None:
-        last = next((x for x in reversed(self.lines) if x is not None), None)
+        if self._text is not None:
+            sep = "" if not self._text or self._text.endswith("\n") else "\n"
+            self._text = self._text + sep + new_line + "\n"
+        at = next((i for i in range(len(self.lines) - 1, -1, -1) if self.lines[i] is not None), -1)
+        last = self.lines[at] if at >= 0 else None
         if last is not None and not last.endswith("\n"):
-            self.lines[self.lines.index(last)] = last + "\n"
+            self.lines[at] = last + "\n"
         self.lines.append(new_line + "\n")
         if indexed and self._index is not None:
             parsed = fmt.parse_entry(new_line, len(self.lines) - 1)
@@ -187,11 +196,15 @@ def apply_ops(
     docs: dict[str, _Doc | None] = {}  # None: deleted by an earlier operation
     stones: list[tuple[str, list[tombstones.Tombstone]]] = []
 
+    base: dict[str, str | None] = {}  # what the tree held before these operations, read once
+
     def current(path: str) -> str | None:
         if path in docs:
             doc = docs[path]
             return None if doc is None else doc.text()
-        return read(path)
+        if path not in base:
+            base[path] = read(path)
+        return base[path]
 
     def doc_of(path: str) -> _Doc:
         doc = docs.get(path)

@@ -317,3 +317,12 @@ def test_redis_lock_serializes_writers_and_times_out(tmp_path: Path, remote: str
     with pytest.raises(LockTimeout, match="try again"):
         slow.write([ops.AddEntry("x.md", "blocked")], author=ALICE, message="m")
     held.release()
+
+
+def test_append_after_a_line_without_newline_and_a_twin_line(store: Store) -> None:
+    """Appending to a file whose last line lacks a newline ends that line, not an equal one above."""
+    store.write([ops.WriteFile("t.md", "- same\n- other\n- same")], author=ALICE, message="m")
+    store.write(
+        [ops.AddEntry("t.md", "new"), ops.AddEntry("t.md", "newer")], author=ALICE, message="m"
+    )
+    assert store.read("t.md") == "- same\n- other\n- same\n- new\n- newer\n"
