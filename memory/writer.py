@@ -9,6 +9,7 @@ commit and reports the earlier one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -258,6 +259,12 @@ class WritePath:
         return True
 
     def _remote_repo(self) -> pygit2.Repository:
+        # A local remote moved or deleted under us must fail, not be recreated by our writes.
+        if not os.path.exists(os.path.join(self.remote, "HEAD")):
+            self._remote_obj = None
+            raise RemoteError(
+                f"{self.remote} is not a git repository any more; check HIPPO_MEMORY_REMOTE"
+            )
         if self._remote_obj is None:
             self._remote_obj = pygit2.Repository(self.remote)
         return self._remote_obj
@@ -310,7 +317,8 @@ def _link_loose(src: pygit2.Repository, dst: pygit2.Repository, oid: pygit2.Oid)
     source = os.path.join(src.path, "objects", name[:2], name[2:])
     folder = os.path.join(dst.path, "objects", name[:2])
     try:
-        os.makedirs(folder, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(folder)  # never the parents: a remote that was moved away stays away
         os.link(source, os.path.join(folder, name[2:]))
     except FileExistsError:
         return True

@@ -326,3 +326,16 @@ def test_append_after_a_line_without_newline_and_a_twin_line(store: Store) -> No
         [ops.AddEntry("t.md", "new"), ops.AddEntry("t.md", "newer")], author=ALICE, message="m"
     )
     assert store.read("t.md") == "- same\n- other\n- same\n- new\n- newer\n"
+
+
+def test_a_moved_remote_is_an_error_not_recreated(
+    store: Store, remote: str, tmp_path: Path
+) -> None:
+    """When the local remote is moved away, writes fail with RemoteError and nothing reappears."""
+    from memory.errors import RemoteError
+
+    store.write([ops.AddEntry("a.md", "one")], author=ALICE, message="m")
+    Path(remote).rename(tmp_path / "elsewhere.git")
+    with pytest.raises(RemoteError):
+        store.write([ops.AddEntry("a.md", "two")], author=ALICE, message="m")
+    assert not Path(remote).exists()
