@@ -192,15 +192,40 @@ class Store(WritePath):
         return text
 
     def tree(self, commit: str | None = None) -> dict[str, bytes]:
-        """Every file at `commit` (default: tip) as path → bytes; cached per commit."""
+        """Every file at `commit` (default: tip) as path → bytes; cached per commit. A new commit
+        is derived from the newest cached tree plus a tree diff, so a write to a 10,000-file
+        memory reads the files it changed, not all of them."""
         sha = str(self._commit(commit).id)
         if sha not in self._trees:
-            files: dict[str, bytes] = {}
-            _walk(self._repo, self._repo[sha].peel(pygit2.Commit).tree, "", files)
+            target = self._repo[sha].peel(pygit2.Commit).tree
+            files = self._tree_from_cache(target)
+            if files is None:
+                files = {}
+                _walk(self._repo, target, "", files)
             if len(self._trees) > 4:
                 self._trees.pop(next(iter(self._trees)))
             self._trees[sha] = files
         return self._trees[sha]
+
+    def _tree_from_cache(self, target: pygit2.Tree) -> dict[str, bytes] | None:
+        if not self._trees:
+            return None
+        base_sha = next(reversed(self._trees))
+        base = self._repo[base_sha].peel(pygit2.Commit).tree
+        diff = base.diff_to_tree(target)
+        if len(diff) > 500:
+            return None  # far apart: a full walk is as cheap
+        files = dict(self._trees[base_sha])
+        for delta in diff.deltas:
+            if delta.status_char() == "D":
+                files.pop(delta.old_file.path, None)
+                continue
+            blob = self._repo.get(delta.new_file.id)
+            if isinstance(blob, pygit2.Blob):
+                files[delta.new_file.path] = bytes(blob.data)
+            else:  # a submodule or similar: not a file of the memory
+                files.pop(delta.new_file.path, None)
+        return files
 
     def files(self, prefix: str = "", commit: str | None = None) -> list[str]:
         """Paths of every file at `commit` under `prefix`, sorted (no file contents read)."""

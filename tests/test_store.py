@@ -339,3 +339,28 @@ def test_a_moved_remote_is_an_error_not_recreated(
     with pytest.raises(RemoteError):
         store.write([ops.AddEntry("a.md", "two")], author=ALICE, message="m")
     assert not Path(remote).exists()
+
+
+def test_tree_derived_from_the_cache_equals_a_fresh_read(
+    store: Store, tmp_path: Path, remote: str
+) -> None:
+    """After adds, edits, moves and deletes, the incrementally kept tree equals a full walk."""
+    store.tree()
+    store.write(
+        [ops.WriteFile("a/x.md", "- x\n"), ops.WriteFile("b.md", "- b\n")],
+        author=ALICE,
+        message="m",
+    )
+    store.tree()
+    store.write(
+        [ops.MoveFile("a/x.md", "c/x.md"), ops.AddEntry("b.md", "b2")], author=ALICE, message="m"
+    )
+    store.tree()
+    store.write(
+        [ops.DeleteFile("b.md"), ops.AppendLine("archive/d.jsonl", "{}")], author=ALICE, message="m"
+    )
+    kept = store.tree()
+    fresh = Store.open(remote, tmp_path / "fresh")
+    fresh.sync()
+    assert kept == fresh.tree()
+    assert set(kept) == {".gitattributes", "MEMORY.md", "inbox.md", "c/x.md", "archive/d.jsonl"}
