@@ -60,6 +60,7 @@ class Store(WritePath):
         self._cond = threading.Condition()
         self._leading = False
         self._open_lock = threading.Lock()
+        self._tree_lock = threading.Lock()
         self._queue = []
         self._keys: dict[str, str] = {}
         self._indexed: set[str] = set()
@@ -196,16 +197,17 @@ class Store(WritePath):
         is derived from the newest cached tree plus a tree diff, so a write to a 10,000-file
         memory reads the files it changed, not all of them."""
         sha = str(self._commit(commit).id)
-        if sha not in self._trees:
-            target = self._repo[sha].peel(pygit2.Commit).tree
-            files = self._tree_from_cache(target)
-            if files is None:
-                files = {}
-                _walk(self._repo, target, "", files)
-            if len(self._trees) > 4:
-                self._trees.pop(next(iter(self._trees)))
-            self._trees[sha] = files
-        return self._trees[sha]
+        with self._tree_lock:  # web threads and the writer share this cache
+            if sha not in self._trees:
+                target = self._repo[sha].peel(pygit2.Commit).tree
+                files = self._tree_from_cache(target)
+                if files is None:
+                    files = {}
+                    _walk(self._repo, target, "", files)
+                if len(self._trees) > 4:
+                    self._trees.pop(next(iter(self._trees)))
+                self._trees[sha] = files
+            return self._trees[sha]
 
     def _tree_from_cache(self, target: pygit2.Tree) -> dict[str, bytes] | None:
         if not self._trees:
@@ -245,9 +247,10 @@ class Store(WritePath):
         if commit is None and self.tip() is None:
             return []
         sha = str(self._commit(commit).id)
-        if self._search is None or self._search[0] != sha:
-            self._search = (sha, SearchIndex.build(self.tree(sha)))
-        return list(self._search[1].search(query, limit=limit))
+        warm = self._search  # one read: another thread may swap in a newer commit's index
+        if warm is None or warm[0] != sha:
+            warm = self._search = (sha, SearchIndex.build(self.tree(sha)))
+        return list(warm[1].search(query, limit=limit))
 
     def log(self, path: str | None = None, limit: int = 50) -> list[history.CommitInfo]:
         if self.tip() is None:
