@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 import pygit2
 from pygit2.enums import SortMode
 
+from memory import format as fmt
 from memory.errors import EntryConflict
-from memory.ops import DeleteFile, Operation, WriteFile
+from memory.ops import AddEntry, DeleteFile, Operation, RemoveEntry, ReplaceEntry, WriteFile
 
 _TRAILER = re.compile(r"^([A-Z][\w-]*): (.+)$")
 
@@ -129,24 +130,57 @@ def diff(repo: pygit2.Repository, commit: pygit2.Commit) -> Diff:
 def revert_ops(
     repo: pygit2.Repository, target: pygit2.Commit, tip: pygit2.Commit
 ) -> list[Operation]:
-    """Operations that undo `target` on top of `tip` (a three-way revert, in memory)."""
+    """Operations that undo `target` on top of `tip`: a three-way revert, in memory. A markdown
+    file where later commits touched neighbouring lines (a note appended after the one being
+    undone) is undone entry by entry instead; only a true clash raises EntryConflict."""
     index = repo.revert_commit(target, tip)
+    clashing: list[str] = []
     if index.conflicts is not None:
-        paths = sorted({e.path for c in index.conflicts for e in c if e is not None})
-        raise EntryConflict(
-            f"cannot revert {str(target.id)[:8]}: later commits changed the same lines in "
-            f"{', '.join(paths)}; edit those files by hand instead"
-        )
-    new_tree = repo[index.write_tree(repo)].peel(pygit2.Tree)
+        clashing = sorted({e.path for c in index.conflicts for e in c if e is not None})
+        for path in clashing:
+            del index.conflicts[path]
     ops: list[Operation] = []
+    for path in clashing:
+        if not path.endswith(".md"):
+            raise EntryConflict(
+                f"cannot revert {str(target.id)[:8]}: later commits changed the same lines in "
+                f"{path}; edit it by hand instead"
+            )
+        ops += _undo_entries(repo, target, path)
+    new_tree = repo[index.write_tree(repo)].peel(pygit2.Tree)
     for patch in tip.tree.diff_to_tree(new_tree):
-        if patch is None:
+        if patch is None or patch.delta.new_file.path in clashing:
             continue
         delta = patch.delta
         if delta.status_char() == "D":
             ops.append(DeleteFile(delta.old_file.path))
         else:
-            blob = repo.get(delta.new_file.id)
-            data = bytes(blob.data) if isinstance(blob, pygit2.Blob) else b""
-            ops.append(WriteFile(delta.new_file.path, data.decode("utf-8", "replace")))
+            ops.append(WriteFile(delta.new_file.path, _blob_text(repo, delta.new_file.id)))
+    return ops
+
+
+def _blob_text(repo: pygit2.Repository, oid: pygit2.Oid | None) -> str:
+    blob = repo.get(oid) if oid is not None else None
+    return bytes(blob.data).decode("utf-8", "replace") if isinstance(blob, pygit2.Blob) else ""
+
+
+def _undo_entries(repo: pygit2.Repository, target: pygit2.Commit, path: str) -> list[Operation]:
+    """The entries `target` added to `path` come out, the ones it removed go back, the ones it
+    edited get their old text; each by its text, so a later change of the same entry is a
+    named conflict in the write path."""
+    before = fmt.parse(
+        _blob_text(repo, _blob_id(target.parents[0], path)) if target.parents else ""
+    )
+    after = fmt.parse(_blob_text(repo, _blob_id(target, path)))
+    old = {fmt.normalise(e.text): e for e in before.entries}
+    new = {fmt.normalise(e.text): e for e in after.entries}
+    ops: list[Operation] = []
+    for key, e in new.items():
+        if key not in old:
+            ops.append(RemoveEntry(path, e.text))
+        elif old[key].text != e.text or old[key].meta != e.meta:
+            ops.append(ReplaceEntry(path, e.text, old[key].text, old[key].meta))
+    for key, e in old.items():
+        if key not in new:
+            ops.append(AddEntry(path, e.text, e.meta))
     return ops

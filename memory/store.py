@@ -28,6 +28,7 @@ from memory.writer import (
     WriteResult,
     _copy_objects,
     _Moved,
+    _Pending,
     is_local,
 )
 
@@ -328,17 +329,20 @@ class Store(WritePath):
     # -- history operations ----------------------------------------------------------------------
 
     def revert(self, commit: str, author: Author, *, key: str | None = None) -> WriteResult:
-        """Undo one commit as a new commit by `author`; EntryConflict if later edits clash."""
-        ops = history.revert_ops(self._repo, self._commit(commit), self._commit(None))
+        """Undo one commit as a new commit by `author`; EntryConflict if later edits clash.
+        The undo is worked out on the newest tip inside the write path, not beforehand."""
         target = self._commit(commit)
         summary = target.message.splitlines()[0] if target.message else str(target.id)
-        return self.write(
-            ops,
-            author=author,
-            message=f'revert: "{summary}"\n\nThis reverts commit {target.id}.',
-            key=key or f"revert:{target.id}",
-            force=True,
-            trailers={"Hippo-Reverts": str(target.id)},
+        return self._submit(
+            _Pending(
+                [],
+                author,
+                f'revert: "{summary}"\n\nThis reverts commit {target.id}.',
+                key or f"revert:{target.id}",
+                {"Hippo-Reverts": str(target.id)},
+                force=True,
+                revert=str(target.id),
+            )
         )
 
 

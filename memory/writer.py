@@ -22,6 +22,7 @@ import pygit2
 from pygit2.enums import FileMode
 
 from memory import format as fmt
+from memory import history
 from memory.errors import MemoryStoreError, RemoteError
 from memory.locks import WorkspaceLock
 from memory.ops import Applied, Operation, apply_ops
@@ -64,6 +65,7 @@ class _Pending:
     key: str | None
     trailers: Mapping[str, str]
     force: bool
+    revert: str | None = None  # a commit to undo, turned into operations on the tip it lands on
     done: bool = False
     result: WriteResult | None = None
     error: MemoryStoreError | None = None
@@ -111,7 +113,9 @@ class WritePath:
         extra = dict(trailers or {})
         if source:
             extra.setdefault("Hippo-Source", " ".join(source.split()))
-        pending = _Pending(list(ops), author, message.strip(), key, extra, force)
+        return self._submit(_Pending(list(ops), author, message.strip(), key, extra, force))
+
+    def _submit(self, pending: _Pending) -> WriteResult:
         # Group commit: one thread at a time leads and writes every queued request, so threads
         # share one fetch and one push while each write keeps its own commit. Finished writers
         # return without queueing for the leader role, so the next batch collects everyone
@@ -194,7 +198,15 @@ class WritePath:
                 results[id(p)] = WriteResult(keys[p.key], created=False)
                 continue
             try:
-                applied = apply_ops(p.ops, read, dreamer=p.author == DREAMER, force=p.force)
+                ops = p.ops
+                if p.revert is not None:
+                    # Computed on the tip it lands on, so a concurrent edit is never undone.
+                    if head is None:
+                        raise RemoteError("the memory repository is empty: nothing to revert")
+                    ops = history.revert_ops(
+                        repo, repo[p.revert].peel(pygit2.Commit), repo[head].peel(pygit2.Commit)
+                    )
+                applied = apply_ops(ops, read, dreamer=p.author == DREAMER, force=p.force)
             except MemoryStoreError as exc:
                 results[id(p)] = exc
                 continue

@@ -364,3 +364,28 @@ def test_tree_derived_from_the_cache_equals_a_fresh_read(
     fresh.sync()
     assert kept == fresh.tree()
     assert set(kept) == {".gitattributes", "MEMORY.md", "inbox.md", "c/x.md", "archive/d.jsonl"}
+
+
+def test_revert_is_worked_out_on_the_newest_tip(store: Store, tmp_path: Path, remote: str) -> None:
+    """A revert by a writer whose cache is stale keeps what others wrote since."""
+    r1 = store.write([ops.AddEntry("a.md", "one")], author=ALICE, message="first")
+    other = Store.open(remote, tmp_path / "data-b")
+    other.write([ops.AddEntry("a.md", "two")], author=ALICE, message="second")
+    store.revert(r1.commit, Author("bob", "bob@example.com"))
+    assert store.read("a.md") == "- two\n"
+
+
+def test_revert_of_an_entry_edited_since_is_a_named_conflict(store: Store) -> None:
+    """Undoing an edit of an entry that was edited again later raises EntryConflict, commits nothing."""
+    store.write([ops.WriteFile("a.md", "- x one\n- y\n")], author=ALICE, message="seed")
+    r = store.write([ops.ReplaceEntry("a.md", "x one", "x two")], author=ALICE, message="edit")
+    store.write([ops.ReplaceEntry("a.md", "x two", "x three")], author=ALICE, message="again")
+    head = store.head()
+    with pytest.raises(EntryConflict):
+        store.revert(r.commit, ALICE)
+    assert store.sync() == head
+    # an entry added by a commit comes out even though notes were appended right after it
+    added = store.write([ops.AddEntry("a.md", "z new")], author=ALICE, message="add z")
+    store.write([ops.AddEntry("a.md", "w newer")], author=ALICE, message="add w")
+    store.revert(added.commit, ALICE)
+    assert store.read("a.md") == "- x three\n- y\n- w newer\n"
