@@ -27,6 +27,16 @@ def _int(name: str, value: str) -> int:
     return int(value)
 
 
+def _seconds(name: str, value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < 3600:
+        raise ConfigError(f"{name}={value!r} is not a number of seconds between 0 and 3600")
+    return seconds
+
+
 def _clock(name: str, value: str) -> str:
     hour, sep, minute = value.partition(":")
     if not (sep and hour.isdigit() and minute.isdigit() and int(hour) < 24 and int(minute) < 60):
@@ -150,7 +160,7 @@ class Config:
             anthropic_base_url=get("ANTHROPIC_BASE_URL"),
             model=get("HIPPO_MODEL", "claude-sonnet-5-5") or "claude-sonnet-5-5",
             small_model=get("HIPPO_SMALL_MODEL", "claude-haiku-5-5") or "claude-haiku-5-5",
-            llm_timeout=float(get("HIPPO_LLM_TIMEOUT", "60") or 60),
+            llm_timeout=_seconds("HIPPO_LLM_TIMEOUT", get("HIPPO_LLM_TIMEOUT", "60") or "60"),
             dream_at=_clock("HIPPO_DREAM_AT", get("HIPPO_DREAM_AT", "03:00") or "03:00"),
             timezone=_zone("HIPPO_TIMEZONE", get("HIPPO_TIMEZONE", "UTC") or "UTC"),
             digest_channel=get("HIPPO_DIGEST_CHANNEL"),

@@ -41,6 +41,7 @@ def test_lists_and_maps_are_parsed() -> None:
         ("HIPPO_DREAM_AT", "25:00", "write HH:MM"),
         ("HIPPO_TIMEZONE", "Mars/Olympus", "IANA name"),
         ("PORT", "http", "whole number"),
+        ("HIPPO_LLM_TIMEOUT", "soon", "seconds"),
     ],
 )
 def test_bad_values_name_the_variable(name: str, value: str, says: str) -> None:
