@@ -5,7 +5,9 @@ The write path (memory/writer.py) is mixed in: `Store.write(ops, …)`.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +51,7 @@ class Store(WritePath):
         *,
         lock: WorkspaceLock | None = None,
         credentials: tuple[str, str] | None = None,
+        max_age: float = 2.0,
     ) -> None:
         self.remote = remote
         self.cache = Path(cache)
@@ -62,6 +65,9 @@ class Store(WritePath):
         self._leading = False
         self._open_lock = threading.Lock()
         self._tree_lock = threading.Lock()
+        self._synced_at = -1e9  # monotonic time of the last fetch
+        self._fetch_lock = threading.Lock()
+        self.max_age = max_age
         self._queue = []
         self._keys: dict[str, str] = {}
         self._indexed: set[str] = set()
@@ -139,27 +145,45 @@ class Store(WritePath):
         """Fetch the remote's branch and hippo refs; return the newest tip (None when empty)."""
         remote = self._repo.remotes["origin"]
         try:
-            remote.fetch(
-                [f"+{_HEAD}:{_TRACK}", "+refs/hippo/*:refs/hippo/*"], callbacks=self._callbacks
-            )
+            with self._fetch_lock:  # threads of one process fetch one at a time
+                remote.fetch(
+                    [f"+{_HEAD}:{_TRACK}", "+refs/hippo/*:refs/hippo/*"],
+                    callbacks=self._callbacks,
+                )
         except (pygit2.GitError, OSError) as exc:
             raise RemoteError(
                 f"cannot fetch {self.remote}: {exc}; check HIPPO_MEMORY_REMOTE"
             ) from exc
-        return self.tip()
+        self._synced_at = time.monotonic()
+        return self._tracked()
+
+    def fresh(self) -> None:
+        """Fetch when the last fetch is older than `max_age` seconds, so a long-lived process
+        (web, worker) reads what other processes and people pushed. An unreachable remote
+        leaves the last known tip: reading stale memory beats failing to read."""
+        if time.monotonic() - self._synced_at < self.max_age:
+            return
+        with contextlib.suppress(RemoteError):
+            self.sync()
 
     def sync_branch(self) -> str | None:
         """The remote branch's tip for the write path. A local remote is read directly and
         fetched only when it moved (a fetch costs milliseconds even when there is nothing new)."""
-        if is_local(self.remote) and self.tip() is not None:
+        known = self._tracked()
+        if is_local(self.remote) and known is not None:
             ref = self._remote_repo().references.get(_HEAD)
-            if ref is not None and str(ref.target) == self.tip():
-                return self.tip()
+            if ref is not None and str(ref.target) == known:
+                return known
         return self.sync()
 
-    def tip(self) -> str | None:
+    def _tracked(self) -> str | None:
         ref = self._repo.references.get(_TRACK)
         return str(ref.target) if ref is not None else None
+
+    def tip(self) -> str | None:
+        """The newest commit hippo knows (fetched again when older than `max_age`)."""
+        self.fresh()
+        return self._tracked()
 
     def head(self) -> str:
         tip = self.tip()

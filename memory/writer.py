@@ -147,18 +147,29 @@ class WritePath:
         return pending.result
 
     def _run(self, batch: list[_Pending]) -> None:
+        last_error: RemoteError | None = None
         try:
             for attempt in range(MAX_ATTEMPTS):
                 if attempt:
                     # Another host pushed first: back off with jitter so neither side starves.
                     time.sleep(random.uniform(0, min(0.5, 0.01 * 2**attempt)))
-                tip = self.sync_branch()
+                try:
+                    tip = self.sync_branch()
+                except RemoteError as exc:
+                    if is_local(self.remote) and not os.path.exists(self.remote):
+                        raise  # moved or deleted: no point in trying again
+                    # A fetch that lost a ref lock to another process sharing the cache, or a
+                    # remote that blinked: try again, and give up with the last error.
+                    last_error = exc
+                    continue
                 outcome = self._apply_batch(tip, batch)
                 head = outcome[0]
                 if head == tip or self._push(head, tip):
                     self._finish(batch, outcome[1])
                     return
-            error = RemoteError(f"{self.remote} kept moving; gave up after {MAX_ATTEMPTS} tries")
+            error = last_error or RemoteError(
+                f"{self.remote} kept moving; gave up after {MAX_ATTEMPTS} tries"
+            )
             self._finish(batch, {id(p): error for p in batch})
         except BaseException as exc:
             wrapped = exc if isinstance(exc, MemoryStoreError) else RemoteError(str(exc))

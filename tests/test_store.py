@@ -389,3 +389,15 @@ def test_revert_of_an_entry_edited_since_is_a_named_conflict(store: Store) -> No
     store.write([ops.AddEntry("a.md", "w newer")], author=ALICE, message="add w")
     store.revert(added.commit, ALICE)
     assert store.read("a.md") == "- x three\n- y\n- w newer\n"
+
+
+def test_a_long_lived_reader_sees_others_pushes(store: Store, tmp_path: Path, remote: str) -> None:
+    """A reader fetches again once its view is older than max_age; within it, reads stay local."""
+    web = Store(remote, tmp_path / "web", max_age=0.0)
+    slow = Store(remote, tmp_path / "slow", max_age=3600.0)
+    assert web.files() == slow.files() == [".gitattributes", "MEMORY.md", "inbox.md"]
+    store.write([ops.AddEntry("new.md", "pushed by the worker")], author=ALICE, message="m")
+    assert "new.md" in web.files() and web.read("new.md") == "- pushed by the worker\n"
+    assert "new.md" not in slow.files()  # inside max_age: no fetch yet
+    slow.sync()
+    assert "new.md" in slow.files()
