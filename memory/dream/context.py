@@ -9,8 +9,7 @@ from typing import Any
 
 from memory import format as fmt
 from memory.dream.state import State
-from memory.errors import EntryConflict
-from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry, apply_ops
+from memory.ops import Operation, apply_ops
 
 # Files that are not topics: the index, the inbox, tombstones, daily notes, the archive, state.
 SPECIAL = frozenset({"MEMORY.md", "inbox.md", "forgotten.md"})
@@ -56,25 +55,14 @@ class Context:
                 yield path, entry
 
     def apply(self, ops: list[Operation]) -> None:
-        """Apply a step's operations to the working tree, as the store will.
-
-        Entry operations are applied file by file with one parse per file (apply_ops parses
-        the file again for every operation, which a night with thousands of them cannot afford);
-        anything else goes through apply_ops itself. The store re-checks everything on write.
-        """
-        if not all(isinstance(op, AddEntry | ReplaceEntry | RemoveEntry) for op in ops):
-            out = apply_ops(ops, self.tree.get, dreamer=True)
-            for path, text in out.changes.items():
-                if text is None:
-                    self.tree.pop(path, None)
-                else:
-                    self.tree[path] = text
-            return
-        by_path: dict[str, list[Operation]] = {}
-        for op in ops:
-            by_path.setdefault(op.path, []).append(op)  # type: ignore[union-attr]
-        for path, mine in by_path.items():
-            self.tree[path] = _apply_entries(path, self.tree.get(path), mine)
+        """Apply a step's operations to the working tree, as the store will (the same rules,
+        one parse per file); the store re-checks everything on write."""
+        out = apply_ops(ops, self.tree.get, dreamer=True)
+        for path, text in out.changes.items():
+            if text is None:
+                self.tree.pop(path, None)
+            else:
+                self.tree[path] = text
 
 
 @dataclass
@@ -100,41 +88,3 @@ def today_str(ctx: Context) -> str:
 
 def meta_with(entry: fmt.Entry, **kv: str | None) -> tuple[tuple[str, str], ...]:
     return entry.with_meta(**kv).meta
-
-
-def _apply_entries(path: str, text: str | None, ops: list[Operation]) -> str:
-    """Add, replace and remove entries of one file in one pass (the rules of memory.ops)."""
-    if text is None:
-        first = ops[0]
-        assert isinstance(first, AddEntry)
-        text = f"# {first.title}\n\n" if first.title else ""
-    lines: list[str | None] = list(text.splitlines(keepends=True))
-    live: list[tuple[int, str, int]] = [
-        (e.line, fmt.normalise(e.text), e.indent) for e in fmt.parse(text).entries
-    ]
-
-    def find(match: str) -> int:
-        want = fmt.normalise(match)
-        for pos, (line, key, _indent) in enumerate(live):
-            if key == want and lines[line] is not None:
-                return pos
-        raise EntryConflict(f"no entry in {path} reads {match!r}", path)
-
-    for op in ops:
-        if isinstance(op, AddEntry):
-            key = fmt.normalise(op.text)
-            if key and any(k == key and lines[n] is not None for n, k, _ in live):
-                continue
-            if lines and lines[-1] is not None and not lines[-1].endswith("\n"):
-                lines[-1] += "\n"
-            lines.append(fmt.render_entry(op.text, op.meta) + "\n")
-            live.append((len(lines) - 1, key, 0))
-        elif isinstance(op, ReplaceEntry):
-            pos = find(op.match)
-            line, _key, indent = live[pos]
-            ending = (lines[line] or "")[len((lines[line] or "").rstrip("\r\n")) :]
-            lines[line] = fmt.render_entry(op.text, op.meta, indent=indent) + ending
-            live[pos] = (line, fmt.normalise(op.text), indent)
-        elif isinstance(op, RemoveEntry):
-            lines[live[find(op.match)][0]] = None
-    return "".join(x for x in lines if x is not None)
