@@ -15,6 +15,7 @@ from memory import secrets, tombstones
 from memory.errors import (
     EntryConflict,
     InvalidPath,
+    MemoryStoreError,
     ProtectedPath,
     SecretFound,
     TargetGone,
@@ -190,8 +191,11 @@ def apply_ops(
     *,
     dreamer: bool = False,
     force: bool = False,
+    on_refused: Callable[[Operation, MemoryStoreError], None] | None = None,
 ) -> Applied:
-    """Apply `ops` in order on the tree `read` gives; raise a named error for any refusal."""
+    """Apply `ops` in order on the tree `read` gives; raise a named error for any refusal.
+    With `on_refused`, a refused operation is reported there and skipped instead (every check
+    runs before an operation changes anything, so a skipped one leaves no trace)."""
     out = Applied()
     docs: dict[str, _Doc | None] = {}  # None: deleted by an earlier operation
     stones: list[tuple[str, list[tombstones.Tombstone]]] = []
@@ -218,7 +222,7 @@ def apply_ops(
             stones[:] = [(text, tombstones.load(text))]
         return stones[0][1]
 
-    for op in ops:
+    def _apply_one(op: Operation) -> None:
         for p in paths_of(op):
             check_path(p)
             if (p == ".dream" or p.startswith(".dream/")) and not dreamer:
@@ -258,6 +262,14 @@ def apply_ops(
         elif isinstance(op, DeleteFile):
             _existing(current, op.path)
             docs[op.path] = None
+
+    for op in ops:
+        try:
+            _apply_one(op)
+        except MemoryStoreError as exc:
+            if on_refused is None:
+                raise
+            on_refused(op, exc)
     out.changes = {p: (None if d is None else d.text()) for p, d in docs.items()}
     return out
 

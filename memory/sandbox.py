@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import difflib
 import shutil
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +34,6 @@ from memory.ops import (
 
 Meta = tuple[tuple[str, str], ...]
 APPEND_ONLY = ("archive/",)
-MAX_ENTRY_OPS = 25  # more entry operations than this on one file: write the file whole if safe
 
 
 class SandboxStore(Protocol):
@@ -217,21 +215,17 @@ def _attribute_new_entries(old: str, new: str, who: Attribution) -> str:
 
 
 def check(ops: Sequence[Operation], read: Callable[[str], str | None]) -> Plan:
-    """Keep the operations the tree `read` gives accepts, one by one; refuse the rest with why."""
+    """Keep the operations the tree `read` gives accepts, one by one; refuse the rest with why.
+    One pass of the write path's own rules (one parse per file), refusals skipped."""
     out = Plan()
-    changes: dict[str, str | None] = {}  # what the accepted operations made of the tree
+    refused: set[int] = set()
 
-    def current(path: str) -> str | None:
-        return changes[path] if path in changes else read(path)
+    def refuse(op: Operation, exc: MemoryStoreError) -> None:
+        refused.add(id(op))
+        out.refused.append((getattr(op, "path", ""), str(exc)))
 
-    for op in ops:
-        try:
-            applied = apply_ops([op], current)
-        except MemoryStoreError as exc:
-            out.refused.append((getattr(op, "path", ""), str(exc)))
-            continue
-        changes.update(applied.changes)
-        out.ops.append(op)
+    apply_ops(ops, read, on_refused=refuse)
+    out.ops.extend(op for op in ops if id(op) not in refused)
     return out
 
 
@@ -261,8 +255,7 @@ def push(
     wanted = plan(base, work, who)
     store.sync()
     tip = store.tree()
-    ops = _whole_files(wanted.ops, base, tip, work, who)
-    checked = check(ops, lambda p: _text(tip.get(p)))
+    checked = check(wanted.ops, lambda p: _text(tip.get(p)))
     refused = tuple(wanted.refused + checked.refused)
     if not checked.ops:
         copy.discard()
@@ -270,28 +263,6 @@ def push(
     result = store.write(checked.ops, author=author, message=message, key=key, source=who.source)
     copy.discard()
     return Pushed(str(result.commit), tuple(checked.paths), refused)
-
-
-def _whole_files(
-    ops: list[Operation],
-    base: Mapping[str, bytes],
-    tip: Mapping[str, bytes],
-    work: Mapping[str, bytes],
-    who: Attribution,
-) -> list[Operation]:
-    """Many entry operations on one file cost a parse each, twice (here and in the store): when
-    nobody else changed that file since the copy was made, one WriteFile says the same."""
-    counts = Counter(op.path for op in ops if isinstance(op, AddEntry | ReplaceEntry | RemoveEntry))
-    whole = {p for p, n in counts.items() if n > MAX_ENTRY_OPS and tip.get(p) == base.get(p)}
-    out: list[Operation] = []
-    for op in ops:
-        path = getattr(op, "path", "")
-        if path not in whole:
-            out.append(op)
-        elif not any(isinstance(o, WriteFile) and o.path == path for o in out):
-            old, new = (_text(base.get(path)) or ""), (_text(work.get(path)) or "")
-            out.append(WriteFile(path, _attribute_new_entries(old, new, who)))
-    return out
 
 
 def _text(data: bytes | None) -> str | None:

@@ -168,8 +168,10 @@ def test_an_entry_changed_meanwhile_is_refused_and_the_rest_pushed(
     assert "a new fact" in text and "k8s" not in text
 
 
-def test_a_rewritten_big_file_is_pushed_whole_and_quickly(store: Store, tmp_path: Path) -> None:
-    """Hundreds of edited entries in one file nobody else touched: one WriteFile, attributed."""
+def test_a_rewritten_big_file_is_pushed_quickly_entry_by_entry(
+    store: Store, tmp_path: Path
+) -> None:
+    """Hundreds of edited entries in one file: entry operations, attributed, pushed quickly."""
     import time
 
     old = "# big\n\n" + "".join(f"- fact number {i}\n" for i in range(2000))
