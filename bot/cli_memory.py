@@ -9,7 +9,7 @@ from datetime import date
 from typing import Any
 
 from jobs.runtime import Runtime
-from memory import notes, snapshot
+from memory import notes, snapshot, validate
 from memory.store import Author
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
@@ -35,7 +35,7 @@ def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
         path=args.path,
         source=args.source,
         by=args.by,
-        key=args.key,
+        key=validate.external_key("cli", args.key),
         force=args.force,
     )
     snapshot.publish_if_index_changed(rt.store, saved.result)  # new threads see an index edit
@@ -55,7 +55,7 @@ def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
         by=args.by or "",
         reason=args.reason or "",
         pick=pick,
-        key=args.key,
+        key=validate.external_key("cli", args.key),
     )
     if out.status == "none":
         print(f"hippo: nothing in memory matches {args.text!r}", file=sys.stderr)

@@ -15,7 +15,7 @@ from typing import Any
 
 from jobs.recall import HashStore, count_read
 from memory import format as fmt
-from memory import ops, snapshot, tombstones
+from memory import ops, snapshot, tombstones, validate
 from memory.errors import NoteRejected, NotFound
 from memory.search import Hit
 from memory.store import Author, Store, WriteResult
@@ -107,7 +107,9 @@ class MemoryTools:
         for r in replace:
             text, meta = parse_line(r.text)
             batch.append(ops.ReplaceEntry(path, r.match, text, meta))
-        result = self.store.write(batch, author=author_for(by), message=_msg(message), key=key)
+        result = self.store.write(
+            batch, author=author_for(by), message=_msg(message), key=_key(by, key)
+        )
         snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
         return _result(result)
 
@@ -141,18 +143,24 @@ class MemoryTools:
             stone, meta = tombstones.entry_for(
                 entry, path=path, removed=today, by=by, reason=reason
             )
-            batch.append(ops.AddEntry(tombstones.PATH, stone, meta, title=tombstones.TITLE))
-        result = self.store.write(batch, author=author_for(by), message=_msg(message), key=key)
+            batch.append(ops.AddTombstone(tombstones.PATH, stone, meta, title=tombstones.TITLE))
+        result = self.store.write(
+            batch, author=author_for(by), message=_msg(message), key=_key(by, key)
+        )
         snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
         return _result(result)
 
 
 def _find(doc: fmt.Document, path: str, text: str) -> fmt.Entry:
-    want = fmt.normalise(text)
     for entry in doc.entries:
-        if fmt.normalise(entry.text) == want:
+        if fmt.same_fact(text, entry.text):
             return entry
     raise NotFound(f"no entry in {path} reads {text!r}; readMemory shows the entries there are")
+
+
+def _key(by: str, key: str | None) -> str | None:
+    """The caller's idempotency key in its own namespace (see memory.validate.external_key)."""
+    return validate.external_key("mcp:" + author_for(by).email.split("@", 1)[0], key)
 
 
 def _stamp(meta: ops.Meta, by: str, today: str) -> ops.Meta:

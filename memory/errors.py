@@ -2,7 +2,11 @@
 
 MemoryStoreError
 ├── InvalidPath            a path outside the repository, '..', absolute, or inside .git
-├── ProtectedPath          .dream/ written by anyone but the dreaming identity
+├── PathConflict           a file under an existing file, or a file where a folder is
+├── ProtectedPath          .dream/ or forgotten.md written by a door not allowed to
+├── InvalidText            control characters, broken Unicode, a multi-line title, a bad key
+├── InvalidMetadata        entry metadata lint would reject (a bad date, status, empty value)
+├── TooLarge               a file or entry over the size cap (the same for every door)
 ├── SecretFound            a write holds a credential (names the kind)
 ├── TombstoneConflict      a write re-adds a forgotten fact (cites the tombstone)
 ├── NoteRejected           a note that is empty or too long
@@ -30,12 +34,49 @@ class InvalidPath(MemoryStoreError):
         super().__init__(f"invalid path {path!r}: {why}; use a relative path inside the memory")
 
 
+class PathConflict(MemoryStoreError):
+    code = "path_conflict"
+
+    def __init__(self, path: str, why: str) -> None:
+        self.path = path
+        super().__init__(f"refused: {path}: {why}; choose another path")
+
+
 class ProtectedPath(MemoryStoreError):
     code = "protected_path"
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, why: str = "") -> None:
         self.path = path
-        super().__init__(f"{path} is under .dream/, which only the dreaming job may write")
+        super().__init__(why or f"{path} is under .dream/, which only the dreaming job may write")
+
+
+class InvalidText(MemoryStoreError):
+    code = "invalid_text"
+
+    def __init__(self, what: str, why: str) -> None:
+        self.what = what
+        super().__init__(f"refused: {what} {why}")
+
+
+class InvalidMetadata(MemoryStoreError):
+    code = "invalid_metadata"
+
+    def __init__(self, problem: str, path: str = "") -> None:
+        self.path = path
+        where = f" in {path}" if path else ""
+        super().__init__(f"refused: entry metadata{where}: {problem}; fix it and save again")
+
+
+class TooLarge(MemoryStoreError):
+    code = "too_large"
+
+    def __init__(self, what: str, size: int, limit: int, unit: str = "bytes") -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"refused: {what} is {size:,} {unit}; the limit is {limit:,}. "
+            "Keep memory to short facts and link to the rest"
+        )
 
 
 class SecretFound(MemoryStoreError):

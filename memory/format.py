@@ -10,6 +10,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from memory import folding
+
 # The decisions, numbered as in SPEC-NOTES.md section 3. Tests cite these numbers.
 DECISIONS = {
     1: "Conform to the union of the spec versions: MEMORY.md is required (lint), values are "
@@ -325,21 +327,31 @@ def link_for(path: str) -> str:
     return path[:-3] if path.endswith(".md") else path
 
 
-_WORD = re.compile(r"[a-z0-9]+")
-
-
 def words(text: str) -> str:
-    """All of `text`'s words, lowercased, joined by single spaces (no grammar applied)."""
-    return " ".join(_WORD.findall(text.lower()))
+    """All of `text`'s words, folded (memory/folding.py: any script, case, look-alikes and
+    invisible characters folded), joined by single spaces (no grammar applied)."""
+    return " ".join(folding.words(text))
 
 
 def normalise(text: str) -> str:
-    """Text reduced for comparing facts: metadata, links' brackets, case and punctuation dropped."""
+    """Text reduced for comparing facts: metadata, links' brackets, case, punctuation and
+    invisible characters dropped, letters and digits of every script kept, look-alike letters
+    folded. "" when the text has no words at all: such an entry has no key and is never matched
+    by one (see `same_fact`)."""
     body, _ = split_metadata(text.strip())
     m = _BULLET.match(body)
     if m:
         body, _ = split_metadata(m.group("rest"))
-    return " ".join(_WORD.findall(body.lower()))
+    return " ".join(folding.words(body))
+
+
+def same_fact(a: str, b: str) -> bool:
+    """True when entry texts `a` and `b` say the same thing: equal non-empty keys, or, for texts
+    with no words (an emoji, a dash), the same characters."""
+    key = normalise(a)
+    if key:
+        return key == normalise(b)
+    return not normalise(b) and " ".join(a.split()) == " ".join(b.split())
 
 
 def replace_line(doc_text: str, line_no: int, new_line: str) -> str:

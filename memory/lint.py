@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -134,23 +134,35 @@ def _check_links(path: str, doc: Document, tree: Mapping[str, bytes]) -> Iterato
 
 def _check_metadata(path: str, doc: Document) -> Iterator[Problem]:
     for entry in doc.entries:
-        line = entry.line + 1
-        bad_bracket = _malformed_bracket(entry.text)
-        if bad_bracket:
-            yield Problem(path, line, "bad-key", bad_bracket)
-        for key, value in entry.meta:
-            k = key.lower()
-            if not value.strip():
-                yield Problem(path, line, "empty-value", f"'{key}' has no value")
-            elif k in DATE_KEYS and not _is_date(value):
-                yield Problem(
-                    path, line, "bad-date", f"'{key}: {value}' is not a date (YYYY-MM-DD)"
+        for code, message in entry_problems(entry.text, entry.meta):
+            yield Problem(path, entry.line + 1, code, message)
+
+
+def entry_problems(text: str, meta: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(code, message) for each metadata rule the entry (`text` and `meta`) breaks. The write
+    path (memory/ops.py) refuses what this reports, so what lint rejects is never committed."""
+    out: list[tuple[str, str]] = []
+    bad_bracket = _malformed_bracket(text)
+    if bad_bracket:
+        out.append(("bad-key", bad_bracket))
+    for key, value in meta:
+        k = key.lower()
+        if not _KEY.match(key):
+            out.append(
+                (
+                    "bad-key",
+                    f"metadata key {key!r} is malformed (keys are a letter, then "
+                    "letters, digits, '-' or '_')",
                 )
-            elif k == "status" and value.strip().lower() not in STATUSES:
-                allowed = " | ".join(sorted(STATUSES))
-                yield Problem(
-                    path, line, "bad-status", f"'status: {value}' is not one of {allowed}"
-                )
+            )
+        elif not value.strip():
+            out.append(("empty-value", f"'{key}' has no value"))
+        elif k in DATE_KEYS and not _is_date(value):
+            out.append(("bad-date", f"'{key}: {value}' is not a date (YYYY-MM-DD)"))
+        elif k == "status" and value.strip().lower() not in STATUSES:
+            allowed = " | ".join(sorted(STATUSES))
+            out.append(("bad-status", f"'status: {value}' is not one of {allowed}"))
+    return out
 
 
 def _malformed_bracket(text: str) -> str | None:

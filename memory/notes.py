@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from memory import format as fmt
 from memory import secrets, tombstones
 from memory.errors import NoteRejected, SecretFound
-from memory.ops import AddEntry, Operation, RemoveEntry
+from memory.ops import AddEntry, AddTombstone, Operation, RemoveEntry
 from memory.store import Author, Store, WriteResult
 
 INBOX = "inbox.md"
@@ -161,7 +161,7 @@ def matches(store: Store, query: str) -> list[Match]:
         if not path.endswith(".md") or path == tombstones.PATH or path.startswith(".dream/"):
             continue
         for e in fmt.parse(data.decode("utf-8", "replace")).entries:
-            if fmt.normalise(e.text) == exact or entry_matches(query, e.text):
+            if (exact and fmt.normalise(e.text) == exact) or entry_matches(query, e.text):
                 out.append(Match(path, e.line + 1, e.text, e.metadata))
     return out
 
@@ -183,8 +183,9 @@ def forget(
     found = matches(store, _strip_that(query))
     chosen = found
     if pick is not None:
-        wanted = {(p, fmt.normalise(t)) for p, t in pick}
-        chosen = [m for m in found if (m.path, fmt.normalise(m.text)) in wanted]
+        chosen = [
+            m for m in found if any(p == m.path and fmt.same_fact(t, m.text) for p, t in pick)
+        ]
     if not chosen:
         return Forgot("none", tuple(found))
     if pick is None and len(chosen) > 1:
@@ -194,7 +195,7 @@ def forget(
         ops.append(RemoveEntry(m.path, m.text))
         entry = fmt.Entry(line=0, indent=0, marker="-", text=m.text, meta=tuple(m.meta.items()))
         text, meta = tombstones.entry_for(entry, path=m.path, removed=today, by=by, reason=reason)
-        ops.append(AddEntry(tombstones.PATH, text, meta, title=tombstones.TITLE))
+        ops.append(AddTombstone(tombstones.PATH, text, meta, title=tombstones.TITLE))
     result = store.write(
         ops,
         author=author,

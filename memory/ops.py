@@ -1,8 +1,10 @@
 """Entry-level operations and their pure application to a tree.
 
 A write is a list of operations applied to the newest tip. `apply_ops` reads files through a
-callable and returns the new contents; it refuses secrets, tombstoned facts, protected paths and
-operations whose target is gone, and never guesses.
+callable and returns the new contents; it refuses secrets, tombstoned facts, protected paths,
+paths that collide with a file or folder, text lint would reject, control characters, oversized
+files and operations whose target is gone, and never guesses. `check_op` is the part of those
+rules that needs no tree: the write path runs it before a request joins a group commit.
 """
 
 from __future__ import annotations
@@ -11,15 +13,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from memory import format as fmt
-from memory import secrets, tombstones
+from memory import tombstones, validate
 from memory.errors import (
     EntryConflict,
+    InvalidMetadata,
     InvalidPath,
+    InvalidText,
     MemoryStoreError,
+    PathConflict,
     ProtectedPath,
-    SecretFound,
     TargetGone,
 )
+from memory.lint import entry_problems as lint_entry
 
 Meta = tuple[tuple[str, str], ...]
 Reader = Callable[[str], str | None]
@@ -33,6 +38,13 @@ class AddEntry:
     text: str
     meta: Meta = ()
     title: str | None = None
+
+
+@dataclass(frozen=True)
+class AddTombstone(AddEntry):
+    """Record in forgotten.md that an entry was removed on purpose: the only operation a door
+    other than dreaming may apply to forgotten.md (forget and MCP deleteMemory build it; an
+    agent's or a console's edit of forgotten.md is refused)."""
 
 
 @dataclass(frozen=True)
@@ -100,9 +112,53 @@ def check_path(path: str) -> str:
         raise InvalidPath(path, "'..', '.' and empty segments are not allowed")
     if parts[0] == ".git" or ".git" in parts:
         raise InvalidPath(path, ".git is not part of the memory")
-    if "\x00" in path or "\n" in path:
-        raise InvalidPath(path, "control characters are not allowed")
+    try:
+        validate.text("the path", path, one_line=True, path=path)
+    except InvalidText:
+        raise InvalidPath(path, "control characters and broken Unicode are not allowed") from None
+    if len(path) > 1024:
+        raise InvalidPath(path, "longer than 1,024 characters")
     return path
+
+
+def check_op(op: Operation, *, dreamer: bool = False, restoring: bool = False) -> None:
+    """The rules for one operation that need no tree: paths, protected files, and every text
+    that becomes part of a file (Unicode, control characters, secrets, metadata, size).
+    `restoring`: hippo's own revert puts back earlier text, so forgotten.md may change (undoing
+    a forget) and lint's metadata rules are not applied again to what history held."""
+    internal = dreamer or restoring
+    for p in paths_of(op):
+        check_path(p)
+        if (p == ".dream" or p.startswith(".dream/")) and not dreamer:
+            raise ProtectedPath(p)
+        if p == tombstones.PATH and not internal and type(op) is not AddTombstone:
+            raise ProtectedPath(
+                p,
+                "forgotten.md keeps what was removed on purpose: only forget (and dreaming) "
+                "change it. To bring a fact back, save it again with force",
+            )
+    if isinstance(op, AddTombstone) and op.path != tombstones.PATH:
+        raise InvalidPath(op.path, f"tombstones are kept in {tombstones.PATH}")
+    if isinstance(op, AddEntry | ReplaceEntry):
+        validate.entry(op.text, op.meta, path=op.path)
+        if isinstance(op, AddEntry) and not internal:
+            validate.lint_rules(op.text, op.meta, path=op.path)
+    if isinstance(op, AddEntry) and op.title is not None:
+        validate.text(f"the title of {op.path}", op.title, one_line=True, path=op.path)
+        if len(op.title) > validate.MAX_NAME_CHARS:
+            raise InvalidText(
+                f"the title of {op.path}", f"is over {validate.MAX_NAME_CHARS} characters"
+            )
+    elif isinstance(op, ReplaceEntry):
+        validate.unicode(f"the entry to replace in {op.path}", op.match)
+    elif isinstance(op, RemoveEntry):
+        validate.unicode(f"the entry to remove from {op.path}", op.match)
+    elif isinstance(op, AppendLine):
+        validate.text(f"a line for {op.path}", op.line.rstrip("\r\n"), one_line=True, path=op.path)
+        validate.size(f"a line for {op.path}", op.line)
+    elif isinstance(op, WriteFile):
+        validate.size(op.path, op.content)
+        validate.text(op.path, op.content, path=op.path)
 
 
 def paths_of(op: Operation) -> list[str]:
@@ -136,10 +192,10 @@ class _Doc:
 
     def _add_to_index(self, entry: fmt.Entry) -> None:
         assert self._index is not None
-        self._index.setdefault(fmt.normalise(entry.text), []).append(entry)
+        self._index.setdefault(_key(entry.text), []).append(entry)
 
     def find(self, path: str, match: str) -> fmt.Entry:
-        for entry in self.index().get(fmt.normalise(match), []):
+        for entry in self.index().get(_key(match), []):
             return entry
         raise EntryConflict(
             f"no entry in {path} reads {match!r} any more: another writer changed or removed "
@@ -150,10 +206,10 @@ class _Doc:
     def has(self, text: str) -> bool:
         if self._index is None and not _might_contain(self.text(), text):
             return False  # skip parsing the whole file for a fact that cannot be there
-        return bool(self.index().get(fmt.normalise(text)))
+        return bool(self.index().get(_key(text)))
 
     def _drop(self, entry: fmt.Entry) -> None:
-        bucket = self.index()[fmt.normalise(entry.text)]
+        bucket = self.index()[_key(entry.text)]
         bucket.remove(entry)
 
     def remove(self, entry: fmt.Entry) -> None:
@@ -192,10 +248,13 @@ def apply_ops(
     dreamer: bool = False,
     force: bool = False,
     on_refused: Callable[[Operation, MemoryStoreError], None] | None = None,
+    folder: Callable[[str], bool] | None = None,
+    restoring: bool = False,
 ) -> Applied:
     """Apply `ops` in order on the tree `read` gives; raise a named error for any refusal.
     With `on_refused`, a refused operation is reported there and skipped instead (every check
-    runs before an operation changes anything, so a skipped one leaves no trace)."""
+    runs before an operation changes anything, so a skipped one leaves no trace). `folder`
+    tells whether a path is a folder of that tree (so no file is written where one is)."""
     out = Applied()
     docs: dict[str, _Doc | None] = {}  # None: deleted by an earlier operation
     stones: list[tuple[str, list[tombstones.Tombstone]]] = []
@@ -222,25 +281,48 @@ def apply_ops(
             stones[:] = [(text, tombstones.load(text))]
         return stones[0][1]
 
+    def collide(path: str) -> None:
+        """PathConflict when a new file at `path` would sit under a file (git would drop that
+        file to make room for the folder) or where a folder is (git would keep the folder)."""
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            parent = "/".join(parts[:i])
+            if current(parent) is not None:
+                raise PathConflict(
+                    path, f"{parent} is a file, and a path under it would delete that file"
+                )
+        if current(path) is None:
+            inside = path + "/"
+            if any(d is not None and p.startswith(inside) for p, d in docs.items()) or (
+                folder is not None and folder(path)
+            ):
+                raise PathConflict(path, f"{path} is a folder; write a file inside it")
+
     def _apply_one(op: Operation) -> None:
-        for p in paths_of(op):
-            check_path(p)
-            if (p == ".dream" or p.startswith(".dream/")) and not dreamer:
-                raise ProtectedPath(p)
-        _scan(op)
+        check_op(op, dreamer=dreamer, restoring=restoring)
+        if isinstance(op, AddEntry | AppendLine | WriteFile):
+            collide(op.path)
+        elif isinstance(op, MoveFile):
+            collide(op.dst)
         if not force:
             _check_tombstones(op, current, forgotten)
+        if isinstance(op, WriteFile) and not (dreamer or restoring):
+            _check_new_entries(op, current(op.path))
         if isinstance(op, AddEntry):
             if current(op.path) is None:
-                head = f"# {op.title}\n\n" if op.title else ""
+                head = f"# {' '.join(op.title.split())}\n\n" if op.title else ""
                 docs[op.path] = _Doc(head)
             doc = doc_of(op.path)
             # The same fact already there: two adds of one fact make one entry.
             if not (fmt.normalise(op.text) and doc.has(op.text)):
-                doc.append(fmt.render_entry(op.text, op.meta))
+                line = fmt.render_entry(op.text, op.meta)
+                validate.size(op.path, doc.text(), line)
+                doc.append(line)
         elif isinstance(op, ReplaceEntry):
             doc = doc_of(op.path)
             entry = doc.find(op.path, op.match)
+            if not (dreamer or restoring):
+                _check_new_meta(op, entry)
             doc.replace(entry, fmt.render_entry(op.text, op.meta, indent=entry.indent))
         elif isinstance(op, RemoveEntry):
             doc = doc_of(op.path)
@@ -250,7 +332,9 @@ def apply_ops(
         elif isinstance(op, AppendLine):
             if current(op.path) is None:
                 docs[op.path] = _Doc("")
-            doc_of(op.path).append(op.line.rstrip("\r\n"), indexed=False)
+            doc = doc_of(op.path)
+            validate.size(op.path, doc.text(), op.line)
+            doc.append(op.line.rstrip("\r\n"), indexed=False)
         elif isinstance(op, WriteFile):
             docs[op.path] = _Doc(op.content)
         elif isinstance(op, MoveFile):
@@ -274,6 +358,13 @@ def apply_ops(
     return out
 
 
+def _key(text: str) -> str:
+    """An entry's index key: its normalised words, or, for an entry with no words (an emoji, a
+    dash), its exact text marked so that no normalised key can equal it (see fmt.same_fact)."""
+    key = fmt.normalise(text)
+    return key if key else "\x00" + " ".join(text.split())
+
+
 def _existing(current: Reader, path: str) -> str:
     text = current(path)
     if text is None:
@@ -281,20 +372,23 @@ def _existing(current: Reader, path: str) -> str:
     return text
 
 
-def _scan(op: Operation) -> None:
-    texts: list[str] = []
-    if isinstance(op, AddEntry):
-        texts = [op.text, *(v for _, v in op.meta), op.title or ""]
-    elif isinstance(op, ReplaceEntry):
-        texts = [op.text, *(v for _, v in op.meta)]
-    elif isinstance(op, WriteFile):
-        texts = [op.content]
-    elif isinstance(op, AppendLine):
-        texts = [op.line]
-    for t in texts:
-        hit = secrets.first(t)
-        if hit is not None:
-            raise SecretFound(hit, paths_of(op)[0])
+def _check_new_meta(op: ReplaceEntry, old: fmt.Entry) -> None:
+    """Lint's metadata rules on what this edit brings in (an old entry's own problems, already
+    in the file, do not block an edit of its text)."""
+    before = set(lint_entry(old.text, old.meta))
+    for code, message in lint_entry(op.text, op.meta):
+        if (code, message) not in before:
+            raise InvalidMetadata(message, op.path)
+
+
+def _check_new_entries(op: WriteFile, before: str | None) -> None:
+    """Lint's metadata rules on the entries a whole-file write adds or changes."""
+    old = {(e.text, e.meta) for e in fmt.parse(before or "").entries}
+    for e in fmt.parse(op.content).entries:
+        if (e.text, e.meta) not in old:
+            problems = lint_entry(e.text, e.meta)
+            if problems:
+                raise InvalidMetadata(f"line {e.line + 1}: {problems[0][1]}", op.path)
 
 
 def _check_tombstones(
@@ -327,7 +421,10 @@ def _might_contain(haystack: str, text: str) -> bool:
     phrase = fmt.normalise(text)
     if not phrase:
         return False
-    lowered = haystack.lower()
-    if not all(w in lowered for w in set(phrase.split())):
-        return False  # a substring search per word is far cheaper than normalising the file
+    if haystack.isascii():
+        # Folding ASCII only lowers it, so a word missing from the lowered file is missing from
+        # its words. (A file with other scripts may fold a look-alike into the word: no shortcut.)
+        lowered = haystack.lower()
+        if not all(w in lowered for w in set(phrase.split())):
+            return False  # a substring search per word is far cheaper than normalising the file
     return f" {phrase} " in f" {fmt.words(haystack)} "

@@ -20,7 +20,6 @@ from memory.locks import FileWorkspaceLock, RedisWorkspaceLock, WorkspaceLock
 from memory.ops import Operation, check_path
 from memory.writer import (
     _HEAD,
-    _KEY,
     _TRACK,
     BRANCH,
     DREAMER,
@@ -32,6 +31,7 @@ from memory.writer import (
     _Moved,
     _Pending,
     is_local,
+    trailer_keys,
 )
 
 __all__ = ["BRANCH", "DREAMER", "HIPPO", "Author", "Store", "WriteResult", "is_local"]
@@ -345,8 +345,8 @@ class Store(WritePath):
         for seen in self._indexed_tips:
             walker.hide(seen)
         for commit in walker:
-            for key in _KEY.findall(commit.message):
-                self._keys.setdefault(key.strip(), str(commit.id))
+            for key in trailer_keys(commit.message):
+                self._keys.setdefault(key, str(commit.id))
         self._indexed.add(tip)
         self._indexed_tips = [*self._indexed_tips[-15:], pygit2.Oid(hex=tip)]
 
@@ -362,7 +362,9 @@ class Store(WritePath):
                 [],
                 author,
                 f'revert: "{summary}"\n\nThis reverts commit {target.id}.',
-                key or f"revert:{target.id}",
+                # Bound to the tip it was asked on: reverting the same commit again after its
+                # change came back is a new request, not a repeat of the first.
+                key or f"revert:{target.id}:{self._tracked()}",
                 {"Hippo-Reverts": str(target.id)},
                 force=True,
                 revert=str(target.id),

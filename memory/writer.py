@@ -22,10 +22,10 @@ import pygit2
 from pygit2.enums import FileMode
 
 from memory import format as fmt
-from memory import history
-from memory.errors import MemoryStoreError, RemoteError
+from memory import history, validate
+from memory.errors import InvalidText, MemoryStoreError, RemoteError
 from memory.locks import WorkspaceLock
-from memory.ops import Applied, Operation, apply_ops
+from memory.ops import Applied, Operation, apply_ops, check_op
 
 BRANCH = "main"
 _HEAD = f"refs/heads/{BRANCH}"
@@ -113,7 +113,18 @@ class WritePath:
         extra = dict(trailers or {})
         if source:
             extra.setdefault("Hippo-Source", " ".join(source.split()))
-        return self._submit(_Pending(list(ops), author, message.strip(), key, extra, force))
+        # Checked before the request joins a group commit: its bad text is its own error.
+        message = message.strip()
+        validate.commit(
+            message=message,
+            key=key,
+            trailers=extra,
+            author_name=author.name,
+            author_email=author.email,
+        )
+        for op in ops:
+            check_op(op, dreamer=author == DREAMER)
+        return self._submit(_Pending(list(ops), author, message, key, extra, force))
 
     def _submit(self, pending: _Pending) -> WriteResult:
         # Group commit: one thread at a time leads and writes every queued request, so threads
@@ -204,6 +215,9 @@ class WritePath:
                 return None
             return _text(repo, index[path].id)
 
+        def folder(path: str) -> bool:
+            return head is not None and _is_folder(repo, head, path)
+
         for p in batch:
             if p.key and p.key in keys:
                 results[id(p)] = WriteResult(keys[p.key], created=False)
@@ -217,11 +231,18 @@ class WritePath:
                     ops = history.revert_ops(
                         repo, repo[p.revert].peel(pygit2.Commit), repo[head].peel(pygit2.Commit)
                     )
-                applied = apply_ops(ops, read, dreamer=p.author == DREAMER, force=p.force)
+                applied = apply_ops(
+                    ops,
+                    read,
+                    dreamer=p.author == DREAMER,
+                    force=p.force,
+                    folder=folder,
+                    restoring=p.revert is not None,
+                )
+                changed = _stage(repo, index, applied)
             except MemoryStoreError as exc:
                 results[id(p)] = exc
                 continue
-            changed = _stage(repo, index, applied)
             if not changed:
                 results[id(p)] = WriteResult(head or "", created=False)
                 continue
@@ -293,21 +314,44 @@ class WritePath:
         return self._remote_obj
 
 
+def trailer_keys(message: str) -> list[str]:
+    """The `Hippo-Key:` values in the trailer block (the last paragraph) of a commit message:
+    a line further up is the message's text, never a key (see memory/validate.py)."""
+    block = message.strip().rsplit("\n\n", 1)[-1]
+    return [k.strip() for k in _KEY.findall(block)]
+
+
 def _stage(repo: pygit2.Repository, index: pygit2.Index, applied: Applied) -> list[str]:
-    """Write `applied` into `index`; return the paths whose content really changed."""
+    """Write `applied` into `index`; return the paths whose content really changed. Every text
+    is encoded first, so a text that cannot be (checked before, but never trusted) fails this
+    write alone with a named error and leaves the index as it was for the next one."""
+    try:
+        data = {p: None if t is None else t.encode("utf-8") for p, t in applied.changes.items()}
+    except UnicodeEncodeError as exc:
+        raise InvalidText(
+            "a file of this write", f"is not valid Unicode text ({exc.reason})"
+        ) from None
     changed = []
-    for path, text in applied.changes.items():
+    for path, raw in data.items():
         old = index[path].id if path in index else None
-        if text is None:
+        if raw is None:
             if old is not None:
                 index.remove(path)
                 changed.append(path)
             continue
-        oid = repo.create_blob(text.encode("utf-8"))
+        oid = repo.create_blob(raw)
         if old != oid:
             index.add(pygit2.IndexEntry(path, oid, FileMode.BLOB))
             changed.append(path)
     return changed
+
+
+def _is_folder(repo: pygit2.Repository, commit: str, path: str) -> bool:
+    try:
+        obj = repo[commit].peel(pygit2.Commit).tree[path]
+    except KeyError:
+        return False
+    return isinstance(obj, pygit2.Tree)
 
 
 def _copy_objects(src: pygit2.Repository, dst: pygit2.Repository, oid: pygit2.Oid) -> None:

@@ -165,7 +165,7 @@ def test_tombstoned_fact_is_refused_unless_forced(store: Store) -> None:
     """A fact in forgotten.md cannot be added again (normalised match) unless forced."""
     store.write(
         [
-            ops.AddEntry(
+            ops.AddTombstone(
                 "forgotten.md",
                 "The batch alert is expected",
                 (("removed", "2026-11-01"), ("by", "U1")),

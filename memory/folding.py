@@ -1,0 +1,72 @@
+"""Text folded for comparing facts, in every script: the words of a text, Unicode-aware.
+
+Two entries are "the same fact" when their folded words are equal. Folding is: NFKC (full-width
+and styled letters become plain ones), case folding, invisible format characters (zero-width
+space, joiners, bidi marks, soft hyphen) removed, and letters of other scripts that look like a
+Latin letter (Cyrillic 'а', Greek 'ο') folded to it, so a look-alike cannot slip past a tombstone.
+Words are runs of letters, digits and combining marks of any script (a Devanagari vowel sign
+belongs to its word). ASCII text takes a fast path that gives the same result as before.
+
+The look-alike table comes from Unicode's confusables data as shipped by the maintained
+`confusable_homoglyphs` package, reduced to "one non-ASCII character → one ASCII letter or
+digit": ASCII itself is never folded (so 'l0l' and 'lol' stay different facts).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from functools import cache
+from importlib import resources
+
+import regex
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+_WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*")
+# Format characters (category Cf) that hide inside words: zero-width space/joiners, word joiner,
+# invisible operators, bidi marks and isolates, BOM, soft hyphen, Mongolian vowel separator.
+INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
+)
+
+
+@cache
+def _lookalikes() -> dict[int, str]:
+    """Non-ASCII character → the ASCII letter or digit it looks like (lowercase)."""
+    data = resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text()
+    table: dict[int, str] = {}
+    for char, glyphs in json.loads(data).items():
+        if len(char) != 1 or char.isascii():
+            continue
+        plain = sorted(
+            g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii() and g["c"].isalnum()
+        )
+        if plain:
+            table[ord(char)] = plain[0].lower()
+    return table
+
+
+def strip_invisible(text: str) -> str:
+    """`text` without zero-width and other invisible format characters."""
+    return text if text.isascii() else INVISIBLE.sub("", text)
+
+
+def fold(text: str) -> str:
+    """`text` folded for comparison (see the module docstring); ASCII is only lower-cased."""
+    if text.isascii():
+        return text.lower()
+    text = unicodedata.normalize("NFKC", strip_invisible(text)).casefold()
+    text = text.translate(_lookalikes())
+    return unicodedata.normalize("NFKC", text)
+
+
+def words(text: str) -> list[str]:
+    """The folded words of `text`, in order."""
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
+    folded = fold(text)
+    if folded.isascii():
+        return _ASCII_WORD.findall(folded)
+    return [w for w in _WORD.findall(folded) if w]

@@ -1,0 +1,153 @@
+"""The rules every string obeys before it reaches git, whichever door it came through.
+
+The write path (memory/writer.py) checks a request's commit message, idempotency key, trailers
+and author here before the request joins a group commit, and memory/ops.py checks every
+operation's paths and texts with the same functions (so the agent's sandbox, which applies
+operations itself first, refuses the same things). One write's bad text is its own error: it
+never reaches the neighbours it would have been committed with.
+
+Rules: valid Unicode (no lone surrogates), no control characters (tab, and in multi-line text
+newlines, allowed), no credentials (memory/secrets.py, after removing invisible characters that
+could split a token), one size cap for every door, no `Hippo-…:` trailer lines in a message
+(hippo's code adds those), and idempotency keys from outside live in the caller's namespace.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from memory import secrets
+from memory.errors import InvalidMetadata, InvalidText, SecretFound, TooLarge
+from memory.folding import strip_invisible
+from memory.lint import entry_problems
+
+MAX_FILE_BYTES = 2 * 1024 * 1024  # a memory file; the same cap for every door
+MAX_ENTRY_CHARS = 8_000  # one entry (text and metadata): a fact, not a document
+MAX_MESSAGE_CHARS = 8_000
+MAX_KEY_CHARS = 200
+MAX_NAME_CHARS = 200  # a title, a trailer value, an author's name
+
+# C0 controls, DEL and C1 controls. Multi-line text may hold tab, LF and CR; one line only tab.
+_CONTROL_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CONTROL_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_META_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+_TRAILER_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9-]*$")
+# A line that git (and hippo's key index) would read as one of hippo's own trailers.
+_HIPPO_TRAILER = re.compile(r"(?im)^[ \t]*hippo-[a-z0-9-]*[ \t]*:")
+_CALLER = re.compile(r"^[a-z][a-z0-9-]*(?::[^\s:]+)?$")
+
+
+def unicode(what: str, value: str) -> None:
+    """InvalidText when `value` cannot be written as UTF-8 (a lone surrogate)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidText(
+            what,
+            f"is not valid Unicode text (a lone surrogate at character {exc.start}); "
+            "send it as UTF-8 text",
+        ) from None
+
+
+def text(what: str, value: str, *, one_line: bool = False, path: str = "") -> None:
+    """Valid Unicode, no control characters, no credential."""
+    unicode(what, value)
+    bad = (_CONTROL_LINE if one_line else _CONTROL_TEXT).search(value)
+    if bad is not None:
+        kind = "a line break" if bad.group() in "\r\n" else f"control character {bad.group()!r}"
+        raise InvalidText(
+            what,
+            f"contains {kind} at character {bad.start()}; remove it"
+            + (" (it must be one line)" if bad.group() in "\r\n" else ""),
+        )
+    secret(what, value, path)
+
+
+def secret(what: str, value: str, path: str = "") -> None:
+    """SecretFound when `value` (invisible characters removed first) holds a credential."""
+    kind = secrets.first(strip_invisible(value))
+    if kind is not None:
+        raise SecretFound(kind, path or what)
+
+
+def size(what: str, *parts: str, limit: int = MAX_FILE_BYTES) -> None:
+    """TooLarge when the `parts` together are more than `limit` bytes of UTF-8."""
+    if sum(len(p) for p in parts) * 4 <= limit:
+        return  # cannot be over: skip encoding
+    n = sum(len(p.encode("utf-8", "surrogatepass")) for p in parts)
+    if n > limit:
+        raise TooLarge(what, n, limit)
+
+
+def entry(text_: str, meta: Sequence[tuple[str, str]], *, path: str) -> None:
+    """One entry's text and metadata as strings: Unicode, controls, secrets, keys, size."""
+    text(f"an entry for {path}", text_, path=path)
+    n = len(text_) + sum(len(k) + len(v) + 4 for k, v in meta)
+    if n > MAX_ENTRY_CHARS:
+        raise TooLarge(f"an entry for {path}", n, MAX_ENTRY_CHARS, "characters")
+    for key, value in meta:
+        if not _META_KEY.match(key):
+            # A key is written raw into the bracket: ']' or a newline there would forge entries.
+            raise InvalidMetadata(
+                f"key {key!r} is malformed (keys are a letter, then letters, digits, '-' or '_')",
+                path,
+            )
+        text(f"metadata '{key}' for {path}", value, path=path)
+        secret(f"a metadata key for {path}", key, path)
+
+
+def lint_rules(text_: str, meta: Sequence[tuple[str, str]], *, path: str) -> None:
+    """InvalidMetadata for the first rule lint would report on this entry."""
+    problems = entry_problems(text_, meta)
+    if problems:
+        raise InvalidMetadata(problems[0][1], path)
+
+
+def commit(
+    *,
+    message: str,
+    key: str | None,
+    trailers: Mapping[str, str],
+    author_name: str,
+    author_email: str,
+) -> None:
+    """The strings of a commit other than its files: message, key, trailers and author."""
+    text("the commit message", message)
+    if len(message) > MAX_MESSAGE_CHARS:
+        raise TooLarge("the commit message", len(message), MAX_MESSAGE_CHARS, "characters")
+    if _HIPPO_TRAILER.search(message):
+        raise InvalidText(
+            "the commit message",
+            "contains a 'Hippo-…:' line; hippo adds those lines itself. Reword that line",
+        )
+    if key is not None:
+        text("the idempotency key", key, one_line=True)
+        if not key.strip() or len(key) > MAX_KEY_CHARS:
+            raise InvalidText("the idempotency key", f"must be 1 to {MAX_KEY_CHARS} characters")
+    for name, value in trailers.items():
+        if not _TRAILER_KEY.match(name):
+            raise InvalidText(f"trailer {name!r}", "is not a trailer name (letters, digits, '-')")
+        text(f"trailer {name}", value, one_line=True)
+        if len(value) > MAX_NAME_CHARS * 10:
+            raise TooLarge(f"trailer {name}", len(value), MAX_NAME_CHARS * 10, "characters")
+    for what, value in (("the author's name", author_name), ("the author's email", author_email)):
+        text(what, value, one_line=True)
+        if len(value) > MAX_NAME_CHARS:
+            raise TooLarge(what, len(value), MAX_NAME_CHARS, "characters")
+        if any(c in value for c in "<>"):
+            raise InvalidText(what, "may not contain '<' or '>'")
+
+
+def external_key(caller: str, key: str | None) -> str | None:
+    """An idempotency key given by an outside caller, in that caller's namespace
+    (`caller` is e.g. "cli" or "mcp:<token name>"), so it can never claim a key hippo's own
+    code uses (`revert:…`, `dream:…`, Slack event ids) or another caller's."""
+    if key is None or not key.strip():
+        return None
+    text("the idempotency key", key, one_line=True)
+    if len(key) > MAX_KEY_CHARS:
+        raise InvalidText("the idempotency key", f"must be at most {MAX_KEY_CHARS} characters")
+    if not _CALLER.match(caller):
+        raise InvalidText("the caller's name", f"{caller!r} cannot name a key namespace")
+    return f"ext:{caller}:{key.strip()}"
