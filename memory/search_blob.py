@@ -210,7 +210,7 @@ class Blob:
 
 def _fold_bytes(raw: bytes) -> bytes | None:
     """The folded UTF-8 of a text file, or None for binary or non-UTF-8 content."""
-    if b"\0" in raw:
+    if is_binary(raw):
         return None
     if raw.isascii():
         return raw.lower()
@@ -218,6 +218,12 @@ def _fold_bytes(raw: bytes) -> bytes | None:
         return fold(raw.decode("utf-8")).encode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def is_binary(raw: bytes) -> bool:
+    """Whether a file is binary, decided by the file as git does: a NUL byte in its first 8,000
+    bytes. A stray NUL further down one line of a text file does not hide the whole file."""
+    return b"\0" in raw[:8000]
 
 
 def _first_line(data: bytes) -> tuple[int, int]:

@@ -58,7 +58,10 @@ def install(bp: Blueprint, rt: Runtime) -> None:
                 flash(str(exc), "error")
                 return redirect(back)
             return _show(rt, sha, str(exc), 409)
-        flash(f"Reverted {sha[:8]} as {result.commit[:8]}.", "ok")
+        if result.created:
+            flash(f"Reverted {sha[:8]} as {result.commit[:8]}.", "ok")
+        else:  # say so: nothing was undone (already undone, or nothing left to undo)
+            flash(f"Nothing to revert: {sha[:8]}'s changes are not in the memory any more.", "ok")
         if back.startswith("/console/"):
             return redirect(back)
         return redirect(url_for("console.commit", sha=result.commit))
