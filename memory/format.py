@@ -345,13 +345,17 @@ def normalise(text: str) -> str:
     return " ".join(folding.words(body))
 
 
+def fact_key(text: str) -> str:
+    """A key for indexing entries by fact: the normalised text, or, for a text with no words,
+    its exact characters marked so that no normalised key can equal them."""
+    key = normalise(text)
+    return key if key else "\x00" + " ".join(text.split())
+
+
 def same_fact(a: str, b: str) -> bool:
     """True when entry texts `a` and `b` say the same thing: equal non-empty keys, or, for texts
     with no words (an emoji, a dash), the same characters."""
-    key = normalise(a)
-    if key:
-        return key == normalise(b)
-    return not normalise(b) and " ".join(a.split()) == " ".join(b.split())
+    return fact_key(a) == fact_key(b)
 
 
 def replace_line(doc_text: str, line_no: int, new_line: str) -> str:

@@ -172,8 +172,8 @@ def _undo_entries(repo: pygit2.Repository, target: pygit2.Commit, path: str) -> 
         _blob_text(repo, _blob_id(target.parents[0], path)) if target.parents else ""
     )
     after = fmt.parse(_blob_text(repo, _blob_id(target, path)))
-    old = {fmt.normalise(e.text): e for e in before.entries}
-    new = {fmt.normalise(e.text): e for e in after.entries}
+    old = {fmt.fact_key(e.text): e for e in before.entries}
+    new = {fmt.fact_key(e.text): e for e in after.entries}
     ops: list[Operation] = []
     for key, e in new.items():
         if key not in old:

@@ -359,10 +359,8 @@ def apply_ops(
 
 
 def _key(text: str) -> str:
-    """An entry's index key: its normalised words, or, for an entry with no words (an emoji, a
-    dash), its exact text marked so that no normalised key can equal it (see fmt.same_fact)."""
-    key = fmt.normalise(text)
-    return key if key else "\x00" + " ".join(text.split())
+    """An entry's index key (an entry with no words is found by its exact text only)."""
+    return fmt.fact_key(text)
 
 
 def _existing(current: Reader, path: str) -> str:

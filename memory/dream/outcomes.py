@@ -32,7 +32,7 @@ def _same(a: fmt.Entry, b: fmt.Entry) -> bool:
     sa, sb = _sig(a), _sig(b)
     if sa is not None and sb is not None:
         return sa.same(sb)
-    return fmt.normalise(a.text) == fmt.normalise(b.text)
+    return fmt.same_fact(a.text, b.text)
 
 
 def _sources(entries: list[fmt.Entry]) -> list[str]:
