@@ -133,6 +133,8 @@ def commit(
             raise TooLarge(f"trailer {name}", len(value), MAX_NAME_CHARS * 10, "characters")
     for what, value in (("the author's name", author_name), ("the author's email", author_email)):
         text(what, value, one_line=True)
+        if not value.strip():
+            raise InvalidText(what, "is empty")  # git refuses a commit without one
         if len(value) > MAX_NAME_CHARS:
             raise TooLarge(what, len(value), MAX_NAME_CHARS, "characters")
         if any(c in value for c in "<>"):

@@ -52,7 +52,8 @@ def current_user() -> dict[str, str] | None:
 def author() -> Author:
     """The signed-in person as a commit author."""
     user = current_user() or {}
-    name = user.get("name") or "console"
+    # git refuses '<' and '>' in an author's name (they delimit the email): drop them.
+    name = re.sub(r"[<>]", "", user.get("name") or "").strip() or "console"
     email = user.get("email") or f"{re.sub(r'[^a-z0-9._-]+', '-', name.lower())}@console.hippo"
     return Author(name, email)
 
