@@ -15,7 +15,9 @@ from tests.fakes.slack import SECRET as SLACK_SECRET
 from tests.fakes.slack import SlackFake
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFORMANCE = ROOT.parent / "shared" / "conformance"
+# Conformance data (real payloads, schemas, spec examples) copied into the repository; its
+# sources and licences are in tests/data/README.md. No test reads outside the repository.
+CONFORMANCE = ROOT / "tests" / "data"
 
 
 @pytest.fixture(autouse=True)
