@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import signal
 import sys
 import threading
@@ -27,8 +28,17 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+def version() -> str:
+    """The installed distribution's version (`hippo-memory`, see pyproject.toml)."""
+    try:
+        return importlib.metadata.version("hippo-memory")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout that was not installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hippo", description="Team memory for AI agents.")
+    parser.add_argument("--version", action="version", version=f"hippo {version()}")
     parser.add_argument("--remote", help="memory remote (overrides HIPPO_MEMORY_REMOTE)")
     parser.add_argument("--data-dir", help="hippo's cache folder (overrides HIPPO_DATA_DIR)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
