@@ -373,3 +373,30 @@ def test_hippo_dev_forwards_the_signal_and_leaves_no_process(tmp_path: Path, sig
     assert code == 0, log.read_text()
     assert _settle(tmp_path, before) == [], log.read_text()
     assert "Traceback" not in log.read_text()
+
+
+def test_hippo_serve_passes_sigterm_to_gunicorn_and_leaves_no_process(tmp_path: Path) -> None:
+    """`hippo serve` (gunicorn, a master and its workers) stopped by SIGTERM stops gunicorn,
+    waits for it, and leaves the embedded Redis; nothing survives."""
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    port, log = _free_port(), tmp_path / "serve.log"
+    with log.open("wb") as out:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=ROOT,
+            env=_hippo_env(tmp_path),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _until(lambda: _get(f"http://127.0.0.1:{port}/healthz"), 90, "/healthz", log)
+        assert any(
+            "gunicorn" in " ".join(c.cmdline()) for c in psutil.Process(serve.pid).children()
+        )
+        serve.send_signal(signal.SIGTERM)
+        code = serve.wait(timeout=60)
+    finally:
+        serve.kill()
+    assert code == 128 + signal.SIGTERM, log.read_text()
+    assert _settle(tmp_path, before) == [], log.read_text()
+    assert "Traceback" not in log.read_text()
