@@ -164,6 +164,17 @@ def test_mcp_delete_and_cli_forget_touch_only_the_named_non_latin_entry(
     assert fmt.normalise("🙂") == "" and not fmt.same_fact("🙂", "—")
 
 
+def test_the_same_russian_fact_twice_is_one_entry(
+    tmp_path: Path, store: Store, remote: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CLI note of a Russian fact already there (other case, a zero-width space): no duplicate."""
+    store.write([ops.WriteFile("ru.md", f"# ru\n\n- {RU_1}\n")], author=ANN, message="ru")
+    before = remote_tip(remote)
+    assert cli(tmp_path, "note", RU_1.upper().replace(" ", " \u200b", 1), "--path", "ru.md") == 0
+    assert "already saved" in capsys.readouterr().out
+    assert remote_tip(remote) == before
+
+
 def test_an_entry_without_words_is_never_matched_by_a_key(store: Store, remote: Path) -> None:
     """An emoji-only entry is removed by its exact text, and another wordless entry stays."""
     store.write([ops.WriteFile("e.md", "# e\n\n- 🙂\n- —\n")], author=ANN, message="e")
