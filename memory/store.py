@@ -6,8 +6,11 @@ The write path (memory/writer.py) is mixed in: `Store.write(ops, …)`.
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +18,10 @@ import pygit2
 from pygit2.enums import SortMode
 
 from memory import history
-from memory.errors import NotFound, RemoteError
+from memory.errors import NotFound, NotMemoryRepository, RemoteError
 from memory.locks import FileWorkspaceLock, RedisWorkspaceLock, WorkspaceLock
 from memory.ops import Operation, check_path
+from memory.remote import Callbacks, RemoteAuth, apply_settings, classify, redact, split_url
 from memory.writer import (
     _HEAD,
     _KEY,
@@ -34,7 +38,16 @@ from memory.writer import (
     is_local,
 )
 
-__all__ = ["BRANCH", "DREAMER", "HIPPO", "Author", "Store", "WriteResult", "is_local"]
+__all__ = [
+    "BRANCH",
+    "DREAMER",
+    "HIPPO",
+    "Author",
+    "RemoteAuth",
+    "Store",
+    "WriteResult",
+    "is_local",
+]
 
 GITATTRIBUTES = "inbox.md merge=union\narchive/*.jsonl merge=union\n"
 MEMORY_MD = "# Memory\n\n## Index\n"
@@ -50,17 +63,15 @@ class Store(WritePath):
         cache: Path,
         *,
         lock: WorkspaceLock | None = None,
-        credentials: tuple[str, str] | None = None,
+        auth: RemoteAuth | None = None,
         max_age: float = 2.0,
     ) -> None:
-        self.remote = remote
+        # Credentials never live in the URL hippo stores or prints: user-info moves into auth.
+        self.remote, self.auth = split_url(remote, auth or RemoteAuth())
         self.cache = Path(cache)
         self._lock = lock or FileWorkspaceLock(self.cache.with_suffix(".lock"))
-        self._callbacks = (
-            pygit2.RemoteCallbacks(credentials=pygit2.UserPass(*credentials))
-            if credentials
-            else None
-        )
+        if not is_local(self.remote):
+            apply_settings(self.auth, self.cache.parent)
         self._cond = threading.Condition()
         self._leading = False
         self._open_lock = threading.Lock()
@@ -86,7 +97,7 @@ class Store(WritePath):
         *,
         workspace: str = "default",
         redis: Any = None,
-        credentials: tuple[str, str] | None = None,
+        auth: RemoteAuth | None = None,
     ) -> Store:
         cache = Path(data_dir) / "workspaces" / workspace / "cache.git"
         lock: WorkspaceLock | None = None
@@ -96,7 +107,16 @@ class Store(WritePath):
             # Every hippo process on this host writing to this remote shares one lock file,
             # whatever its data dir (the web and the worker may keep separate caches).
             lock = FileWorkspaceLock(Path(remote).resolve().parent / f".{Path(remote).name}.lock")
-        return cls(remote, cache, lock=lock, credentials=credentials)
+        return cls(remote, cache, lock=lock, auth=auth)
+
+    @property
+    def shown(self) -> str:
+        """The remote as hippo may print it: no user-info, no credential."""
+        return redact(self.remote, self.auth.secrets())
+
+    def _cb(self) -> Callbacks:
+        """Fresh callbacks for one network operation (they count credential attempts)."""
+        return Callbacks(self.auth, self.remote)
 
     # -- setup -------------------------------------------------------------------------------
 
@@ -110,9 +130,16 @@ class Store(WritePath):
             info = Path(self.remote) / "info"
             info.mkdir(parents=True, exist_ok=True)
             (info / "attributes").write_text(GITATTRIBUTES)
-        self.sync()
-        if self.tip() is not None:
+        tip = self.sync()
+        if tip is not None:
+            if self.read_or_none("MEMORY.md", tip) is None:
+                raise NotMemoryRepository(
+                    f"{self.shown} already holds commits on {BRANCH} but no MEMORY.md: it is not "
+                    "a memory repository. Create an empty repository for hippo (no README, no "
+                    "licence) or point HIPPO_MEMORY_REMOTE at the memory repository"
+                )
             return self.head()
+        self._refuse_other_branches()
         from memory.ops import WriteFile  # the layout of ARCHITECTURE.md
 
         ops: list[Operation] = [
@@ -121,6 +148,26 @@ class Store(WritePath):
             WriteFile("inbox.md", INBOX_MD),
         ]
         return self.write(ops, author=HIPPO, message="init: memory repository", key="init").commit
+
+    def _refuse_other_branches(self) -> None:
+        """A remote with branches but no main holds something else (or uses another default
+        branch): refuse rather than add a branch beside someone's work."""
+        if is_local(self.remote):
+            return
+        try:
+            names = [
+                h.name or "" for h in self._repo.remotes["origin"].list_heads(callbacks=self._cb())
+            ]
+            heads = [n for n in names if n.startswith("refs/heads/")]
+        except (pygit2.GitError, OSError) as exc:
+            raise classify(exc, self.remote, self.auth, "listing branches") from None
+        if heads:
+            listed = ", ".join(h.removeprefix("refs/heads/") for h in heads[:5])
+            raise NotMemoryRepository(
+                f"{self.shown} has branches ({listed}) but no {BRANCH}: it is not an empty "
+                f"repository. Use an empty repository for hippo, or one whose {BRANCH} holds "
+                "the memory"
+            )
 
     @property
     def _repo(self) -> pygit2.Repository:
@@ -131,13 +178,44 @@ class Store(WritePath):
         return self._repo_obj
 
     def _open_cache(self) -> pygit2.Repository:
-        if (self.cache / "HEAD").exists():
+        """Open the bare cache, creating it safely: several processes sharing a data folder
+        may start at once, so it is built aside and renamed into place (the rename is atomic;
+        the loser uses the winner's). A cache a killed process left broken is rebuilt: it holds
+        nothing the remote does not."""
+        if not (self.cache / "HEAD").exists():
+            self._build_cache()
+        try:
+            repo = pygit2.Repository(str(self.cache))
+            origin = next((r for r in repo.remotes if r.name == "origin"), None)
+            if origin is None:
+                with contextlib.suppress(ValueError, pygit2.AlreadyExistsError):
+                    repo.remotes.create("origin", self.remote)
+            elif origin.url != self.remote:  # the remote changed, or an old cache kept a token
+                repo.remotes.set_url("origin", self.remote)
+            return repo
+        except (pygit2.GitError, OSError):
+            broken = self.cache.with_name(f".{self.cache.name}.broken-{uuid.uuid4().hex[:8]}")
+            with contextlib.suppress(OSError):
+                os.rename(self.cache, broken)
+                shutil.rmtree(broken, ignore_errors=True)
+            self._build_cache()
             return pygit2.Repository(str(self.cache))
+
+    def _build_cache(self) -> None:
         self.cache.parent.mkdir(parents=True, exist_ok=True)
-        repo = pygit2.init_repository(str(self.cache), bare=True, initial_head=BRANCH)
+        aside = self.cache.with_name(f".{self.cache.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        repo = pygit2.init_repository(str(aside), bare=True, initial_head=BRANCH)
         repo.remotes.create("origin", self.remote)
         repo.config["gc.auto"] = 0  # no background gc racing our writes
-        return repo
+        del repo
+        try:
+            os.rename(aside, self.cache)
+        except OSError:  # another process's cache is in place (or an old empty folder)
+            if not (self.cache / "HEAD").exists():
+                shutil.rmtree(self.cache, ignore_errors=True)
+                with contextlib.suppress(OSError):
+                    os.rename(aside, self.cache)
+            shutil.rmtree(aside, ignore_errors=True)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -148,12 +226,14 @@ class Store(WritePath):
             with self._fetch_lock:  # threads of one process fetch one at a time
                 remote.fetch(
                     [f"+{_HEAD}:{_TRACK}", "+refs/hippo/*:refs/hippo/*"],
-                    callbacks=self._callbacks,
+                    callbacks=None if is_local(self.remote) else self._cb(),
                 )
         except (pygit2.GitError, OSError) as exc:
-            raise RemoteError(
-                f"cannot fetch {self.remote}: {exc}; check HIPPO_MEMORY_REMOTE"
-            ) from exc
+            if is_local(self.remote):
+                raise RemoteError(
+                    f"cannot fetch {self.shown}: {exc}; check HIPPO_MEMORY_REMOTE"
+                ) from exc
+            raise classify(exc, self.remote, self.auth, "fetching") from None
         self._synced_at = time.monotonic()
         return self._tracked()
 
@@ -324,13 +404,22 @@ class Store(WritePath):
                 # Over the network, a non-forced push of a taken name is rejected by the server.
                 spec = f"{refname}:{refname}" if create else f"+{refname}:{refname}"
                 self._repo.references.create(refname, oid, force=True)
-                self._repo.remotes["origin"].push([spec], callbacks=self._callbacks)
+                cb = self._cb()
+                self._repo.remotes["origin"].push([spec], callbacks=cb)
+                if refname in cb.rejected:
+                    if create:
+                        return False
+                    raise RemoteError(
+                        f"{self.shown} refused {refname}: {redact(cb.rejected[refname])}"
+                    )
         except _Moved:
             return False
         except (pygit2.GitError, OSError) as exc:
-            if create:
+            if create and is_local(self.remote):
                 return False
-            raise RemoteError(f"cannot publish {refname}: {exc}") from exc
+            if is_local(self.remote):
+                raise RemoteError(f"cannot publish {refname}: {exc}") from exc
+            raise classify(exc, self.remote, self.auth, f"publishing {refname}") from None
         self._repo.references.create(refname, oid, force=True)
         return True
 

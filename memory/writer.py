@@ -23,9 +23,10 @@ from pygit2.enums import FileMode
 
 from memory import format as fmt
 from memory import history
-from memory.errors import MemoryStoreError, RemoteError
+from memory.errors import MemoryStoreError, PushRejected, RemoteError, RemoteUnreachable
 from memory.locks import WorkspaceLock
 from memory.ops import Applied, Operation, apply_ops
+from memory.remote import Callbacks, RemoteAuth, classify, moved_message, redact
 
 BRANCH = "main"
 _HEAD = f"refs/heads/{BRANCH}"
@@ -80,8 +81,8 @@ class WritePath:
     """The write half of Store (mixed in); Store provides the attributes declared here."""
 
     remote: str
+    auth: RemoteAuth
     _lock: WorkspaceLock
-    _callbacks: pygit2.RemoteCallbacks | None
     _cond: threading.Condition
     _leading: bool
     _queue: list[_Pending]
@@ -93,6 +94,12 @@ class WritePath:
         raise NotImplementedError
 
     def sync_branch(self) -> str | None:
+        raise NotImplementedError
+
+    def sync(self) -> str | None:
+        raise NotImplementedError
+
+    def _cb(self) -> Callbacks:
         raise NotImplementedError
 
     def _index_keys(self, tip: str) -> None:
@@ -155,6 +162,8 @@ class WritePath:
                     time.sleep(random.uniform(0, min(0.5, 0.01 * 2**attempt)))
                 try:
                     tip = self.sync_branch()
+                except RemoteUnreachable:
+                    raise  # the caller says so at once; queued tasks retry with backoff
                 except RemoteError as exc:
                     if is_local(self.remote) and not os.path.exists(self.remote):
                         raise  # moved or deleted: no point in trying again
@@ -249,19 +258,39 @@ class WritePath:
         assert head is not None
         repo = self._repo
         oid = pygit2.Oid(hex=head)
-        try:
-            if is_local(self.remote):
+        if is_local(self.remote):
+            try:
                 if not self._push_local(oid, parent):
                     return False
-            else:
-                # A git server's receive-pack checks the old value under its ref lock.
-                repo.references.create(_HEAD, oid, force=True)
-                repo.remotes["origin"].push([f"{_HEAD}:{_HEAD}"], callbacks=self._callbacks)
-        except (pygit2.GitError, OSError):
-            return False  # rejected (non-fast-forward) or a ref lock held by another pusher
+            except (pygit2.GitError, OSError):
+                return False  # a ref lock held by another pusher
+        elif not self._push_network(oid, parent):
+            return False
         repo.references.create(_HEAD, oid, force=True)
         repo.references.create(_TRACK, oid, force=True)
         return True
+
+    def _push_network(self, oid: pygit2.Oid, parent: str | None) -> bool:
+        """Push to a git server. Its receive-pack moves the branch only if it still holds the
+        old value we were told; a refusal comes back per ref in the push status (pygit2 does
+        not raise for it), so the status is checked: the commit is on the remote branch exactly
+        when the server accepted this ref update."""
+        repo = self._repo
+        repo.references.create(_HEAD, oid, force=True)
+        cb = self._cb()
+        try:
+            repo.remotes["origin"].push([f"{_HEAD}:{_HEAD}"], callbacks=cb)
+        except (pygit2.GitError, OSError) as exc:
+            low = str(exc).lower()
+            if "not present locally" in low or "fastforward" in low or "fast-forward" in low:
+                return False  # libgit2 saw the branch move before sending anything
+            raise classify(exc, self.remote, self.auth, "pushing") from None
+        message = cb.rejected.get(_HEAD)
+        if message is None:
+            return True
+        if moved_message(message) or self.sync() != parent:
+            return False  # another writer won the race: fetch and re-apply
+        raise PushRejected(redact(self.remote), _HEAD, redact(message, self.auth.secrets()))
 
     def _push_local(self, oid: pygit2.Oid, parent: str | None) -> bool:
         """Local transport updates the ref without checking its old value (two concurrent
