@@ -57,6 +57,9 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
         config = replace(config, data_dir=Path(args.data_dir))
     try:
         return int(args.func(args, Runtime(config)))
+    except ConfigError as exc:
+        print(f"hippo: {exc}", file=sys.stderr)
+        return 2
     except MemoryStoreError as exc:
         print(f"hippo: {exc}", file=sys.stderr)
         return 1
