@@ -6,8 +6,10 @@ The write path (memory/writer.py) is mixed in: `Store.write(ops, …)`.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
+import tempfile
 import threading
 import time
 import uuid
@@ -107,6 +109,13 @@ class Store(WritePath):
             # Every hippo process on this host writing to this remote shares one lock file,
             # whatever its data dir (the web and the worker may keep separate caches).
             lock = FileWorkspaceLock(Path(remote).resolve().parent / f".{Path(remote).name}.lock")
+        else:
+            # The same for a git server: processes on this host take turns instead of racing
+            # (each lost race costs a push). Hosts without a shared Redis still race, safely.
+            url = split_url(remote, auth or RemoteAuth())[0]
+            name = hashlib.sha256(url.encode()).hexdigest()[:24]
+            folder = Path(tempfile.gettempdir()) / f"hippo-locks-{os.getuid()}"
+            lock = FileWorkspaceLock(folder / f"{name}.lock")
         return cls(remote, cache, lock=lock, auth=auth)
 
     @property
