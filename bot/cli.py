@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli_server",
     "bot.cli_dream",
     "bot.cli_github",
+    "bot.cli_remote",
 )
 
 

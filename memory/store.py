@@ -22,6 +22,7 @@ from pygit2.enums import SortMode
 from memory import history
 from memory.errors import NotFound, NotMemoryRepository, RemoteError
 from memory.locks import FileWorkspaceLock, RedisWorkspaceLock, WorkspaceLock
+from memory.maintenance import Repacked, needs_maintenance, repack
 from memory.ops import Operation, check_path
 from memory.remote import Callbacks, RemoteAuth, apply_settings, classify, redact, split_url
 from memory.writer import (
@@ -447,6 +448,59 @@ class Store(WritePath):
                 self._keys.setdefault(key.strip(), str(commit.id))
         self._indexed.add(tip)
         self._indexed_tips = [*self._indexed_tips[-15:], pygit2.Oid(hex=tip)]
+
+    def heads(self) -> list[str]:
+        """The remote's branch and tag names (connects and authenticates; fetches nothing)."""
+        if is_local(self.remote):
+            return [str(r) for r in self._remote_repo().references if r.startswith("refs/")]
+        try:
+            listed = self._repo.remotes["origin"].list_heads(callbacks=self._cb())
+        except (pygit2.GitError, OSError) as exc:
+            raise classify(exc, self.remote, self.auth, "connecting") from None
+        return [h.name or "" for h in listed]
+
+    def check_push(self) -> None:
+        """Prove hippo may push: create and delete refs/hippo/check/<id> at the tip (no new
+        objects, nothing on the branch). Raises the named error a real write would."""
+        tip = self.head()
+        name = f"check/{uuid.uuid4().hex[:12]}"
+        if not self.publish(name, tip, create=True):
+            raise RemoteError(f"{self.shown} refused a check ref under refs/hippo/")
+        refname = f"refs/hippo/{name}"
+        if is_local(self.remote):
+            self._remote_repo().references.delete(refname)
+        else:
+            cb = self._cb()
+            try:
+                self._repo.remotes["origin"].push([f":{refname}"], callbacks=cb)
+            except (pygit2.GitError, OSError) as exc:
+                raise classify(exc, self.remote, self.auth, "deleting the check ref") from None
+        with contextlib.suppress(KeyError):
+            self._repo.references.delete(refname)
+
+    # -- maintenance ---------------------------------------------------------------------------
+
+    def maintain(self, *, only_if_needed: bool = False) -> list[Repacked]:
+        """Repack the cache (and a local remote) under the workspace lock; see
+        memory/maintenance.py. With `only_if_needed`, only repositories past git's gc.auto."""
+        targets = [self.cache]
+        if is_local(self.remote) and os.path.exists(os.path.join(self.remote, "HEAD")):
+            targets.append(Path(self.remote))
+        if only_if_needed:
+            targets = [t for t in targets if needs_maintenance(t)]
+        done: list[Repacked] = []
+        if not targets:
+            return done
+        with self._lock, self._fetch_lock:
+            for target in targets:
+                try:
+                    done.append(repack(target))
+                except OSError as exc:
+                    raise RemoteError(f"maintenance failed: {exc}") from exc
+            # Reopen: packs replaced loose objects the open handles may have cached.
+            self._repo_obj = None
+            self._remote_obj = None
+        return done
 
     # -- history operations ----------------------------------------------------------------------
 
