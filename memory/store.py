@@ -80,6 +80,7 @@ class Store(WritePath):
         self._open_lock = threading.Lock()
         self._tree_lock = threading.Lock()
         self._synced_at = -1e9  # monotonic time of the last fetch
+        self._down: tuple[float, RemoteError] | None = None  # the last failed fetch, and when
         self._fetch_lock = threading.Lock()
         self.max_age = max_age
         self._queue = []
@@ -231,6 +232,9 @@ class Store(WritePath):
 
     def sync(self) -> str | None:
         """Fetch the remote's branch and hippo refs; return the newest tip (None when empty)."""
+        down = self._down
+        if down is not None and time.monotonic() - down[0] < self.max_age:
+            raise down[1]  # it just failed: do not wait for the same timeout twice in a row
         remote = self._repo.remotes["origin"]
         try:
             with self._fetch_lock:  # threads of one process fetch one at a time
@@ -243,8 +247,12 @@ class Store(WritePath):
                 raise RemoteError(
                     f"cannot fetch {self.shown}: {exc}; check HIPPO_MEMORY_REMOTE"
                 ) from exc
-            raise classify(exc, self.remote, self.auth, "fetching") from None
+            error = classify(exc, self.remote, self.auth, "fetching")
+            if isinstance(error, RemoteError):
+                self._down = (time.monotonic(), error)
+            raise error from None
         self._synced_at = time.monotonic()
+        self._down = None
         return self._tracked()
 
     def fresh(self) -> None:
