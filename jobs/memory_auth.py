@@ -59,10 +59,12 @@ def remote_auth(config: Config) -> RemoteAuth:
             raise ConfigError(
                 "HIPPO_MEMORY_AUTH=github-app needs GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY"
             )
+        loopback = urlsplit(config.github_api_url).hostname in ("127.0.0.1", "localhost", "::1")
         settings = GitHubSettings(
             api_url=config.github_api_url,
             app_id=config.github_app_id,
             private_key=config.github_app_private_key,
+            throttle=not loopback,  # a loopback server (tests) has no rate limit to respect
         )
         provider = InstallationToken(settings, *found)
         return replace(base, token_provider=provider)

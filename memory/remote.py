@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 import pygit2
 from pygit2.enums import CredentialType
 
-from memory.errors import PushRejected, RemoteAuthError, RemoteError, RemoteUnreachable
+from memory.errors import RemoteAuthError, RemoteError, RemoteUnreachable
 
 DEFAULT_USERNAME = "x-access-token"  # what GitHub expects with a token; GitLab accepts any name
 _USERINFO = re.compile(r"(?i)([a-z][a-z0-9+.-]*://)[^/@\s]*@")
@@ -88,6 +88,7 @@ class Callbacks(pygit2.RemoteCallbacks):
         self.url = url
         self.asked = 0
         self.rejected: dict[str, str] = {}
+        self.said: list[str] = []  # what the server printed ("remote: …"), e.g. a hook's reason
 
     def credentials(
         self, url: str, username_from_url: str | None, allowed_types: CredentialType
@@ -124,6 +125,15 @@ class Callbacks(pygit2.RemoteCallbacks):
     def push_update_reference(self, refname: str, message: str | None) -> None:
         if message is not None:
             self.rejected[refname] = message
+
+    def sideband_progress(self, string: str) -> None:
+        for line in string.replace("\r", "\n").splitlines():
+            line = line.strip()
+            if line and not _PROGRESS.match(line) and len(self.said) < 20:
+                self.said.append(line[:300])
+
+    def server_said(self) -> str:
+        return " ".join(self.said[-5:])
 
     def url_is_ssh(self) -> bool:
         return is_ssh(self.url)
@@ -176,6 +186,10 @@ def classify(
     return RemoteUnreachable(shown, doing, text)
 
 
+_PROGRESS = re.compile(
+    r"^(Resolving deltas|Counting objects|Compressing objects|Writing objects|Total|"
+    r"Enumerating objects|Unpacking objects)\b"
+)
 _AUTH_SIGNS = (
     "authentication",
     "401",
@@ -187,14 +201,6 @@ _AUTH_SIGNS = (
     "access denied",
 )
 _HOSTKEY_SIGNS = ("hostkey", "host key", "certificate")
-
-
-def push_refused(rejected: dict[str, str], ref: str, url: str) -> PushRejected | None:
-    """The server refused the update of `ref` for a reason other than "it moved"?"""
-    message = rejected.get(ref)
-    if message is None:
-        return None
-    return PushRejected(redact(url), ref, message)
 
 
 def moved_message(message: str) -> bool:

@@ -290,7 +290,9 @@ class WritePath:
             return True
         if moved_message(message) or self.sync() != parent:
             return False  # another writer won the race: fetch and re-apply
-        raise PushRejected(redact(self.remote), _HEAD, redact(message, self.auth.secrets()))
+        said = cb.server_said()
+        reason = f"{message} ({said})" if said else message
+        raise PushRejected(redact(self.remote), _HEAD, redact(reason, self.auth.secrets()))
 
     def _push_local(self, oid: pygit2.Oid, parent: str | None) -> bool:
         """Local transport updates the ref without checking its old value (two concurrent
