@@ -17,13 +17,18 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from jobs.config import Config
+from jobs.runtime import Runtime
 from memory.errors import PushRejected, RemoteAuthError, RemoteUnreachable
 from memory.ops import AddEntry
 from memory.remote import RemoteAuth
 from memory.store import Author, Store
 from tests import gitservers
 from tests.fakes.github import FakeGitHub
+from tests.fakes.slack import SECRET as SLACK_SECRET
+from tests.fakes.slack import SlackFake
 from tests.remotes import Target, target
+from tests.slack_helpers import mention, post
 
 ROOT = Path(__file__).resolve().parents[1]
 A = Author("a", "a@example.com")
@@ -355,3 +360,50 @@ def test_maintenance_repacks_and_the_store_keeps_working(tmp_path: Path) -> None
     reader = Store.open(remote, tmp_path / "reader")
     assert "after maintenance" in reader.read("inbox.md")
     subprocess.run(["git", "fsck", "--strict"], cwd=remote, check=True, capture_output=True)
+
+
+# -- a queued write while the server is down -------------------------------------------------
+
+
+@pytest.mark.integration
+def test_slack_note_while_the_server_is_down_lands_once_when_it_returns(
+    tmp_path: Path, slack_fake: SlackFake, embedded_redis_url: str
+) -> None:
+    """A signed "save a note" is acked while the git server is down; the real Celery worker's
+    task fails with RemoteUnreachable and retries with backoff; when the server is back the note
+    lands once and is answered once."""
+    from celery.contrib.testing.worker import start_worker
+
+    from bot.app import create_app
+
+    with target("http", tmp_path) as t:
+        config = Config(
+            redis_url=embedded_redis_url,
+            data_dir=tmp_path / "data",
+            memory_remote=t.remote,
+            memory_token=t.auth.token,
+            memory_username=t.auth.username,
+            memory_timeout=5,
+            slack_bot_token="xoxb-test",
+            slack_signing_secret=SLACK_SECRET,
+            slack_api_url=slack_fake.url,
+            public_url="http://hippo.test",
+        )
+        rt = Runtime(config)
+        rt.redis.flushall()
+        rt.store.init()
+        before = commits(t.bare)
+        t.server.go_down()
+        with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+            client = create_app(config, rt).test_client()
+            text = "save a note: the staging database restarts at 02:00"
+            assert post(client, mention(text)).status_code == 200
+            time.sleep(3)  # at least one attempt fails while the server is down
+            assert commits(t.bare) == before
+            t.server.come_back()
+            [reply] = [c.form for c in slack_fake.wait_for("chat.postMessage", 1, timeout=60)]
+        assert "Saved" in reply["text"], reply
+        assert commits(t.bare) == before + 1
+        time.sleep(0.5)
+        assert len(slack_fake.calls("chat.postMessage")) == 1
+        rt.redis.close()
