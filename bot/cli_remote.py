@@ -13,7 +13,7 @@ from jobs.config import ConfigError
 from jobs.memory_auth import method
 from jobs.runtime import Runtime
 from memory.errors import MemoryStoreError
-from memory.remote import is_ssh
+from memory.remote import is_ssh, redact
 from memory.store import BRANCH
 
 Sub = Any
@@ -72,7 +72,7 @@ def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
             if not results[-1]["ok"]:
                 break
     ok = all(r["ok"] for r in results)
-    shown = rt.store.shown if results[0]["ok"] else remote
+    shown = rt.store.shown if results[0]["ok"] else redact(remote)
     if args.json:
         print(json.dumps({"remote": shown, "ok": ok, "checks": results}, indent=2))
     else:

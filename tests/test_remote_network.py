@@ -407,3 +407,30 @@ def test_slack_note_while_the_server_is_down_lands_once_when_it_returns(
         time.sleep(0.5)
         assert len(slack_fake.calls("chat.postMessage")) == 1
         rt.redis.close()
+
+
+def test_ssh_through_the_running_agent(tmp_path: Path) -> None:
+    """No key file configured: the key comes from ssh-agent (SSH_AUTH_SOCK)."""
+    with target("ssh", tmp_path) as t:
+        t.store(tmp_path / "init").init()
+        sock = tmp_path / "agent.sock"
+        agent = subprocess.Popen(["ssh-agent", "-D", "-a", str(sock)], stdout=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 10
+            while not sock.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            env = {**os.environ, "SSH_AUTH_SOCK": str(sock)}
+            subprocess.run(["ssh-add", "-q", t.auth.ssh_key], env=env, check=True)
+            done = hippo(
+                tmp_path,
+                t.remote,
+                "note",
+                "the agent holds the deploy key",
+                SSH_AUTH_SOCK=str(sock),
+                HIPPO_MEMORY_KNOWN_HOSTS=t.auth.known_hosts,
+            )
+            assert done.returncode == 0, done.stderr
+            assert commits(t.bare) == 2
+        finally:
+            agent.terminate()
+            agent.wait(timeout=10)
