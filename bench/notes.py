@@ -6,7 +6,7 @@ same workload through the git CLI against the same kind of remote in the same ru
 
 --remote local: a bare repository on disk (the default, as before).
 --remote http:  git's own `git http-backend` behind the threaded loopback server of
-                tests/gitservers.py (smart HTTP, as GitHub/GitLab speak it).
+                tests/gitservers (smart HTTP, as GitHub/GitLab speak it).
 --remote git:   `git daemon` with receive-pack (git://).
 
 hippo: 2 processes × 10 threads (each process with its own cache, as web and worker have), each

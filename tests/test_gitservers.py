@@ -1,4 +1,4 @@
-"""The real git servers of tests/gitservers.py work with the plain git CLI (and pygit2, which hippo
+"""The real git servers of tests/gitservers work with the plain git CLI (and pygit2, which hippo
 uses), enforce their auth, take chunked and gzip bodies, refuse pushes on demand, and leave no
 process behind when stopped."""
 
@@ -149,9 +149,9 @@ def test_every_server_process_is_gone_after_stop(served: Served, tmp_path: Path)
     else:
         # an idle keep-alive connection: its handler thread waits for the next request
         assert isinstance(served.server, HttpGitServer)
-        conn = HTTPConnection("127.0.0.1", served.server.port, timeout=10)
-        conn.request("GET", "/memory.git/info/refs?service=git-upload-pack")
-        conn.getresponse().read()
+        keep = HTTPConnection("127.0.0.1", served.server.port, timeout=10)
+        keep.request("GET", "/memory.git/info/refs?service=git-upload-pack")
+        keep.getresponse().read()
         assert handler_threads()
     if served.kind != "http":  # http's CGI processes live only while a request runs
         assert processes_mentioning(marker), "the server's processes are visible while it runs"
@@ -162,8 +162,10 @@ def test_every_server_process_is_gone_after_stop(served: Served, tmp_path: Path)
     if lingering is not None:
         lingering.kill()
         lingering.wait()
-    else:
+    elif served.kind == "git-daemon":
         conn.close()
+    else:
+        keep.close()
     deadline = time.monotonic() + 5
     while processes_mentioning(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -475,3 +477,14 @@ def test_pygit2_default_host_check_trusts_any_ssh_host_key(
         credentials=pygit2.Keypair(ssh.user, f"{key}.pub", str(key), "")
     )
     pygit2.clone_repository(ssh.url("memory.git"), str(tmp_path / "c"), callbacks=callbacks)
+
+
+def test_the_shared_fixtures_serve_an_empty_memory_repo(
+    http_git: HttpGitServer, git_daemon_server: GitDaemon, ssh_git: SshServer, tmp_path: Path
+) -> None:
+    for url, env in (
+        (http_git.url_with_credentials("memory.git"), {}),
+        (git_daemon_server.url("memory.git"), {}),
+        (ssh_git.url("memory.git"), {"GIT_SSH_COMMAND": ssh_git.git_ssh_command()}),
+    ):
+        assert git(tmp_path, "ls-remote", url, env=env).stdout == ""
