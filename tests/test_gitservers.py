@@ -488,3 +488,19 @@ def test_the_shared_fixtures_serve_an_empty_memory_repo(
         (ssh_git.url("memory.git"), {"GIT_SSH_COMMAND": ssh_git.git_ssh_command()}),
     ):
         assert git(tmp_path, "ls-remote", url, env=env).stdout == ""
+
+
+def test_git_daemon_goes_down_and_comes_back_on_the_same_port(tmp_path: Path) -> None:
+    root = tmp_path / "srv"
+    root.mkdir()
+    bare_repo(root)
+    with git_daemon(root) as daemon:
+        url, port = daemon.url("memory.git"), daemon.port
+        git(tmp_path, "ls-remote", url)
+        daemon.go_down()
+        down = git(tmp_path, "ls-remote", url, check=False)
+        assert down.returncode != 0 and "unable to connect" in down.stderr
+        assert processes_mentioning(str(root)) == []
+        daemon.come_back()
+        assert daemon.port == port
+        git(tmp_path, "ls-remote", url)
