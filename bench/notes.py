@@ -2,7 +2,7 @@
 same workload through the git CLI against the same kind of remote in the same run.
 
     .venv/bin/python bench/notes.py [--remote local|http|git] [--notes N] [--git-notes N]
-                                    [--git-writers N] [--http-auth]
+                                    [--git-writers N] [--no-http-auth]
 
 --remote local: a bare repository on disk (the default, as before).
 --remote http:  git's own `git http-backend` behind the threaded loopback server of
@@ -37,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memory import notes
+from memory.remote import RemoteAuth
 from memory.store import Author, Store
 from tests.gitservers import GitDaemon, HttpGitServer, bare_repo, git_daemon, http_server
 
@@ -97,14 +98,7 @@ def serve(kind: str, root: Path, http_auth: bool) -> Iterator[Served]:
 def _open_store(remote: str, cache: Path, auth: bool) -> Store:
     if not auth:
         return Store.open(remote, cache)
-    # TODO(lead, issue 10): once `Store.open(..., auth=RemoteAuth(...))` has landed, keep only
-    # the RemoteAuth branch (and make --http-auth the default for --remote http).
-    try:
-        from memory.remote import RemoteAuth  # type: ignore[import-not-found, attr-defined, unused-ignore]
-    except ImportError:
-        return Store.open(remote, cache, credentials=(USER, PASSWORD))
-    kwargs: dict[str, Any] = {"auth": RemoteAuth(username=USER, token=PASSWORD)}
-    return Store.open(remote, cache, **kwargs)
+    return Store.open(remote, cache, auth=RemoteAuth(username=USER, token=PASSWORD))
 
 
 # -- hippo: 2 processes × 10 threads -----------------------------------------------------------
@@ -280,9 +274,10 @@ def main() -> int:
     ap.add_argument("--git-notes", type=int, default=None, help="git CLI notes per run (300 / 60)")
     ap.add_argument("--git-writers", type=int, default=None, help="git CLI clones (20 / 10)")
     ap.add_argument(
-        "--http-auth",
-        action="store_true",
-        help="require basic auth on the http server (hippo passes its credentials)",
+        "--no-http-auth",
+        dest="http_auth",
+        action="store_false",
+        help="serve http without basic auth (default: required; hippo passes its credentials)",
     )
     args = ap.parse_args()
     local = args.remote == "local"
