@@ -148,7 +148,7 @@ def _producer_process(
     q.put((latencies, failures))
 
 
-def bench_hippo(served: Served, root: Path, n: int) -> dict[str, Any]:
+def bench_hippo(served: Served, root: Path, n: int, shared: bool = False) -> dict[str, Any]:
     remote = served.repo("hippo-remote.git")
     _open_store(remote.hippo_url, root / "init", remote.auth).init()
     ctx = mp.get_context("spawn")
@@ -162,7 +162,7 @@ def bench_hippo(served: Served, root: Path, n: int) -> dict[str, Any]:
             args=(
                 remote.hippo_url,
                 remote.auth,
-                str(root / f"cache-{p}"),
+                str(root / ("cache-shared" if shared else f"cache-{p}")),
                 p * per_proc,
                 per_proc,
                 PRODUCERS // PROCESSES,
@@ -274,6 +274,11 @@ def main() -> int:
     ap.add_argument("--git-notes", type=int, default=None, help="git CLI notes per run (300 / 60)")
     ap.add_argument("--git-writers", type=int, default=None, help="git CLI clones (20 / 10)")
     ap.add_argument(
+        "--shared-data",
+        action="store_true",
+        help="both hippo processes share one data folder (web and worker on one host)",
+    )
+    ap.add_argument(
         "--no-http-auth",
         dest="http_auth",
         action="store_false",
@@ -286,7 +291,7 @@ def main() -> int:
     writers = args.git_writers or (PRODUCERS if local else 10)
     with tempfile.TemporaryDirectory() as tmp, serve(args.remote, Path(tmp), args.http_auth) as s:
         root = Path(tmp)
-        h = bench_hippo(s, root, n)
+        h = bench_hippo(s, root, n, shared=args.shared_data)
         g = bench_git(s, root, git_n, writers)
         g1 = bench_git(s, root, git_n, 1)
     where = {"local": "a local bare remote", "http": "loopback smart HTTP", "git": "git daemon"}

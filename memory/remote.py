@@ -79,6 +79,13 @@ def redact(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     return out
 
 
+_ZERO = pygit2.Oid(hex="0" * 40)
+
+
+class RemoteMoved(Exception):
+    """The remote branch is not at the commit a push was built on: fetch and re-apply."""
+
+
 class Callbacks(pygit2.RemoteCallbacks):
     """One network operation's callbacks: credentials once, host check, push results."""
 
@@ -89,6 +96,7 @@ class Callbacks(pygit2.RemoteCallbacks):
         self.asked = 0
         self.rejected: dict[str, str] = {}
         self.said: list[str] = []  # what the server printed ("remote: …"), e.g. a hook's reason
+        self.expect: dict[str, str | None] = {}  # ref → the remote value a push was built on
 
     def credentials(
         self, url: str, username_from_url: str | None, allowed_types: CredentialType
@@ -125,6 +133,16 @@ class Callbacks(pygit2.RemoteCallbacks):
     def push_update_reference(self, refname: str, message: str | None) -> None:
         if message is not None:
             self.rejected[refname] = message
+
+    def push_negotiation(self, updates: list[pygit2.remotes.PushUpdate]) -> None:
+        """Before any object is sent: abort when the server's branch is not the commit the
+        push was built on (a person's force-push back, or a tip we had not fetched). The server
+        checks the same under its ref lock; this catches what a fast-forward would hide."""
+        for update in updates:
+            if update.dst_refname in self.expect:
+                current = None if update.src == _ZERO else str(update.src)
+                if current != self.expect[update.dst_refname]:
+                    raise RemoteMoved(update.dst_refname)
 
     def sideband_progress(self, string: str) -> None:
         for line in string.replace("\r", "\n").splitlines():

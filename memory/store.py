@@ -230,14 +230,20 @@ class Store(WritePath):
 
     # -- reading -----------------------------------------------------------------------------
 
-    def sync(self) -> str | None:
-        """Fetch the remote's branch and hippo refs; return the newest tip (None when empty)."""
+    def sync(self, *, max_age: float | None = None) -> str | None:
+        """Fetch the remote's branch and hippo refs; return the newest tip (None when empty).
+        With `max_age`, only when no fetch (or push) of ours is younger than that."""
         down = self._down
         if down is not None and time.monotonic() - down[0] < self.max_age:
             raise down[1]  # it just failed: do not wait for the same timeout twice in a row
         remote = self._repo.remotes["origin"]
+        started = time.monotonic()
         try:
             with self._fetch_lock:  # threads of one process fetch one at a time
+                # Threads that queued here behind a fetch use its result instead of fetching
+                # again one after another.
+                if max_age is not None and started - self._synced_at < max_age:
+                    return self._tracked()
                 remote.fetch(
                     [f"+{_HEAD}:{_TRACK}", "+refs/hippo/*:refs/hippo/*"],
                     callbacks=None if is_local(self.remote) else self._cb(),
@@ -262,17 +268,23 @@ class Store(WritePath):
         if time.monotonic() - self._synced_at < self.max_age:
             return
         with contextlib.suppress(RemoteError):
-            self.sync()
+            self.sync(max_age=self.max_age)
 
-    def sync_branch(self) -> str | None:
+    def sync_branch(self, *, optimistic: bool = False) -> str | None:
         """The remote branch's tip for the write path. A local remote is read directly and
-        fetched only when it moved (a fetch costs milliseconds even when there is nothing new)."""
+        fetched only when it moved (a fetch costs milliseconds even when there is nothing new).
+        A network remote, `optimistic`: the tip we know, when we know one (the push checks it)."""
         known = self._tracked()
+        if optimistic and known is not None and not is_local(self.remote):
+            return known
         if is_local(self.remote) and known is not None:
             ref = self._remote_repo().references.get(_HEAD)
             if ref is not None and str(ref.target) == known:
                 return known
         return self.sync()
+
+    def _known(self) -> str | None:
+        return self._tracked()
 
     def _tracked(self) -> str | None:
         ref = self._repo.references.get(_TRACK)

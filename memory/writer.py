@@ -26,7 +26,7 @@ from memory import history
 from memory.errors import MemoryStoreError, PushRejected, RemoteError, RemoteUnreachable
 from memory.locks import WorkspaceLock
 from memory.ops import Applied, Operation, apply_ops
-from memory.remote import Callbacks, RemoteAuth, classify, moved_message, redact
+from memory.remote import Callbacks, RemoteAuth, RemoteMoved, classify, moved_message, redact
 
 BRANCH = "main"
 _HEAD = f"refs/heads/{BRANCH}"
@@ -82,6 +82,7 @@ class WritePath:
 
     remote: str
     auth: RemoteAuth
+    _synced_at: float
     _lock: WorkspaceLock
     _cond: threading.Condition
     _leading: bool
@@ -93,10 +94,14 @@ class WritePath:
     def _repo(self) -> pygit2.Repository:
         raise NotImplementedError
 
-    def sync_branch(self) -> str | None:
+    def sync_branch(self, *, optimistic: bool = False) -> str | None:
         raise NotImplementedError
 
     def sync(self) -> str | None:
+        raise NotImplementedError
+
+    def _known(self) -> str | None:
+        """The remote branch's tip as last fetched or pushed (no network)."""
         raise NotImplementedError
 
     def _cb(self) -> Callbacks:
@@ -134,11 +139,14 @@ class WritePath:
             if pending.done:
                 return self._result(pending)
             self._leading = True
-            batch = [pending, *(p for p in self._queue if p is not pending)][:MAX_BATCH]
-            taken = {id(p) for p in batch}
-            self._queue = [p for p in self._queue if id(p) not in taken]
         try:
             with self._lock:
+                # The batch is taken once the workspace lock is held: writers who arrived while
+                # another process held it ride along in this push instead of waiting for the next.
+                with self._cond:
+                    batch = [pending, *(p for p in self._queue if p is not pending)][:MAX_BATCH]
+                    taken = {id(p) for p in batch}
+                    self._queue = [p for p in self._queue if id(p) not in taken]
                 self._run(batch)
         finally:
             with self._cond:
@@ -157,11 +165,15 @@ class WritePath:
         last_error: RemoteError | None = None
         try:
             for attempt in range(MAX_ATTEMPTS):
-                if attempt:
+                # Over the network the first try builds on the tip we know, without a fetch: the
+                # push itself checks that the remote still holds it (and a fetch costs as much
+                # as a push). A rejected try fetches.
+                optimistic = attempt == 0 and self._lock.tip_hint() in (None, self._known())
+                if attempt > 1:
                     # Another host pushed first: back off with jitter so neither side starves.
                     time.sleep(random.uniform(0, min(0.5, 0.01 * 2**attempt)))
                 try:
-                    tip = self.sync_branch()
+                    tip = self.sync_branch(optimistic=optimistic)
                 except RemoteUnreachable:
                     raise  # the caller says so at once; queued tasks retry with backoff
                 except RemoteError as exc:
@@ -173,6 +185,8 @@ class WritePath:
                     continue
                 outcome = self._apply_batch(tip, batch)
                 head = outcome[0]
+                if head == tip and optimistic and not is_local(self.remote):
+                    continue  # "nothing to change" is only true of the newest tip: fetch it
                 if head == tip or self._push(head, tip):
                     self._finish(batch, outcome[1])
                     return
@@ -268,6 +282,8 @@ class WritePath:
             return False
         repo.references.create(_HEAD, oid, force=True)
         repo.references.create(_TRACK, oid, force=True)
+        self._synced_at = time.monotonic()  # the remote's branch is what we just pushed
+        self._lock.set_tip_hint(head)
         return True
 
     def _push_network(self, oid: pygit2.Oid, parent: str | None) -> bool:
@@ -278,8 +294,11 @@ class WritePath:
         repo = self._repo
         repo.references.create(_HEAD, oid, force=True)
         cb = self._cb()
+        cb.expect[_HEAD] = parent
         try:
             repo.remotes["origin"].push([f"{_HEAD}:{_HEAD}"], callbacks=cb)
+        except RemoteMoved:
+            return False  # the server's branch is not the tip we built on
         except (pygit2.GitError, OSError) as exc:
             low = str(exc).lower()
             if "not present locally" in low or "fastforward" in low or "fast-forward" in low:
