@@ -11,6 +11,7 @@ from jobs.runtime import Runtime
 
 # Each feature module has `register(app: Flask, rt: Runtime) -> None`. One line per feature.
 FEATURES: tuple[str, ...] = (
+    "bot.limits",
     "bot.mcp_http",
     "bot.console",
     "bot.slack_routes",
