@@ -6,6 +6,7 @@ bot token's team (auth.test). CSRF: every POST in the console carries the sessio
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import re
 import secrets
@@ -14,10 +15,12 @@ from urllib.parse import urlencode
 
 import jwt
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
+from flask_limiter import Limiter
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from werkzeug.wrappers import Response
 
+from bot.console import sessions
 from jobs.runtime import Runtime
 from memory.store import Author
 
@@ -45,8 +48,7 @@ def check_csrf() -> None:
 
 
 def current_user() -> dict[str, str] | None:
-    user = session.get("user")
-    return user if isinstance(user, dict) else None
+    return sessions.user()
 
 
 def author() -> Author:
@@ -58,12 +60,20 @@ def author() -> Author:
 
 
 def sign_in(name: str, email: str = "", slack_id: str = "") -> None:
-    session.clear()  # a new session on sign-in: no fixation
-    session["user"] = {"name": name, "email": email, "slack_id": slack_id}
+    sessions.start({"name": name, "email": email, "slack_id": slack_id})
     csrf_token()
 
 
-def install(bp: Blueprint, rt: Runtime) -> None:
+def token_matches(sent: str, known: str) -> bool:
+    """Constant time, and the length of the token is not revealed either (digests compared)."""
+    if not known:
+        return False
+    return hmac.compare_digest(
+        hashlib.sha256(sent.encode()).digest(), hashlib.sha256(known.encode()).digest()
+    )
+
+
+def install(bp: Blueprint, rt: Runtime, limiter: Limiter) -> None:
     config = rt.config
 
     @bp.before_request
@@ -74,16 +84,28 @@ def install(bp: Blueprint, rt: Runtime) -> None:
             return redirect(url_for("console.login", next=request.full_path.rstrip("?")))
         return None
 
+    @bp.errorhandler(429)
+    def throttled(exc: Exception) -> tuple[str, int, dict[str, str]]:
+        page = render_template(
+            "console/login.html",
+            error="Too many sign-in attempts from your address; wait a minute and try again.",
+            token_enabled=bool(config.console_token),
+            slack_enabled=_slack_sign_in(rt),
+        )
+        return page, 429, {"Retry-After": "60"}
+
     @bp.route("/login", methods=["GET", "POST"])
+    @limiter.limit(
+        sessions.SIGN_IN_LIMIT,
+        methods=["POST"],
+        deduct_when=lambda response: response.status_code != 302,  # only failures count
+    )
     def login() -> Any:
         error = ""
         if request.method == "POST":
             token = request.form.get("token", "")
             name = " ".join(request.form.get("name", "").split())[:80] or "console"
-            ok = bool(config.console_token) and hmac.compare_digest(
-                token.encode(), config.console_token.encode()
-            )
-            if ok:
+            if token_matches(token, config.console_token):
                 sign_in(name)
                 return redirect(_safe_next(request.args.get("next")))
             error = "That token is not HIPPO_CONSOLE_TOKEN."
@@ -96,7 +118,7 @@ def install(bp: Blueprint, rt: Runtime) -> None:
 
     @bp.post("/logout")
     def logout() -> Response:
-        session.clear()
+        sessions.end()
         return redirect(url_for("console.login"))
 
     @bp.get("/login/slack")
