@@ -28,8 +28,7 @@ def register(app: Flask, rt: Runtime) -> None:
         static_folder="static",
         static_url_path="/static",
     )
-    limiter = sessions.make_limiter(config)
-    auth.install(bp, rt, limiter)
+    auth.install(bp, rt)
     files.install(bp, rt)
     history.install(bp, rt)
     dreams.install(bp, rt)
@@ -37,4 +36,3 @@ def register(app: Flask, rt: Runtime) -> None:
     bp.add_app_template_global(auth.csrf_token, "csrf_token")
     bp.add_app_template_global(auth.current_user, "current_user")
     app.register_blueprint(bp)
-    limiter.init_app(app)

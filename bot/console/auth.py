@@ -15,7 +15,6 @@ from urllib.parse import urlencode
 
 import jwt
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
-from flask_limiter import Limiter
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from werkzeug.wrappers import Response
@@ -73,7 +72,7 @@ def token_matches(sent: str, known: str) -> bool:
     )
 
 
-def install(bp: Blueprint, rt: Runtime, limiter: Limiter) -> None:
+def install(bp: Blueprint, rt: Runtime) -> None:
     config = rt.config
 
     @bp.before_request
@@ -84,30 +83,27 @@ def install(bp: Blueprint, rt: Runtime, limiter: Limiter) -> None:
             return redirect(url_for("console.login", next=request.full_path.rstrip("?")))
         return None
 
-    @bp.errorhandler(429)
-    def throttled(exc: Exception) -> tuple[str, int, dict[str, str]]:
-        page = render_template(
-            "console/login.html",
-            error="Too many sign-in attempts from your address; wait a minute and try again.",
-            token_enabled=bool(config.console_token),
-            slack_enabled=_slack_sign_in(rt),
-        )
-        return page, 429, {"Retry-After": "60"}
+    throttle = sessions.SignInThrottle()
 
     @bp.route("/login", methods=["GET", "POST"])
-    @limiter.limit(
-        sessions.SIGN_IN_LIMIT,
-        methods=["POST"],
-        deduct_when=lambda response: response.status_code != 302,  # only failures count
-    )
     def login() -> Any:
         error = ""
+        client = request.remote_addr or "unknown"
+        if request.method == "POST" and throttle.blocked(client):
+            page = render_template(
+                "console/login.html",
+                error="Too many sign-in attempts from your address; wait a minute and try again.",
+                token_enabled=bool(config.console_token),
+                slack_enabled=_slack_sign_in(rt),
+            )
+            return page, 429, {"Retry-After": "60"}
         if request.method == "POST":
             token = request.form.get("token", "")
             name = " ".join(request.form.get("name", "").split())[:80] or "console"
             if token_matches(token, config.console_token):
                 sign_in(name)
                 return redirect(_safe_next(request.args.get("next")))
+            throttle.failed(client)  # only failures count against the address
             error = "That token is not HIPPO_CONSOLE_TOKEN."
         return render_template(
             "console/login.html",

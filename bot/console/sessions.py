@@ -18,8 +18,9 @@ from pathlib import Path
 
 import redis
 from flask import current_app, g, session
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
+from limits import RateLimitItem, parse_many
+from limits.storage import RedisStorage
+from limits.strategies import MovingWindowRateLimiter
 
 from jobs.config import Config
 
@@ -62,21 +63,31 @@ def persisted_key(folder: Path) -> str:
     return key
 
 
-def limiter_storage(config: Config) -> str:
-    """Redis when REDIS_URL is set (shared by every worker and host); else this process's memory."""
-    url = config.redis_url
-    if url.startswith("redis+socket://"):
-        return "redis+unix://" + url.removeprefix("redis+socket://")
-    return url or "memory://"
+class SignInThrottle:
+    """Failed sign-ins per client address, counted in hippo's Redis (shared by every worker and
+    host) with the `limits` library's moving window. Built on first use: creating the app
+    starts nothing (gunicorn forks after it)."""
 
+    SCOPE = "hippo-console-sign-in"
 
-def make_limiter(config: Config) -> Limiter:
-    return Limiter(
-        get_remote_address,
-        storage_uri=limiter_storage(config),
-        strategy="moving-window",
-        swallow_errors=True,  # a Redis outage must not shut the console; the token still counts
-    )
+    def __init__(self, limits: str = SIGN_IN_LIMIT) -> None:
+        self.items: list[RateLimitItem] = parse_many(limits)
+        self._limiter: MovingWindowRateLimiter | None = None
+
+    def _get(self) -> MovingWindowRateLimiter:
+        if self._limiter is None:
+            storage = RedisStorage("redis://", connection_pool=_redis().connection_pool)
+            self._limiter = MovingWindowRateLimiter(storage)
+        return self._limiter
+
+    def blocked(self, client: str) -> bool:
+        limiter = self._get()
+        return not all(limiter.test(item, self.SCOPE, client) for item in self.items)
+
+    def failed(self, client: str) -> None:
+        limiter = self._get()
+        for item in self.items:
+            limiter.hit(item, self.SCOPE, client)
 
 
 def _redis() -> redis.Redis:
