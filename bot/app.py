@@ -11,6 +11,7 @@ from jobs.runtime import Runtime
 
 # Each feature module has `register(app: Flask, rt: Runtime) -> None`. One line per feature.
 FEATURES: tuple[str, ...] = (
+    "bot.limits",
     "bot.mcp_http",
     "bot.console",
     "bot.slack_routes",
@@ -22,7 +23,6 @@ def create_app(config: Config | None = None, runtime: Runtime | None = None) -> 
     config = config or Config.from_env()
     rt = runtime or Runtime(config)
     app = Flask("hippo")
-    app.config["SECRET_KEY"] = config.secret_key or config.console_token or "hippo-dev"
     app.extensions["hippo"] = rt
     for name in FEATURES:
         importlib.import_module(name).register(app, rt)

@@ -52,10 +52,28 @@ def register(app: Flask, rt: Runtime) -> None:
             return _reply(200, duplicate=True)
         try:
             said = dispatch(rt, event, delivery, payload)
+        except Malformed as exc:
+            rt.redis.delete(claim)  # a corrected redelivery must still count
+            return _reply(400, error=str(exc))
         except Exception:
             rt.redis.delete(claim)  # nothing was queued: a redelivery must be able to try again
             raise
         return _reply(202, **said)
+
+
+class Malformed(ValueError):
+    """A signed delivery whose fields do not have the shape GitHub documents (400, not 500)."""
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _number(pr: dict[str, Any], payload: dict[str, Any]) -> int:
+    value = pr.get("number") or payload.get("number") or 0
+    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isdigit():
+        raise Malformed(f"pull request number {value!r} is not a whole number")
+    return int(value)
 
 
 def _payload(raw: bytes, mimetype: str) -> Any:
@@ -69,9 +87,9 @@ def _payload(raw: bytes, mimetype: str) -> Any:
 def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) -> dict[str, Any]:
     """Route one verified, first-seen delivery; returns what the response says about it."""
     action = str(payload.get("action") or "")
-    installation = (payload.get("installation") or {}).get("id")
+    installation = _obj(payload.get("installation")).get("id")
     if event == "installation":
-        repos = [r.get("full_name", "") for r in payload.get("repositories") or []]
+        repos = [_obj(r).get("full_name", "") for r in payload.get("repositories") or []]
         enqueue(
             rt,
             "hippo.github.installation",
@@ -86,11 +104,11 @@ def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) ->
         return {"ignored": f"{event} is read when the pull request closes"}
     if event != "pull_request":
         return {"ignored": event}
-    pr = payload.get("pull_request") or {}
-    repo = (payload.get("repository") or {}).get("full_name", "")
-    number = int(pr.get("number") or payload.get("number") or 0)
-    opener = (pr.get("user") or {}).get("login", "")
-    labels = [str(lb.get("name", "")) for lb in pr.get("labels") or []]
+    pr = _obj(payload.get("pull_request"))
+    repo = _obj(payload.get("repository")).get("full_name", "")
+    number = _number(pr, payload)
+    opener = _obj(pr.get("user")).get("login", "")
+    labels = [str(_obj(lb).get("name", "")) for lb in pr.get("labels") or []]
     config = rt.config
     if (
         not repo
@@ -98,10 +116,10 @@ def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) ->
         or not is_agent_pr(opener, labels, config.agent_logins, config.agent_label)
     ):
         return {"ignored": "not an agent pull request"}
-    sender = payload.get("sender") or {}
+    sender = _obj(payload.get("sender"))
     if action in ("opened", "synchronize", "reopened"):
         if str(sender.get("login", "")).lower() in {a.lower() for a in config.agent_logins}:
-            sha = payload.get("after") or (pr.get("head") or {}).get("sha", "")
+            sha = payload.get("after") or _obj(pr.get("head")).get("sha", "")
             if sha:
                 record_agent_push(rt, repo, number, str(sha))
                 return {"recorded": sha}

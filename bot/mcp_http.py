@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import hmac
+import io
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
@@ -148,4 +149,10 @@ def register(app: Flask, rt: Runtime) -> None:
             resp.headers["WWW-Authenticate"] = 'Bearer realm="hippo"'
             return resp
         request.environ[SCOPE_USER] = name
+        # The ASGI bridge reads wsgi.input itself, past Flask's limit: hand it the body Flask
+        # read (bounded by bot.limits, 413 beyond) instead of the socket.
+        raw = request.get_data(cache=True)
+        request.environ["wsgi.input"] = io.BytesIO(raw)
+        request.environ["CONTENT_LENGTH"] = str(len(raw))
+        request.environ.pop("HTTP_TRANSFER_ENCODING", None)
         return Response.from_app(cast("WSGIApplication", get_bridge().wsgi()), request.environ)

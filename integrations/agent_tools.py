@@ -26,7 +26,9 @@ log = logging.getLogger("hippo.agent")
 
 MAX_READ = 20_000
 HIDDEN = ("archive/", ".git/")
-READ_ONLY = (".dream/", "archive/")
+# Preferences are how people steer hippo (Slack instructions, the console): the agent reading
+# them is fine, the agent rewriting its own instructions is not (memory.sandbox refuses it too).
+READ_ONLY = (".dream/", "archive/", "preferences/")
 _WORD = re.compile(r"[a-z0-9]+")
 # Question words match every line; searching without them ranks the subject first.
 _STOP = frozenset(

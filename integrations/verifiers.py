@@ -19,6 +19,7 @@ from github.Repository import Repository
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from integrations.safe_http import Fetcher, Policy, Refused
 from memory.dream.claims import PATH, PR, REPO, SLACK, SYMBOL, URL, Claim
 from memory.dream.verifiers import Verdict
 
@@ -175,35 +176,29 @@ class SlackVerifier:
 
 class HttpVerifier:
     """HTTP status of a URL on an allow-listed host (HIPPO_VERIFY_HOSTS); a permanent redirect
-    is a fix (the new URL), 404/410 mean gone, anything else is not checkable."""
+    is a fix (the new URL), 404/410 mean gone, anything else is not checkable. Every hop is
+    checked (integrations.safe_http): a refused URL or address is "not checkable", never gone."""
 
     name = "http"
     kinds = frozenset({URL})
 
-    def __init__(self, hosts: Iterable[str], *, timeout: float = 10.0) -> None:
-        self.hosts = tuple(h.lower() for h in hosts)
-        self.timeout = timeout
-        self.session = requests.Session()
-
-    def _allowed(self, url: str) -> bool:
-        host = (urlsplit(url).hostname or "").lower()
-        return any(host == h or host.endswith("." + h) for h in self.hosts)
+    def __init__(
+        self, hosts: Iterable[str], *, private: Iterable[str] = (), timeout: float = 10.0
+    ) -> None:
+        self.fetcher = Fetcher(Policy(tuple(hosts), tuple(private), timeout=timeout))
 
     def check(self, claim: Claim) -> Verdict:
-        if not self._allowed(claim.url):
-            return Verdict.unknown(f"{claim.url} is not on HIPPO_VERIFY_HOSTS")
         try:
-            resp = self.session.head(claim.url, allow_redirects=True, timeout=self.timeout)
-            if resp.status_code == 405:  # some servers refuse HEAD
-                resp = self.session.get(claim.url, allow_redirects=True, timeout=self.timeout)
+            answer = self.fetcher.status(claim.url)
+        except Refused as exc:
+            return Verdict.unknown(f"not checked: {exc}")
         except requests.RequestException as exc:
             return Verdict.unknown(f"{claim.url} could not be fetched: {type(exc).__name__}")
-        status = resp.status_code
+        status = answer.status
         if status in (404, 410):
             return Verdict.unfixable(f"{claim.url} answers {status}")
         if status >= 400:
             return Verdict.unknown(f"{claim.url} answers {status}")
-        permanent = [r for r in resp.history if r.status_code in (301, 308)]
-        if permanent and resp.url != claim.url and self._allowed(resp.url) and not claim.in_meta:
-            return Verdict.fixable(resp.url, f"{claim.url} moved permanently to {resp.url}")
+        if answer.moved_permanently and answer.url != claim.url and not claim.in_meta:
+            return Verdict.fixable(answer.url, f"{claim.url} moved permanently to {answer.url}")
         return Verdict.true(f"{claim.url} answers {status}")

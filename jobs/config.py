@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from integrations.safe_http import PrivateAllowance
+
 SLACK_API_DEFAULT = "https://slack.com/api/"
 GITHUB_API_DEFAULT = "https://api.github.com"
 
@@ -76,6 +78,20 @@ def _list(value: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip())
 
 
+def _addresses(name: str, value: str) -> tuple[str, ...]:
+    """HIPPO_VERIFY_PRIVATE: addresses, networks or address:port items."""
+    items = _list(value)
+    for item in items:
+        try:
+            PrivateAllowance.parse(item)
+        except ValueError as exc:
+            raise ConfigError(
+                f"{name} item {item!r} is not an address, network or address:port; "
+                "write e.g. 10.0.0.0/8, 127.0.0.1:8080 or [::1]:8080"
+            ) from exc
+    return items
+
+
 def _tokens(value: str) -> dict[str, str]:
     """HIPPO_MCP_TOKENS: 'name=token,name2=token2' → {token: name}."""
     out: dict[str, str] = {}
@@ -132,6 +148,7 @@ class Config:
     timezone: str = "UTC"
     digest_channel: str = ""
     verify_hosts: tuple[str, ...] = ()
+    verify_private: tuple[str, ...] = ()  # non-global addresses the HTTP verifier may reach
     # Console and MCP
     console_token: str = ""
     secret_key: str = ""
@@ -206,6 +223,7 @@ class Config:
             timezone=_zone("HIPPO_TIMEZONE", get("HIPPO_TIMEZONE", "UTC") or "UTC"),
             digest_channel=get("HIPPO_DIGEST_CHANNEL"),
             verify_hosts=_list(get("HIPPO_VERIFY_HOSTS")),
+            verify_private=_addresses("HIPPO_VERIFY_PRIVATE", get("HIPPO_VERIFY_PRIVATE")),
             console_token=get("HIPPO_CONSOLE_TOKEN"),
             secret_key=get("HIPPO_SECRET_KEY"),
             mcp_tokens=_tokens(get("HIPPO_MCP_TOKENS")),

@@ -87,7 +87,7 @@ def make_verifiers(rt: Runtime) -> Verifiers:
     if config.slack_bot_token:
         found.append(SlackVerifier(rt.slack))
     if config.verify_hosts:
-        found.append(HttpVerifier(config.verify_hosts))
+        found.append(HttpVerifier(config.verify_hosts, private=config.verify_private))
     return Verifiers(found)
 
 

@@ -34,6 +34,9 @@ from memory.ops import (
 
 Meta = tuple[tuple[str, str], ...]
 APPEND_ONLY = ("archive/",)
+# Written by people only (Slack instructions, the console): the agent may not change its own
+# instructions, whatever its tools let through.
+PEOPLE_ONLY = ("preferences/",)
 
 
 class SandboxStore(Protocol):
@@ -142,6 +145,11 @@ def plan(base: Mapping[str, bytes], work: Mapping[str, bytes], who: Attribution)
             check_path(path)
         except InvalidPath as exc:
             out.refused.append((path, str(exc)))
+            continue
+        if path.startswith(PEOPLE_ONLY):
+            out.refused.append(
+                (path, "channel and repository preferences are set by people (Slack, console)")
+            )
             continue
         if new is None:
             out.ops.append(DeleteFile(path))

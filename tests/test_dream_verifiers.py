@@ -176,7 +176,7 @@ def test_http_verifier_on_allow_listed_hosts() -> None:
     thread.start()
     try:
         base = f"http://127.0.0.1:{server.server_address[1]}"
-        v = HttpVerifier(["127.0.0.1"], timeout=5)
+        v = HttpVerifier(["127.0.0.1"], private=["127.0.0.1"], timeout=5)
         hosts = ("127.0.0.1",)
         assert verdict(v, f"runbook {base}/ok", hosts) == ("true", None)
         assert verdict(v, f"runbook {base}/gone", hosts)[0] == "unfixable"

@@ -22,6 +22,7 @@ from bot.cli_server import worker_argv
 from jobs.config import Config
 from jobs.runtime import Runtime
 from tests.conftest import ROOT
+from tests.console_helpers import signed_in_opener
 from tests.fakes.slack import SECRET, signed_headers
 from tests.slack_helpers import mention
 
@@ -131,6 +132,7 @@ def test_hippo_dev_serves_slack_offline_until_interrupted(tmp_path: Path) -> Non
         "HIPPO_DATA_DIR": str(tmp_path / "data"),
         "HIPPO_MEMORY_REMOTE": str(remote),
         "SLACK_SIGNING_SECRET": SECRET,
+        "HIPPO_CONSOLE_TOKEN": "dev-token",
     }
     with log.open("wb") as out:
         dev = subprocess.Popen(
@@ -149,7 +151,13 @@ def test_hippo_dev_serves_slack_offline_until_interrupted(tmp_path: Path) -> Non
         )
         with urllib.request.urlopen(req, timeout=5) as resp:
             assert resp.status == 200
-        messages = _until(lambda: _get(base + "/outbox")["messages"], 60, "a reply", log)
+        console = signed_in_opener(base, "dev-token")  # the outbox is behind the sign-in
+
+        def outbox() -> Any:
+            with console.open(base + "/outbox", timeout=5) as resp:
+                return json.loads(resp.read())["messages"]
+
+        messages = _until(outbox, 60, "a reply", log)
         assert "Saved to" in messages[0]["text"] and "inbox.md" in messages[0]["text"]
         repo = pygit2.Repository(str(remote))
         assert (

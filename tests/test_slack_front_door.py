@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from bot.app import create_app
 from bot.slack_intake import route
 from integrations.slack import Outbox, plain_text
 from jobs.runtime import Runtime
+from tests.console_helpers import sign_in
 from tests.fakes.slack import SlackFake, signed_headers
 from tests.slack_helpers import command, conformance, mention, post, shortcut
 
@@ -228,6 +230,10 @@ def test_outbox_lists_messages(
         box.post("C111", "first")
         box.post("C111", "second", thread_ts="1.2")
     assert "outbox → C111 (thread 1.2): second" in caplog.text
+    config = replace(slack_runtime.config, console_token="console-token")
+    client = create_app(config, Runtime(config)).test_client()
+    assert client.get("/outbox").status_code == 401  # the outbox holds recall answers
+    sign_in(client, "console-token")
     messages = client.get("/outbox").get_json()["messages"]
     assert [m["text"] for m in messages] == ["first", "second"]
     assert messages[1]["thread_ts"] == "1.2"

@@ -18,6 +18,7 @@ from jobs.celery_app import enqueue
 from jobs.runtime import Runtime
 from memory.ops import AddEntry
 from memory.store import Author
+from tests.console_helpers import sign_in
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, mention, post, shortcut, wait
 
@@ -337,7 +338,7 @@ def offline(slack_runtime: Runtime) -> Iterator[Runtime]:
     """A Runtime without SLACK_BOT_TOKEN (console outbox) and a worker for it."""
     from celery.contrib.testing.worker import start_worker
 
-    rt = Runtime(replace(slack_runtime.config, slack_bot_token=""))
+    rt = Runtime(replace(slack_runtime.config, slack_bot_token="", console_token="console-token"))
     with start_worker(rt.celery, pool="solo", perform_ping_check=False):
         yield rt
 
@@ -347,6 +348,7 @@ def test_without_a_token_replies_go_to_the_outbox(offline: Runtime, slack_fake: 
     client = create_app(offline.config, offline).test_client()
     post(client, mention("remember the office wifi is hippo-guest"))
     wait(lambda: Outbox(offline.redis).messages())
+    sign_in(client, "console-token")
     [message] = client.get("/outbox").get_json()["messages"]
     assert "inbox.md" in message["text"] and message["thread_ts"] == "1700000000.000100"
     assert slack_fake.calls("chat.postMessage") == []

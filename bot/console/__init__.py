@@ -6,26 +6,16 @@ history (log, diff, revert), dreams (dream runs as cards), extras (channel prefe
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-
 from flask import Blueprint, Flask
 
-from bot.console import auth, dreams, extras, files, history
+from bot.console import auth, dreams, extras, files, history, sessions
 from jobs.runtime import Runtime
 
 
 def register(app: Flask, rt: Runtime) -> None:
     config = rt.config
-    if not (config.secret_key or config.console_token) and config.slack_client_secret:
-        # Never sign sessions with the development default in production: derive a key from a
-        # secret every web worker shares. HIPPO_SECRET_KEY is still the recommended setting.
-        digest = hashlib.sha256(b"hippo console session\0" + config.slack_client_secret.encode())
-        app.secret_key = digest.hexdigest()
-    elif not (config.secret_key or config.console_token):
-        # No way to sign in, so no session is genuine: with the public default key anyone could
-        # forge one. A key nobody knows (per process) closes the console.
-        app.secret_key = secrets.token_hex(32)
+    app.secret_key = sessions.signing_key(config)  # never the console token (see sessions)
+    app.permanent_session_lifetime = sessions.SESSION_TTL
     if app.config.get("SESSION_COOKIE_SAMESITE") is None:
         app.config["SESSION_COOKIE_SAMESITE"] = "Lax"  # a second line of defence beside CSRF
     if config.public_url.startswith("https://"):

@@ -6,6 +6,7 @@ bot token's team (auth.test). CSRF: every POST in the console carries the sessio
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import re
 import secrets
@@ -18,6 +19,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from werkzeug.wrappers import Response
 
+from bot.console import sessions
 from jobs.runtime import Runtime
 from memory.store import Author
 
@@ -45,8 +47,7 @@ def check_csrf() -> None:
 
 
 def current_user() -> dict[str, str] | None:
-    user = session.get("user")
-    return user if isinstance(user, dict) else None
+    return sessions.user()
 
 
 def author() -> Author:
@@ -59,9 +60,17 @@ def author() -> Author:
 
 
 def sign_in(name: str, email: str = "", slack_id: str = "") -> None:
-    session.clear()  # a new session on sign-in: no fixation
-    session["user"] = {"name": name, "email": email, "slack_id": slack_id}
+    sessions.start({"name": name, "email": email, "slack_id": slack_id})
     csrf_token()
+
+
+def token_matches(sent: str, known: str) -> bool:
+    """Constant time, and the length of the token is not revealed either (digests compared)."""
+    if not known:
+        return False
+    return hmac.compare_digest(
+        hashlib.sha256(sent.encode()).digest(), hashlib.sha256(known.encode()).digest()
+    )
 
 
 def install(bp: Blueprint, rt: Runtime) -> None:
@@ -75,18 +84,27 @@ def install(bp: Blueprint, rt: Runtime) -> None:
             return redirect(url_for("console.login", next=request.full_path.rstrip("?")))
         return None
 
+    throttle = sessions.SignInThrottle()
+
     @bp.route("/login", methods=["GET", "POST"])
     def login() -> Any:
         error = ""
+        client = request.remote_addr or "unknown"
+        if request.method == "POST" and throttle.blocked(client):
+            page = render_template(
+                "console/login.html",
+                error="Too many sign-in attempts from your address; wait a minute and try again.",
+                token_enabled=bool(config.console_token),
+                slack_enabled=_slack_sign_in(rt),
+            )
+            return page, 429, {"Retry-After": "60"}
         if request.method == "POST":
             token = request.form.get("token", "")
             name = " ".join(request.form.get("name", "").split())[:80] or "console"
-            ok = bool(config.console_token) and hmac.compare_digest(
-                token.encode(), config.console_token.encode()
-            )
-            if ok:
+            if token_matches(token, config.console_token):
                 sign_in(name)
                 return redirect(_safe_next(request.args.get("next")))
+            throttle.failed(client)  # only failures count against the address
             error = "That token is not HIPPO_CONSOLE_TOKEN."
         return render_template(
             "console/login.html",
@@ -97,7 +115,7 @@ def install(bp: Blueprint, rt: Runtime) -> None:
 
     @bp.post("/logout")
     def logout() -> Response:
-        session.clear()
+        sessions.end()
         return redirect(url_for("console.login"))
 
     @bp.get("/login/slack")
