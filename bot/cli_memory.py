@@ -8,6 +8,7 @@ import sys
 from datetime import date
 from typing import Any
 
+from integrations import metrics
 from jobs.runtime import Runtime
 from memory import notes, snapshot
 from memory.store import Author
@@ -38,6 +39,8 @@ def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
         key=args.key,
         force=args.force,
     )
+    if saved.result.created:
+        metrics.NOTES_SAVED.labels("cli").inc()
     snapshot.publish_if_index_changed(rt.store, saved.result)  # new threads see an index edit
     verb = "saved" if saved.result.created else "already saved"
     print(f"{verb} in {saved.path} ({saved.result.commit[:8]})")

@@ -54,6 +54,16 @@ def _zone(name: str, value: str) -> str:
     return value
 
 
+LOG_FORMATS = ("auto", "json", "text")
+LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ConfigError(f"{name}={value!r} is not one of {', '.join(choices)}")
+    return value
+
+
 def _list(value: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip())
 
@@ -110,6 +120,10 @@ class Config:
     secret_key: str = ""
     mcp_tokens: Mapping[str, str] = field(default_factory=dict)  # token → name
     public_url: str = "http://localhost:3000"
+    # Operations
+    log_format: str = "auto"  # json, text, or auto (JSON unless stderr is a terminal)
+    log_level: str = "INFO"
+    ready_timeout: float = 3.0  # /readyz: seconds each check may take
 
     @property
     def remote(self) -> str:
@@ -169,4 +183,7 @@ class Config:
             secret_key=get("HIPPO_SECRET_KEY"),
             mcp_tokens=_tokens(get("HIPPO_MCP_TOKENS")),
             public_url=get("HIPPO_PUBLIC_URL", "http://localhost:3000") or "http://localhost:3000",
+            log_format=_choice("HIPPO_LOG_FORMAT", get("HIPPO_LOG_FORMAT") or "auto", LOG_FORMATS),
+            log_level=_choice("HIPPO_LOG_LEVEL", get("HIPPO_LOG_LEVEL").upper() or "INFO", LEVELS),
+            ready_timeout=_seconds("HIPPO_READY_TIMEOUT", get("HIPPO_READY_TIMEOUT", "3") or "3"),
         )

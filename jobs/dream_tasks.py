@@ -7,6 +7,7 @@ Runtime, memory.dream.run.dream, then a new prompt snapshot and the digest via `
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -17,6 +18,7 @@ from celery.schedules import crontab
 from github import Github
 
 from integrations import github as gh
+from integrations import metrics
 from integrations.dream_llm import ClaudeDreamer
 from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
 from jobs.agent_turn import agent_usage
@@ -27,8 +29,9 @@ from jobs.runtime import Runtime
 from jobs.slack_tasks import RETRY, author, reply_once
 from memory import snapshot
 from memory.dream import digest
+from memory.dream.claims import Claim
 from memory.dream.run import Report, dream
-from memory.dream.verifiers import Verifier, Verifiers
+from memory.dream.verifiers import Verdict, Verifier, Verifiers
 from memory.errors import MemoryStoreError
 
 log = logging.getLogger("hippo.dream")
@@ -72,6 +75,15 @@ def parse_now(config: Config, now_iso: str | None) -> datetime:
     return when.replace(tzinfo=zone) if when.tzinfo is None else when.astimezone(zone)
 
 
+class CountedVerifiers(Verifiers):
+    """Verifiers whose calls are counted in Prometheus, by verifier and result."""
+
+    def check(self, claim: Claim) -> Verdict:
+        verdict = super().check(claim)
+        metrics.VERIFIER_CALLS.labels(verdict.verifier or "none", verdict.status).inc()
+        return verdict
+
+
 def make_verifiers(rt: Runtime) -> Verifiers:
     """GitHub when configured, Slack when a bot token is set, HTTP for HIPPO_VERIFY_HOSTS."""
     config = rt.config
@@ -88,7 +100,7 @@ def make_verifiers(rt: Runtime) -> Verifiers:
         found.append(SlackVerifier(rt.slack))
     if config.verify_hosts:
         found.append(HttpVerifier(config.verify_hosts))
-    return Verifiers(found)
+    return CountedVerifiers(found)
 
 
 def _client_for(settings: gh.GitHubSettings) -> Any:
@@ -116,6 +128,7 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
     if not lock.acquire(blocking=False):
         log.info("a dream of %s is already running; this one stops", workspace)
         return Outcome("busy")
+    started = time.monotonic()
     try:
         verifiers = make_verifiers(rt)
         claude = None
@@ -135,6 +148,9 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
             # a dream with Claude can take a while: each step renews the lock
             after_step=lambda _step: lock.extend(LOCK_TTL, replace_ttl=True),
         )
+        metrics.DREAM_SECONDS.observe(time.monotonic() - started)
+        for step in report.steps:
+            metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()
         posted = f"hippo:dream:digest:{workspace}:{report.run_id}"
         if report.skipped and (rt.redis.exists(posted) or not report.steps):
             return Outcome("skipped", report)

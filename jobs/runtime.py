@@ -15,6 +15,7 @@ import redis
 from celery import Celery
 from slack_sdk import WebClient
 
+from integrations import metrics
 from integrations.llm import make_client
 from integrations.slack import Outbox, Poster, SlackPoster, make_web_client
 from jobs.config import Config
@@ -60,12 +61,14 @@ class Runtime:
     def store(self) -> Store:
         # With a shared REDIS_URL the lock is a Redis lock (writers on several hosts); an
         # embedded Redis serves one host only, where a file lock does the same without it.
-        return Store.open(
+        store = Store.open(
             self.config.remote,
             self.config.data_dir,
             workspace=self.config.workspace,
             redis=self.redis if self.config.redis_url else None,
         )
+        store.observer = metrics.observe_write  # write latency, refusals, push retries
+        return store
 
     @cached_property
     def llm(self) -> anthropic.Anthropic | None:
