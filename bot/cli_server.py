@@ -7,7 +7,6 @@ processes it starts, so web, worker and beat share one broker and one set of ded
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import subprocess
 import sys
@@ -17,6 +16,8 @@ from typing import Any
 from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
+from jobs import observe
+from jobs.metrics_dir import prepare
 from jobs.runtime import Runtime
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
@@ -28,6 +29,15 @@ def child_env(rt: Runtime) -> dict[str, str]:
     env["REDIS_URL"] = rt.redis_url
     env["HIPPO_DATA_DIR"] = str(rt.config.data_dir)
     env["HIPPO_MEMORY_REMOTE"] = rt.config.remote
+    return env
+
+
+def metrics_env(rt: Runtime) -> dict[str, str]:
+    """child_env plus PROMETHEUS_MULTIPROC_DIR (default <HIPPO_DATA_DIR>/metrics): web and
+    worker processes of one host write their metrics there and /metrics sums them."""
+    env = child_env(rt)
+    folder = env.get("PROMETHEUS_MULTIPROC_DIR") or str(rt.config.data_dir / "metrics")
+    env["PROMETHEUS_MULTIPROC_DIR"] = prepare(folder)
     return env
 
 
@@ -57,7 +67,7 @@ def worker_argv(rt: Runtime, concurrency: int = 8, beat: bool = False) -> list[s
 def _run(argv: list[str], rt: Runtime) -> int:
     rt.store.init()
     try:
-        return subprocess.call(argv, env=child_env(rt))
+        return subprocess.call(argv, env=metrics_env(rt))
     finally:
         rt.close()
 
@@ -69,6 +79,8 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
         "-m",
         "gunicorn",
         "bot.app:create_app()",
+        "--config",
+        "python:bot.gunicorn_conf",  # JSON logs, access log, Prometheus multiprocess mode
         "--workers",
         str(args.workers),
         "--threads",
@@ -92,7 +104,7 @@ def cmd_dev(args: argparse.Namespace, rt: Runtime) -> int:
     """Web (in this process) + worker with embedded beat (a child), until Ctrl-C."""
     from bot.app import create_app
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    observe.install("web", rt.config.log_format, rt.config.log_level)
     rt.store.init()
     port = args.port or rt.config.port
     worker = subprocess.Popen(worker_argv(rt, args.concurrency, beat=True), env=child_env(rt))
@@ -131,7 +143,7 @@ def cmd_socket(args: argparse.Namespace, rt: Runtime) -> int:
 
     from bot.slack_app import make_slack_app
 
-    logging.basicConfig(level=logging.INFO)
+    observe.install("socket", rt.config.log_format, rt.config.log_level)
     handler = SocketModeHandler(make_slack_app(rt, socket_mode=True), rt.config.slack_app_token)
     handler.start()  # type: ignore[no-untyped-call]  # slack_bolt leaves it unannotated
     return 0

@@ -79,6 +79,10 @@ class ContextFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if not getattr(record, "request_id", ""):
             record.request_id = REQUEST_ID.get()
+        if record.name == "gunicorn.access" and isinstance(record.args, dict):
+            # gunicorn logs after the request ended: take the id from the response header
+            sent = str(record.args.get("{x-request-id}o", "-"))
+            record.request_id = "" if sent == "-" else sent
         if not getattr(record, "task", ""):
             record.task = TASK.get()
         record.role = _role
