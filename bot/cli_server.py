@@ -150,20 +150,25 @@ def cmd_socket(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def add_commands(sub: Sub) -> None:
+    port_help = "port to listen on (default: PORT, else 3000)"
     p = sub.add_parser("serve", help="the web app under gunicorn (Slack, GitHub, console, MCP)")
-    p.add_argument("--host", default="0.0.0.0")
-    p.add_argument("--port", type=int, default=0, help="default: PORT or 3000")
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--host", default="0.0.0.0", help="address to listen on (0.0.0.0)")
+    p.add_argument("--port", type=int, default=0, help=port_help)
+    p.add_argument("--workers", type=int, default=2, metavar="N", help="gunicorn workers (2)")
     p.set_defaults(func=cmd_serve)
     p = sub.add_parser("worker", help="a Celery worker")
-    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument(
+        "--concurrency", type=int, default=8, metavar="N", help="tasks run at once (threads, 8)"
+    )
     p.set_defaults(func=cmd_worker)
     p = sub.add_parser("beat", help="Celery beat (run exactly one)")
     p.set_defaults(func=cmd_beat)
     p = sub.add_parser("dev", help="web + worker + beat in one terminal, for a laptop")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=0, help="default: PORT or 3000")
-    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=int, default=0, help=port_help)
+    p.add_argument(
+        "--concurrency", type=int, default=8, metavar="N", help="worker tasks run at once (8)"
+    )
     p.set_defaults(func=cmd_dev)
     p = sub.add_parser("socket", help="Slack over Socket Mode (needs SLACK_APP_TOKEN)")
     p.set_defaults(func=cmd_socket)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -121,8 +122,14 @@ def _client_for(settings: gh.GitHubSettings) -> Any:
     return client_for
 
 
-def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> Outcome:
-    """One dream under the workspace lock, then the snapshot and the digest."""
+def run_dream(
+    rt: Runtime,
+    workspace: str = "",
+    now_iso: str | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> Outcome:
+    """One dream under the workspace lock, then the snapshot and the digest. `on_step(name)`
+    follows each step (the CLI's progress bar)."""
     workspace = workspace or rt.config.workspace
     lock = rt.redis.lock(f"hippo:dream:{workspace}", timeout=LOCK_TTL, blocking_timeout=0)
     if not lock.acquire(blocking=False):
@@ -145,8 +152,8 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
             writer=claude,
             recall=recall_counts(rt.redis, workspace),
             allowed_hosts=rt.config.verify_hosts,
-            # a dream with Claude can take a while: each step renews the lock
-            after_step=lambda _step: lock.extend(LOCK_TTL, replace_ttl=True),
+            # each step renews the lock
+            after_step=lambda step: _after_step(lock, step, on_step),
         )
         metrics.DREAM_SECONDS.observe(time.monotonic() - started)
         for step in report.steps:
@@ -169,6 +176,12 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
             lock.release()
         except Exception:  # expired meanwhile: nothing to release
             log.warning("the dream lock of %s expired before the dream ended", workspace)
+
+
+def _after_step(lock: Any, step: str, on_step: Callable[[str], None] | None) -> None:
+    lock.extend(LOCK_TTL, replace_ttl=True)  # a dream with Claude can take a while
+    if on_step is not None:
+        on_step(step)
 
 
 def post_digest(rt: Runtime, report: Report, workspace: str) -> str:
