@@ -270,3 +270,107 @@ def _ok(url: str) -> bool:
 
 def _task_done(log: Path, rid: str) -> bool:
     return any(rid in line and "task success" in line for line in log.read_text().splitlines())
+
+
+def _value(name: str, **labels: str) -> float:
+    from prometheus_client import REGISTRY
+
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+def test_claude_tokens_are_counted(tmp_path: Path) -> None:
+    """Every Messages answer through hippo's client adds its usage to hippo_llm_tokens_total."""
+    from integrations.llm import complete, make_client
+    from tests.fakes.anthropic import FakeAnthropic
+
+    with FakeAnthropic() as fake:
+        fake.script(fake.text("hello", usage={"input_tokens": 17, "output_tokens": 5}))
+        before = (
+            _value("hippo_llm_tokens_total", kind="input_tokens"),
+            _value("hippo_llm_tokens_total", kind="output_tokens"),
+        )
+        client = make_client("test", fake.url, max_retries=0)
+        text, usage = complete(client, model="m", system="s", prompt="p")
+    assert (text, usage.input_tokens) == ("hello", 17)
+    assert _value("hippo_llm_tokens_total", kind="input_tokens") - before[0] == 17
+    assert _value("hippo_llm_tokens_total", kind="output_tokens") - before[1] == 5
+
+
+def test_verifier_calls_are_counted_by_result(tmp_path: Path) -> None:
+    """The dream's verifiers count each claim by verifier and result (a 404 URL: unfixable)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    from jobs.dream_tasks import make_verifiers
+    from memory.dream.claims import URL, Claim
+
+    class Gone(BaseHTTPRequestHandler):
+        def do_HEAD(self) -> None:
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Gone)
+    Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        rt = Runtime(Config(data_dir=tmp_path, verify_hosts=("127.0.0.1",)))
+        url = f"http://127.0.0.1:{server.server_port}/runbook"
+        labels = {"verifier": "http", "result": "unfixable"}
+        before = _value("hippo_verifier_calls_total", **labels)
+        claim = Claim(URL, url, f"- see {url}", (6, 6 + len(url)), url=url)
+        verdict = make_verifiers(rt).check(claim)
+        assert (verdict.status, verdict.verifier) == ("unfixable", "http")
+        assert _value("hippo_verifier_calls_total", **labels) - before == 1
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.integration
+def test_hippo_serve_sums_metrics_over_gunicorn_workers_and_logs_json(
+    tmp_path: Path, embedded_redis_url: str
+) -> None:
+    """`hippo serve --workers 2`: /metrics counts every request whichever worker answered
+    (multiprocess mode), and gunicorn's access log is JSON lines ending with the request id."""
+    port, log = _free_port(), tmp_path / "serve.log"
+    env = {
+        **os.environ,
+        "HIPPO_DATA_DIR": str(tmp_path / "data"),
+        "HIPPO_MEMORY_REMOTE": str(tmp_path / "remote.git"),
+        "REDIS_URL": embedded_redis_url,
+    }
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    with log.open("wb") as out:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "serve", "--port", str(port), "--workers", "2"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+            start_new_session=True,  # gunicorn is its child: stop the whole group at the end
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait(lambda: _ok(base + "/healthz"), timeout=60)
+        ids = set()
+        for _ in range(20):
+            with urllib.request.urlopen(base + "/healthz", timeout=5) as resp:
+                ids.add(resp.headers["X-Request-ID"])
+        with urllib.request.urlopen(base + "/metrics", timeout=5) as resp:
+            text = resp.read().decode()
+    finally:
+        os.killpg(serve.pid, signal.SIGTERM)
+        serve.wait(timeout=30)
+    counted = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for f in text_string_to_metric_families(text)
+        for s in f.samples
+    }
+    assert counted[("hippo_http_requests_total", (("route", "/healthz"), ("status", "200")))] >= 21
+    assert len(list((tmp_path / "data" / "metrics").glob("counter_*.db"))) == 2  # both workers
+    lines = [json.loads(x) for x in log.read_text().splitlines() if x.startswith("{")]
+    access = [x for x in lines if x["logger"] == "gunicorn.access"]
+    assert {x["request_id"] for x in access} >= ids
+    assert all(x["role"] == "web" for x in lines)
