@@ -374,3 +374,56 @@ def test_hippo_serve_sums_metrics_over_gunicorn_workers_and_logs_json(
     access = [x for x in lines if x["logger"] == "gunicorn.access"]
     assert {x["request_id"] for x in access} >= ids
     assert all(x["role"] == "web" for x in lines)
+
+
+def test_a_proxys_request_id_is_kept_only_when_it_looks_like_one(
+    slack_runtime: Runtime,
+) -> None:
+    """A router's X-Request-ID of safe characters becomes the request id (answered back and
+    sent with the task); anything else is replaced by hippo's own."""
+    client = create_app(slack_runtime.config, slack_runtime).test_client()
+
+    def queued_id() -> str:
+        raw = slack_runtime.redis.rpop("celery")
+        return str(json.loads(raw)["headers"]["hippo_request_id"])
+
+    kept = post(client, mention("save a note: a", event_id="EvR1"), **{"X-Request-ID": "req-1.a_B"})
+    assert kept.headers["X-Request-ID"] == "req-1.a_B" == queued_id()
+    bad = "x Hippo-Key: forged"
+    for sent in (bad, "a" * 65, "-starts-with-dash"):
+        resp = post(
+            client,
+            mention("save a note: b", event_id=f"Ev{len(sent)}", ts=f"1700000001.{len(sent):06d}"),
+            **{"X-Request-ID": sent},
+        )
+        rid = resp.headers["X-Request-ID"]
+        assert rid != sent and len(rid) == 32 and rid == queued_id()
+
+
+@pytest.mark.integration
+def test_beat_logs_json_lines(tmp_path: Path, embedded_redis_url: str) -> None:
+    """`hippo beat` with stderr not a terminal: Celery beat's own lines are JSON, role "beat"."""
+    log = tmp_path / "beat.log"
+    env = {
+        **os.environ,
+        "HIPPO_DATA_DIR": str(tmp_path / "data"),
+        "HIPPO_MEMORY_REMOTE": str(tmp_path / "remote.git"),
+        "REDIS_URL": embedded_redis_url,
+    }
+    with log.open("wb") as out:
+        beat = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "beat"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+            start_new_session=True,
+        )
+    try:
+        wait(lambda: "Starting" in log.read_text(), timeout=60)
+    finally:
+        os.killpg(beat.pid, signal.SIGTERM)
+        beat.wait(timeout=30)
+    lines = [json.loads(x) for x in log.read_text().splitlines() if x.strip()]
+    assert any(x["logger"] == "celery.beat" for x in lines)
+    assert {x["role"] for x in lines} == {"beat"}
