@@ -96,19 +96,37 @@ def multiprocess_dir() -> str:
     return os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
 
 
+def registry() -> CollectorRegistry:
+    """Every process's values in multiprocess mode, else this process's."""
+    if not multiprocess_dir():
+        return REGISTRY
+    from prometheus_client import multiprocess
+
+    summed = CollectorRegistry()
+    multiprocess.MultiProcessCollector(summed)  # type: ignore[no-untyped-call]
+    return summed
+
+
+def serve(port: int, addr: str = "0.0.0.0") -> Callable[[], None]:
+    """Serve /metrics on `port` from a thread (a worker has no web server); returns stop()."""
+    from prometheus_client import start_http_server
+
+    server, thread = start_http_server(port, addr, registry=registry())
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+    return stop
+
+
 def exposition(
     gauges: Gauges | None = None,
 ) -> tuple[bytes, str]:
     """The text exposition of every metric (summed over processes in multiprocess mode), then
     the scrape-time gauges."""
-    if multiprocess_dir():
-        from prometheus_client import multiprocess
-
-        registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-        out = generate_latest(registry)
-    else:
-        out = generate_latest(REGISTRY)
+    out = generate_latest(registry())
     if gauges:
         extra = CollectorRegistry()
         extra.register(_Gauges(gauges))

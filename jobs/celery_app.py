@@ -100,9 +100,9 @@ def make_celery(config: Config, runtime: Runtime | None = None) -> Celery:
         worker_send_task_events=True,
         task_send_sent_event=True,
     )
-    from jobs.health import Heartbeat  # it imports this module
+    from jobs.health import Heartbeat, MetricsEndpoint  # it imports this module
 
-    app.steps["worker"].add(Heartbeat)
+    app.steps["worker"].update({Heartbeat, MetricsEndpoint})
     return app
 
 

@@ -124,6 +124,7 @@ class Config:
     log_format: str = "auto"  # json, text, or auto (JSON unless stderr is a terminal)
     log_level: str = "INFO"
     ready_timeout: float = 3.0  # /readyz: seconds each check may take
+    metrics_port: int = 0  # a worker serves /metrics on this port (0: off)
 
     @property
     def remote(self) -> str:
@@ -185,5 +186,6 @@ class Config:
             public_url=get("HIPPO_PUBLIC_URL", "http://localhost:3000") or "http://localhost:3000",
             log_format=_choice("HIPPO_LOG_FORMAT", get("HIPPO_LOG_FORMAT") or "auto", LOG_FORMATS),
             log_level=_choice("HIPPO_LOG_LEVEL", get("HIPPO_LOG_LEVEL").upper() or "INFO", LEVELS),
+            metrics_port=_int("HIPPO_METRICS_PORT", get("HIPPO_METRICS_PORT") or "0"),
             ready_timeout=_seconds("HIPPO_READY_TIMEOUT", get("HIPPO_READY_TIMEOUT", "3") or "3"),
         )

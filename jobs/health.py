@@ -19,6 +19,7 @@ from typing import Any
 import redis
 from celery import bootsteps
 
+from integrations import metrics
 from jobs.runtime import Runtime
 
 HEARTBEAT_EVERY = 15.0
@@ -79,7 +80,30 @@ class Heartbeat(bootsteps.StartStopStep):  # type: ignore[misc]  # celery ships 
             self._thread.join(timeout=5)
             self._thread = None
 
-    shutdown = stop
+    terminate = stop  # the test worker (and a terminating one) ends with terminate
+
+
+class MetricsEndpoint(bootsteps.StartStopStep):  # type: ignore[misc]  # celery ships no types
+    """A worker bootstep: with HIPPO_METRICS_PORT, serve this worker's /metrics on that port
+    (for hosts where web and worker share no folder, e.g. separate dynos)."""
+
+    def __init__(self, worker: Any, **kwargs: Any) -> None:
+        self._stop: Callable[[], None] | None = None
+
+    def start(self, worker: Any) -> None:
+        from jobs.celery_app import task_runtime
+
+        port = task_runtime().config.metrics_port
+        if port:
+            self._stop = metrics.serve(port)
+            log.info("worker metrics on port %d", port)
+
+    def stop(self, worker: Any) -> None:
+        if self._stop is not None:
+            self._stop()
+            self._stop = None
+
+    terminate = stop  # the test worker (and a terminating one) ends with terminate
 
 
 def _probe_client(rt: Runtime, timeout: float) -> redis.Redis:

@@ -427,3 +427,22 @@ def test_beat_logs_json_lines(tmp_path: Path, embedded_redis_url: str) -> None:
     lines = [json.loads(x) for x in log.read_text().splitlines() if x.strip()]
     assert any(x["logger"] == "celery.beat" for x in lines)
     assert {x["role"] for x in lines} == {"beat"}
+
+
+@pytest.mark.integration
+def test_a_worker_serves_its_metrics_on_hippo_metrics_port(slack_runtime: Runtime) -> None:
+    """With HIPPO_METRICS_PORT a worker serves /metrics itself (and its heartbeat is written);
+    the port closes when the worker stops."""
+    from dataclasses import replace
+
+    from celery.contrib.testing.worker import start_worker
+
+    port = _free_port()
+    rt = Runtime(replace(slack_runtime.config, metrics_port=port))
+    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:
+            text = resp.read().decode()
+        assert "hippo_notes_saved_total" in text
+        assert health.last_beat(rt.redis, rt.config.workspace) is not None
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2)
