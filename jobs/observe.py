@@ -11,13 +11,11 @@ python-json-logger, or text on a terminal); gunicorn gets the same through `dict
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import logging.config
 import re
 import sys
 import uuid
-from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
@@ -42,26 +40,9 @@ def valid(request_id: str) -> bool:
     return bool(_VALID.match(request_id))
 
 
-@contextlib.contextmanager
-def bound(request_id: str, task: str = "") -> Iterator[str]:
-    """Run a request or task under `request_id`: logs and commits made inside carry it."""
-    rid = request_id if valid(request_id) else new_id()
-    tokens = (
-        REQUEST_ID.set(rid),
-        TASK.set(task),
-        CONTEXT_TRAILERS.set(((TRAILER, rid),)),
-    )
-    try:
-        yield rid
-    finally:
-        CONTEXT_TRAILERS.reset(tokens[2])
-        TASK.reset(tokens[1])
-        REQUEST_ID.reset(tokens[0])
-
-
 def bind(request_id: str, task: str = "") -> Any:
-    """`bound` for callers that cannot use a with-block (Flask and Celery hooks): returns the
-    tokens to hand to `unbind`."""
+    """Run what follows in this context under `request_id` (a new one unless it is valid):
+    logs and commits made until `unbind(tokens)` carry it. Returns the tokens."""
     rid = request_id if valid(request_id) else new_id()
     return (REQUEST_ID.set(rid), TASK.set(task), CONTEXT_TRAILERS.set(((TRAILER, rid),)))
 
