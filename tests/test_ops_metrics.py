@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -192,3 +193,36 @@ def test_a_worker_serves_its_metrics_on_hippo_metrics_port(slack_runtime: Runtim
         assert health.last_beat(rt.redis, rt.config.workspace) is not None
     with pytest.raises(OSError):
         urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2)
+
+
+@pytest.mark.integration
+def test_task_events_are_sent_for_flower(celery_worker_for: Runtime, slack_fake: SlackFake) -> None:
+    """Workers send task events and the sender the "task-sent" event (what Flower reads)."""
+    import threading
+
+    rt = celery_worker_for
+    seen: list[str] = []
+    receivers: list[Any] = []
+    failed: list[BaseException] = []
+
+    def listen() -> None:
+        try:
+            with rt.celery.connection() as conn:
+                recv = rt.celery.events.Receiver(
+                    conn, handlers={"*": lambda event: seen.append(event["type"])}
+                )
+                receivers.append(recv)
+                recv.capture(limit=None, timeout=30, wakeup=False)
+        except BaseException as exc:  # reported below, not lost in the thread
+            failed.append(exc)
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    wait(lambda: receivers)
+    time.sleep(0.5)  # the receiver's queue is bound before anything is sent
+    client = create_app(rt.config, rt).test_client()
+    post(client, mention("save a note: flower sees this task", event_id="EvF1"))
+    wait(lambda: {"task-sent", "task-received", "task-started", "task-succeeded"} <= set(seen))
+    receivers[0].should_stop = True
+    listener.join(10)
+    assert not listener.is_alive() and failed == []
