@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
+import signal
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import redis
 
@@ -35,6 +39,14 @@ EPILOG = """exit codes: 0 done; 1 not done (nothing matched, refused, problems f
 Shell completion: eval "$(hippo completion bash)" (or zsh, tcsh)."""
 
 
+def version() -> str:
+    """The installed distribution's version (`hippo-memory`, see pyproject.toml)."""
+    try:
+        return importlib.metadata.version("hippo-memory")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout that was not installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hippo",
@@ -42,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"hippo {version()}")
     parser.add_argument(
         "--remote", metavar="URL", help="memory remote (overrides HIPPO_MEMORY_REMOTE)"
     )
@@ -88,8 +101,10 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
         from pathlib import Path
 
         config = replace(config, data_dir=Path(args.data_dir))
+    rt = Runtime(config)
+    previous = _exit_on_sigterm()
     try:
-        return int(args.func(args, Runtime(config)))
+        return int(args.func(args, rt))
     except (RemoteError, LockTimeout) as exc:
         out.error(str(exc))
         return out.UNREACHABLE
@@ -101,6 +116,23 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
         return out.UNREACHABLE
     except KeyboardInterrupt:
         return out.INTERRUPTED
+    finally:
+        rt.close()  # leave the embedded Redis (the last hippo process to leave stops it)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _exit_on_sigterm() -> Any:
+    """SIGTERM (a process manager, `kill`) unwinds like Ctrl-C: `finally` blocks run, children
+    are stopped and the embedded Redis is left. Returns the handler it replaced (main thread only).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _stop)
 
 
 if __name__ == "__main__":
