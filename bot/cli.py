@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli_server",
     "bot.cli_dream",
     "bot.cli_github",
+    "bot.cli_remote",
 )
 
 
@@ -105,6 +106,9 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
     previous = _exit_on_sigterm()
     try:
         return int(args.func(args, rt))
+    except ConfigError as exc:  # a setting a command reads late (e.g. the remote's auth)
+        out.error(str(exc))
+        return out.USAGE
     except (RemoteError, LockTimeout) as exc:
         out.error(str(exc))
         return out.UNREACHABLE

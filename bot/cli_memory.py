@@ -24,9 +24,9 @@ def _author(args: argparse.Namespace) -> Author:
 def cmd_init(args: argparse.Namespace, rt: Runtime) -> int:
     head = rt.store.init()
     if args.json:
-        out.print_json({"remote": rt.store.remote, "head": head})
+        out.print_json({"remote": rt.store.shown, "head": head})
     else:
-        print(f"memory repository ready at {rt.store.remote} ({head[:8]})")
+        print(f"memory repository ready at {rt.store.shown} ({head[:8]})")
     return out.OK
 
 

@@ -59,11 +59,14 @@ class Runtime:
     def store(self) -> Store:
         # With a shared REDIS_URL the lock is a Redis lock (writers on several hosts); an
         # embedded Redis serves one host only, where a file lock does the same without it.
+        from jobs.memory_auth import remote_auth
+
         store = Store.open(
             self.config.remote,
             self.config.data_dir,
             workspace=self.config.workspace,
             redis=self.redis if self.config.redis_url else None,
+            auth=remote_auth(self.config),
         )
         store.observer = metrics.observe_write  # write latency, refusals, push retries
         return store

@@ -129,7 +129,7 @@ def test_exit_codes(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_bad_setting_exits_2(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
     monkeypatch.setenv("HIPPO_LOG_FORMAT", "xml")
     assert main(["log"]) == 2
-    assert "HIPPO_LOG_FORMAT='xml' is not one of auto, json, text" in capsys.readouterr().err
+    assert "HIPPO_LOG_FORMAT must be one of auto, json, text, not 'xml'" in capsys.readouterr().err
 
 
 def test_bash_completion_completes_commands_and_options(tmp_path: Path) -> None:
