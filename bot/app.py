@@ -11,6 +11,7 @@ from jobs.runtime import Runtime
 
 # Each feature module has `register(app: Flask, rt: Runtime) -> None`. One line per feature.
 FEATURES: tuple[str, ...] = (
+    "bot.ops_routes",  # first: the request id and metrics wrap every other route
     "bot.limits",
     "bot.mcp_http",
     "bot.console",
@@ -26,9 +27,4 @@ def create_app(config: Config | None = None, runtime: Runtime | None = None) -> 
     app.extensions["hippo"] = rt
     for name in FEATURES:
         importlib.import_module(name).register(app, rt)
-
-    @app.get("/healthz")
-    def healthz() -> dict[str, str]:
-        return {"status": "ok"}
-
     return app

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from jobs.dream_tasks import run_dream
+from bot import cli_output as out
+from jobs.dream_tasks import Outcome, run_dream
 from jobs.runtime import Runtime
+from memory.dream.run import STEPS
 
 
 def add_commands(sub: Any) -> None:
@@ -17,19 +19,24 @@ def add_commands(sub: Any) -> None:
         help="pretend it is this time (in HIPPO_TIMEZONE unless it has an offset)",
     )
     p.add_argument("--workspace", default="", help="workspace (default: HIPPO_WORKSPACE)")
+    out.add_json(p)
     p.set_defaults(func=dream)
 
 
 def dream(args: argparse.Namespace, rt: Runtime) -> int:
-    outcome = run_dream(rt, args.workspace, args.now)
+    with out.progress("dream", total=len(STEPS)) as advance:
+        outcome = run_dream(rt, args.workspace, args.now, on_step=advance)
+    if args.json:
+        out.print_json(as_json(outcome))
+        return out.FAILED if outcome.status == "busy" else out.OK
     if outcome.status == "busy":
         print("A dream of this workspace is already running; try again when it ends.")
-        return 1
+        return out.FAILED
     report = outcome.report
     assert report is not None
     if outcome.status == "skipped":
         print(f"The dream of {report.run_id} already ran; nothing changed.")
-        return 0
+        return out.OK
     print(f"Dream of {report.run_id}:")
     for step in report.steps:
         mark = step.commit[:8] if step.commit else "--------"
@@ -43,4 +50,33 @@ def dream(args: argparse.Namespace, rt: Runtime) -> int:
     if report.unverified:
         print(f"  unverified: {len(report.unverified)} files")
     print(f"  snapshot {outcome.snapshot} published; digest {outcome.digest_ts or 'not posted'}")
-    return 0
+    return out.OK
+
+
+def as_json(outcome: Outcome) -> dict[str, Any]:
+    report = outcome.report
+    if report is None:
+        return {"status": outcome.status}
+    return {
+        "status": outcome.status,
+        "run_id": report.run_id,
+        "steps": [
+            {
+                "step": s.step,
+                "subject": s.subject,
+                "commit": s.commit,
+                "added": sum(f[1] for f in s.files),
+                "removed": sum(f[2] for f in s.files),
+                "files": [f[0] for f in s.files],
+            }
+            for s in report.steps
+        ],
+        "claims_checked": report.claims_checked,
+        "deleted": report.deleted,
+        "cap": report.cap,
+        "deferred": report.deferred,
+        "unverified": report.unverified,
+        "failed": report.failed,
+        "snapshot": outcome.snapshot,
+        "digest_ts": outcome.digest_ts,
+    }

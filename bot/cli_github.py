@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from dataclasses import asdict
 from typing import Any
 
 from github import GithubException
 
+from bot import cli_output as out
 from integrations.github import GitHubNotConfigured
 from jobs.github_backfill import Learned, backfill, learn_one
 from jobs.runtime import Runtime
@@ -17,13 +18,21 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("github", help="learn conventions from the agent's ended pull requests")
     cmds = p.add_subparsers(dest="github_command", required=True)
     one = cmds.add_parser("learn", help="learn from one merged or closed pull request")
-    one.add_argument("repo", metavar="OWNER/REPO")
-    one.add_argument("number", type=int)
+    one.add_argument("repo", metavar="OWNER/REPO", help="the repository, e.g. acme/shop")
+    one.add_argument("number", type=int, help="the pull request's number")
     many = cmds.add_parser("backfill", help="learn from the agent's recently closed pull requests")
-    many.add_argument("repo", metavar="OWNER/REPO")
-    many.add_argument("--limit", type=int, default=30, help="closed pull requests to look at")
+    many.add_argument("repo", metavar="OWNER/REPO", help="the repository, e.g. acme/shop")
+    many.add_argument(
+        "--limit", type=int, default=30, metavar="N", help="closed pull requests to look at (30)"
+    )
     for q in (one, many):
-        q.add_argument("--installation", type=int, help="GitHub App installation id")
+        q.add_argument(
+            "--installation",
+            type=int,
+            metavar="ID",
+            help="GitHub App installation id (default: looked up from OWNER)",
+        )
+        out.add_json(q)
         q.set_defaults(func=run)
 
 
@@ -35,21 +44,34 @@ def _line(item: Learned) -> str:
 
 def run(args: argparse.Namespace, rt: Runtime) -> int:
     if "/" not in args.repo:
-        print("hippo: give the repository as OWNER/REPO", file=sys.stderr)
-        return 2
+        out.error("give the repository as OWNER/REPO")
+        return out.USAGE
     try:
         if args.github_command == "learn":
             items = [learn_one(rt, args.repo, args.number, installation_id=args.installation)]
         else:
-            items = backfill(rt, args.repo, limit=args.limit, installation_id=args.installation)
-    except (GitHubNotConfigured, ValueError) as exc:
-        print(f"hippo: {exc}", file=sys.stderr)
-        return 1
+            with out.progress(f"backfill {args.repo}") as advance:
+                items = backfill(
+                    rt,
+                    args.repo,
+                    limit=args.limit,
+                    installation_id=args.installation,
+                    progress=lambda item: advance(f"#{item.number}"),
+                )
+    except GitHubNotConfigured as exc:
+        out.error(str(exc))
+        return out.USAGE
+    except ValueError as exc:
+        out.error(str(exc))
+        return out.FAILED
     except GithubException as exc:
-        print(f"hippo: GitHub answered {exc.status}: {exc.data}", file=sys.stderr)
-        return 1
+        out.error(f"GitHub answered {exc.status}: {exc.data}")
+        return out.FAILED if 400 <= (exc.status or 0) < 500 else out.UNREACHABLE
+    if args.json:
+        out.print_json([asdict(item) for item in items])
+        return out.OK
     if not items:
         print(f"No agent pull requests among the recently closed ones in {args.repo}.")
     for item in items:
         print(_line(item))
-    return 0
+    return out.OK

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import date
 from typing import Any
 
+from bot import cli_output as out
+from integrations import metrics
 from jobs.runtime import Runtime
 from memory import notes, snapshot, validate
 from memory.store import Author
@@ -22,8 +23,11 @@ def _author(args: argparse.Namespace) -> Author:
 
 def cmd_init(args: argparse.Namespace, rt: Runtime) -> int:
     head = rt.store.init()
-    print(f"memory repository ready at {rt.store.shown} ({head[:8]})")
-    return 0
+    if args.json:
+        out.print_json({"remote": rt.store.shown, "head": head})
+    else:
+        print(f"memory repository ready at {rt.store.shown} ({head[:8]})")
+    return out.OK
 
 
 def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
@@ -38,16 +42,32 @@ def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
         key=validate.external_key("cli", args.key),
         force=args.force,
     )
+    if saved.result.created:
+        metrics.NOTES_SAVED.labels("cli").inc()
     snapshot.publish_if_index_changed(rt.store, saved.result)  # new threads see an index edit
+    if args.json:
+        out.print_json(
+            {
+                "saved": saved.result.created,
+                "path": saved.path,
+                "text": saved.text,
+                "commit": saved.result.commit,
+            }
+        )
+        return out.OK
     verb = "saved" if saved.result.created else "already saved"
     print(f"{verb} in {saved.path} ({saved.result.commit[:8]})")
-    return 0
+    return out.OK
+
+
+def _match_json(m: Any) -> dict[str, Any]:
+    return {"path": m.path, "line": m.line, "text": m.text}
 
 
 def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
     found = notes.matches(rt.store, args.text)
     pick = [(m.path, m.text) for m in found] if args.all else None
-    out = notes.forget(
+    done = notes.forget(
         rt.store,
         args.text,
         today=date.today().isoformat(),
@@ -57,31 +77,34 @@ def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
         pick=pick,
         key=validate.external_key("cli", args.key),
     )
-    if out.status == "none":
-        print(f"hippo: nothing in memory matches {args.text!r}", file=sys.stderr)
-        return 1
-    if out.status == "ambiguous":
-        print(f"hippo: {len(out.matches)} entries match; be more specific, or pass --all:")
-        for m in out.matches:
+    if args.json:
+        out.print_json({"status": done.status, "matches": [_match_json(m) for m in done.matches]})
+        return out.OK if done.status not in ("none", "ambiguous") else out.FAILED
+    if done.status == "none":
+        out.error(f"nothing in memory matches {args.text!r}")
+        return out.FAILED
+    if done.status == "ambiguous":
+        print(f"hippo: {len(done.matches)} entries match; be more specific, or pass --all:")
+        for m in done.matches:
             print(f"  {m.path}:{m.line}: {m.text}")
-        return 1
-    for m in out.matches:
+        return out.FAILED
+    for m in done.matches:
         print(f"forgot {m.path}:{m.line}: {m.text}")
-    return 0
+    return out.OK
 
 
 def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
     rt.store.sync()
     hits = rt.store.search(args.query, limit=args.limit)
     if args.json:
-        print(json.dumps([_hit_json(h) for h in hits], indent=2))
-        return 0
+        out.print_json([_hit_json(h) for h in hits])
+        return out.OK
     if not hits:
         print(f"no match for {args.query!r}")
     for h in hits:
         src = h.meta.get("source")
         print(f"{h.path}:{h.line}: {h.text}" + (f"  [{src}]" if src else ""))
-    return 0
+    return out.OK
 
 
 def _hit_json(h: Any) -> dict[str, Any]:
@@ -90,67 +113,94 @@ def _hit_json(h: Any) -> dict[str, Any]:
 
 def cmd_show(args: argparse.Namespace, rt: Runtime) -> int:
     rt.store.sync()
-    sys.stdout.write(rt.store.read(args.path))
-    return 0
+    text = rt.store.read(args.path)
+    if args.json:
+        out.print_json({"path": args.path, "text": text})
+    else:
+        sys.stdout.write(text)
+    return out.OK
 
 
 def cmd_log(args: argparse.Namespace, rt: Runtime) -> int:
     rt.store.sync()
-    for c in rt.store.log(args.path, limit=args.limit):
+    commits = rt.store.log(args.path, limit=args.limit)
+    if args.json:
+        out.print_json(
+            [
+                {
+                    "commit": c.sha,
+                    "time": c.time.isoformat(),
+                    "author": c.author,
+                    "email": c.email,
+                    "summary": c.summary,
+                    "trailers": c.trailers,
+                }
+                for c in commits
+            ]
+        )
+        return out.OK
+    for c in commits:
         print(f"{c.short} {c.time:%Y-%m-%d %H:%M} {c.author}: {c.summary}")
-    return 0
+    return out.OK
 
 
 def cmd_lint(args: argparse.Namespace, rt: Runtime) -> int:
     from memory.lint import lint
 
     rt.store.sync()
-    problems = lint(rt.store.tree() if rt.store.tip() else {})
+    tree = rt.store.tree() if rt.store.tip() else {}
+    with out.progress("lint", total=len(tree)) as advance:
+        problems = lint(tree, progress=advance)
     if args.json:
-        print(json.dumps([p.__dict__ for p in problems], indent=2))
+        out.print_json([p.__dict__ for p in problems])
     else:
         for p in problems:
             print(f"{p.path}:{p.line}: {p.code}: {p.message}")
         print(f"{len(problems)} problem(s)" if problems else "memory is clean")
-    return 1 if problems else 0
+    return out.FAILED if problems else out.OK
 
 
 def add_commands(sub: Sub) -> None:
     p = sub.add_parser("init", help="create the memory repository (and a local bare remote)")
+    out.add_json(p)
     p.set_defaults(func=cmd_init)
 
-    p = sub.add_parser("note", help="save a note (to inbox.md unless --path)")
-    p.add_argument("text")
-    p.add_argument("--path", help="file to add the entry to")
-    p.add_argument("--source", help="where the fact comes from (a URL)")
-    p.add_argument("--by", help="who says so")
+    p = sub.add_parser("note", help="save a note (to the topic it names, else inbox.md)")
+    p.add_argument("text", help="the fact, one line")
+    p.add_argument("--path", metavar="FILE", help="file to add the entry to, e.g. services/x.md")
+    p.add_argument("--source", metavar="URL", help="where the fact comes from (a URL)")
+    p.add_argument("--by", metavar="WHO", help="who says so (also the commit author)")
     p.add_argument("--key", help="idempotency key: the same key never saves twice")
     p.add_argument("--force", action="store_true", help="save even if it was forgotten before")
+    out.add_json(p)
     p.set_defaults(func=cmd_note)
 
     p = sub.add_parser("forget", help="remove matching entries and tombstone them")
-    p.add_argument("text")
-    p.add_argument("--reason")
-    p.add_argument("--by")
-    p.add_argument("--key")
+    p.add_argument("text", help="words of the entry to forget")
+    p.add_argument("--reason", help="why, recorded in forgotten.md")
+    p.add_argument("--by", metavar="WHO", help="who forgets it (also the commit author)")
+    p.add_argument("--key", help="idempotency key: the same key never forgets twice")
     p.add_argument("--all", action="store_true", help="forget every match")
+    out.add_json(p)
     p.set_defaults(func=cmd_forget)
 
     p = sub.add_parser("search", help='search the memory (words and "quoted phrases")')
-    p.add_argument("query")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("query", help='words and "quoted phrases"; every one must match')
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
+    out.add_json(p)
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("show", help="print a file of the memory")
-    p.add_argument("path")
+    p.add_argument("path", help="the file's path in the memory, e.g. MEMORY.md")
+    out.add_json(p)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("log", help="history of the memory, or of one file")
-    p.add_argument("path", nargs="?")
-    p.add_argument("--limit", type=int, default=30)
+    p.add_argument("path", nargs="?", help="only commits that changed this file")
+    p.add_argument("--limit", type=int, default=30, metavar="N", help="at most N commits (30)")
+    out.add_json(p)
     p.set_defaults(func=cmd_log)
 
     p = sub.add_parser("lint", help="check grammar, links, index size, secrets, metadata")
-    p.add_argument("--json", action="store_true")
+    out.add_json(p)
     p.set_defaults(func=cmd_lint)

@@ -7,7 +7,6 @@ processes it starts, so web, worker and beat share one broker and one set of ded
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import signal
 import subprocess
@@ -21,6 +20,8 @@ from filelock import Timeout as FileLockTimeout
 from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
+from jobs import observe
+from jobs.metrics_dir import prepare
 from jobs.runtime import Runtime
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
@@ -32,6 +33,15 @@ def child_env(rt: Runtime) -> dict[str, str]:
     env["REDIS_URL"] = rt.redis_url
     env["HIPPO_DATA_DIR"] = str(rt.config.data_dir)
     env["HIPPO_MEMORY_REMOTE"] = rt.config.remote
+    return env
+
+
+def metrics_env(rt: Runtime) -> dict[str, str]:
+    """child_env plus PROMETHEUS_MULTIPROC_DIR (default <HIPPO_DATA_DIR>/metrics): web and
+    worker processes of one host write their metrics there and /metrics sums them."""
+    env = child_env(rt)
+    folder = env.get("PROMETHEUS_MULTIPROC_DIR") or str(rt.config.data_dir / "metrics")
+    env["PROMETHEUS_MULTIPROC_DIR"] = prepare(folder)
     return env
 
 
@@ -58,10 +68,13 @@ def worker_argv(rt: Runtime, concurrency: int = 8, beat: bool = False) -> list[s
     return _celery(rt, *argv)
 
 
-def start_child(argv: list[str], rt: Runtime) -> subprocess.Popen[bytes]:
+def start_child(
+    argv: list[str], rt: Runtime, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     """A child in its own session: a terminal's Ctrl-C reaches only hippo, which forwards one
-    signal (two would make Celery skip its warm shutdown) and waits for the child."""
-    return subprocess.Popen(argv, env=child_env(rt), start_new_session=True)
+    signal (two would make Celery skip its warm shutdown) and waits for the child.
+    `env` defaults to child_env(rt)."""
+    return subprocess.Popen(argv, env=env or child_env(rt), start_new_session=True)
 
 
 def stop_children(
@@ -87,7 +100,7 @@ def _signal_of(exc: BaseException) -> int:
 
 def _run(argv: list[str], rt: Runtime) -> int:
     rt.store.init()
-    child = start_child(argv, rt)
+    child = start_child(argv, rt, metrics_env(rt))
     try:
         return child.wait()
     except BaseException as exc:
@@ -104,6 +117,8 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
         "-m",
         "gunicorn",
         "bot.app:create_app()",
+        "--config",
+        "python:bot.gunicorn_conf",  # JSON logs, access log, Prometheus multiprocess mode
         "--workers",
         str(args.workers),
         "--threads",
@@ -127,7 +142,7 @@ def cmd_dev(args: argparse.Namespace, rt: Runtime) -> int:
     """Web (in this process) + worker with embedded beat (a child), until Ctrl-C or SIGTERM."""
     from bot.app import create_app
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    observe.install("web", rt.config.log_format, rt.config.log_level)
     # One `hippo dev` per data folder: a second would run a second beat (every digest twice).
     rt.config.data_dir.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(rt.config.data_dir / "dev.lock"), thread_local=False)
@@ -195,27 +210,32 @@ def cmd_socket(args: argparse.Namespace, rt: Runtime) -> int:
 
     from bot.slack_app import make_slack_app
 
-    logging.basicConfig(level=logging.INFO)
+    observe.install("socket", rt.config.log_format, rt.config.log_level)
     handler = SocketModeHandler(make_slack_app(rt, socket_mode=True), rt.config.slack_app_token)
     handler.start()  # type: ignore[no-untyped-call]  # slack_bolt leaves it unannotated
     return 0
 
 
 def add_commands(sub: Sub) -> None:
+    port_help = "port to listen on (default: PORT, else 3000)"
     p = sub.add_parser("serve", help="the web app under gunicorn (Slack, GitHub, console, MCP)")
-    p.add_argument("--host", default="0.0.0.0")
-    p.add_argument("--port", type=int, default=0, help="default: PORT or 3000")
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--host", default="0.0.0.0", help="address to listen on (0.0.0.0)")
+    p.add_argument("--port", type=int, default=0, help=port_help)
+    p.add_argument("--workers", type=int, default=2, metavar="N", help="gunicorn workers (2)")
     p.set_defaults(func=cmd_serve)
     p = sub.add_parser("worker", help="a Celery worker")
-    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument(
+        "--concurrency", type=int, default=8, metavar="N", help="tasks run at once (threads, 8)"
+    )
     p.set_defaults(func=cmd_worker)
     p = sub.add_parser("beat", help="Celery beat (run exactly one)")
     p.set_defaults(func=cmd_beat)
     p = sub.add_parser("dev", help="web + worker + beat in one terminal, for a laptop")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=0, help="default: PORT or 3000")
-    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=int, default=0, help=port_help)
+    p.add_argument(
+        "--concurrency", type=int, default=8, metavar="N", help="worker tasks run at once (8)"
+    )
     p.set_defaults(func=cmd_dev)
     p = sub.add_parser("socket", help="Slack over Socket Mode (needs SLACK_APP_TOKEN)")
     p.set_defaults(func=cmd_socket)

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs
 
 from flask import Flask, Response, jsonify, request
 
+from integrations import metrics
 from integrations.github import verify_signature
 from jobs.celery_app import enqueue
 from jobs.github_tasks import record_agent_push
@@ -49,6 +50,7 @@ def register(app: Flask, rt: Runtime) -> None:
             return _reply(400, error="the body is not a JSON object")
         claim = f"hippo:github:delivery:{delivery}"
         if not rt.redis.set(claim, event, nx=True, ex=DELIVERY_TTL):
+            metrics.ACKS.labels("github", event, "duplicate").inc()
             return _reply(200, duplicate=True)
         try:
             said = dispatch(rt, event, delivery, payload)
@@ -58,6 +60,7 @@ def register(app: Flask, rt: Runtime) -> None:
         except Exception:
             rt.redis.delete(claim)  # nothing was queued: a redelivery must be able to try again
             raise
+        metrics.ACKS.labels("github", event, next(iter(said), "done")).inc()
         return _reply(202, **said)
 
 

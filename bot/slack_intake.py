@@ -13,6 +13,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from integrations import metrics
 from jobs.celery_app import enqueue
 from jobs.runtime import Runtime
 from jobs.slack_instructions import remember_channel_name
@@ -71,6 +72,7 @@ def submit(rt: Runtime, intent: Intent, claims: list[tuple[str, ...]], **context
     if len(won) < len(keys):
         if won:
             rt.redis.delete(*won)
+        metrics.ACKS.labels("slack", intent.task, "duplicate").inc()
         return False
     try:
         enqueue(rt, intent.task, **context, **intent.args)
@@ -78,4 +80,5 @@ def submit(rt: Runtime, intent: Intent, claims: list[tuple[str, ...]], **context
         if won:  # let Slack's retry try again
             rt.redis.delete(*won)
         raise
+    metrics.ACKS.labels("slack", intent.task, "queued").inc()
     return True

@@ -7,8 +7,18 @@ falls back to its deterministic path.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import anthropic
+
+from integrations import metrics
+
+TOKEN_KINDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
 
 
 @dataclass(frozen=True)
@@ -36,8 +46,31 @@ def make_client(
 ) -> anthropic.Anthropic:
     """The SDK client; it retries 408/409/429/5xx (529 included) with backoff itself."""
     return anthropic.Anthropic(
-        api_key=api_key, base_url=base_url or None, max_retries=max_retries, timeout=timeout
+        api_key=api_key,
+        base_url=base_url or None,
+        max_retries=max_retries,
+        timeout=timeout,
+        # Every Messages answer, whoever asked (dream, agent, judge), counts its tokens here.
+        http_client=anthropic.DefaultHttpxClient(event_hooks={"response": [count_tokens]}),
     )
+
+
+def count_tokens(response: Any) -> None:
+    """The SDK's HTTP client's response hook: add a Messages answer's usage to the token
+    counters (streams and errors carry none worth reading here)."""
+    if response.status_code != 200 or not response.request.url.path.endswith("/messages"):
+        return
+    if "json" not in response.headers.get("content-type", ""):
+        return
+    response.read()
+    try:
+        usage = response.json().get("usage") or {}
+    except ValueError:
+        return
+    for kind in TOKEN_KINDS:
+        n = usage.get(kind)
+        if isinstance(n, int) and n > 0:
+            metrics.LLM_TOKENS.labels(kind).inc(n)
 
 
 def complete(

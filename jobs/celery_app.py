@@ -9,12 +9,16 @@ A task module may also define `beat_schedule(config) -> dict` (Celery `beat_sche
 from __future__ import annotations
 
 import importlib
+import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from celery import Celery, shared_task
+from celery import Celery, shared_task, signals
 
+from integrations import metrics
+from jobs import observe
 from jobs.config import Config
 from jobs.runtime import Runtime
 
@@ -93,10 +97,67 @@ def make_celery(config: Config, runtime: Runtime | None = None) -> Celery:
         timezone=config.timezone or "UTC",
         enable_utc=True,
         beat_schedule=beat_schedule(config),
+        # Task events (and the "sent" event) so Flower and `celery events` can follow tasks.
+        worker_send_task_events=True,
+        task_send_sent_event=True,
     )
+    from jobs.health import Heartbeat, MetricsEndpoint  # it imports this module
+
+    app.steps["worker"].update({Heartbeat, MetricsEndpoint})
     return app
 
 
 def enqueue(rt: Runtime, task: str, **kwargs: Any) -> None:
-    """Send the task named `task` (e.g. "hippo.slack.save_note") with JSON keyword arguments."""
-    rt.celery.send_task(task, kwargs=kwargs)
+    """Send the task named `task` (e.g. "hippo.slack.save_note") with JSON keyword arguments,
+    and the current request id in its headers (the task's logs and commits carry it)."""
+    rid = observe.REQUEST_ID.get() or observe.new_id()
+    rt.celery.send_task(task, kwargs=kwargs, headers={observe.HEADER: rid})
+    log.info("queued %s", task, extra={"request_id": rid, "task": task})
+
+
+# -- what every task does around its run: request id, logs, metrics ----------------------------
+
+log = logging.getLogger("hippo.tasks")
+_running: dict[str, tuple[Any, float]] = {}  # task id → (context tokens, start)
+_running_lock = threading.Lock()
+
+
+def _request_id(task: Any) -> str:
+    request = getattr(task, "request", None)
+    rid = getattr(request, observe.HEADER, None)
+    if not rid:  # older message protocols nest custom headers
+        rid = (getattr(request, "headers", None) or {}).get(observe.HEADER)
+    return str(rid or "")
+
+
+def _task_started(task_id: str = "", task: Any = None, **_: Any) -> None:
+    rid = _request_id(task) or task_id  # a scheduled task: its own id
+    tokens = observe.bind(rid, getattr(task, "name", ""))
+    with _running_lock:
+        _running[task_id] = (tokens, time.monotonic())
+    log.info("task started", extra={"task_id": task_id})
+
+
+def _task_finished(task_id: str = "", task: Any = None, state: str = "", **_: Any) -> None:
+    with _running_lock:
+        tokens, started = _running.pop(task_id, (None, time.monotonic()))
+    name = getattr(task, "name", "")
+    metrics.TASKS.labels(name, state or "UNKNOWN").inc()
+    seconds = round(time.monotonic() - started, 3)
+    log.info("task %s", (state or "done").lower(), extra={"task_id": task_id, "seconds": seconds})
+    if tokens is not None:
+        observe.unbind(tokens)
+
+
+def _setup_logging(**_: Any) -> None:
+    """`celery worker|beat`: our handler (JSON off a terminal) instead of Celery's."""
+    import sys
+
+    config = Config.from_env()
+    role = "beat" if "beat" in sys.argv else "worker"
+    observe.install(role, config.log_format, config.log_level)
+
+
+signals.task_prerun.connect(_task_started)
+signals.task_postrun.connect(_task_finished)
+signals.setup_logging.connect(_setup_logging)

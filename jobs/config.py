@@ -56,6 +56,8 @@ def _zone(name: str, value: str) -> str:
     return value
 
 
+LOG_FORMATS = ("auto", "json", "text")
+LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 MEMORY_AUTHS = ("auto", "token", "github-app", "ssh", "none")
 
 
@@ -154,6 +156,11 @@ class Config:
     secret_key: str = ""
     mcp_tokens: Mapping[str, str] = field(default_factory=dict)  # token → name
     public_url: str = "http://localhost:3000"
+    # Operations
+    log_format: str = "auto"  # json, text, or auto (JSON unless stderr is a terminal)
+    log_level: str = "INFO"
+    ready_timeout: float = 3.0  # /readyz: seconds each check may take
+    metrics_port: int = 0  # a worker serves /metrics on this port (0: off)
 
     @property
     def remote(self) -> str:
@@ -228,4 +235,8 @@ class Config:
             secret_key=get("HIPPO_SECRET_KEY"),
             mcp_tokens=_tokens(get("HIPPO_MCP_TOKENS")),
             public_url=get("HIPPO_PUBLIC_URL", "http://localhost:3000") or "http://localhost:3000",
+            log_format=_choice("HIPPO_LOG_FORMAT", get("HIPPO_LOG_FORMAT") or "auto", LOG_FORMATS),
+            log_level=_choice("HIPPO_LOG_LEVEL", get("HIPPO_LOG_LEVEL").upper() or "INFO", LEVELS),
+            metrics_port=_int("HIPPO_METRICS_PORT", get("HIPPO_METRICS_PORT") or "0"),
+            ready_timeout=_seconds("HIPPO_READY_TIMEOUT", get("HIPPO_READY_TIMEOUT", "3") or "3"),
         )

@@ -7,6 +7,8 @@ Runtime, memory.dream.run.dream, then a new prompt snapshot and the digest via `
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -17,6 +19,7 @@ from celery.schedules import crontab
 from github import Github
 
 from integrations import github as gh
+from integrations import metrics
 from integrations.dream_llm import ClaudeDreamer
 from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
 from jobs.agent_turn import agent_usage
@@ -27,8 +30,9 @@ from jobs.runtime import Runtime
 from jobs.slack_tasks import RETRY, author, reply_once
 from memory import snapshot
 from memory.dream import digest
+from memory.dream.claims import Claim
 from memory.dream.run import Report, dream
-from memory.dream.verifiers import Verifier, Verifiers
+from memory.dream.verifiers import Verdict, Verifier, Verifiers
 from memory.errors import MemoryStoreError
 
 log = logging.getLogger("hippo.dream")
@@ -72,6 +76,15 @@ def parse_now(config: Config, now_iso: str | None) -> datetime:
     return when.replace(tzinfo=zone) if when.tzinfo is None else when.astimezone(zone)
 
 
+class CountedVerifiers(Verifiers):
+    """Verifiers whose calls are counted in Prometheus, by verifier and result."""
+
+    def check(self, claim: Claim) -> Verdict:
+        verdict = super().check(claim)
+        metrics.VERIFIER_CALLS.labels(verdict.verifier or "none", verdict.status).inc()
+        return verdict
+
+
 def make_verifiers(rt: Runtime) -> Verifiers:
     """GitHub when configured, Slack when a bot token is set, HTTP for HIPPO_VERIFY_HOSTS."""
     config = rt.config
@@ -88,7 +101,7 @@ def make_verifiers(rt: Runtime) -> Verifiers:
         found.append(SlackVerifier(rt.slack))
     if config.verify_hosts:
         found.append(HttpVerifier(config.verify_hosts, private=config.verify_private))
-    return Verifiers(found)
+    return CountedVerifiers(found)
 
 
 def _client_for(settings: gh.GitHubSettings) -> Any:
@@ -109,13 +122,20 @@ def _client_for(settings: gh.GitHubSettings) -> Any:
     return client_for
 
 
-def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> Outcome:
-    """One dream under the workspace lock, then the snapshot and the digest."""
+def run_dream(
+    rt: Runtime,
+    workspace: str = "",
+    now_iso: str | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> Outcome:
+    """One dream under the workspace lock, then the snapshot and the digest. `on_step(name)`
+    follows each step (the CLI's progress bar)."""
     workspace = workspace or rt.config.workspace
     lock = rt.redis.lock(f"hippo:dream:{workspace}", timeout=LOCK_TTL, blocking_timeout=0)
     if not lock.acquire(blocking=False):
         log.info("a dream of %s is already running; this one stops", workspace)
         return Outcome("busy")
+    started = time.monotonic()
     try:
         verifiers = make_verifiers(rt)
         claude = None
@@ -132,9 +152,12 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
             writer=claude,
             recall=recall_counts(rt.redis, workspace),
             allowed_hosts=rt.config.verify_hosts,
-            # a dream with Claude can take a while: each step renews the lock
-            after_step=lambda _step: lock.extend(LOCK_TTL, replace_ttl=True),
+            # each step renews the lock
+            after_step=lambda step: _after_step(lock, step, on_step),
         )
+        metrics.DREAM_SECONDS.observe(time.monotonic() - started)
+        for step in report.steps:
+            metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()
         posted = f"hippo:dream:digest:{workspace}:{report.run_id}"
         if report.skipped and (rt.redis.exists(posted) or not report.steps):
             return Outcome("skipped", report)
@@ -158,6 +181,12 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
             lock.release()
         except Exception:  # expired meanwhile: nothing to release
             log.warning("the dream lock of %s expired before the dream ended", workspace)
+
+
+def _after_step(lock: Any, step: str, on_step: Callable[[str], None] | None) -> None:
+    lock.extend(LOCK_TTL, replace_ttl=True)  # a dream with Claude can take a while
+    if on_step is not None:
+        on_step(step)
 
 
 def post_digest(rt: Runtime, report: Report, workspace: str) -> str:

@@ -7,6 +7,7 @@ is per pull request and close time, so running it twice changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
 
@@ -72,8 +73,10 @@ def backfill(
     client: Github | None = None,
     installation_id: int | None = None,
     read: po.ContentReader | None = None,
+    progress: Callable[[Learned], None] | None = None,
 ) -> list[Learned]:
-    """The agent's pull requests among the `limit` most recently closed, learned oldest first."""
+    """The agent's pull requests among the `limit` most recently closed, learned oldest first.
+    `progress(item)` follows each one learned."""
     gh = client or github_client(rt, installation_id, repo)
     config = rt.config
     closed = gh.get_repo(repo).get_pulls(state="closed", sort="updated", direction="desc")
@@ -82,4 +85,9 @@ def backfill(
         labels = [label.name for label in pr.labels]
         if po.is_agent_pr(pr.user.login, labels, config.agent_logins, config.agent_label):
             numbers.append(pr.number)
-    return [learn_one(rt, repo, n, client=gh, read=read) for n in reversed(numbers)]
+    learned = []
+    for n in reversed(numbers):
+        learned.append(learn_one(rt, repo, n, client=gh, read=read))
+        if progress is not None:
+            progress(learned[-1])
+    return learned

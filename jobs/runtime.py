@@ -14,6 +14,7 @@ import redis
 from celery import Celery
 from slack_sdk import WebClient
 
+from integrations import metrics
 from integrations.llm import make_client
 from integrations.slack import Outbox, Poster, SlackPoster, make_web_client
 from jobs import embedded_redis
@@ -60,13 +61,15 @@ class Runtime:
         # embedded Redis serves one host only, where a file lock does the same without it.
         from jobs.memory_auth import remote_auth
 
-        return Store.open(
+        store = Store.open(
             self.config.remote,
             self.config.data_dir,
             workspace=self.config.workspace,
             redis=self.redis if self.config.redis_url else None,
             auth=remote_auth(self.config),
         )
+        store.observer = metrics.observe_write  # write latency, refusals, push retries
+        return store
 
     @cached_property
     def llm(self) -> anthropic.Anthropic | None:

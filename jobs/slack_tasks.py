@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from celery import Task
 from slack_sdk.errors import SlackApiError
 
+from integrations import metrics
 from integrations.slack import Blocks, plain_text
 from jobs.celery_app import task, task_runtime
 from jobs.recall import count_read
@@ -141,6 +142,8 @@ def _save(rt: Runtime, *, text: str, key: str, channel: str, ts: str, user: str)
         raise
     except MemoryStoreError as exc:
         return f"Not saved: {exc}."
+    if saved.result.created:
+        metrics.NOTES_SAVED.labels("slack").inc()
     return f"Saved to {file_link(rt, saved.path)}: “{_short(saved.text)}”"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -49,11 +49,13 @@ class Problem:
         return f"{where}: {self.code}: {self.message}"
 
 
-def lint(tree: Mapping[str, bytes]) -> list[Problem]:
-    """Every problem in `tree`, sorted by path and line."""
+def lint(tree: Mapping[str, bytes], progress: Callable[[str], None] | None = None) -> list[Problem]:
+    """Every problem in `tree`, sorted by path and line. `progress(path)` follows each file."""
     problems: list[Problem] = []
     problems.extend(_check_index(tree))
     for path in sorted(tree):
+        if progress is not None:
+            progress(path)
         raw = tree[path]
         try:
             text = raw.decode("utf-8")

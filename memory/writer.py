@@ -15,7 +15,8 @@ import random
 import re
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import pygit2
@@ -40,6 +41,12 @@ _TRACK = f"refs/remotes/origin/{BRANCH}"
 _KEY = re.compile(r"^Hippo-Key: (.+)$", re.M)
 MAX_ATTEMPTS = 25
 MAX_BATCH = 256
+# Trailers every write made in this context carries (a request id set by jobs/ around a request
+# or task); values come from hippo's own code, never from the user. Per thread and per task.
+CONTEXT_TRAILERS: ContextVar[tuple[tuple[str, str], ...]] = ContextVar("hippo_trailers", default=())
+# An observer (event, seconds) for metrics, set by jobs/: "write" or "refused:<Error>" after
+# each write with its latency, "push_retry" when a push lost a race. memory stays metrics-free.
+Observer = Callable[[str, float], None]
 
 
 @dataclass(frozen=True)
@@ -95,6 +102,7 @@ class WritePath:
     _queue: list[_Pending]
     _keys: dict[str, str]
     _remote_obj: pygit2.Repository | None
+    observer: Observer | None = None
 
     @property
     def _repo(self) -> pygit2.Repository:
@@ -145,6 +153,22 @@ class WritePath:
         return self._submit(_Pending(list(ops), author, message, key, extra, force))
 
     def _submit(self, pending: _Pending) -> WriteResult:
+        pending.trailers = {**dict(CONTEXT_TRAILERS.get()), **pending.trailers}
+        started = time.monotonic()
+        try:
+            result = self._submit_queued(pending)
+        except MemoryStoreError as exc:
+            self._observe(f"refused:{type(exc).__name__}", time.monotonic() - started)
+            raise
+        self._observe("write", time.monotonic() - started)
+        return result
+
+    def _observe(self, event: str, seconds: float) -> None:
+        if self.observer is not None:
+            with contextlib.suppress(Exception):  # metrics never fail a write
+                self.observer(event, seconds)
+
+    def _submit_queued(self, pending: _Pending) -> WriteResult:
         # Group commit: one thread at a time leads and writes every queued request, so threads
         # share one fetch and one push while each write keeps its own commit. Finished writers
         # return without queueing for the leader role, so the next batch collects everyone
@@ -207,6 +231,7 @@ class WritePath:
                 if head == tip or self._push(head, tip):
                     self._finish(batch, outcome[1])
                     return
+                self._observe("push_retry", 0.0)
             error = last_error or RemoteError(
                 f"{self.remote} kept moving; gave up after {MAX_ATTEMPTS} tries"
             )

@@ -98,8 +98,8 @@ def test_learn_one_refuses_a_persons_own_pull_request(
 def test_without_credentials_the_cli_says_what_to_set(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """No token and no App: a one-line error naming the settings."""
+    """No token and no App: a one-line error naming the settings, exit 2 (configuration)."""
     cfg = Config(data_dir=tmp_path / "data", memory_remote=str(tmp_path / "remote.git"))
     main(["init"], cfg)
-    assert main(["github", "learn", REPO, "1"], cfg) == 1
+    assert main(["github", "learn", REPO, "1"], cfg) == 2
     assert "GITHUB_TOKEN" in capsys.readouterr().err

@@ -126,6 +126,8 @@ def test_a_closed_agent_pull_request_is_queued_once(client: FlaskClient, rt: Run
     assert queued(rt) == 1
     message = json.loads(rt.redis.lindex("celery", 0))
     assert message["headers"]["task"] == "hippo.github.handle_pull_request"
+    # the delivery's request id travels with the task (its logs and commits carry it)
+    assert message["headers"]["hippo_request_id"] == first.headers["X-Request-ID"]
 
 
 def test_other_peoples_pull_requests_are_ignored(client: FlaskClient, rt: Runtime) -> None:

@@ -312,7 +312,7 @@ def test_cli_commands_leave_no_process(tmp_path: Path) -> None:
     running; nor does a dream that fails (no remote yet), with a one-line error."""
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     broken = _hippo(tmp_path, "dream")
-    assert broken.returncode == 1 and broken.stderr.startswith("hippo: ")
+    assert broken.returncode == 3 and broken.stderr.startswith("hippo: ")
     assert "Traceback" not in broken.stderr
     assert _settle(tmp_path, before) == []
     assert _hippo(tmp_path, "init").returncode == 0

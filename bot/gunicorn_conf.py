@@ -1,0 +1,38 @@
+"""gunicorn's settings for hippo's web process (`hippo serve` and the Procfile pass
+`--config python:bot.gunicorn_conf`): JSON logs, the access log, Prometheus multiprocess mode.
+
+prometheus-client picks its storage when first imported, so the metrics folder is set in the
+environment here, in the master, before any worker imports the app.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from jobs.metrics_dir import prepare
+
+prepare(
+    os.environ.setdefault(
+        "PROMETHEUS_MULTIPROC_DIR",
+        str(Path(os.environ.get("HIPPO_DATA_DIR", "").strip() or ".hippo") / "metrics"),
+    )
+)
+
+from jobs import observe  # noqa: E402  (after the metrics folder is in the environment)
+from jobs.config import Config  # noqa: E402
+
+_config = Config.from_env()
+logconfig_dict = observe.dict_config("web", _config.log_format, _config.log_level)
+# The access log (on: logconfig_dict routes it to stderr) with the request id hippo answered.
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms %({x-request-id}o)s'
+# gunicorn's control socket defaults to one path in $HOME shared by every instance on the host.
+control_socket_disable = True
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A gunicorn worker exited: drop its live gauges from the totals."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]

@@ -1,0 +1,71 @@
+"""What operators use: the request id, /healthz, /readyz, /metrics, and request metrics.
+
+Every request gets a request id (logs, the Celery tasks it queues, their commits) returned as
+`X-Request-ID`. An id a proxy sent in `X-Request-ID` (Heroku's router does) is kept when it
+looks like one hippo could have made, and replaced otherwise.
+"""
+
+from __future__ import annotations
+
+import time
+
+from flask import Flask, Response, g, jsonify, request
+
+from integrations import metrics
+from jobs import health, observe
+from jobs.runtime import Runtime
+
+QUEUES = ("celery",)  # the Celery queues hippo uses (the default one)
+
+
+def register(app: Flask, rt: Runtime) -> None:
+    @app.before_request
+    def _start() -> None:
+        g.hippo_started = time.monotonic()
+        g.hippo_tokens = observe.bind(request.headers.get("X-Request-ID", ""))
+
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        started = g.get("hippo_started")
+        if started is not None:
+            metrics.HTTP_SECONDS.labels(route).observe(time.monotonic() - started)
+        metrics.HTTP_REQUESTS.labels(route, str(response.status_code)).inc()
+        response.headers["X-Request-ID"] = observe.REQUEST_ID.get()
+        return response
+
+    @app.teardown_request
+    def _unbind(_exc: BaseException | None) -> None:
+        tokens = g.pop("hippo_tokens", None)
+        if tokens is not None:
+            observe.unbind(tokens)
+
+    @app.get("/healthz")
+    def healthz() -> dict[str, str]:
+        """Alive: the process answers. Nothing else is checked (that is /readyz)."""
+        return {"status": "ok"}
+
+    @app.get("/readyz")
+    def readyz() -> Response:
+        """Ready: Redis answers, the memory remote answers, a worker beat in the last minute."""
+        checks = health.readiness(rt, rt.config.ready_timeout)
+        problems = {name: why for name, why in checks.items() if why}
+        body = {
+            "status": "not ready" if problems else "ready",
+            "checks": {name: why or "ok" for name, why in checks.items()},
+        }
+        response = jsonify(body)
+        response.status_code = 503 if problems else 200
+        return response
+
+    @app.get("/metrics")
+    def prometheus() -> Response:
+        def depth() -> list[tuple[str, float]]:
+            pipe = rt.redis.pipeline(transaction=False)
+            for queue in QUEUES:
+                pipe.llen(queue)
+            return [(q, float(n)) for q, n in zip(QUEUES, pipe.execute(), strict=True)]
+
+        gauges = {"hippo_queue_depth": ("Tasks waiting in the Celery queue", depth)}
+        body, content_type = metrics.exposition(gauges)
+        return Response(body, content_type=content_type)

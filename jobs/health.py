@@ -1,0 +1,181 @@
+"""Readiness (`/readyz`) and the worker heartbeat it reads.
+
+Ready means: Redis answers, the memory remote answers a fetch, and a worker wrote its heartbeat
+in the last minute. Each check gets `timeout` seconds and runs in its own thread, so one that
+hangs (a remote behind a dead network) cannot hold the answer past the deadline.
+
+Workers write the heartbeat from a bootstep (`Heartbeat`): a Redis sorted set per workspace,
+worker name → time of its last beat, every HEARTBEAT_EVERY seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from celery import bootsteps
+
+from integrations import metrics
+from jobs.runtime import Runtime
+
+HEARTBEAT_EVERY = 15.0
+HEARTBEAT_FRESH = 60.0
+log = logging.getLogger("hippo.health")
+_probes: dict[int, threading.Thread] = {}  # a store's remote check still running, by id
+_probes_lock = threading.Lock()
+
+
+def heartbeat_key(workspace: str) -> str:
+    return f"hippo:workers:{workspace}"
+
+
+def beat(client: redis.Redis, workspace: str, worker: str, now: float | None = None) -> None:
+    """Record that `worker` is alive now (and forget workers silent for an hour)."""
+    now = time.time() if now is None else now
+    pipe = client.pipeline(transaction=False)
+    pipe.zadd(heartbeat_key(workspace), {worker: now})
+    pipe.zremrangebyscore(heartbeat_key(workspace), 0, now - 3600)
+    pipe.execute()
+
+
+def last_beat(client: redis.Redis, workspace: str) -> float | None:
+    """The time of the newest heartbeat of any worker of `workspace`, if any."""
+    newest = client.zrevrange(heartbeat_key(workspace), 0, 0, withscores=True)
+    return float(newest[0][1]) if newest else None
+
+
+class Heartbeat(bootsteps.StartStopStep):  # type: ignore[misc]  # celery ships no types
+    """A worker bootstep: beat on start, then every HEARTBEAT_EVERY seconds until stopped."""
+
+    def __init__(self, worker: Any, **kwargs: Any) -> None:
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, worker: Any) -> None:
+        from jobs.celery_app import task_runtime
+
+        rt = task_runtime()
+        name = str(getattr(worker, "hostname", "") or "worker")
+        self._stop.clear()
+
+        def run() -> None:
+            while True:
+                try:
+                    beat(rt.redis, rt.config.workspace, name)
+                except redis.RedisError as exc:  # /readyz will say so; keep trying
+                    log.warning("worker heartbeat not written: %s", exc)
+                if self._stop.wait(HEARTBEAT_EVERY):
+                    return
+
+        self._thread = threading.Thread(target=run, name="hippo-heartbeat", daemon=True)
+        self._thread.start()
+
+    def stop(self, worker: Any) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    terminate = stop  # the test worker (and a terminating one) ends with terminate
+
+
+class MetricsEndpoint(bootsteps.StartStopStep):  # type: ignore[misc]  # celery ships no types
+    """A worker bootstep: with HIPPO_METRICS_PORT, serve this worker's /metrics on that port
+    (for hosts where web and worker share no folder, e.g. separate dynos)."""
+
+    def __init__(self, worker: Any, **kwargs: Any) -> None:
+        self._stop: Callable[[], None] | None = None
+
+    def start(self, worker: Any) -> None:
+        from jobs.celery_app import task_runtime
+
+        port = task_runtime().config.metrics_port
+        if port:
+            self._stop = metrics.serve(port)
+            log.info("worker metrics on port %d", port)
+
+    def stop(self, worker: Any) -> None:
+        if self._stop is not None:
+            self._stop()
+            self._stop = None
+
+    terminate = stop  # the test worker (and a terminating one) ends with terminate
+
+
+def _probe_client(rt: Runtime, timeout: float) -> redis.Redis:
+    """A client on the same Redis as `rt.redis`, but one that gives up after `timeout`."""
+    pool = rt.redis.connection_pool
+    kwargs = {**pool.connection_kwargs, "socket_timeout": timeout}
+    kwargs["socket_connect_timeout"] = timeout
+    return redis.Redis(
+        connection_pool=redis.ConnectionPool(connection_class=pool.connection_class, **kwargs)
+    )
+
+
+def _check_redis(client: redis.Redis) -> str:
+    client.ping()
+    return ""
+
+
+def _check_worker(client: redis.Redis, workspace: str) -> str:
+    last = last_beat(client, workspace)
+    if last is None:
+        return "no worker heartbeat yet: start `hippo worker` (the Procfile's worker)"
+    age = time.time() - last
+    if age > HEARTBEAT_FRESH:
+        return f"no worker heartbeat for {age:.0f} s (expected every {HEARTBEAT_EVERY:.0f} s)"
+    return ""
+
+
+def _check_remote(rt: Runtime) -> str:
+    rt.store.sync()
+    return ""
+
+
+def _start(check: Callable[[], str], name: str) -> tuple[threading.Thread, list[str]]:
+    """Run `check` in a daemon thread; its complaint (or error) lands in the list."""
+    out: list[str] = []
+
+    def target() -> None:
+        try:
+            out.append(check())
+        except Exception as exc:
+            out.append(str(exc) or type(exc).__name__)
+
+    thread = threading.Thread(target=target, name=f"hippo-readyz-{name}", daemon=True)
+    thread.start()
+    return thread, out
+
+
+def readiness(rt: Runtime, timeout: float) -> dict[str, str]:
+    """Each check's complaint, "" when it is fine: redis, remote, worker."""
+    client = _probe_client(rt, timeout)
+    started: dict[str, tuple[threading.Thread, list[str]] | str] = {
+        "redis": _start(lambda: _check_redis(client), "redis"),
+        "worker": _start(lambda: _check_worker(client, rt.config.workspace), "worker"),
+    }
+    # One fetch in flight per store: a remote that hangs must not gather a thread per probe.
+    with _probes_lock:
+        running = _probes.get(id(rt.store))
+        if running is not None and running.is_alive():
+            started["remote"] = "the previous check has not answered yet"
+        else:
+            probe = _start(lambda: _check_remote(rt), "remote")
+            started["remote"] = probe
+            _probes[id(rt.store)] = probe[0]
+    deadline = time.monotonic() + timeout
+    results: dict[str, str] = {}
+    for name in ("redis", "remote", "worker"):
+        item = started[name]
+        if isinstance(item, str):
+            results[name] = item
+            continue
+        thread, out = item
+        thread.join(max(0.0, deadline - time.monotonic()))
+        results[name] = out[0] if out else f"no answer within {timeout:g} s"
+    client.close()
+    return results

@@ -1,0 +1,149 @@
+"""Logs and the request id: JSON lines when stderr is not a terminal, one id per request.
+
+A request id is made when a request arrives at the web app (bot/ops_routes.py); every log line
+of that request carries it, `enqueue` sends it in the Celery task's headers, the task's log
+lines carry it, and so does every commit the task makes (trailer `Hippo-Request:`). Tasks that
+no request started (beat's schedule) get the task id as their request id.
+
+Logging is the stdlib's: `install` adds one handler on the root logger (JSON via
+python-json-logger, or text on a terminal); gunicorn gets the same through `dict_config`.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.config
+import re
+import sys
+import uuid
+from contextvars import ContextVar
+from typing import Any
+
+from memory.writer import CONTEXT_TRAILERS
+
+HEADER = "hippo_request_id"  # the Celery message header that carries it
+TRAILER = "Hippo-Request"
+REQUEST_ID: ContextVar[str] = ContextVar("hippo_request_id", default="")
+TASK: ContextVar[str] = ContextVar("hippo_task", default="")
+_VALID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # what we accept back from a header
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
+JSON_FIELDS = "%(asctime)s %(levelname)s %(name)s %(message)s %(process)d"
+_role = "cli"
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def valid(request_id: str) -> bool:
+    """True for an id hippo could have made: it goes into commit trailers and log fields."""
+    return bool(_VALID.match(request_id))
+
+
+def bind(request_id: str, task: str = "") -> Any:
+    """Run what follows in this context under `request_id` (a new one unless it is valid):
+    logs and commits made until `unbind(tokens)` carry it. Returns the tokens."""
+    rid = request_id if valid(request_id) else new_id()
+    return (REQUEST_ID.set(rid), TASK.set(task), CONTEXT_TRAILERS.set(((TRAILER, rid),)))
+
+
+def unbind(tokens: Any) -> None:
+    rid, task, trailers = tokens
+    CONTEXT_TRAILERS.reset(trailers)
+    TASK.reset(task)
+    REQUEST_ID.reset(rid)
+
+
+class ContextFilter(logging.Filter):
+    """Puts the request id, the task and the process role on every record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not getattr(record, "request_id", ""):
+            record.request_id = REQUEST_ID.get()
+        if record.name == "gunicorn.access" and isinstance(record.args, dict):
+            # gunicorn logs after the request ended: take the id from the response header
+            sent = str(record.args.get("{x-request-id}o", "-"))
+            record.request_id = "" if sent == "-" else sent
+        if not getattr(record, "task", ""):
+            record.task = TASK.get()
+        record.role = _role
+        return True
+
+
+def json_formatter() -> logging.Formatter:
+    from pythonjsonlogger.json import JsonFormatter
+
+    return JsonFormatter(
+        JSON_FIELDS,
+        rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+        datefmt="%Y-%m-%dT%H:%M:%S%z",
+    )
+
+
+def use_json(log_format: str) -> bool:
+    """HIPPO_LOG_FORMAT: json, text, or auto (JSON unless stderr is a terminal)."""
+    if log_format in ("json", "text"):
+        return log_format == "json"
+    return not sys.stderr.isatty()
+
+
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """A StreamHandler on whatever sys.stderr is when it writes (a test runner swaps it)."""
+
+    _hippo = True
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
+def install(role: str, log_format: str = "auto", level: str = "INFO") -> logging.Handler:
+    """Log to stderr from this process as `role` (web, worker, beat, cli). Replaces a handler an
+    earlier call installed and leaves others alone (a test runner's, gunicorn's)."""
+    global _role
+    _role = role
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, "_hippo", False)]:
+        root.removeHandler(old)
+    handler = StderrHandler()
+    handler.addFilter(ContextFilter())
+    handler.setFormatter(
+        json_formatter() if use_json(log_format) else logging.Formatter(TEXT_FORMAT)
+    )
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    return handler
+
+
+def dict_config(role: str, log_format: str = "auto", level: str = "INFO") -> dict[str, Any]:
+    """The same as `install`, as a logging dictConfig (gunicorn's `logconfig_dict`): the root,
+    gunicorn's error log and its access log all through our handler on stderr."""
+    global _role
+    _role = role
+    fmt: dict[str, Any] = (
+        {"()": "jobs.observe.json_formatter"} if use_json(log_format) else {"format": TEXT_FORMAT}
+    )
+    handler = {
+        "class": "jobs.observe.StderrHandler",
+        "formatter": "hippo",
+        "filters": ["context"],
+    }
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"context": {"()": "jobs.observe.ContextFilter"}},
+        "formatters": {"hippo": fmt},
+        "handlers": {"console": handler, "error_console": handler},
+        "root": {"level": level.upper(), "handlers": ["console"]},
+        "loggers": {
+            "gunicorn.error": {"level": level.upper(), "handlers": [], "propagate": True},
+            "gunicorn.access": {"level": "INFO", "handlers": [], "propagate": True},
+        },
+    }
