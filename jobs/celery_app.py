@@ -8,15 +8,19 @@ A task module may also define `beat_schedule(config) -> dict` (Celery `beat_sche
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import redis.exceptions
 from celery import Celery, shared_task
+from celery.signals import task_postrun
 from kombu.exceptions import OperationalError
 
+from jobs import journal
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory.errors import LockTimeout, RemoteError
@@ -63,6 +67,7 @@ def retrying(*also: type[Exception]) -> dict[str, Any]:
 
 
 _runtime: Runtime | None = None
+log = logging.getLogger("hippo.celery")
 F = TypeVar("F", bound=Callable[..., Any])
 _runtime_lock = threading.Lock()
 
@@ -146,5 +151,25 @@ def make_celery(config: Config, runtime: Runtime | None = None, *, worker: bool 
 
 
 def enqueue(rt: Runtime, task: str, **kwargs: Any) -> None:
-    """Send the task named `task` (e.g. "hippo.slack.save_note") with JSON keyword arguments."""
-    rt.celery.send_task(task, kwargs=kwargs)
+    """Send the task named `task` (e.g. "hippo.slack.save_note") with JSON keyword arguments,
+    written down in the intake journal first (jobs/journal.py) so no acked request is lost."""
+    task_id = journal.record(rt.redis, task, kwargs)
+    try:
+        rt.celery.send_task(task, kwargs=kwargs, task_id=task_id)
+    except Exception:
+        # The sender will retry; a leftover entry would only be run again, harmlessly.
+        with contextlib.suppress(*BROKER_DOWN):
+            journal.finished(rt.redis, task_id)
+        raise
+
+
+def _task_ran(task_id: str = "", state: str = "", **_: Any) -> None:
+    """A task that ran (done, or failed for good) leaves the journal; one waiting to retry stays."""
+    if task_id and state != "RETRY":
+        try:
+            journal.finished(task_runtime().redis, task_id)
+        except BROKER_DOWN as exc:  # the sweep will run it again, harmlessly (idempotent)
+            log.warning("could not clear journal entry %s: %s", task_id, exc)
+
+
+task_postrun.connect(_task_ran, weak=False)

@@ -9,7 +9,8 @@ that long. So the timeout here is a short *lease* (HIPPO_TASK_LEASE, 60 s) and e
 renews the leases of the messages it still holds (running, prefetched, or waiting for a retry
 countdown) every lease/6 seconds from a thread of its own. A worker that dies stops renewing; its
 messages are back on the queue within lease + sweep interval of its last renewal, whatever kind of
-task they are, and a task that is still running is never handed out a second time.
+task they are, and a task that is still running is never handed out a second time. The same
+thread sweeps the intake journal every half lease (jobs/journal.py) for the one loss leases miss.
 
 The thread reads kombu's per-channel table of delivered-but-unacked messages (`QoS._delivered`),
 the same table kombu itself uses to restore them at a warm shutdown.
@@ -23,6 +24,8 @@ import time
 from typing import Any
 
 from celery import bootsteps
+
+from jobs import journal
 
 log = logging.getLogger("hippo.leases")
 
@@ -62,6 +65,7 @@ class LeaseRenewal(bootsteps.StartStopStep):  # type: ignore[misc]
         super().__init__(parent, **kwargs)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._suspects: set[str] = set()
 
     def start(self, parent: Any) -> None:
         options = parent.app.conf.broker_transport_options or {}
@@ -76,7 +80,11 @@ class LeaseRenewal(bootsteps.StartStopStep):  # type: ignore[misc]
         # After a broker reconnect the tasks taken on the old channel still run (and ack through
         # it): keep renewing every channel that still holds something, not only the current one.
         channels: list[Any] = []
+        ticks = 0
         while not self._stop.wait(every):
+            ticks += 1
+            if ticks % 3 == 0:  # every half lease: look for tasks lost in flight
+                self._sweep(consumer.app, grace=every * 3)
             task_consumer = getattr(consumer, "task_consumer", None)
             current = getattr(task_consumer, "channel", None)
             if current is not None and all(ch is not current for ch in channels):
@@ -89,6 +97,19 @@ class LeaseRenewal(bootsteps.StartStopStep):  # type: ignore[misc]
                     continue
                 if not held and channel is not current:
                     channels.remove(channel)
+
+    def _sweep(self, app: Any, grace: float) -> None:
+        from jobs.celery_app import task_runtime  # it imports this module
+
+        def publish(name: str, kwargs: dict[str, Any], task_id: str) -> None:
+            app.send_task(name, kwargs=kwargs, task_id=task_id)
+
+        try:
+            _, self._suspects = journal.sweep(
+                task_runtime().redis, publish, grace=grace, suspects=self._suspects
+            )
+        except Exception as exc:  # Redis away: the next sweep tries again
+            log.warning("could not sweep the intake journal: %s", exc)
 
     def stop(self, parent: Any) -> None:
         self._stop.set()

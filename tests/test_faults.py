@@ -238,3 +238,22 @@ def test_notes_wait_for_an_unreachable_remote_and_land_once(
     assert "Saved" in reply.form["text"]
     time.sleep(1.0)
     assert len(note_commits(rt)) == 1 and len(slack_fake.calls("chat.postMessage")) == 1
+
+
+def test_a_message_taken_off_the_queue_by_a_dying_worker_is_sent_again(
+    rt: Runtime, slack_fake: SlackFake, workers: list[Worker], tmp_path: Path
+) -> None:
+    """kombu's one blind spot: a worker that BRPOPs a message and dies before writing it to the
+    unacked set loses it (the lease never sees it). Here the test pops it off the queue as that
+    worker would; the intake journal's sweep publishes it again: one commit, one reply, and the
+    journal is empty once the task has run."""
+    client = create_app(rt.config, rt).test_client()
+    assert post(client, mention("save a note: popped and lost", event_id="EvPop")).status_code
+    assert rt.redis.hlen("hippo:journal") == 1
+    assert rt.redis.rpop("celery") is not None  # BRPOP by a worker killed a moment later
+    workers.append(Worker(rt, tmp_path / "w.log"))
+    [reply] = slack_fake.wait_for("chat.postMessage", 1, timeout=60)
+    assert "Saved" in reply.form["text"]
+    wait(lambda: rt.redis.hlen("hippo:journal") == 0, timeout=10)
+    time.sleep(LEASE)
+    assert len(note_commits(rt)) == 1 and len(slack_fake.calls("chat.postMessage")) == 1
