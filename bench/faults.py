@@ -130,6 +130,13 @@ class Rig:
         argv += ["--concurrency", "8", "--without-mingle", "--without-gossip"]
         return self._start(argv, "worker")
 
+    def supervise(self) -> int:
+        """Restart a worker that exited by itself, as a process supervisor would; 1 if it had."""
+        if self.worker.poll() is None:
+            return 0
+        self.worker = self.start_worker()
+        return 1
+
     def kill_worker(self) -> None:
         os.killpg(self.worker.pid, signal.SIGKILL)
         self.worker.wait(timeout=10)
@@ -285,6 +292,7 @@ def run_phase(
     keys = {f"slack:EvF{index:02d}{e.i:05d}": e for e in phase.events}
     deadline = max(phase.fault_ended, t0 + n / rate) + LATE + 30
     while time.time() < deadline:
+        phase.extra["worker_crashes"] = phase.extra.get("worker_crashes", 0) + rig.supervise()
         acked = [k for k, e in keys.items() if e.acked_at]
         landed = commits(rig.remote)
         said = replies(rig)
@@ -338,6 +346,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.full:
         args.kills, args.restarts = max(args.kills, 20), max(args.restarts, 3)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # still stop every process
     work = Path(tempfile.mkdtemp(prefix="hippo-bench-faults-"))
     rig = Rig(work)
     sender = Sender(rig.port)

@@ -68,6 +68,13 @@ class LeaseRenewal(bootsteps.StartStopStep):  # type: ignore[misc]
         self._suspects: set[str] = set()
 
     def start(self, parent: Any) -> None:
+        # kombu puts a closing channel's held messages back on the queue ("restore at shutdown").
+        # After a lost Redis connection that path crashes the worker (the transport's address is
+        # already cleared: kombu#582's AttributeError), taking every running task down with it.
+        # Leases and the journal bring those messages back anyway, so leave them to the lease.
+        channel = getattr(getattr(parent, "task_consumer", None), "channel", None)
+        if channel is not None:
+            channel.do_restore = False
         options = parent.app.conf.broker_transport_options or {}
         every = max(0.5, float(options.get("visibility_timeout", 3600)) / 6)
         self._stop.clear()
