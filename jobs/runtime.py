@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import redis
