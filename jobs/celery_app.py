@@ -32,6 +32,7 @@ TASK_MODULES: tuple[str, ...] = (
     "jobs.agent_tasks",
     "jobs.github_tasks",
     "jobs.dream_tasks",
+    "jobs.maintenance_tasks",
 )
 
 # The broker connection's timeouts. A publisher (the web's front doors, the CLI) must fail fast
