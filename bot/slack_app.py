@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import importlib
 import logging
+from typing import Any
 
-from slack_bolt import App
+from slack_bolt import App, BoltResponse
 from slack_bolt.authorization import AuthorizeResult
 
+from bot.slack_intake import ClaimPending
+from jobs.celery_app import BROKER_DOWN
 from jobs.runtime import Runtime
 
 LISTENER_MODULES: tuple[str, ...] = (
@@ -52,4 +55,19 @@ def make_slack_app(rt: Runtime, *, socket_mode: bool = False) -> App:
     )
     for name in LISTENER_MODULES:
         importlib.import_module(name).listen(bolt, rt)
+
+    @bolt.error
+    def on_error(error: Exception, body: dict[str, Any]) -> BoltResponse | None:
+        if isinstance(error, (*BROKER_DOWN, ClaimPending)):
+            # Nothing was queued (a claim taken before the failure was released or expires):
+            # 503 makes Slack redeliver events (at once, then after 1 and 5 minutes).
+            log.warning("Redis unreachable, asking Slack to retry: %s", error)
+            return BoltResponse(
+                status=503,
+                body="hippo's queue (Redis) is unreachable; retry shortly",
+                headers={"Retry-After": "30", "Content-Type": "text/plain"},
+            )
+        log.error("Slack request failed: %s", error, exc_info=error)
+        return None  # Bolt answers 500
+
     return bolt

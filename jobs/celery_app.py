@@ -8,6 +8,7 @@ A task module may also define `beat_schedule(config) -> dict` (Celery `beat_sche
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import threading
@@ -15,12 +16,15 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
+import redis.exceptions
 from celery import Celery, shared_task, signals
+from kombu.exceptions import OperationalError
 
 from integrations import metrics
-from jobs import observe
+from jobs import journal, observe
 from jobs.config import Config
 from jobs.runtime import Runtime
+from memory.errors import LockTimeout, RemoteError
 
 # Each module defines tasks with @shared_task (and optionally `beat_schedule(config)`).
 TASK_MODULES: tuple[str, ...] = (
@@ -32,11 +36,40 @@ TASK_MODULES: tuple[str, ...] = (
     "jobs.maintenance_tasks",
 )
 
-# Every task must finish (and every countdown fire) well inside this, or Redis hands the
-# unacked message to a second worker (celery#2599, kombu#337): 6 hours against tasks of minutes.
-VISIBILITY_TIMEOUT = 6 * 3600
+# The broker connection's timeouts. A publisher (the web's front doors, the CLI) must fail fast
+# when Redis is down or half-open: Slack gives up after 3 s, so connect + one retry stay under 2.5 s
+# and the route answers 503 (Slack and GitHub redeliver). A worker may wait longer on a busy Redis.
+PUBLISH_TIMEOUTS = {"socket_connect_timeout": 1.0, "socket_timeout": 1.0}
+WORKER_TIMEOUTS = {"socket_connect_timeout": 5.0, "socket_timeout": 10.0}
+PUBLISH_RETRY = {"max_retries": 1, "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.2}
+
+# What a front door sees while Redis is down or half-open (a claim, or publishing the task):
+# answer 503 so the sender redelivers, rather than 500 or a hang.
+BROKER_DOWN: tuple[type[Exception], ...] = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    OperationalError,
+)
+
+
+def retrying(*also: type[Exception]) -> dict[str, Any]:
+    """Task options for transient failures: the memory remote unreachable (`RemoteError`, which
+    includes an unreachable remote), the write lock busy, Redis or a socket away, plus `also`.
+    The task runs again with the same key, so nothing doubles. Backoff doubles from 2 s up to a
+    60 s cap (jittered), so a write waiting on a remote that came back lands within a minute;
+    500 tries keep trying for about four hours."""
+    return {
+        "bind": True,
+        "autoretry_for": (RemoteError, LockTimeout, ConnectionError, *BROKER_DOWN[:2], *also),
+        "retry_backoff": 2,
+        "retry_backoff_max": 60,
+        "retry_jitter": True,
+        "max_retries": 500,
+    }
+
 
 _runtime: Runtime | None = None
+log = logging.getLogger("hippo.celery")
 F = TypeVar("F", bound=Callable[..., Any])
 _runtime_lock = threading.Lock()
 
@@ -73,8 +106,22 @@ def beat_schedule(config: Config) -> dict[str, Any]:
     return schedule
 
 
-def make_celery(config: Config, runtime: Runtime | None = None) -> Celery:
-    """A Celery app on hippo's Redis with at-least-once delivery for idempotent tasks."""
+def transport_options(config: Config, *, worker: bool = False) -> dict[str, Any]:
+    """kombu's Redis options: a short visibility timeout that live workers renew (jobs/leases.py),
+    swept every lease/12 s by every worker, and timeouts for the role."""
+    lease = config.task_lease
+    return {
+        "visibility_timeout": lease,
+        "unacked_restore_interval": max(0.5, lease / 12),
+        "unacked_restore_throttle": 1,  # sweep on every interval, not every 10th
+        "unacked_mutex_expire": max(1, int(lease)),  # a sweeper that died frees the sweep soon
+        **(WORKER_TIMEOUTS if worker else PUBLISH_TIMEOUTS),
+    }
+
+
+def make_celery(config: Config, runtime: Runtime | None = None, *, worker: bool = False) -> Celery:
+    """A Celery app on hippo's Redis with at-least-once delivery for idempotent tasks.
+    `worker`: the app a `celery worker` runs (longer broker timeouts than a publisher)."""
     if runtime is not None:
         set_runtime(runtime)
     rt = runtime or task_runtime()
@@ -91,7 +138,8 @@ def make_celery(config: Config, runtime: Runtime | None = None) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
+        broker_transport_options=transport_options(config, worker=worker),
+        task_publish_retry_policy=PUBLISH_RETRY,
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         timezone=config.timezone or "UTC",
@@ -102,17 +150,36 @@ def make_celery(config: Config, runtime: Runtime | None = None) -> Celery:
         task_send_sent_event=True,
     )
     from jobs.health import Heartbeat, MetricsEndpoint  # it imports this module
+    from jobs.leases import LeaseRenewal  # it imports celery's worker machinery: only here
 
     app.steps["worker"].update({Heartbeat, MetricsEndpoint})
+    app.steps["consumer"].add(LeaseRenewal)
     return app
 
 
 def enqueue(rt: Runtime, task: str, **kwargs: Any) -> None:
     """Send the task named `task` (e.g. "hippo.slack.save_note") with JSON keyword arguments,
-    and the current request id in its headers (the task's logs and commits carry it)."""
+    and the current request id in its headers (the task's logs and commits carry it), written
+    down in the intake journal first (jobs/journal.py) so no acked request is lost."""
     rid = observe.REQUEST_ID.get() or observe.new_id()
-    rt.celery.send_task(task, kwargs=kwargs, headers={observe.HEADER: rid})
+    task_id = journal.record(rt.redis, task, kwargs)
+    try:
+        rt.celery.send_task(task, kwargs=kwargs, task_id=task_id, headers={observe.HEADER: rid})
+    except Exception:
+        # The sender will retry; a leftover entry would only be run again, harmlessly.
+        with contextlib.suppress(*BROKER_DOWN):
+            journal.finished(rt.redis, task_id)
+        raise
     log.info("queued %s", task, extra={"request_id": rid, "task": task})
+
+
+def _task_ran(task_id: str = "", state: str = "", **_: Any) -> None:
+    """A task that ran (done, or failed for good) leaves the journal; one waiting to retry stays."""
+    if task_id and state != "RETRY":
+        try:
+            journal.finished(task_runtime().redis, task_id)
+        except BROKER_DOWN as exc:  # the sweep will run it again, harmlessly (idempotent)
+            log.warning("could not clear journal entry %s: %s", task_id, exc)
 
 
 # -- what every task does around its run: request id, logs, metrics ----------------------------
@@ -160,4 +227,5 @@ def _setup_logging(**_: Any) -> None:
 
 signals.task_prerun.connect(_task_started)
 signals.task_postrun.connect(_task_finished)
+signals.task_postrun.connect(_task_ran, weak=False)
 signals.setup_logging.connect(_setup_logging)

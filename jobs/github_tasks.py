@@ -11,7 +11,6 @@ import logging
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
-from typing import Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
@@ -21,12 +20,12 @@ from slack_sdk.errors import SlackApiError
 
 from integrations import github as gh
 from integrations.github_pulls import fetch_pull
-from jobs.celery_app import task, task_runtime
+from jobs.celery_app import retrying, task, task_runtime
 from jobs.github_judge import ClaudeJudge
 from jobs.runtime import Runtime
 from memory import lessons
 from memory import pr_outcomes as po
-from memory.errors import EntryConflict, LockTimeout, RemoteError, TombstoneConflict
+from memory.errors import EntryConflict, TombstoneConflict
 from memory.ops import Operation
 from memory.store import Author, WriteResult
 
@@ -35,16 +34,7 @@ log = logging.getLogger(__name__)
 GITHUB_AUTHOR = Author("hippo github", "github@hippo.invalid")
 PUSHES_TTL = 90 * 24 * 3600  # an agent pull request rarely stays open longer than a quarter
 INSTALLATIONS = "hippo:github:installations"  # hash: owner/repo → installation id
-RETRY: dict[str, Any] = {
-    "bind": True,
-    "autoretry_for": (RemoteError, LockTimeout, ConnectionError),
-    "retry_backoff": 2,
-    "retry_backoff_max": 300,
-    "retry_jitter": True,
-    # About four hours at the 5-minute cap: a memory remote down for an afternoon still gets
-    # every queued write once it is back (the key makes each retry safe).
-    "max_retries": 50,
-}
+RETRY = retrying()
 
 
 def settings(rt: Runtime) -> gh.GitHubSettings:

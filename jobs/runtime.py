@@ -8,10 +8,13 @@ from __future__ import annotations
 import threading
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import redis
 from celery import Celery
+from redis.backoff import ConstantBackoff
+from redis.retry import Retry
 from slack_sdk import WebClient
 
 from integrations import metrics
@@ -20,6 +23,18 @@ from integrations.slack import Outbox, Poster, SlackPoster, make_web_client
 from jobs import embedded_redis
 from jobs.config import Config
 from memory.store import Store
+
+
+def redis_options() -> dict[str, Any]:
+    """Fail fast when Redis is down or half-open: the front doors must answer Slack within 3 s
+    (a 503 that Slack retries), and a task's error lets Celery retry it later. One quick retry
+    rides over a dropped connection (Redis restarted); a timeout is not retried, and redis-py's
+    default (3 retries of either, backing off) could take many seconds."""
+    return {
+        "socket_connect_timeout": 1.0,
+        "socket_timeout": 2.0,
+        "retry": Retry(ConstantBackoff(0.05), 1, supported_errors=(redis.ConnectionError,)),
+    }
 
 
 class Runtime:
@@ -49,11 +64,13 @@ class Runtime:
     def redis(self) -> redis.Redis:
         url = self.config.redis_url
         if url.startswith("redis+socket://"):  # kombu's spelling; `hippo dev` hands it down
-            return redis.Redis(unix_socket_path=url.removeprefix("redis+socket://"))
+            return redis.Redis(
+                unix_socket_path=url.removeprefix("redis+socket://"), **redis_options()
+            )
         if url:
-            return redis.Redis.from_url(url)
+            return redis.Redis.from_url(url, **redis_options())
         server = self._embedded_server()
-        return redis.Redis(unix_socket_path=server.socket_file)
+        return redis.Redis(unix_socket_path=server.socket_file, **redis_options())
 
     @cached_property
     def store(self) -> Store:

@@ -19,7 +19,7 @@ from slack_sdk.errors import SlackApiError
 
 from integrations import metrics
 from integrations.slack import Blocks, plain_text
-from jobs.celery_app import task, task_runtime
+from jobs.celery_app import retrying, task, task_runtime
 from jobs.recall import count_read
 from jobs.runtime import Runtime
 from memory import notes
@@ -45,17 +45,8 @@ PERMANENT = frozenset(
 )
 log = logging.getLogger("hippo.slack")
 QUESTION_TTL = 7 * 24 * 3600  # a forget question stays answerable for a week
-# Transient failures: the task runs again with the same key, so nothing doubles.
-RETRY: dict[str, Any] = {
-    "bind": True,
-    "autoretry_for": (RemoteError, LockTimeout, SlackApiError, ConnectionError),
-    "retry_backoff": 2,
-    "retry_backoff_max": 300,
-    "retry_jitter": True,
-    # About four hours at the 5-minute cap: a memory remote down for an afternoon still gets
-    # every queued write once it is back (the key makes each retry safe).
-    "max_retries": 50,
-}
+# Transient failures (the remote, the lock, Redis, Slack): the task runs again with the same key.
+RETRY = retrying(SlackApiError)
 
 HELP = """*hippo* keeps the team's memory. Mention me or use `/hippo`:
 • `@hippo save a note: <text>` (or `remember <text>`), the *Save to memory* shortcut, or a \

@@ -3,4 +3,4 @@
 from jobs.celery_app import make_celery
 from jobs.config import Config
 
-app = make_celery(Config.from_env())
+app = make_celery(Config.from_env(), worker=True)

@@ -41,6 +41,7 @@ class Call:
     body: bytes
     form: dict[str, Any] = field(default_factory=dict)  # form fields or the JSON body
     at: float = field(default_factory=time.monotonic)  # when it arrived (to check Retry-After)
+    status: int = 200  # what the fake answered
 
     @property
     def api(self) -> str:
@@ -56,6 +57,7 @@ class SlackFake:
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}
         self._scripts: dict[str, deque[Reply]] = {}
         self._delays: dict[str, deque[float]] = {}
+        self._outages: dict[str, tuple[float, tuple[int, ...]]] = {}
         self._lock = threading.Lock()
         self._seq = 0
         fake = self
@@ -98,6 +100,11 @@ class SlackFake:
         with self._lock:
             self._delays.setdefault(api, deque()).extend(seconds)
 
+    def outage(self, api: str, seconds: float, statuses: tuple[int, ...] = (429, 500)) -> None:
+        """For `seconds`, answer `api` with these statuses in turn (429 with Retry-After: 1)."""
+        with self._lock:
+            self._outages[api] = (time.monotonic() + seconds, statuses)
+
     def calls(self, api: str) -> list[Call]:
         with self._lock:
             return [c for c in self.requests if c.api == api]
@@ -136,6 +143,13 @@ class SlackFake:
             scripted = queue.popleft() if queue else None
             delays = self._delays.get(call.api)
             pause = delays.popleft() if delays else 0.0
+            until, statuses = self._outages.get(call.api, (0.0, ()))
+            if scripted is None and call.at < until:
+                failing = statuses[sum(c.api == call.api for c in self.requests) % len(statuses)]
+                error = "ratelimited" if failing == 429 else "internal_error"
+                retry = {"Retry-After": "1"} if failing == 429 else {}
+                scripted = (failing, {"ok": False, "error": error}, retry)
+            call.status = scripted[0] if scripted else 200
         if pause:
             time.sleep(pause)
         status, payload, headers = scripted or (200, self._answer(call), {})
