@@ -27,7 +27,13 @@ _SHA = re.compile(r"^[0-9a-f]{40}$")
 
 
 class GitHubVerifier:
-    """Pull requests and issues (state), files and symbols on the default branch, repositories."""
+    """Pull requests and issues (state), files and symbols on the default branch, repositories.
+
+    One verifier serves one dream. File claims are batched per repository: the first asks for
+    the branch's whole tree (one call, `git/trees/<branch>?recursive=1`) and every other file
+    claim on that repository is answered from it, so thousands of file claims cost one call per
+    repository a night. Only a path missing from the listing costs more (where did it go?).
+    """
 
     name = "github"
     kinds = frozenset({PR, PATH, SYMBOL, REPO})
@@ -35,6 +41,21 @@ class GitHubVerifier:
     def __init__(self, client_for: ClientFor) -> None:
         self._client_for = client_for
         self._repos: dict[str, Repository | None] = {}
+        self._trees: dict[tuple[str, str], frozenset[str] | None] = {}
+        self.tree_calls = 0
+
+    def _tree(self, repo: Repository, ref: str) -> frozenset[str] | None:
+        """Every path (files and folders) on `ref`, or None when the listing is incomplete."""
+        key = (repo.full_name, ref)
+        if key not in self._trees:
+            self.tree_calls += 1
+            try:
+                tree = repo.get_git_tree(ref, recursive=True)
+                paths = frozenset(str(e.path) for e in tree.tree)
+                self._trees[key] = None if tree.raw_data.get("truncated") else paths
+            except GithubException:
+                self._trees[key] = None  # ask per file instead
+        return self._trees[key]
 
     def _repo(self, name: str) -> Repository | None:
         if name not in self._repos:
@@ -82,9 +103,17 @@ class GitHubVerifier:
 
     def _file(self, repo: Repository, claim: Claim) -> Verdict:
         ref = claim.ref or repo.default_branch
+        listing = self._tree(repo, ref) if claim.kind == PATH else None
+        if listing is not None and claim.path in listing:
+            return Verdict.true(f"{claim.repo}:{claim.path} exists on {ref}")
         try:
+            if listing is not None:
+                raise UnknownObjectException(404, {"message": "not in the tree listing"}, None)
             content = repo.get_contents(claim.path, ref=ref)
         except UnknownObjectException:
+            if not claim.sure:
+                # the repository was guessed from a bare name: the file may be in another one
+                return Verdict.unknown(f"{claim.path} is not in {claim.repo} (guessed repository)")
             if claim.ref and _SHA.match(claim.ref):
                 return Verdict.unfixable(f"{claim.path} is not in commit {claim.ref[:12]}")
             return self._moved(repo, claim, ref)

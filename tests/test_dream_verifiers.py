@@ -187,3 +187,29 @@ def test_http_verifier_on_allow_listed_hosts() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_file_claims_are_answered_from_one_tree_listing_per_repository() -> None:
+    """Many file claims on one repository cost one tree listing, not one call each; a path
+    missing from the listing is followed through history (rename, deletion)."""
+    with FakeGitHub() as fake:
+        serve_github(fake)
+        files = {f"src/mod{i}.py": "x = 1\n" for i in range(30)} | {"src/settings.py": ""}
+        fake.add_files("acme/api", "main", files)
+        settings = gh.GitHubSettings(api_url=fake.url, token="t", retry=False, throttle=False)
+        v = GitHubVerifier(lambda _owner: gh.client(settings))
+        verdicts = [v.check(cl.find(f"mod in acme/api:src/mod{i}.py")[0]) for i in range(30)]
+        assert {x.status for x in verdicts} == {"true"}
+        assert verdict(v, "config in acme/api:src/config.py") == ("fixable", "src/settings.py")
+        trees = [r for r in fake.requests if "/git/trees/" in r.path]
+        contents = [r for r in fake.requests if "/contents/" in r.path]
+        assert len(trees) == 1 and contents == [] and v.tree_calls == 1
+
+
+def test_a_guessed_repository_never_deletes_a_fact(github: GitHubVerifier) -> None:
+    """A repository inferred from a bare name ("the api repo") is a guess: a path missing there
+    is not checkable rather than wrong; named outright, the same path is a deletion."""
+    (guess,) = cl.find("the api repo runs jobs from src/worker.py", repos=["acme/api"])
+    assert not guess.sure and github.check(guess).status == "not_checkable"
+    (named,) = cl.find("acme/api runs jobs from src/worker.py")
+    assert named.sure and github.check(named).status == "unfixable"

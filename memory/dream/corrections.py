@@ -40,12 +40,15 @@ class Checker(Protocol):
 class ClaimChecker:
     """Without an LLM: claims recognised by how people write them, verified by the verifiers."""
 
-    def __init__(self, verifiers: Verifiers, allowed_hosts: Iterable[str] = ()) -> None:
+    def __init__(
+        self, verifiers: Verifiers, allowed_hosts: Iterable[str] = (), *, repos: Iterable[str] = ()
+    ) -> None:
         self.verifiers = verifiers
         self.hosts = tuple(allowed_hosts)
+        self.repos = frozenset(repos)  # repositories the memory names: bare names may mean them
 
     def check(self, path: str, entry: fmt.Entry) -> Checked:
-        return self.verifiers.check_all(cl.find(entry, self.hosts))
+        return self.verifiers.check_all(cl.find(entry, self.hosts, repos=self.repos))
 
 
 @dataclass

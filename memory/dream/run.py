@@ -17,6 +17,7 @@ from typing import Any
 
 from memory.dream import corrections, daily, index, outcomes, tidy
 from memory.dream import state as st
+from memory.dream.claims import known_repos
 from memory.dream.context import Context, StepResult, is_topic
 from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
@@ -110,7 +111,8 @@ def dream(
     )
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
-    checker = checker or corrections.ClaimChecker(verifiers, allowed_hosts)
+    repos = known_repos(ctx.tree)
+    checker = checker or corrections.ClaimChecker(verifiers, allowed_hosts, repos=repos)
     lists: dict[str, list[str]] = {k: [] for k in _LIST_TRAILERS}
     steps: dict[str, Callable[[], StepResult]] = {
         "daily": lambda: daily.run(ctx, writer),
