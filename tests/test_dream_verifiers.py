@@ -213,3 +213,27 @@ def test_a_guessed_repository_never_deletes_a_fact(github: GitHubVerifier) -> No
     assert not guess.sure and github.check(guess).status == "not_checkable"
     (named,) = cl.find("acme/api runs jobs from src/worker.py")
     assert named.sure and github.check(named).status == "unfixable"
+
+
+def test_claims_beyond_tonights_files_are_rechecked_every_night(
+    github: GitHubVerifier, tmp_path: Path
+) -> None:
+    """With one file a night for the full check, the claims of every other file are still
+    re-checked (no LLM needed): a deleted file is caught the first night, a renamed one fixed;
+    true claims found again write nothing (no `verified:` churn)."""
+    store = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
+    store.init()
+    seed = {
+        "a/one.md": "# One\n\n- settings live in src/settings.py in acme/api\n",
+        "b/two.md": "# Two\n\n- acme/api runs jobs from src/worker.py\n- acme/api has src/settings.py\n",
+        "c/three.md": "# Three\n\n- the config is src/config.py (acme/api)\n",
+    }
+    store.write([WriteFile(p, t) for p, t in seed.items()], author=Author("a", "a@x"), message="s")
+    report = dream(store, now=datetime(2026, 11, 30, 3), verifiers=Verifiers([github]), limit=1)
+    step = next(s for s in report.steps if s.step == "corrections")
+    assert "1 fixed, 1 deleted, 1 files checked" in step.subject
+    assert "- re-checked the claims of 2 more files" in step.body
+    assert "src/worker.py" not in store.read("b/two.md")
+    assert "src/settings.py (acme/api)" in store.read("c/three.md")
+    assert "verified" in store.read("a/one.md")  # the one file fully checked is stamped
+    assert "- acme/api has src/settings.py\n" in store.read("b/two.md")  # re-found true: no edit

@@ -34,6 +34,7 @@ class Context:
     changed: frozenset[str] = frozenset()
     recall: Mapping[str, int] = field(default_factory=dict)
     renamed: Callable[[str], str | None] = lambda _p: None
+    removed: int = 0  # entries removed tonight so far: every removal counts against the cap
     _docs: dict[str, tuple[str, fmt.Document]] = field(default_factory=dict, repr=False)
 
     def doc(self, path: str) -> fmt.Document:

@@ -89,6 +89,7 @@ def dream(
     recall: Mapping[str, int] | None = None,
     allowed_hosts: tuple[str, ...] = (),
     limit: int = 25,
+    recheck_calls: int = corrections.RECHECK_CALLS,
     after_step: Callable[[str], None] | None = None,
 ) -> Report:
     """Run (or continue) tonight's dream on `store`; `now` is local time in the team's zone."""
@@ -112,12 +113,15 @@ def dream(
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
     repos = known_repos(ctx.tree)
-    checker = checker or corrections.ClaimChecker(verifiers, allowed_hosts, repos=repos)
+    recheck = corrections.ClaimChecker(verifiers, allowed_hosts, repos=repos)
+    checker = checker or recheck
     lists: dict[str, list[str]] = {k: [] for k in _LIST_TRAILERS}
     steps: dict[str, Callable[[], StepResult]] = {
         "daily": lambda: daily.run(ctx, writer),
         "outcomes": lambda: outcomes.run(ctx),
-        "corrections": lambda: corrections.run(ctx, checker, limit=limit),
+        "corrections": lambda: corrections.run(
+            ctx, checker, limit=limit, recheck=recheck, budget=recheck_calls
+        ),
         "tidy": lambda: tidy.run(ctx),
         "index": lambda: index.run(ctx),
     }
