@@ -10,6 +10,7 @@ as two facts merged (false merges), opposite pairs merged (must be 0). SAME is t
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -25,8 +26,8 @@ def main() -> None:
     print(f"pairs: {n['same']} same, {n['different']} different, {n['opposite']} opposite")
     print(f"{'rule':<26}{'same found':>11}{'false merges':>14}{'opposites merged':>18}")
 
-    def line(name: str, test: object) -> None:
-        got = {k: sum(1 for r in rows if r[0] == k and test(r[1], r[2])) for k in n}  # type: ignore[operator]
+    def line(name: str, test: Callable[[str, str], bool]) -> None:
+        got = {k: sum(1 for r in rows if r[0] == k and test(r[1], r[2])) for k in n}
         print(f"{name:<26}{got['same']:>6}/{n['same']:<4}{got['different']:>9}/{n['different']:<4}"
               f"{got['opposite']:>13}/{n['opposite']}")  # fmt: skip
 

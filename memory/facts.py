@@ -25,109 +25,26 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import snowballstemmer
+import snowballstemmer  # type: ignore[import-untyped]
 
 from memory import format as fmt
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
 
 SAME = 0.75  # Jaccard of content words from which two entries are one fact (bench/duplicates.py)
 MIN_WORDS = 3  # fewer content words say too little to compare
 
-STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "being",
-        "by",
-        "for",
-        "from",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "that",
-        "the",
-        "their",
-        "them",
-        "there",
-        "these",
-        "this",
-        "those",
-        "to",
-        "was",
-        "we",
-        "were",
-        "will",
-        "with",
-        "who",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "every",
-        "each",
-        "all",
-        "any",
-        "some",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "should",
-        "would",
-        "must",
-        "may",
-        "might",
-        "also",
-        "just",
-        "still",
-        "now",
-        "then",
-        "than",
-        "very",
-        "really",
-        "since",
-        "because",
-        "due",
-        "via",
-        "per",
-        "about",
-        "again",
-        "only",
-        "please",
-        "note",
-        "nobody",
-        "anyone",
-        "someone",
-        "everyone",
-        "no",
-        "during",
-        "within",
-        "across",
-        "get",
-        "gets",
-        "got",
-    ]
+STOP = _words(
+    "a an and are as at be been being by for from in into is it its of on or our so that the "
+    "their them there these this those to was we were will with who what when where which "
+    "while every each all any some has have had do does did can could should would must may "
+    "might also just still now then than very really since because due via per about again "
+    "only please note nobody anyone someone everyone no during within across get gets got"
 )
-NEGATIONS = frozenset(
-    ["not", "never", "stopped", "stop", "nt", "cannot", "cant", "dont", "doesnt", "isnt", "wont"]
-)
+NEGATIONS = _words("not never stopped stop nt cannot cant dont doesnt isnt wont")
 # Order words: the terms on their left and right must be the same in both entries.
 ORDER = ("before", "after", "from", "than", "instead", "over", "until")
 OPPOSITES = (
@@ -278,25 +195,7 @@ def fact(text: str) -> Fact:
     return Fact(words, tuple(seq), frozenset(numbers), negations)
 
 
-_AUX = frozenset(
-    [
-        "do",
-        "does",
-        "did",
-        "is",
-        "are",
-        "was",
-        "were",
-        "wo",
-        "ca",
-        "could",
-        "should",
-        "would",
-        "has",
-        "have",
-        "had",
-    ]
-)
+_AUX = _words("do does did is are was were wo ca could should would has have had")
 _OPPOSITE = {_stem(a): _stem(b) for a, b in OPPOSITES} | {_stem(b): _stem(a) for a, b in OPPOSITES}
 
 
