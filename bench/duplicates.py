@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -37,7 +38,11 @@ def main() -> None:
     )
     for t in (0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 1.0):
         mark = " (SAME)" if t == facts.SAME else ""
-        line(f"facts, Jaccard >= {t}{mark}", lambda a, b, t=t: facts.same(a, b, threshold=t))
+        line(f"facts, Jaccard >= {t}{mark}", partial(_same, threshold=t))
+
+
+def _same(a: str, b: str, *, threshold: float) -> bool:
+    return facts.same(a, b, threshold=threshold)
 
 
 if __name__ == "__main__":
