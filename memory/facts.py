@@ -11,8 +11,8 @@ SAME, measured on tests/data/facts/pairs.tsv by bench/duplicates.py) and nothing
 - numbers differ ("5 retries" / "3 retries", "10:00" / "11:00");
 - one negates the other ("not", "never", "no longer", "stopped", "n't" counted on each side);
 - the order of the terms around an order word differs ("restart the cache before the API" /
-  "restart the API before the cache"; before/after, from/to, than, instead of, over), or only
-  one of them says an order;
+  "restart the API before the cache"; before/after, "from X to Y", than, instead of, over,
+  until), or only one of them says an order;
 - one says a word and the other its opposite ("enabled"/"disabled", "open"/"closed").
 
 `covers(stone, text)` is the tombstone rule: every content word of a forgotten fact is in the new
@@ -42,11 +42,12 @@ STOP = _words(
     "their them there these this those to was we were will with who what when where which "
     "while every each all any some has have had do does did can could should would must may "
     "might also just still now then than very really since because due via per about again "
-    "only please note nobody anyone someone everyone no during within across get gets got"
+    "only please note nobody anyone someone everyone no during within across get gets got "
+    "come comes came make makes made cause causes caused lead leads result results happen"
 )
 NEGATIONS = _words("not never stopped stop nt cannot cant dont doesnt isnt wont")
 # Order words: the terms on their left and right must be the same in both entries.
-ORDER = ("before", "after", "from", "than", "instead", "over", "until")
+ORDER = ("before", "after", "than", "instead", "over", "until", "from", "to")
 OPPOSITES = (
     ("enabled", "disabled"),
     ("enable", "disable"),
@@ -187,11 +188,13 @@ def fact(text: str) -> Fact:
         if _NUMBER.fullmatch(raw):
             numbers.add(raw.lstrip("0") or "0")
             continue
-        if raw in ORDER or (raw == "to" and "from" in seq):  # "from X to Y": "to" orders too
+        if raw in ORDER:
             seq.append(raw)
         elif raw not in STOP:
             seq.append(_stem(SYNONYMS.get(raw, raw)))
-    words = frozenset(w for w in seq if w not in ORDER and w != "to")
+    if not ("from" in seq and "to" in seq[seq.index("from") :]):
+        seq = [w for w in seq if w not in ("from", "to")]  # order only as "from X to Y"
+    words = frozenset(w for w in seq if w not in ORDER)
     return Fact(words, tuple(seq), frozenset(numbers), negations)
 
 
@@ -214,7 +217,7 @@ def conflict(a: Fact, b: Fact) -> str | None:
         return "one negates the other"
     if any(_OPPOSITE.get(w) in b.words for w in a.words):
         return "opposite words"
-    for word in (*ORDER, "to"):
+    for word in ORDER:
         ia = [i for i, w in enumerate(a.sequence) if w == word]
         ib = [i for i, w in enumerate(b.sequence) if w == word]
         if bool(ia) != bool(ib):
@@ -226,7 +229,7 @@ def conflict(a: Fact, b: Fact) -> str | None:
 
 def _sides(seq: tuple[str, ...], at: int) -> tuple[frozenset[str], frozenset[str]]:
     def plain(words: tuple[str, ...]) -> frozenset[str]:
-        return frozenset(w for w in words if w not in ORDER and w != "to")
+        return frozenset(w for w in words if w not in ORDER)
 
     return plain(seq[:at]), plain(seq[at + 1 :])
 

@@ -315,7 +315,7 @@ def _check_tombstones(
     stones: list[tombstones.Tombstone] | None = None
     haystack = current(tombstones.PATH) or ""
     for t in texts:
-        if not _might_contain(haystack, t):
+        if not _might_repeat(haystack, t):
             continue  # cheap: forgotten.md lacks this fact's longest word, so no tombstone
         stones = stones if stones is not None else forgotten()
         tombstones.check(t, stones)
@@ -331,3 +331,13 @@ def _might_contain(haystack: str, text: str) -> bool:
     if not all(w in lowered for w in set(phrase.split())):
         return False  # a substring search per word is far cheaper than normalising the file
     return f" {phrase} " in f" {fmt.words(haystack)} "
+
+
+def _might_repeat(haystack: str, text: str) -> bool:
+    """False only when forgotten.md (`haystack`) cannot hold a tombstone that `text` repeats:
+    one of the tombstone's words would have to be among `text`'s words, and the file holds
+    none of them (a substring search per word is far cheaper than parsing the file)."""
+    if not haystack:
+        return False
+    lowered = haystack.lower()
+    return any(w in lowered for w in set(fmt.normalise(text).split()))

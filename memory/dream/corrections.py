@@ -101,7 +101,7 @@ def run(
         limit=limit,
     )
     today = ctx.today.isoformat()
-    stones = {s.key for s in tombstones.load(ctx.tree.get(tombstones.PATH))}
+    stones = {s.key for s in tombstones.load(ctx.tree.get(tombstones.PATH)) if not s.merged}
     deletions: list[tuple[str, fmt.Entry, str]] = []
     fixes: list[str] = []
     for path in plan.selected:
