@@ -130,6 +130,7 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
             verifiers=verifiers,
             checker=claude,
             writer=claude,
+            confirm=claude.same if claude is not None else None,
             recall=recall_counts(rt.redis, workspace),
             allowed_hosts=rt.config.verify_hosts,
             # a dream with Claude can take a while: each step renews the lock

@@ -86,6 +86,7 @@ def dream(
     verifiers: Verifiers | None = None,
     checker: corrections.Checker | None = None,
     writer: daily.DailyWriter | None = None,
+    confirm: Callable[[str, str], bool] | None = None,
     recall: Mapping[str, int] | None = None,
     allowed_hosts: tuple[str, ...] = (),
     limit: int = 25,
@@ -109,6 +110,7 @@ def dream(
         changed=frozenset(changed_since(store, state.last_commit, head)),
         recall=dict(recall or {}),
         renamed=finder,
+        confirm=confirm,
     )
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
