@@ -72,7 +72,7 @@ def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
 
 def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
     rt.store.sync()
-    hits = rt.store.search(args.query, limit=args.limit)
+    hits = rt.store.search(args.query, limit=args.limit, archive=args.archive)
     if args.json:
         print(json.dumps([_hit_json(h) for h in hits], indent=2))
         return 0
@@ -140,6 +140,9 @@ def add_commands(sub: Sub) -> None:
     p.add_argument("query")
     p.add_argument("--json", action="store_true")
     p.add_argument("--limit", type=int, default=20)
+    p.add_argument(
+        "--archive", action="store_true", help="search the archive of episodes instead (on purpose)"
+    )
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("show", help="print a file of the memory")

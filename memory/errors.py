@@ -38,6 +38,17 @@ class ProtectedPath(MemoryStoreError):
         super().__init__(f"{path} is under .dream/, which only the dreaming job may write")
 
 
+class AppendOnly(MemoryStoreError):
+    code = "append_only"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{path} is in archive/, which is append-only: episodes are never edited, moved or "
+            "deleted; add new lines at the end (or write the file whole only to create it)"
+        )
+
+
 class SecretFound(MemoryStoreError):
     code = "secret"
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from memory import format as fmt
 from memory import secrets, tombstones
 from memory.errors import (
+    AppendOnly,
     EntryConflict,
     InvalidPath,
     MemoryStoreError,
@@ -227,6 +228,7 @@ def apply_ops(
             check_path(p)
             if (p == ".dream" or p.startswith(".dream/")) and not dreamer:
                 raise ProtectedPath(p)
+        _check_append_only(op, current)
         _scan(op)
         if not force:
             _check_tombstones(op, current, forgotten)
@@ -279,6 +281,25 @@ def _existing(current: Reader, path: str) -> str:
     if text is None:
         raise TargetGone(f"{path} does not exist (moved or deleted by another writer?)", path)
     return text
+
+
+ARCHIVE = "archive/"
+
+
+def _check_append_only(op: Operation, current: Reader) -> None:
+    """archive/ takes appends only, through every door: AppendLine, or a WriteFile that creates
+    a file or keeps every byte it had and adds lines after them."""
+    if not any(p.startswith(ARCHIVE) for p in paths_of(op)):
+        return
+    if isinstance(op, AppendLine):
+        return
+    if isinstance(op, WriteFile):
+        before = current(op.path)
+        if before is None or (
+            op.content.startswith(before) and before.endswith("\n" if before else "")
+        ):
+            return
+    raise AppendOnly(next(p for p in paths_of(op) if p.startswith(ARCHIVE)))
 
 
 def _scan(op: Operation) -> None:
