@@ -9,8 +9,8 @@ from datetime import date
 from typing import Any
 
 from jobs.runtime import Runtime
-from memory import notes, snapshot
-from memory.store import Author
+from memory import notes, snapshot, version
+from memory.store import DREAMER, Author
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
 
@@ -67,6 +67,19 @@ def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
         return 1
     for m in out.matches:
         print(f"forgot {m.path}:{m.line}: {m.text}")
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
+    rt.store.sync()
+    tree = {p: b.decode("utf-8", "replace") for p, b in rt.store.tree().items()}
+    found, batch = version.migrate_ops(tree)
+    if not batch:
+        print(f"the memory is at format version {found}: nothing to migrate")
+        return 0
+    message = f"migrate: memory format {found} -> {version.FORMAT_VERSION}"
+    rt.store.write(batch, author=DREAMER, message=message)
+    print(f"migrated the memory from format version {found} to {version.FORMAT_VERSION}")
     return 0
 
 
@@ -144,6 +157,9 @@ def add_commands(sub: Sub) -> None:
         "--archive", action="store_true", help="search the archive of episodes instead (on purpose)"
     )
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("migrate", help="bring the memory to the format version this hippo writes")
+    p.set_defaults(func=cmd_migrate)
 
     p = sub.add_parser("show", help="print a file of the memory")
     p.add_argument("path")

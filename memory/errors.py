@@ -49,6 +49,17 @@ class AppendOnly(MemoryStoreError):
         )
 
 
+class FormatTooNew(MemoryStoreError):
+    code = "format_too_new"
+
+    def __init__(self, found: int, known: int) -> None:
+        self.found, self.known = found, known
+        super().__init__(
+            f"this memory is in format version {found}, written by a newer hippo; this hippo "
+            f"knows versions up to {known} and will not write to it: upgrade hippo"
+        )
+
+
 class SecretFound(MemoryStoreError):
     code = "secret"
 

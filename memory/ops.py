@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from memory import format as fmt
-from memory import secrets, tombstones
+from memory import secrets, tombstones, version
 from memory.errors import (
     AppendOnly,
     EntryConflict,
@@ -198,6 +198,8 @@ def apply_ops(
     With `on_refused`, a refused operation is reported there and skipped instead (every check
     runs before an operation changes anything, so a skipped one leaves no trace)."""
     out = Applied()
+    if ops:
+        version.check(read(version.STATE))  # a newer hippo's memory: write nothing to it
     docs: dict[str, _Doc | None] = {}  # None: deleted by an earlier operation
     stones: list[tuple[str, list[tombstones.Tombstone]]] = []
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from memory import version
 from memory.dream import corrections, daily, index, outcomes, tidy
 from memory.dream import state as st
 from memory.dream.claims import known_repos
@@ -97,6 +98,7 @@ def dream(
     run_id = night_of(now)
     head = store.sync() or store.head()
     tree = {p: b.decode("utf-8", "replace") for p, b in store.tree(head).items()}
+    version.check(tree.get(st.PATH))  # a newer hippo's memory: refused before any step
     state = st.State.load(tree.get(st.PATH))
     report = Report(run_id, head=head)
     if state.last_run == run_id:
