@@ -29,10 +29,13 @@ _SHA = re.compile(r"^[0-9a-f]{40}$")
 class GitHubVerifier:
     """Pull requests and issues (state), files and symbols on the default branch, repositories.
 
-    One verifier serves one dream. File claims are batched per repository: the first asks for
-    the branch's whole tree (one call, `git/trees/<branch>?recursive=1`) and every other file
-    claim on that repository is answered from it, so thousands of file claims cost one call per
-    repository a night. Only a path missing from the listing costs more (where did it go?).
+    One verifier serves one dream. Claims are batched per repository: the first file claim asks
+    for the branch's whole tree (one call, `git/trees/<branch>?recursive=1`) and every other
+    file claim on that repository is answered from it; the first pull request or issue claim
+    reads one page of the most recently updated pull requests and issues, and claims on those
+    need no call of their own. Thousands of claims cost a handful of calls per repository a
+    night; only a path missing from the listing (where did it go?) or an older pull request
+    costs more.
     """
 
     name = "github"
@@ -42,6 +45,7 @@ class GitHubVerifier:
         self._client_for = client_for
         self._repos: dict[str, Repository | None] = {}
         self._trees: dict[tuple[str, str], frozenset[str] | None] = {}
+        self._recent: dict[str, dict[int, tuple[str, str, str]]] = {}
         self.tree_calls = 0
 
     def _tree(self, repo: Repository, ref: str) -> frozenset[str] | None:
@@ -84,14 +88,39 @@ class GitHubVerifier:
         except GithubException as exc:
             return Verdict.unknown(f"GitHub answered {exc.status} for {claim.key}: {_msg(exc)}")
 
+    def _recently_updated(self, repo: Repository) -> dict[int, tuple[str, str, str]]:
+        """number → (what, state, url) of the pull requests and issues updated most recently:
+        one page of each list per repository a night answers most claims without a call each.
+        """
+        name = repo.full_name
+        if name not in self._recent:
+            found: dict[int, tuple[str, str, str]] = {}
+            try:
+                pulls = repo.get_pulls(state="all", sort="updated", direction="desc")
+                for p in pulls.get_page(0):
+                    state = "merged" if p.merged_at else str(p.state)
+                    found[p.number] = ("pull request", state, str(p.html_url))
+                issues = repo.get_issues(state="all", sort="updated", direction="desc")
+                for i in issues.get_page(0):
+                    if i.pull_request is None:
+                        found.setdefault(i.number, ("issue", str(i.state), str(i.html_url)))
+            except GithubException:
+                found = {}  # ask per claim instead
+            self._recent[name] = found
+        return self._recent[name]
+
     def _pr(self, repo: Repository, claim: Claim) -> Verdict:
-        try:
-            pull = repo.get_pull(claim.number)
-            actual = "merged" if pull.merged else str(pull.state)
-            what, url = "pull request", pull.html_url
-        except UnknownObjectException:
-            issue = repo.get_issue(claim.number)  # not a pull request: maybe an issue
-            actual, what, url = str(issue.state), "issue", issue.html_url
+        listed = self._recently_updated(repo).get(claim.number)
+        if listed is not None:
+            what, actual, url = listed
+        else:
+            try:
+                pull = repo.get_pull(claim.number)
+                actual = "merged" if pull.merged else str(pull.state)
+                what, url = "pull request", pull.html_url
+            except UnknownObjectException:
+                issue = repo.get_issue(claim.number)  # not a pull request: maybe an issue
+                actual, what, url = str(issue.state), "issue", issue.html_url
         seen = f"{what} {claim.key} is {actual} ({url})"
         if (
             not claim.state

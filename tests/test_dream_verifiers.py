@@ -224,8 +224,8 @@ def test_claims_beyond_tonights_files_are_rechecked_every_night(
     store = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
     store.init()
     seed = {
-        "a/one.md": "# One\n\n- settings live in src/settings.py in acme/api\n",
-        "b/two.md": "# Two\n\n- acme/api runs jobs from src/worker.py\n- acme/api has src/settings.py\n",
+        "a/one.md": "# One\n\n- acme/api#12 is merged\n",
+        "b/two.md": "# Two\n\n- acme/api runs jobs from src/worker.py\n- acme/api#13 is open\n",
         "c/three.md": "# Three\n\n- the config is src/config.py (acme/api)\n",
     }
     store.write([WriteFile(p, t) for p, t in seed.items()], author=Author("a", "a@x"), message="s")
@@ -236,4 +236,4 @@ def test_claims_beyond_tonights_files_are_rechecked_every_night(
     assert "src/worker.py" not in store.read("b/two.md")
     assert "src/settings.py (acme/api)" in store.read("c/three.md")
     assert "verified" in store.read("a/one.md")  # the one file fully checked is stamped
-    assert "- acme/api has src/settings.py\n" in store.read("b/two.md")  # re-found true: no edit
+    assert "- acme/api#13 is open\n" in store.read("b/two.md")  # re-found true: no edit
