@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memory import version
-from memory.dream import corrections, daily, index, outcomes, tidy
+from memory.dream import corrections, daily, index, outcomes, tidy, unused
 from memory.dream import state as st
 from memory.dream.claims import known_repos
 from memory.dream.context import Context, StepResult, is_topic
@@ -67,6 +67,7 @@ class Report:
     unverified: list[str] = field(default_factory=list)
     claims_checked: int = 0
     failed: list[str] = field(default_factory=list)  # steps the store refused, with the reason
+    unused: list[str] = field(default_factory=list)  # files nobody read in 60 days, unverifiable
     head: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -89,6 +90,7 @@ def dream(
     writer: daily.DailyWriter | None = None,
     confirm: Callable[[str, str], bool] | None = None,
     recall: Mapping[str, int] | None = None,
+    last_read: Mapping[str, str] | None = None,
     allowed_hosts: tuple[str, ...] = (),
     limit: int = 25,
     recheck_calls: int = corrections.RECHECK_CALLS,
@@ -162,6 +164,9 @@ def dream(
     ]
     _step(store, ctx, report, "state", lambda: result, lists)
     report.head = store.head()
+    if last_read is not None:
+        # nobody's reads are known without the counts: then nothing is listed as unused
+        report.unused = unused.candidates(ctx.tree, last_read, now.date(), repos=repos)
     report.daily_path = f"daily/{run_id}.md"
     report.daily_text = ctx.tree.get(report.daily_path, "")
     return report
