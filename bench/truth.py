@@ -99,9 +99,7 @@ def score_night(night: int, store: Store, all_facts: list[Fact], sc: Score) -> N
         held = found.get(f.source, [])
         stale = bool(f.change) and night >= f.change
         if stale and f.n not in sc.resolved:
-            fixed = f.expect.startswith("fixed:") and all(
-                f.expect[6:] in e.text for _, e in held
-            )
+            fixed = f.expect.startswith("fixed:") and all(f.expect[6:] in e.text for _, e in held)
             if not held or fixed:
                 sc.resolved[f.n] = night
         if not held and not stale:
@@ -122,13 +120,19 @@ def people(day: int, store: Store, all_facts: list[Fact], sc: Score) -> None:
     """What people write on `day`: new notes in their own words, forgetting, saying again."""
     for f in all_facts:
         if f.day == day and day > 1:
-            store.write([AddEntry(f.path, f.text, meta(f))], author=PEOPLE, message=f"note: {f.text}")
+            store.write(
+                [AddEntry(f.path, f.text, meta(f))], author=PEOPLE, message=f"note: {f.text}"
+            )
         if f.forget == day:
             forget(store, f.text, by="alice", reason="not true any more", key=f"forget-{f.n}",
                    today=day_of(day), author=PEOPLE)  # fmt: skip
         if f.again_day == day:
             try:
-                store.write([AddEntry(INBOX, f.again, (("added", day_of(day)),))], author=PEOPLE, message="note")
+                store.write(
+                    [AddEntry(INBOX, f.again, (("added", day_of(day)),))],
+                    author=PEOPLE,
+                    message="note",
+                )
             except TombstoneConflict:
                 sc.refused += 1
 

@@ -191,7 +191,9 @@ class Servers:
             else:
                 w.moves[repo][old] = (sha, f"Remove {old}", [file_body(old, "removed")])
             self.github.add_files(repo, "main", w.files[repo])
-            self.github.route("GET", f"/repos/{repo}/commits/{sha}", _commit(repo, *w.moves[repo][old]))
+            self.github.route(
+                "GET", f"/repos/{repo}/commits/{sha}", _commit(repo, *w.moves[repo][old])
+            )
             done.append(f"{repo}:{old} → {new or 'deleted'}")
         if day in SLACK_DELETED:
             ts = SLACK_DELETED[day][1:11] + "." + SLACK_DELETED[day][11:]

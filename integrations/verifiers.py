@@ -140,9 +140,6 @@ class GitHubVerifier:
                 raise UnknownObjectException(404, {"message": "not in the tree listing"}, None)
             content = repo.get_contents(claim.path, ref=ref)
         except UnknownObjectException:
-            if not claim.sure:
-                # the repository was guessed from a bare name: the file may be in another one
-                return Verdict.unknown(f"{claim.path} is not in {claim.repo} (guessed repository)")
             if claim.ref and _SHA.match(claim.ref):
                 return Verdict.unfixable(f"{claim.path} is not in commit {claim.ref[:12]}")
             return self._moved(repo, claim, ref)
@@ -155,6 +152,10 @@ class GitHubVerifier:
     def _moved(self, repo: Repository, claim: Claim, ref: str) -> Verdict:
         """The file is gone from `ref`: the last commit that touched it says where it went."""
         commit: Commit | None = next(iter(repo.get_commits(sha=ref, path=claim.path)), None)
+        if commit is None and not claim.sure:
+            # the repository was guessed from a bare name and the path never was in it: the
+            # guess was wrong, not the fact. (A path it moved or deleted proves the guess.)
+            return Verdict.unknown(f"{claim.path} was never in {claim.repo} (guessed repository)")
         if commit is None:
             return Verdict.unfixable(f"{claim.repo}:{claim.path} does not exist on {ref}")
         where = f"{commit.sha[:12]} ({_first_line(commit.commit.message)})"

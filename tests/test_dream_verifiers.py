@@ -207,11 +207,11 @@ def test_file_claims_are_answered_from_one_tree_listing_per_repository() -> None
 
 
 def test_a_guessed_repository_never_deletes_a_fact(github: GitHubVerifier) -> None:
-    """A repository inferred from a bare name ("the api repo") is a guess: a path missing there
-    is not checkable rather than wrong; named outright, the same path is a deletion."""
-    (guess,) = cl.find("the api repo runs jobs from src/worker.py", repos=["acme/api"])
+    """A repository inferred from a bare name ("the api repo") is a guess: a path that never
+    was there is not checkable rather than wrong; named outright, it is a deletion."""
+    (guess,) = cl.find("the api repo runs jobs from src/never.py", repos=["acme/api"])
     assert not guess.sure and github.check(guess).status == "not_checkable"
-    (named,) = cl.find("acme/api runs jobs from src/worker.py")
+    (named,) = cl.find("acme/api runs jobs from src/never.py")
     assert named.sure and github.check(named).status == "unfixable"
 
 
@@ -237,3 +237,12 @@ def test_claims_beyond_tonights_files_are_rechecked_every_night(
     assert "src/settings.py (acme/api)" in store.read("c/three.md")
     assert "verified" in store.read("a/one.md")  # the one file fully checked is stamped
     assert "- acme/api#13 is open\n" in store.read("b/two.md")  # re-found true: no edit
+
+
+def test_a_guessed_repository_is_proven_by_the_files_history(github: GitHubVerifier) -> None:
+    """A path that moved or was deleted in the guessed repository proves the guess: the rename
+    is followed and the deletion deletes."""
+    (moved,) = cl.find("the api repo reads src/config.py at boot", repos=["acme/api"])
+    assert github.check(moved).fix == "src/settings.py"
+    (gone,) = cl.find("the api repo runs jobs from src/worker.py", repos=["acme/api"])
+    assert github.check(gone).status == "unfixable"
