@@ -100,7 +100,7 @@ class World:
     pages: dict[str, int] = field(default_factory=dict)
 
     def state(self, repo: str, n: int) -> str:
-        kind, first, day, new = THREADS[(repo, n)]
+        _kind, first, day, new = THREADS[(repo, n)]
         return new if day and self.day >= day else first
 
     def archived(self, repo: str) -> bool:
