@@ -144,7 +144,7 @@ def _stem(word: str) -> str:
     return str(_STEM.stemWord(word))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Fact:
     """An entry's text reduced for comparison."""
 
@@ -152,6 +152,8 @@ class Fact:
     sequence: tuple[str, ...]  # the same words in reading order, order words kept
     numbers: frozenset[str]
     negations: int
+    # order word → the content words on its left and right (first occurrence)
+    sides: dict[str, tuple[frozenset[str], frozenset[str]]]
 
 
 def times(text: str) -> tuple[str, list[str]]:
@@ -171,10 +173,26 @@ def times(text: str) -> tuple[str, list[str]]:
 
 
 @lru_cache(maxsize=65536)
+def _token(raw: str) -> tuple[str, str]:
+    """What one normalised word is to a fact: a negation, a number, a word (stemmed, synonyms
+    folded; order words as they are) or nothing (a stop word). Cached: vocabularies repeat."""
+    if raw in NEGATIONS or raw == "nolonger" or (raw.endswith("nt") and raw[:-2] in _AUX):
+        return "neg", ""
+    if _NUMBER.fullmatch(raw):
+        return "num", raw.lstrip("0") or "0"
+    if raw in ORDER:
+        return "word", raw
+    if raw in STOP:
+        return "stop", ""
+    return "word", _stem(SYNONYMS.get(raw, raw))
+
+
+@lru_cache(maxsize=65536)
 def fact(text: str) -> Fact:
     """The comparable form of an entry's text (metadata and bullet ignored)."""
     body, _ = fmt.split_metadata(text.strip())
-    body, clock = times(body.replace("'", "").replace("’", ""))
+    body = body.replace("'", "").replace("’", "")
+    body, clock = times(body) if any(c.isdigit() for c in body) else (body, [])
     plain = f" {fmt.normalise(body)} "
     for phrase, word in PHRASES:
         plain = plain.replace(f" {phrase} ", f" {word} ")
@@ -182,20 +200,18 @@ def fact(text: str) -> Fact:
     numbers = set(clock)
     negations = 0
     for raw in plain.split():
-        if raw in NEGATIONS or raw == "nolonger" or (raw.endswith("nt") and raw[:-2] in _AUX):
+        kind, value = _token(raw)
+        if kind == "neg":
             negations += 1
-            continue
-        if _NUMBER.fullmatch(raw):
-            numbers.add(raw.lstrip("0") or "0")
-            continue
-        if raw in ORDER:
-            seq.append(raw)
-        elif raw not in STOP:
-            seq.append(_stem(SYNONYMS.get(raw, raw)))
+        elif kind == "num":
+            numbers.add(value)
+        elif kind == "word":
+            seq.append(value)
     if not ("from" in seq and "to" in seq[seq.index("from") :]):
         seq = [w for w in seq if w not in ("from", "to")]  # order only as "from X to Y"
     words = frozenset(w for w in seq if w not in ORDER)
-    return Fact(words, tuple(seq), frozenset(numbers), negations)
+    sides = {w: _sides(tuple(seq), seq.index(w)) for w in ORDER if w in seq}
+    return Fact(words, tuple(seq), frozenset(numbers), negations, sides)
 
 
 _AUX = _words("do does did is are was were wo ca could should would has have had")
@@ -217,12 +233,10 @@ def conflict(a: Fact, b: Fact) -> str | None:
         return "one negates the other"
     if any(_OPPOSITE.get(w) in b.words for w in a.words):
         return "opposite words"
-    for word in ORDER:
-        ia = [i for i, w in enumerate(a.sequence) if w == word]
-        ib = [i for i, w in enumerate(b.sequence) if w == word]
-        if bool(ia) != bool(ib):
-            return f"only one says {word!r}"
-        if ia and _sides(a.sequence, ia[0]) != _sides(b.sequence, ib[0]):
+    if a.sides.keys() != b.sides.keys():
+        return f"only one says {sorted(a.sides.keys() ^ b.sides.keys())[0]!r}"
+    for word, sides in a.sides.items():
+        if sides != b.sides[word]:
             return f"different order around {word!r}"
     return None
 

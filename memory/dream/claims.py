@@ -114,7 +114,7 @@ def find(
     allowed_hosts: Iterable[str] = (),
     *,
     sources: Iterable[str] = (),
-    repos: Iterable[str] = (),
+    repos: Iterable[str] | loose.Known = (),
     loose_files: bool = True,
 ) -> list[Claim]:
     """Every claim in an entry (its text, then its `source` values), in reading order.

@@ -22,6 +22,7 @@ from memory import format as fmt
 from memory import tombstones
 from memory.dream import claims as cl
 from memory.dream.context import DREAM_BY, Context, StepResult
+from memory.dream.loose import Known
 from memory.dream.select import deletion_cap, select
 from memory.dream.verifiers import FIXABLE, NOT_CHECKABLE, TRUE, UNFIXABLE, Verdict, Verifiers
 from memory.errors import TombstoneConflict
@@ -48,7 +49,7 @@ class ClaimChecker:
     ) -> None:
         self.verifiers = verifiers
         self.hosts = tuple(allowed_hosts)
-        self.repos = frozenset(repos)  # repositories the memory names: bare names may mean them
+        self.repos = Known(repos)  # repositories the memory names: bare names may mean them
 
     def check(self, path: str, entry: fmt.Entry) -> Checked:
         return self.verifiers.check_all(cl.find(entry, self.hosts, repos=self.repos))

@@ -138,11 +138,31 @@ def _is_path(tok: str, ticked: bool) -> bool:
     return len(parts) >= 3 and all(p.lower() not in WORD_PAIRS for p in parts)
 
 
-def file_claims(text: str, repos: Iterable[str] = ()) -> list[Found]:
+class Known:
+    """The repositories the memory names, prepared once a dream (thousands of entries ask)."""
+
+    def __init__(self, repos: Iterable[str] = ()) -> None:
+        self.lower = {r.lower(): r for r in repos}
+        by_name: dict[str, list[str]] = {}
+        for repo in self.lower.values():
+            by_name.setdefault(repo.split("/", 1)[1].lower(), []).append(repo)
+        # bare names that mean one repository only, and long enough to be a name
+        self.names = {n: r[0] for n, r in by_name.items() if len(r) == 1 and len(n) >= 3}
+        self._bare = re.compile(r"(?<![\w/.-])([\w.-]+)(?![\w/-])")
+
+    def bare(self, text: str) -> list[tuple[int, str, bool]]:
+        """A known repository named by its bare name ("the payments repo"), if only one is."""
+        words = ((m.start(), m.group(1).lower().rstrip(".")) for m in self._bare.finditer(text))
+        hits = [(at, self.names[w], True) for at, w in words if w in self.names]
+        return hits if len({h[1] for h in hits}) == 1 else []
+
+
+def file_claims(text: str, repos: Iterable[str] | Known = ()) -> list[Found]:
     """Every path in `text` paired with the nearest repository the entry names."""
     if "/" not in text and "." not in text and "`" not in text:
         return []
-    known = {r.lower(): r for r in repos}
+    prepared = repos if isinstance(repos, Known) else Known(repos)
+    known = prepared.lower
     toks = _tokens(text)
     owners: list[tuple[int, str, bool]] = []  # (position, repo, known)
     paths: list[tuple[int, int, str]] = []
@@ -151,7 +171,8 @@ def file_claims(text: str, repos: Iterable[str] = ()) -> list[Found]:
         if low in known:
             owners.append((a, known[low], True))
             continue
-        split = next((k for k in known if low.startswith(k + "/")), None)
+        head = "/".join(low.split("/", 2)[:2]) if low.count("/") >= 2 else ""
+        split = head if head in known else None
         if split is not None and _is_path(tok[len(split) + 1 :], ticked):
             owners.append((a, known[split], True))
             paths.append((a + len(split) + 1, b, tok[len(split) + 1 :]))
@@ -170,7 +191,7 @@ def file_claims(text: str, repos: Iterable[str] = ()) -> list[Found]:
     paths = [p for p in paths if "/" in p[2] or p[2] not in full]
     sure = True
     if not owners:
-        owners, sure = _bare_names(text, known), False
+        owners, sure = prepared.bare(text), False
         if not owners:
             return []
     elif any(k for _, _, k in owners):
@@ -180,18 +201,3 @@ def file_claims(text: str, repos: Iterable[str] = ()) -> list[Found]:
         repo = min(owners, key=lambda o: abs(o[0] - a))[1]
         out.append(Found(repo, path.rstrip("/") if path.count("/") else path, (a, b), sure))
     return out
-
-
-def _bare_names(text: str, known: dict[str, str]) -> list[tuple[int, str, bool]]:
-    """A known repository named by its bare name ("the payments repo"), when only one has it."""
-    by_name: dict[str, list[str]] = {}
-    for repo in known.values():
-        by_name.setdefault(repo.split("/", 1)[1].lower(), []).append(repo)
-    hits = []
-    for name, owners in by_name.items():
-        if len(owners) != 1 or len(name) < 3:
-            continue
-        m = re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", text, re.IGNORECASE)
-        if m:
-            hits.append((m.start(), owners[0], True))
-    return hits if len({h[1] for h in hits}) == 1 else []

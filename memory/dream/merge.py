@@ -14,6 +14,7 @@ deletion cap (`budget`); groups beyond it wait for the next night.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,8 +27,8 @@ from memory.notes import INBOX
 from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 Confirm = Callable[[str, str], bool]  # (older text, newer text) → the same fact?
+COMMON = 200  # entries per (rare) word compared at most: bounds the work on huge memories
 CLAIM_OVERLAP = 0.5  # same claims: the shorter says at least this share of the longer's words
-COMMON = 400  # a word in more entries than this says nothing about which fact it is
 
 
 @dataclass
@@ -60,37 +61,35 @@ def items(ctx: Context, paths: list[str]) -> list[_Item]:
 
 
 def _same(a: _Item, b: _Item) -> bool:
-    if facts.conflict(a.fact, b.fact) is not None:
-        return False
-    if facts.similarity(a.fact, b.fact) >= facts.SAME:
-        return True
-    if a.claims and a.claims == b.claims:
+    close = facts.similarity(a.fact, b.fact) >= facts.SAME
+    if not close and a.claims and a.claims == b.claims:
         shared = len(a.fact.words & b.fact.words)
-        return shared >= CLAIM_OVERLAP * min(len(a.fact.words), len(b.fact.words)) > 0
-    return False
+        close = shared >= CLAIM_OVERLAP * min(len(a.fact.words), len(b.fact.words)) > 0
+    return close and facts.conflict(a.fact, b.fact) is None  # the cheap test first
 
 
 def candidates(found: list[_Item]) -> list[tuple[int, int]]:
-    """Pairs worth comparing: sharing a claim, or enough uncommon words to reach SAME."""
-    postings: dict[str, list[int]] = defaultdict(list)
-    for i, it in enumerate(found):
+    """Pairs worth comparing: sharing a claim, or sharing a word among each one's rarest words.
+
+    Prefix filtering: two word sets with Jaccard ≥ SAME share at least one of the
+    |A| - ceil(SAME·|A|) + 1 rarest words of each, so only those are indexed and probed.
+    """
+    freq: dict[str, int] = defaultdict(int)
+    for it in found:
         for w in it.fact.words:
-            postings[w].append(i)
-        for c in it.claims:
-            postings["\0" + c].append(i)
+            freq[w] += 1
+    postings: dict[str, list[int]] = defaultdict(list)
     pairs: set[tuple[int, int]] = set()
     for i, it in enumerate(found):
-        shared: dict[int, int] = defaultdict(int)
-        for key in [*it.fact.words, *("\0" + c for c in it.claims)]:
+        words = sorted(it.fact.words, key=lambda w: (freq[w], w))
+        keep = len(words) - math.ceil(facts.SAME * len(words)) + 1
+        # facts whose numbers differ are never one fact: blocking on them loses nothing
+        numbers = "\1" + ",".join(sorted(it.fact.numbers))
+        for key in [*(w + numbers for w in words[:keep]), *("\0" + c for c in it.claims)]:
             hits = postings[key]
-            if len(hits) > COMMON:
-                continue
-            for j in hits:
-                if j > i:
-                    shared[j] += 1
-        for j, n in shared.items():
-            if n >= 2 or found[i].claims & found[j].claims:
-                pairs.add((i, j))
+            if len(hits) < COMMON:  # a word this common says little about which fact it is
+                pairs.update((j, i) for j in hits)
+                hits.append(i)
     return sorted(pairs)
 
 

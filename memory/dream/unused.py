@@ -15,6 +15,7 @@ from datetime import date, timedelta
 from memory import format as fmt
 from memory.dream import claims as cl
 from memory.dream.context import is_topic
+from memory.dream.loose import Known
 
 DAYS = 60
 MAX = 20  # listed a night, least recently read first
@@ -30,7 +31,7 @@ def candidates(
 ) -> list[str]:
     """Topic files unread for `days` days and not verifiable, least recently read first."""
     cutoff = (today - timedelta(days=days)).isoformat()
-    known = frozenset(repos)
+    known = Known(repos)
     found: list[tuple[str, str]] = []
     for path, text in tree.items():
         if not is_topic(path) or path.startswith(("preferences/", "conventions/")):
