@@ -4,15 +4,31 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test lint typecheck pytest bench clean
+.PHONY: setup demo test lint typecheck pytest bench lock clean
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The versions the tests passed with: requirements-dev.lock (pinned by `make lock`), then hippo
+# itself without resolving again. A dependency added to pyproject.toml needs `make lock`.
+$(STAMP): pyproject.toml requirements-dev.lock
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip uninstall -q -y hippo 2>/dev/null || true  # the distribution is now hippo-memory
+	$(BIN)/pip install -q -r requirements-dev.lock
+	$(BIN)/pip install -q -e . --no-deps
+	$(BIN)/pip check >/dev/null || { $(BIN)/pip check; \
+	  echo "pyproject.toml asks for something requirements-dev.lock lacks: run make lock"; exit 1; }
 	touch $(STAMP)
+
+# Regenerate both lock files from pyproject.toml, keeping every pin that still fits;
+# `make lock UPGRADE=1` moves every pin to the newest release that fits.
+LOCK := $(BIN)/pip-compile --quiet --strip-extras --no-emit-index-url --no-emit-find-links \
+	--no-emit-trusted-host $(if $(UPGRADE),--upgrade)
+lock:
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	test -x $(BIN)/pip-compile || $(BIN)/pip install -q pip-tools
+	$(LOCK) --output-file requirements.lock pyproject.toml
+	$(LOCK) --extra dev --output-file requirements-dev.lock pyproject.toml
 
 demo: setup
 	$(BIN)/python -m bot.demo

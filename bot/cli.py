@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from jobs.config import Config, ConfigError
 from jobs.runtime import Runtime
@@ -24,8 +28,17 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+def version() -> str:
+    """The installed distribution's version (`hippo-memory`, see pyproject.toml)."""
+    try:
+        return importlib.metadata.version("hippo-memory")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout that was not installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hippo", description="Team memory for AI agents.")
+    parser.add_argument("--version", action="version", version=f"hippo {version()}")
     parser.add_argument("--remote", help="memory remote (overrides HIPPO_MEMORY_REMOTE)")
     parser.add_argument("--data-dir", help="hippo's cache folder (overrides HIPPO_DATA_DIR)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -55,13 +68,32 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
         from pathlib import Path
 
         config = replace(config, data_dir=Path(args.data_dir))
+    rt = Runtime(config)
+    previous = _exit_on_sigterm()
     try:
-        return int(args.func(args, Runtime(config)))
+        return int(args.func(args, rt))
     except MemoryStoreError as exc:
         print(f"hippo: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
+    finally:
+        rt.close()  # leave the embedded Redis (the last hippo process to leave stops it)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _exit_on_sigterm() -> Any:
+    """SIGTERM (a process manager, `kill`) unwinds like Ctrl-C: `finally` blocks run, children
+    are stopped and the embedded Redis is left. Returns the handler it replaced (main thread only).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _stop)
 
 
 if __name__ == "__main__":

@@ -9,11 +9,15 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 from typing import Any
 
+from filelock import FileLock
+from filelock import Timeout as FileLockTimeout
 from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
@@ -54,10 +58,41 @@ def worker_argv(rt: Runtime, concurrency: int = 8, beat: bool = False) -> list[s
     return _celery(rt, *argv)
 
 
+def start_child(argv: list[str], rt: Runtime) -> subprocess.Popen[bytes]:
+    """A child in its own session: a terminal's Ctrl-C reaches only hippo, which forwards one
+    signal (two would make Celery skip its warm shutdown) and waits for the child."""
+    return subprocess.Popen(argv, env=child_env(rt), start_new_session=True)
+
+
+def stop_children(
+    children: list[subprocess.Popen[bytes]], signum: int, timeout: float = 30
+) -> None:
+    """Send `signum` to each child still running, wait for all, kill any that outlive `timeout`."""
+    for child in children:
+        if child.poll() is None:
+            child.send_signal(signum)
+    deadline = time.monotonic() + timeout
+    for child in children:
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def _signal_of(exc: BaseException) -> int:
+    """The signal that ended the wait: Ctrl-C is SIGINT; cli.main turns SIGTERM into SystemExit."""
+    return signal.SIGINT if isinstance(exc, KeyboardInterrupt) else signal.SIGTERM
+
+
 def _run(argv: list[str], rt: Runtime) -> int:
     rt.store.init()
+    child = start_child(argv, rt)
     try:
-        return subprocess.call(argv, env=child_env(rt))
+        return child.wait()
+    except BaseException as exc:
+        stop_children([child], _signal_of(exc))
+        raise
     finally:
         rt.close()
 
@@ -89,31 +124,60 @@ def cmd_beat(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_dev(args: argparse.Namespace, rt: Runtime) -> int:
-    """Web (in this process) + worker with embedded beat (a child), until Ctrl-C."""
+    """Web (in this process) + worker with embedded beat (a child), until Ctrl-C or SIGTERM."""
     from bot.app import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    # One `hippo dev` per data folder: a second would run a second beat (every digest twice).
+    rt.config.data_dir.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(rt.config.data_dir / "dev.lock"), thread_local=False)
+    try:
+        lock.acquire(timeout=0)
+    except FileLockTimeout:
+        print(
+            f"hippo dev is already running on {rt.config.data_dir} ({_holder(rt)}); stop it "
+            "first, or give this one its own --data-dir",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        (rt.config.data_dir / "dev.pid").write_text(f"{os.getpid()}\n")
+        return _dev(args, rt, create_app)
+    finally:
+        (rt.config.data_dir / "dev.pid").unlink(missing_ok=True)
+        lock.release()
+
+
+def _holder(rt: Runtime) -> str:
+    try:
+        return "pid " + (rt.config.data_dir / "dev.pid").read_text().strip()
+    except OSError:
+        return "pid unknown"
+
+
+def _dev(args: argparse.Namespace, rt: Runtime, create_app: Any) -> int:
     rt.store.init()
     port = args.port or rt.config.port
-    worker = subprocess.Popen(worker_argv(rt, args.concurrency, beat=True), env=child_env(rt))
     server = make_server(args.host, port, create_app(rt.config, rt), threaded=True)
+    worker = start_child(worker_argv(rt, args.concurrency, beat=True), rt)
     where = (
         "Slack" if rt.config.slack_bot_token else f"the outbox (http://{args.host}:{port}/outbox)"
     )
     print(
-        f"hippo dev: web on http://{args.host}:{port}, worker pid {worker.pid}; posts go to {where}"
+        f"hippo dev: web on http://{args.host}:{port}, worker pid {worker.pid}; "
+        f"posts go to {where}",
+        flush=True,
     )
+    signum: int = signal.SIGTERM
     try:
         server.serve_forever()
     except KeyboardInterrupt:
-        pass
+        signum = signal.SIGINT
+    except SystemExit as exc:  # SIGTERM, from cli.main's handler
+        signum = _signal_of(exc)
     finally:
         server.server_close()
-        worker.terminate()
-        try:
-            worker.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        stop_children([worker], signum)
         rt.close()
     return 0
 

