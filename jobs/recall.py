@@ -25,9 +25,14 @@ class HashStore(Protocol):
 
     def hset(self, name: str, key: str, value: str) -> object: ...
 
+    def hsetnx(self, name: str, key: str, value: str) -> object: ...
+
 
 def key_for(workspace: str) -> str:
     return f"hippo:recall:{workspace}"
+
+
+SINCE = ""
 
 
 def last_key_for(workspace: str) -> str:
@@ -39,13 +44,16 @@ def count_read(redis: HashStore, workspace: str, path: str, today: str = "") -> 
     fails the read itself: it is only logged."""
     try:
         redis.hincrby(key_for(workspace), path, 1)
-        redis.hset(last_key_for(workspace), path, today or date.today().isoformat())
+        day = today or date.today().isoformat()
+        redis.hset(last_key_for(workspace), path, day)
+        redis.hsetnx(last_key_for(workspace), SINCE, day)  # when reads began to be dated
     except RedisError as exc:
         log.warning("recall count for %s not recorded: %s", path, exc)
 
 
 def last_reads(redis: HashStore, workspace: str) -> dict[str, str]:
-    """Every read path with the day it was last read (paths never read are absent)."""
+    """Every read path with the day it was last read (paths never read are absent), and under
+    SINCE ("") the day the first read was dated: before that, "never read" means "not known"."""
     raw = redis.hgetall(last_key_for(workspace))
     out: dict[str, str] = {}
     if isinstance(raw, dict):

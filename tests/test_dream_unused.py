@@ -30,10 +30,17 @@ TREE = {
 
 def test_candidates_are_unread_old_and_unverifiable() -> None:
     """Unread for 60 days and no claim: listed. Read recently, verifiable, or new: not."""
-    reads = {"teams/read.md": "2026-11-01", "teams/claims.md": "2026-01-01"}
+    reads = {"": "2026-01-01", "teams/read.md": "2026-11-01", "teams/claims.md": "2026-01-01"}
     assert unused.candidates(TREE, reads, TODAY) == ["teams/old.md"]
     reads["teams/read.md"] = "2026-09-01"
     assert unused.candidates(TREE, reads, TODAY) == ["teams/old.md", "teams/read.md"]
+
+
+def test_never_read_means_nothing_until_reads_were_dated_long_enough() -> None:
+    """Just after deployment nobody's reads are known: a never-read file is not listed until
+    reads have been dated for 60 days; one read long ago still is."""
+    reads = {"": "2026-11-01", "teams/read.md": "2026-09-01"}
+    assert unused.candidates(TREE, reads, TODAY) == ["teams/read.md"]
 
 
 def test_reads_remember_their_day() -> None:
@@ -41,7 +48,7 @@ def test_reads_remember_their_day() -> None:
     redis = fakeredis.FakeRedis()
     count_read(redis, "w", "teams/read.md", today="2026-10-01")
     count_read(redis, "w", "teams/read.md", today="2026-11-02")
-    assert last_reads(redis, "w") == {"teams/read.md": "2026-11-02"}
+    assert last_reads(redis, "w") == {"teams/read.md": "2026-11-02", "": "2026-10-01"}
 
 
 def test_the_digest_lists_them_with_a_forget_button(tmp_path: Path) -> None:
@@ -54,7 +61,7 @@ def test_the_digest_lists_them_with_a_forget_button(tmp_path: Path) -> None:
         store,
         now=datetime(2026, 11, 30, 3),
         verifiers=Verifiers(),
-        last_read={"teams/read.md": "2026-11-29"},
+        last_read={"": "2026-06-01", "teams/read.md": "2026-11-29"},
     )
     assert report.unused == ["teams/old.md"]
     assert store.read_or_none("teams/old.md") is not None
