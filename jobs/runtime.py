@@ -58,11 +58,14 @@ class Runtime:
     def store(self) -> Store:
         # With a shared REDIS_URL the lock is a Redis lock (writers on several hosts); an
         # embedded Redis serves one host only, where a file lock does the same without it.
+        from jobs.memory_auth import remote_auth
+
         return Store.open(
             self.config.remote,
             self.config.data_dir,
             workspace=self.config.workspace,
             redis=self.redis if self.config.redis_url else None,
+            auth=remote_auth(self.config),
         )
 
     @cached_property

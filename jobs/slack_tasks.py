@@ -51,7 +51,9 @@ RETRY: dict[str, Any] = {
     "retry_backoff": 2,
     "retry_backoff_max": 300,
     "retry_jitter": True,
-    "max_retries": 8,
+    # About four hours at the 5-minute cap: a memory remote down for an afternoon still gets
+    # every queued write once it is back (the key makes each retry safe).
+    "max_retries": 50,
 }
 
 HELP = """*hippo* keeps the team's memory. Mention me or use `/hippo`:

@@ -9,7 +9,11 @@ MemoryStoreError
 ├── TargetGone             an operation's file or entry is not there (any more)
 │   └── EntryConflict      the entry was changed or removed by another writer
 ├── NotFound               a file or commit that does not exist
-├── RemoteError            the remote cannot be reached or keeps moving
+├── RemoteError            the remote cannot be reached or keeps moving (retried by tasks)
+│   └── RemoteUnreachable  a refused, dropped or timed-out connection
+├── RemoteAuthError        the remote refused hippo's credentials or host key (not retried)
+├── PushRejected           the remote refused the push itself: a hook, a protected branch
+├── NotMemoryRepository    `hippo init` on a repository that holds something else
 └── LockTimeout            another writer held the workspace lock too long
 """
 
@@ -107,6 +111,61 @@ class NotFound(MemoryStoreError):
 
 class RemoteError(MemoryStoreError):
     code = "remote"
+
+
+class RemoteUnreachable(RemoteError):
+    code = "remote_unreachable"
+
+    def __init__(self, url: str, doing: str, why: str) -> None:
+        self.url = url
+        super().__init__(
+            f"cannot reach the memory remote {url} ({doing}): {why}; nothing was saved there. "
+            "Check the network and HIPPO_MEMORY_REMOTE (queued writes retry by themselves)"
+        )
+
+
+_AUTH_HELP = {
+    "token": "check HIPPO_MEMORY_TOKEN (and HIPPO_MEMORY_USERNAME); it needs write access "
+    "(Contents: read and write) to the memory repository",
+    "none": "set HIPPO_MEMORY_TOKEN (or configure the GitHub App) for an HTTPS remote",
+    "ssh-key": "check HIPPO_MEMORY_SSH_KEY (and HIPPO_MEMORY_SSH_PASSPHRASE) and that its "
+    "public key has write access",
+    "ssh-agent": "set HIPPO_MEMORY_SSH_KEY, or add a key with write access to the ssh-agent",
+    "host-key": "the server's host key is not in HIPPO_MEMORY_KNOWN_HOSTS; add it "
+    "(ssh-keyscan, checked against the host's published fingerprint)",
+}
+
+
+class RemoteAuthError(MemoryStoreError):
+    code = "remote_auth"
+
+    def __init__(self, url: str, method: str, detail: str = "") -> None:
+        self.url = url
+        self.method = method
+        what = "host key" if method == "host-key" else "credentials"
+        super().__init__(
+            f"the memory remote {url} refused hippo's {what}; "
+            f"{_AUTH_HELP.get(method, _AUTH_HELP['none'])}. Nothing was written"
+            + (f" ({detail})" if detail and method == "host-key" else "")
+        )
+
+
+class PushRejected(MemoryStoreError):
+    code = "push_rejected"
+
+    def __init__(self, url: str, ref: str, message: str) -> None:
+        self.url = url
+        self.ref = ref
+        self.reason = message
+        super().__init__(
+            f"the memory remote {url} refused hippo's push to {ref}: {message}. "
+            "A protected branch, a pre-receive hook or missing write permission stops hippo: "
+            "let hippo's account push to that branch; nothing was saved"
+        )
+
+
+class NotMemoryRepository(MemoryStoreError):
+    code = "not_memory"
 
 
 class LockTimeout(MemoryStoreError):

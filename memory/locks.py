@@ -7,6 +7,7 @@ the store's fetch-and-re-apply loop, so the lock is about throughput, not correc
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
@@ -18,7 +19,14 @@ from memory.errors import LockTimeout
 
 
 class WorkspaceLock(Protocol):
+    """Also carries a hint: the tip the last holder pushed. A writer whose view matches it can
+    push without fetching first (the push still checks); one that does not, fetches."""
+
     def __enter__(self) -> object: ...
+
+    def tip_hint(self) -> str | None: ...
+
+    def set_tip_hint(self, tip: str) -> None: ...
 
     def __exit__(
         self,
@@ -35,6 +43,19 @@ class FileWorkspaceLock:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = FileLock(str(path), thread_local=False)
         self._wait = wait
+        self._hint = path.with_name(path.name + ".tip")
+
+    def tip_hint(self) -> str | None:
+        try:
+            return self._hint.read_text().strip() or None
+        except OSError:
+            return None
+
+    def set_tip_hint(self, tip: str) -> None:
+        tmp = self._hint.with_name(f"{self._hint.name}.{os.getpid()}")
+        with contextlib.suppress(OSError):
+            tmp.write_text(tip)
+            os.replace(tmp, self._hint)
 
     def __enter__(self) -> object:
         try:
@@ -58,6 +79,17 @@ class RedisWorkspaceLock:
         self._ttl = ttl
         self._wait = wait
         self._held: Any = None
+
+    def tip_hint(self) -> str | None:
+        try:
+            raw = self._client.get(f"{self._name}:tip")
+        except Exception:  # a hint only: without it the writer fetches first
+            return None
+        return raw.decode() if isinstance(raw, bytes) else raw
+
+    def set_tip_hint(self, tip: str) -> None:
+        with contextlib.suppress(Exception):
+            self._client.set(f"{self._name}:tip", tip, ex=24 * 3600)
 
     def __enter__(self) -> object:
         lock = self._client.lock(self._name, timeout=self._ttl, blocking_timeout=self._wait)

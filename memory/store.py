@@ -6,8 +6,13 @@ The write path (memory/writer.py) is mixed in: `Store.write(ops, …)`.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import os
+import shutil
+import tempfile
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +20,11 @@ import pygit2
 from pygit2.enums import SortMode
 
 from memory import history
-from memory.errors import NotFound, RemoteError
+from memory.errors import NotFound, NotMemoryRepository, RemoteError
 from memory.locks import FileWorkspaceLock, RedisWorkspaceLock, WorkspaceLock
+from memory.maintenance import Repacked, needs_maintenance, repack
 from memory.ops import Operation, check_path
+from memory.remote import Callbacks, RemoteAuth, apply_settings, classify, redact, split_url
 from memory.writer import (
     _HEAD,
     _KEY,
@@ -34,7 +41,16 @@ from memory.writer import (
     is_local,
 )
 
-__all__ = ["BRANCH", "DREAMER", "HIPPO", "Author", "Store", "WriteResult", "is_local"]
+__all__ = [
+    "BRANCH",
+    "DREAMER",
+    "HIPPO",
+    "Author",
+    "RemoteAuth",
+    "Store",
+    "WriteResult",
+    "is_local",
+]
 
 GITATTRIBUTES = "inbox.md merge=union\narchive/*.jsonl merge=union\n"
 MEMORY_MD = "# Memory\n\n## Index\n"
@@ -50,22 +66,21 @@ class Store(WritePath):
         cache: Path,
         *,
         lock: WorkspaceLock | None = None,
-        credentials: tuple[str, str] | None = None,
+        auth: RemoteAuth | None = None,
         max_age: float = 2.0,
     ) -> None:
-        self.remote = remote
+        # Credentials never live in the URL hippo stores or prints: user-info moves into auth.
+        self.remote, self.auth = split_url(remote, auth or RemoteAuth())
         self.cache = Path(cache)
         self._lock = lock or FileWorkspaceLock(self.cache.with_suffix(".lock"))
-        self._callbacks = (
-            pygit2.RemoteCallbacks(credentials=pygit2.UserPass(*credentials))
-            if credentials
-            else None
-        )
+        if not is_local(self.remote):
+            apply_settings(self.auth, self.cache.parent)
         self._cond = threading.Condition()
         self._leading = False
         self._open_lock = threading.Lock()
         self._tree_lock = threading.Lock()
         self._synced_at = -1e9  # monotonic time of the last fetch
+        self._down: tuple[float, RemoteError] | None = None  # the last failed fetch, and when
         self._fetch_lock = threading.Lock()
         self.max_age = max_age
         self._queue = []
@@ -86,7 +101,7 @@ class Store(WritePath):
         *,
         workspace: str = "default",
         redis: Any = None,
-        credentials: tuple[str, str] | None = None,
+        auth: RemoteAuth | None = None,
     ) -> Store:
         cache = Path(data_dir) / "workspaces" / workspace / "cache.git"
         lock: WorkspaceLock | None = None
@@ -96,7 +111,23 @@ class Store(WritePath):
             # Every hippo process on this host writing to this remote shares one lock file,
             # whatever its data dir (the web and the worker may keep separate caches).
             lock = FileWorkspaceLock(Path(remote).resolve().parent / f".{Path(remote).name}.lock")
-        return cls(remote, cache, lock=lock, credentials=credentials)
+        else:
+            # The same for a git server: processes on this host take turns instead of racing
+            # (each lost race costs a push). Hosts without a shared Redis still race, safely.
+            url = split_url(remote, auth or RemoteAuth())[0]
+            name = hashlib.sha256(url.encode()).hexdigest()[:24]
+            folder = Path(tempfile.gettempdir()) / f"hippo-locks-{os.getuid()}"
+            lock = FileWorkspaceLock(folder / f"{name}.lock")
+        return cls(remote, cache, lock=lock, auth=auth)
+
+    @property
+    def shown(self) -> str:
+        """The remote as hippo may print it: no user-info, no credential."""
+        return redact(self.remote, self.auth.secrets())
+
+    def _cb(self) -> Callbacks:
+        """Fresh callbacks for one network operation (they count credential attempts)."""
+        return Callbacks(self.auth, self.remote)
 
     # -- setup -------------------------------------------------------------------------------
 
@@ -110,9 +141,16 @@ class Store(WritePath):
             info = Path(self.remote) / "info"
             info.mkdir(parents=True, exist_ok=True)
             (info / "attributes").write_text(GITATTRIBUTES)
-        self.sync()
-        if self.tip() is not None:
+        tip = self.sync()
+        if tip is not None:
+            if self.read_or_none("MEMORY.md", tip) is None:
+                raise NotMemoryRepository(
+                    f"{self.shown} already holds commits on {BRANCH} but no MEMORY.md: it is not "
+                    "a memory repository. Create an empty repository for hippo (no README, no "
+                    "licence) or point HIPPO_MEMORY_REMOTE at the memory repository"
+                )
             return self.head()
+        self._refuse_other_branches()
         from memory.ops import WriteFile  # the layout of ARCHITECTURE.md
 
         ops: list[Operation] = [
@@ -121,6 +159,26 @@ class Store(WritePath):
             WriteFile("inbox.md", INBOX_MD),
         ]
         return self.write(ops, author=HIPPO, message="init: memory repository", key="init").commit
+
+    def _refuse_other_branches(self) -> None:
+        """A remote with branches but no main holds something else (or uses another default
+        branch): refuse rather than add a branch beside someone's work."""
+        if is_local(self.remote):
+            return
+        try:
+            names = [
+                h.name or "" for h in self._repo.remotes["origin"].list_heads(callbacks=self._cb())
+            ]
+            heads = [n for n in names if n.startswith("refs/heads/")]
+        except (pygit2.GitError, OSError) as exc:
+            raise classify(exc, self.remote, self.auth, "listing branches") from None
+        if heads:
+            listed = ", ".join(h.removeprefix("refs/heads/") for h in heads[:5])
+            raise NotMemoryRepository(
+                f"{self.shown} has branches ({listed}) but no {BRANCH}: it is not an empty "
+                f"repository. Use an empty repository for hippo, or one whose {BRANCH} holds "
+                "the memory"
+            )
 
     @property
     def _repo(self) -> pygit2.Repository:
@@ -131,30 +189,76 @@ class Store(WritePath):
         return self._repo_obj
 
     def _open_cache(self) -> pygit2.Repository:
-        if (self.cache / "HEAD").exists():
+        """Open the bare cache, creating it safely: several processes sharing a data folder
+        may start at once, so it is built aside and renamed into place (the rename is atomic;
+        the loser uses the winner's). A cache a killed process left broken is rebuilt: it holds
+        nothing the remote does not."""
+        if not (self.cache / "HEAD").exists():
+            self._build_cache()
+        try:
+            repo = pygit2.Repository(str(self.cache))
+            origin = next((r for r in repo.remotes if r.name == "origin"), None)
+            if origin is None:
+                with contextlib.suppress(ValueError, pygit2.AlreadyExistsError):
+                    repo.remotes.create("origin", self.remote)
+            elif origin.url != self.remote:  # the remote changed, or an old cache kept a token
+                repo.remotes.set_url("origin", self.remote)
+            return repo
+        except (pygit2.GitError, OSError):
+            broken = self.cache.with_name(f".{self.cache.name}.broken-{uuid.uuid4().hex[:8]}")
+            with contextlib.suppress(OSError):
+                os.rename(self.cache, broken)
+                shutil.rmtree(broken, ignore_errors=True)
+            self._build_cache()
             return pygit2.Repository(str(self.cache))
+
+    def _build_cache(self) -> None:
         self.cache.parent.mkdir(parents=True, exist_ok=True)
-        repo = pygit2.init_repository(str(self.cache), bare=True, initial_head=BRANCH)
+        aside = self.cache.with_name(f".{self.cache.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        repo = pygit2.init_repository(str(aside), bare=True, initial_head=BRANCH)
         repo.remotes.create("origin", self.remote)
         repo.config["gc.auto"] = 0  # no background gc racing our writes
-        return repo
+        del repo
+        try:
+            os.rename(aside, self.cache)
+        except OSError:  # another process's cache is in place (or an old empty folder)
+            if not (self.cache / "HEAD").exists():
+                shutil.rmtree(self.cache, ignore_errors=True)
+                with contextlib.suppress(OSError):
+                    os.rename(aside, self.cache)
+            shutil.rmtree(aside, ignore_errors=True)
 
     # -- reading -----------------------------------------------------------------------------
 
-    def sync(self) -> str | None:
-        """Fetch the remote's branch and hippo refs; return the newest tip (None when empty)."""
+    def sync(self, *, max_age: float | None = None) -> str | None:
+        """Fetch the remote's branch and hippo refs; return the newest tip (None when empty).
+        With `max_age`, only when no fetch (or push) of ours is younger than that."""
+        down = self._down
+        if down is not None and time.monotonic() - down[0] < self.max_age:
+            raise down[1]  # it just failed: do not wait for the same timeout twice in a row
         remote = self._repo.remotes["origin"]
+        started = time.monotonic()
         try:
             with self._fetch_lock:  # threads of one process fetch one at a time
+                # Threads that queued here behind a fetch use its result instead of fetching
+                # again one after another.
+                if max_age is not None and started - self._synced_at < max_age:
+                    return self._tracked()
                 remote.fetch(
                     [f"+{_HEAD}:{_TRACK}", "+refs/hippo/*:refs/hippo/*"],
-                    callbacks=self._callbacks,
+                    callbacks=None if is_local(self.remote) else self._cb(),
                 )
         except (pygit2.GitError, OSError) as exc:
-            raise RemoteError(
-                f"cannot fetch {self.remote}: {exc}; check HIPPO_MEMORY_REMOTE"
-            ) from exc
+            if is_local(self.remote):
+                raise RemoteError(
+                    f"cannot fetch {self.shown}: {exc}; check HIPPO_MEMORY_REMOTE"
+                ) from exc
+            error = classify(exc, self.remote, self.auth, "fetching")
+            if isinstance(error, RemoteError):
+                self._down = (time.monotonic(), error)
+            raise error from None
         self._synced_at = time.monotonic()
+        self._down = None
         return self._tracked()
 
     def fresh(self) -> None:
@@ -164,17 +268,23 @@ class Store(WritePath):
         if time.monotonic() - self._synced_at < self.max_age:
             return
         with contextlib.suppress(RemoteError):
-            self.sync()
+            self.sync(max_age=self.max_age)
 
-    def sync_branch(self) -> str | None:
+    def sync_branch(self, *, optimistic: bool = False) -> str | None:
         """The remote branch's tip for the write path. A local remote is read directly and
-        fetched only when it moved (a fetch costs milliseconds even when there is nothing new)."""
+        fetched only when it moved (a fetch costs milliseconds even when there is nothing new).
+        A network remote, `optimistic`: the tip we know, when we know one (the push checks it)."""
         known = self._tracked()
+        if optimistic and known is not None and not is_local(self.remote):
+            return known
         if is_local(self.remote) and known is not None:
             ref = self._remote_repo().references.get(_HEAD)
             if ref is not None and str(ref.target) == known:
                 return known
         return self.sync()
+
+    def _known(self) -> str | None:
+        return self._tracked()
 
     def _tracked(self) -> str | None:
         ref = self._repo.references.get(_TRACK)
@@ -329,13 +439,22 @@ class Store(WritePath):
                 # Over the network, a non-forced push of a taken name is rejected by the server.
                 spec = f"{refname}:{refname}" if create else f"+{refname}:{refname}"
                 self._repo.references.create(refname, oid, force=True)
-                self._repo.remotes["origin"].push([spec], callbacks=self._callbacks)
+                cb = self._cb()
+                self._repo.remotes["origin"].push([spec], callbacks=cb)
+                if refname in cb.rejected:
+                    if create:
+                        return False
+                    raise RemoteError(
+                        f"{self.shown} refused {refname}: {redact(cb.rejected[refname])}"
+                    )
         except _Moved:
             return False
         except (pygit2.GitError, OSError) as exc:
-            if create:
+            if create and is_local(self.remote):
                 return False
-            raise RemoteError(f"cannot publish {refname}: {exc}") from exc
+            if is_local(self.remote):
+                raise RemoteError(f"cannot publish {refname}: {exc}") from exc
+            raise classify(exc, self.remote, self.auth, f"publishing {refname}") from None
         self._repo.references.create(refname, oid, force=True)
         return True
 
@@ -354,6 +473,59 @@ class Store(WritePath):
                 self._keys.setdefault(key.strip(), str(commit.id))
         self._indexed.add(tip)
         self._indexed_tips = [*self._indexed_tips[-15:], pygit2.Oid(hex=tip)]
+
+    def heads(self) -> list[str]:
+        """The remote's branch and tag names (connects and authenticates; fetches nothing)."""
+        if is_local(self.remote):
+            return [str(r) for r in self._remote_repo().references if r.startswith("refs/")]
+        try:
+            listed = self._repo.remotes["origin"].list_heads(callbacks=self._cb())
+        except (pygit2.GitError, OSError) as exc:
+            raise classify(exc, self.remote, self.auth, "connecting") from None
+        return [h.name or "" for h in listed]
+
+    def check_push(self) -> None:
+        """Prove hippo may push: create and delete refs/hippo/check/<id> at the tip (no new
+        objects, nothing on the branch). Raises the named error a real write would."""
+        tip = self.head()
+        name = f"check/{uuid.uuid4().hex[:12]}"
+        if not self.publish(name, tip, create=True):
+            raise RemoteError(f"{self.shown} refused a check ref under refs/hippo/")
+        refname = f"refs/hippo/{name}"
+        if is_local(self.remote):
+            self._remote_repo().references.delete(refname)
+        else:
+            cb = self._cb()
+            try:
+                self._repo.remotes["origin"].push([f":{refname}"], callbacks=cb)
+            except (pygit2.GitError, OSError) as exc:
+                raise classify(exc, self.remote, self.auth, "deleting the check ref") from None
+        with contextlib.suppress(KeyError):
+            self._repo.references.delete(refname)
+
+    # -- maintenance ---------------------------------------------------------------------------
+
+    def maintain(self, *, only_if_needed: bool = False) -> list[Repacked]:
+        """Repack the cache (and a local remote) under the workspace lock; see
+        memory/maintenance.py. With `only_if_needed`, only repositories past git's gc.auto."""
+        targets = [self.cache]
+        if is_local(self.remote) and os.path.exists(os.path.join(self.remote, "HEAD")):
+            targets.append(Path(self.remote))
+        if only_if_needed:
+            targets = [t for t in targets if needs_maintenance(t)]
+        done: list[Repacked] = []
+        if not targets:
+            return done
+        with self._lock, self._fetch_lock:
+            for target in targets:
+                try:
+                    done.append(repack(target))
+                except OSError as exc:
+                    raise RemoteError(f"maintenance failed: {exc}") from exc
+            # Reopen: packs replaced loose objects the open handles may have cached.
+            self._repo_obj = None
+            self._remote_obj = None
+        return done
 
     # -- history operations ----------------------------------------------------------------------
 

@@ -23,9 +23,10 @@ from pygit2.enums import FileMode
 
 from memory import format as fmt
 from memory import history
-from memory.errors import MemoryStoreError, RemoteError
+from memory.errors import MemoryStoreError, PushRejected, RemoteError, RemoteUnreachable
 from memory.locks import WorkspaceLock
 from memory.ops import Applied, Operation, apply_ops
+from memory.remote import Callbacks, RemoteAuth, RemoteMoved, classify, moved_message, redact
 
 BRANCH = "main"
 _HEAD = f"refs/heads/{BRANCH}"
@@ -80,8 +81,9 @@ class WritePath:
     """The write half of Store (mixed in); Store provides the attributes declared here."""
 
     remote: str
+    auth: RemoteAuth
+    _synced_at: float
     _lock: WorkspaceLock
-    _callbacks: pygit2.RemoteCallbacks | None
     _cond: threading.Condition
     _leading: bool
     _queue: list[_Pending]
@@ -92,7 +94,17 @@ class WritePath:
     def _repo(self) -> pygit2.Repository:
         raise NotImplementedError
 
-    def sync_branch(self) -> str | None:
+    def sync_branch(self, *, optimistic: bool = False) -> str | None:
+        raise NotImplementedError
+
+    def sync(self) -> str | None:
+        raise NotImplementedError
+
+    def _known(self) -> str | None:
+        """The remote branch's tip as last fetched or pushed (no network)."""
+        raise NotImplementedError
+
+    def _cb(self) -> Callbacks:
         raise NotImplementedError
 
     def _index_keys(self, tip: str) -> None:
@@ -127,11 +139,14 @@ class WritePath:
             if pending.done:
                 return self._result(pending)
             self._leading = True
-            batch = [pending, *(p for p in self._queue if p is not pending)][:MAX_BATCH]
-            taken = {id(p) for p in batch}
-            self._queue = [p for p in self._queue if id(p) not in taken]
         try:
             with self._lock:
+                # The batch is taken once the workspace lock is held: writers who arrived while
+                # another process held it ride along in this push instead of waiting for the next.
+                with self._cond:
+                    batch = [pending, *(p for p in self._queue if p is not pending)][:MAX_BATCH]
+                    taken = {id(p) for p in batch}
+                    self._queue = [p for p in self._queue if id(p) not in taken]
                 self._run(batch)
         finally:
             with self._cond:
@@ -150,11 +165,17 @@ class WritePath:
         last_error: RemoteError | None = None
         try:
             for attempt in range(MAX_ATTEMPTS):
-                if attempt:
+                # Over the network the first try builds on the tip we know, without a fetch: the
+                # push itself checks that the remote still holds it (and a fetch costs as much
+                # as a push). A rejected try fetches.
+                optimistic = attempt == 0 and self._lock.tip_hint() in (None, self._known())
+                if attempt > 1:
                     # Another host pushed first: back off with jitter so neither side starves.
                     time.sleep(random.uniform(0, min(0.5, 0.01 * 2**attempt)))
                 try:
-                    tip = self.sync_branch()
+                    tip = self.sync_branch(optimistic=optimistic)
+                except RemoteUnreachable:
+                    raise  # the caller says so at once; queued tasks retry with backoff
                 except RemoteError as exc:
                     if is_local(self.remote) and not os.path.exists(self.remote):
                         raise  # moved or deleted: no point in trying again
@@ -164,6 +185,8 @@ class WritePath:
                     continue
                 outcome = self._apply_batch(tip, batch)
                 head = outcome[0]
+                if head == tip and optimistic and not is_local(self.remote):
+                    continue  # "nothing to change" is only true of the newest tip: fetch it
                 if head == tip or self._push(head, tip):
                     self._finish(batch, outcome[1])
                     return
@@ -249,19 +272,46 @@ class WritePath:
         assert head is not None
         repo = self._repo
         oid = pygit2.Oid(hex=head)
-        try:
-            if is_local(self.remote):
+        if is_local(self.remote):
+            try:
                 if not self._push_local(oid, parent):
                     return False
-            else:
-                # A git server's receive-pack checks the old value under its ref lock.
-                repo.references.create(_HEAD, oid, force=True)
-                repo.remotes["origin"].push([f"{_HEAD}:{_HEAD}"], callbacks=self._callbacks)
-        except (pygit2.GitError, OSError):
-            return False  # rejected (non-fast-forward) or a ref lock held by another pusher
+            except (pygit2.GitError, OSError):
+                return False  # a ref lock held by another pusher
+        elif not self._push_network(oid, parent):
+            return False
         repo.references.create(_HEAD, oid, force=True)
         repo.references.create(_TRACK, oid, force=True)
+        self._synced_at = time.monotonic()  # the remote's branch is what we just pushed
+        self._lock.set_tip_hint(head)
         return True
+
+    def _push_network(self, oid: pygit2.Oid, parent: str | None) -> bool:
+        """Push to a git server. Its receive-pack moves the branch only if it still holds the
+        old value we were told; a refusal comes back per ref in the push status (pygit2 does
+        not raise for it), so the status is checked: the commit is on the remote branch exactly
+        when the server accepted this ref update."""
+        repo = self._repo
+        repo.references.create(_HEAD, oid, force=True)
+        cb = self._cb()
+        cb.expect[_HEAD] = parent
+        try:
+            repo.remotes["origin"].push([f"{_HEAD}:{_HEAD}"], callbacks=cb)
+        except RemoteMoved:
+            return False  # the server's branch is not the tip we built on
+        except (pygit2.GitError, OSError) as exc:
+            low = str(exc).lower()
+            if "not present locally" in low or "fastforward" in low or "fast-forward" in low:
+                return False  # libgit2 saw the branch move before sending anything
+            raise classify(exc, self.remote, self.auth, "pushing") from None
+        message = cb.rejected.get(_HEAD)
+        if message is None:
+            return True
+        if moved_message(message) or self.sync() != parent:
+            return False  # another writer won the race: fetch and re-apply
+        said = cb.server_said()
+        reason = f"{message} ({said})" if said else message
+        raise PushRejected(redact(self.remote), _HEAD, redact(reason, self.auth.secrets()))
 
     def _push_local(self, oid: pygit2.Oid, parent: str | None) -> bool:
         """Local transport updates the ref without checking its old value (two concurrent

@@ -16,6 +16,7 @@ from jobs.config import Config
 from jobs.runtime import Runtime
 from tests.fakes.slack import SECRET as SLACK_SECRET
 from tests.fakes.slack import SlackFake
+from tests.gitservers import git_daemon_server, http_git, ssh_git  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[1]
 # Conformance data (real payloads, schemas, spec examples) copied into the repository; its

@@ -1,11 +1,14 @@
 """Six concurrency cases: two hippo writers with separate caches, and a person with plain git,
-against one bare remote."""
+against one memory remote: a local path, and real git servers on loopback (smart HTTP with
+basic auth, git daemon, sshd)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,35 +16,44 @@ import pytest
 from memory import notes, ops
 from memory.errors import EntryConflict, TombstoneConflict
 from memory.store import Author, Store
+from tests.remotes import KINDS, Target, target
 
 A = Author("writer a", "a@example.com")
 B = Author("writer b", "b@example.com")
+
+
+@pytest.fixture(params=KINDS)
+def where(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Target]:
+    with target(request.param, tmp_path) as t:
+        t.store(tmp_path / "init").init()
+        yield t
+
+
+@pytest.fixture
+def remote(where: Target) -> str:
+    return where.remote
+
+
+@pytest.fixture
+def two(tmp_path: Path, where: Target) -> tuple[Store, Store]:
+    return where.store(tmp_path / "cache-a"), where.store(tmp_path / "cache-b")
+
+
+@pytest.fixture
+def person(tmp_path: Path, where: Target) -> Path:
+    """A person's plain git clone of the remote."""
+    clone = tmp_path / "person"
+    where.git(tmp_path, "clone", "-q", where.git_url, str(clone))
+    for option in where.git_config:
+        name, _, value = option.partition("=")
+        where.git(clone, "config", name, value)
+    return clone
 
 
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(
         ["git", "-c", "gc.auto=0", *args], cwd=cwd, check=True, capture_output=True, text=True
     ).stdout
-
-
-@pytest.fixture
-def remote(tmp_path: Path) -> str:
-    r = str(tmp_path / "remote.git")
-    Store.open(r, tmp_path / "init").init()
-    return r
-
-
-@pytest.fixture
-def two(tmp_path: Path, remote: str) -> tuple[Store, Store]:
-    return Store.open(remote, tmp_path / "cache-a"), Store.open(remote, tmp_path / "cache-b")
-
-
-@pytest.fixture
-def person(tmp_path: Path, remote: str) -> Path:
-    """A person's plain git clone of the remote."""
-    clone = tmp_path / "person"
-    git(tmp_path, "clone", "-q", remote, str(clone))
-    return clone
 
 
 def person_push(clone: Path, message: str) -> None:
@@ -73,14 +85,14 @@ def in_parallel(*fns: object) -> None:
         raise errors[0]
 
 
-def fresh(remote: str, tmp_path: Path) -> Store:
-    s = Store.open(remote, tmp_path / "reader")
+def fresh(where: Target, tmp_path: Path) -> Store:
+    s = where.store(tmp_path / "reader")
     s.sync()
     return s
 
 
 def test_1_both_append_to_the_same_file(
-    two: tuple[Store, Store], remote: str, tmp_path: Path
+    two: tuple[Store, Store], where: Target, tmp_path: Path
 ) -> None:
     """Two hippo writers append 20 entries each to one file at once: all 40 land, no conflict."""
     a, b = two
@@ -95,25 +107,25 @@ def test_1_both_append_to_the_same_file(
             for i in range(20)
         ]
     )
-    text = fresh(remote, tmp_path).read("services/api.md")
+    text = fresh(where, tmp_path).read("services/api.md")
     assert len(text.splitlines()) == 40
 
 
 def test_2_both_append_to_inbox_hippo_and_person(
-    two: tuple[Store, Store], person: Path, remote: str, tmp_path: Path
+    two: tuple[Store, Store], person: Path, where: Target, tmp_path: Path
 ) -> None:
     """hippo and a person with git both append to inbox.md: union merge keeps both."""
     a, _ = two
     (person / "inbox.md").write_text((person / "inbox.md").read_text() + "- from the person\n")
     a.write([ops.AddEntry("inbox.md", "from hippo")], author=A, message="m")
     person_push(person, "person note")  # rejected first, then pull (union) and push
-    inbox = fresh(remote, tmp_path).read("inbox.md")
+    inbox = fresh(where, tmp_path).read("inbox.md")
     assert "- from the person\n" in inbox and "- from hippo\n" in inbox
     assert "<<<<<<<" not in inbox
 
 
 def test_3_different_files(
-    two: tuple[Store, Store], person: Path, remote: str, tmp_path: Path
+    two: tuple[Store, Store], person: Path, where: Target, tmp_path: Path
 ) -> None:
     """Writers on different files all land."""
     a, b = two
@@ -123,12 +135,12 @@ def test_3_different_files(
         lambda: b.write([ops.AddEntry("b.md", "from b")], author=B, message="m"),
     )
     person_push(person, "people")
-    files = fresh(remote, tmp_path).files()
+    files = fresh(where, tmp_path).files()
     assert {"a.md", "b.md", "people.md"} <= set(files)
 
 
 def test_4_removed_entry_stays_removed(
-    two: tuple[Store, Store], person: Path, remote: str, tmp_path: Path
+    two: tuple[Store, Store], person: Path, where: Target, tmp_path: Path
 ) -> None:
     """One writer removes X; a stale person adds Y to the same file: X stays removed."""
     a, _ = two
@@ -140,7 +152,7 @@ def test_4_removed_entry_stays_removed(
     with (person / "ops.md").open("a") as f:
         f.write("- Y a new fact\n")
     person_push(person, "add Y")
-    text = fresh(remote, tmp_path).read("ops.md")
+    text = fresh(where, tmp_path).read("ops.md")
     assert "X the old fact" not in text and "- Y a new fact" in text and "- keep me" in text
 
 
@@ -183,23 +195,48 @@ def test_6_stale_writer_cannot_resurrect_a_forgotten_fact(two: tuple[Store, Stor
         )
 
 
-def test_processes_with_separate_caches_lose_nothing(tmp_path: Path, remote: str) -> None:
-    """Three OS processes each save 15 notes through the CLI code path: 45 land, none twice."""
-    script = (
-        "import sys; from pathlib import Path; from memory.store import Store, Author;"
-        "from memory.ops import AddEntry;"
-        "s = Store.open(sys.argv[1], Path(sys.argv[2]));"
-        "[s.write([AddEntry('inbox.md', f'p{sys.argv[3]} note {i}')], author=Author('p','p@x'),"
-        " message='m', key=f'p{sys.argv[3]}-{i}') for i in range(15)]"
-    )
+WRITER = """
+import json, sys, threading
+from pathlib import Path
+from memory.ops import AddEntry
+from memory.remote import RemoteAuth
+from memory.store import Author, Store
+
+remote, cache, proc, auth = sys.argv[1], Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+s = Store.open(remote, cache, auth=RemoteAuth(**json.loads(auth)))
+
+def writer(t):
+    for i in range(2):
+        s.write([AddEntry("inbox.md", f"p{proc} t{t} note {i}")], author=Author("p", "p@x"),
+                message=f"note p{proc} t{t} {i}", key=f"p{proc}-t{t}-{i}")
+
+threads = [threading.Thread(target=writer, args=(t,)) for t in range(10)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+"""
+
+
+def test_20_writers_in_2_processes_lose_nothing(tmp_path: Path, where: Target) -> None:
+    """2 OS processes (as on two hosts) × 10 threads, separate caches, 2 notes each: 40 land,
+    none twice, one commit per note, and the server's repository passes `git fsck --strict`."""
+    for n in range(2):
+        (tmp_path / f"host{n}").mkdir()
     root = Path(__file__).resolve().parents[1]
+    before = int(git(where.bare, "rev-list", "--count", "main").strip())
+    auth = where.auth_json()
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", script, remote, str(tmp_path / f"c{n}"), str(n)], cwd=root
+            [sys.executable, "-c", WRITER, where.remote, str(tmp_path / f"c{n}"), str(n), auth],
+            cwd=root,
+            # Two hosts: each its own temp folder, so they do not share the per-host lock
+            # file and really race for the branch (the server must arbitrate).
+            env={**os.environ, "TMPDIR": str(tmp_path / f"host{n}")},
         )
-        for n in range(3)
+        for n in range(2)
     ]
-    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
-    inbox = fresh(remote, tmp_path).read("inbox.md")
+    assert [p.wait(timeout=300) for p in procs] == [0, 0]
+    inbox = fresh(where, tmp_path).read("inbox.md")
     lines = [x for x in inbox.splitlines() if x.startswith("- p")]
-    assert len(lines) == 45 == len(set(lines))
+    assert len(lines) == 40 == len(set(lines))
+    assert int(git(where.bare, "rev-list", "--count", "main").strip()) == before + 40
+    git(where.bare, "fsck", "--strict", "--no-dangling")

@@ -245,7 +245,10 @@ def test_unreachable_remote_is_a_clear_error(tmp_path: Path) -> None:
     from memory.errors import RemoteError
 
     s = Store.open("https://127.0.0.1:9/nothing.git", tmp_path / "d")
-    with pytest.raises(RemoteError, match="cannot fetch"):
+    with pytest.raises(
+        RemoteError,
+        match=r"cannot reach the memory remote https://127\.0\.0\.1:9/nothing\.git \(fetching\)",
+    ):
         s.sync()
 
 
