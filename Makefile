@@ -50,6 +50,9 @@ bench: setup
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/slack.py
 	$(BIN)/python bench/dream.py
+	$(BIN)/python bench/claims.py
+	$(BIN)/python bench/duplicates.py
+	$(BIN)/python bench/truth.py
 
 clean:
 	rm -rf $(VENV) .hippo .pytest_cache .mypy_cache .ruff_cache

@@ -10,8 +10,8 @@ from typing import Any
 from bot import cli_output as out
 from integrations import metrics
 from jobs.runtime import Runtime
-from memory import notes, snapshot, validate
-from memory.store import Author
+from memory import notes, snapshot, validate, version
+from memory.store import DREAMER, Author
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
 
@@ -93,9 +93,22 @@ def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
     return out.OK
 
 
+def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
+    rt.store.sync()
+    tree = {p: b.decode("utf-8", "replace") for p, b in rt.store.tree().items()}
+    found, batch = version.migrate_ops(tree)
+    if not batch:
+        print(f"the memory is at format version {found}: nothing to migrate")
+        return 0
+    message = f"migrate: memory format {found} -> {version.FORMAT_VERSION}"
+    rt.store.write(batch, author=DREAMER, message=message)
+    print(f"migrated the memory from format version {found} to {version.FORMAT_VERSION}")
+    return 0
+
+
 def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
     rt.store.sync()
-    hits = rt.store.search(args.query, limit=args.limit)
+    hits = rt.store.search(args.query, limit=args.limit, archive=args.archive)
     if args.json:
         out.print_json([_hit_json(h) for h in hits])
         return out.OK
@@ -188,7 +201,13 @@ def add_commands(sub: Sub) -> None:
     p.add_argument("query", help='words and "quoted phrases"; every one must match')
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
     out.add_json(p)
+    p.add_argument(
+        "--archive", action="store_true", help="search the archive of episodes instead (on purpose)"
+    )
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("migrate", help="bring the memory to the format version this hippo writes")
+    p.set_defaults(func=cmd_migrate)
 
     p = sub.add_parser("show", help="print a file of the memory")
     p.add_argument("path", help="the file's path in the memory, e.g. MEMORY.md")

@@ -73,9 +73,11 @@ def build_server(tools: MemoryTools, who: Who) -> MCPServer:
         return _guard(lambda: tools.list_files(prefix))
 
     @server.tool(name="searchMemory", annotations=read_only)
-    def search_memory(query: str, limit: int = 20) -> list[dict[str, Any]]:
-        """Search every memory file for words; hits name the file, the line and its text."""
-        return _guard(lambda: tools.search(query, limit))
+    def search_memory(query: str, limit: int = 20, archive: bool = False) -> list[dict[str, Any]]:
+        """Search the memory's files for words; hits name the file, the line and its text.
+        archive=true searches only the archive of episodes (thread summaries, PR outcomes)
+        instead: raw history, never needed for what the team knows now."""
+        return _guard(lambda: tools.search(query, limit, archive=archive))
 
     @server.tool(name="writeMemory")
     def write_memory(

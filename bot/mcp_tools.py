@@ -69,10 +69,10 @@ class MemoryTools:
             ops.check_path(prefix.rstrip("/"))
         return sorted(self.store.files(prefix))
 
-    def search(self, query: str, limit: int = 20) -> list[dict[str, Any]]:
+    def search(self, query: str, limit: int = 20, *, archive: bool = False) -> list[dict[str, Any]]:
         if not query.strip():
             raise NoteRejected("the search query is empty; give a word or phrase to look for")
-        hits = self.store.search(query, limit=max(1, min(limit, 100)))
+        hits = self.store.search(query, limit=max(1, min(limit, 100)), archive=archive)
         if self.redis is not None:
             for path in dict.fromkeys(hit.path for hit in hits):  # a recall, as in Slack
                 count_read(self.redis, self.workspace, path)

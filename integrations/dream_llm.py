@@ -173,6 +173,24 @@ class ClaudeDreamer:
             messages.append({"role": "user", "content": results})
         return pairs
 
+    # -- duplicates --------------------------------------------------------------------------
+
+    def same(self, older: str, newer: str) -> bool:
+        """Claude's word on a candidate duplicate pair: merge only on a clear SAME. An API
+        failure or any other answer keeps both entries (a missed merge loses nothing)."""
+        prompt = (
+            "Two entries of a team's memory. Do they state the same fact, so that one can be "
+            "dropped without losing anything? Opposites, different numbers, a different order "
+            "of steps or a different subject are DIFFERENT. Answer with one word: SAME or "
+            f"DIFFERENT.\n\nA: {older}\nB: {newer}"
+        )
+        try:
+            msg = self._create([{"role": "user", "content": prompt}])
+        except anthropic.APIError as exc:
+            log.warning("Claude failed on a duplicate pair (%s); both kept", exc)
+            return False
+        return _final_text(msg).strip().upper().startswith("SAME")
+
     # -- daily note --------------------------------------------------------------------------
 
     def daily(self, day: str, episodes: Sequence[Episode]) -> list[Line] | None:

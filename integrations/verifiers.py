@@ -28,7 +28,16 @@ _SHA = re.compile(r"^[0-9a-f]{40}$")
 
 
 class GitHubVerifier:
-    """Pull requests and issues (state), files and symbols on the default branch, repositories."""
+    """Pull requests and issues (state), files and symbols on the default branch, repositories.
+
+    One verifier serves one dream. Claims are batched per repository: the first file claim asks
+    for the branch's whole tree (one call, `git/trees/<branch>?recursive=1`) and every other
+    file claim on that repository is answered from it; the first pull request or issue claim
+    reads one page of the most recently updated pull requests and issues, and claims on those
+    need no call of their own. Thousands of claims cost a handful of calls per repository a
+    night; only a path missing from the listing (where did it go?) or an older pull request
+    costs more.
+    """
 
     name = "github"
     kinds = frozenset({PR, PATH, SYMBOL, REPO})
@@ -36,6 +45,22 @@ class GitHubVerifier:
     def __init__(self, client_for: ClientFor) -> None:
         self._client_for = client_for
         self._repos: dict[str, Repository | None] = {}
+        self._trees: dict[tuple[str, str], frozenset[str] | None] = {}
+        self._recent: dict[str, dict[int, tuple[str, str, str]]] = {}
+        self.tree_calls = 0
+
+    def _tree(self, repo: Repository, ref: str) -> frozenset[str] | None:
+        """Every path (files and folders) on `ref`, or None when the listing is incomplete."""
+        key = (repo.full_name, ref)
+        if key not in self._trees:
+            self.tree_calls += 1
+            try:
+                tree = repo.get_git_tree(ref, recursive=True)
+                paths = frozenset(str(e.path) for e in tree.tree)
+                self._trees[key] = None if tree.raw_data.get("truncated") else paths
+            except GithubException:
+                self._trees[key] = None  # ask per file instead
+        return self._trees[key]
 
     def _repo(self, name: str) -> Repository | None:
         if name not in self._repos:
@@ -64,14 +89,39 @@ class GitHubVerifier:
         except GithubException as exc:
             return Verdict.unknown(f"GitHub answered {exc.status} for {claim.key}: {_msg(exc)}")
 
+    def _recently_updated(self, repo: Repository) -> dict[int, tuple[str, str, str]]:
+        """number → (what, state, url) of the pull requests and issues updated most recently:
+        one page of each list per repository a night answers most claims without a call each.
+        """
+        name = repo.full_name
+        if name not in self._recent:
+            found: dict[int, tuple[str, str, str]] = {}
+            try:
+                pulls = repo.get_pulls(state="all", sort="updated", direction="desc")
+                for p in pulls.get_page(0):
+                    state = "merged" if p.merged_at else str(p.state)
+                    found[p.number] = ("pull request", state, str(p.html_url))
+                issues = repo.get_issues(state="all", sort="updated", direction="desc")
+                for i in issues.get_page(0):
+                    if i.pull_request is None:
+                        found.setdefault(i.number, ("issue", str(i.state), str(i.html_url)))
+            except GithubException:
+                found = {}  # ask per claim instead
+            self._recent[name] = found
+        return self._recent[name]
+
     def _pr(self, repo: Repository, claim: Claim) -> Verdict:
-        try:
-            pull = repo.get_pull(claim.number)
-            actual = "merged" if pull.merged else str(pull.state)
-            what, url = "pull request", pull.html_url
-        except UnknownObjectException:
-            issue = repo.get_issue(claim.number)  # not a pull request: maybe an issue
-            actual, what, url = str(issue.state), "issue", issue.html_url
+        listed = self._recently_updated(repo).get(claim.number)
+        if listed is not None:
+            what, actual, url = listed
+        else:
+            try:
+                pull = repo.get_pull(claim.number)
+                actual = "merged" if pull.merged else str(pull.state)
+                what, url = "pull request", pull.html_url
+            except UnknownObjectException:
+                issue = repo.get_issue(claim.number)  # not a pull request: maybe an issue
+                actual, what, url = str(issue.state), "issue", issue.html_url
         seen = f"{what} {claim.key} is {actual} ({url})"
         if (
             not claim.state
@@ -83,7 +133,12 @@ class GitHubVerifier:
 
     def _file(self, repo: Repository, claim: Claim) -> Verdict:
         ref = claim.ref or repo.default_branch
+        listing = self._tree(repo, ref) if claim.kind == PATH else None
+        if listing is not None and claim.path in listing:
+            return Verdict.true(f"{claim.repo}:{claim.path} exists on {ref}")
         try:
+            if listing is not None:
+                raise UnknownObjectException(404, {"message": "not in the tree listing"}, None)
             content = repo.get_contents(claim.path, ref=ref)
         except UnknownObjectException:
             if claim.ref and _SHA.match(claim.ref):
@@ -98,6 +153,10 @@ class GitHubVerifier:
     def _moved(self, repo: Repository, claim: Claim, ref: str) -> Verdict:
         """The file is gone from `ref`: the last commit that touched it says where it went."""
         commit: Commit | None = next(iter(repo.get_commits(sha=ref, path=claim.path)), None)
+        if commit is None and not claim.sure:
+            # the repository was guessed from a bare name and the path never was in it: the
+            # guess was wrong, not the fact. (A path it moved or deleted proves the guess.)
+            return Verdict.unknown(f"{claim.path} was never in {claim.repo} (guessed repository)")
         if commit is None:
             return Verdict.unfixable(f"{claim.repo}:{claim.path} does not exist on {ref}")
         where = f"{commit.sha[:12]} ({_first_line(commit.commit.message)})"

@@ -25,10 +25,10 @@ from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
 from jobs.agent_turn import agent_usage
 from jobs.celery_app import task, task_runtime
 from jobs.config import Config
-from jobs.recall import recall_counts
+from jobs.recall import last_reads, recall_counts
 from jobs.runtime import Runtime
 from jobs.slack_tasks import RETRY, author, reply_once
-from memory import snapshot
+from memory import notes, snapshot
 from memory.dream import digest
 from memory.dream.claims import Claim
 from memory.dream.run import Report, dream
@@ -40,6 +40,7 @@ log = logging.getLogger("hippo.dream")
 DREAM = "hippo.dream.run"
 SLACK_DREAM = "hippo.dream.slack"
 REVERT = "hippo.dream.revert"
+FORGET_FILE = "hippo.dream.forget_file"
 LOCK_TTL = 3600  # a dream takes seconds to minutes; the lock outlives a crashed worker this long
 OUTBOX_CHANNEL = "digest"
 DIGEST_TTL = 3 * 24 * 3600  # "this night's digest was posted": a rerun within days posts nothing
@@ -150,7 +151,9 @@ def run_dream(
             verifiers=verifiers,
             checker=claude,
             writer=claude,
+            confirm=claude.same if claude is not None else None,
             recall=recall_counts(rt.redis, workspace),
+            last_read=last_reads(rt.redis, workspace),
             allowed_hosts=rt.config.verify_hosts,
             # each step renews the lock
             after_step=lambda step: _after_step(lock, step, on_step),
@@ -244,4 +247,24 @@ def revert_step(
             text = f"“{what}” was already reverted (commit {done.commit[:8]})."
     except MemoryStoreError as exc:
         text = f"Could not revert {commit[:8]}: {exc}"
+    reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
+
+
+@task(FORGET_FILE, **RETRY)
+def forget_file(
+    self: Task, *, key: str, path: str, user: str, channel: str, thread_ts: str, **ctx: Any
+) -> None:
+    """The digest's Forget button on a file nobody used: the person removes it (tombstoned)."""
+    rt = task_runtime()
+    today = datetime.now(UTC).date().isoformat()
+    why = "nobody used it in 60 days and nothing could check it (the dream's digest)"
+    try:
+        done = notes.forget_file(
+            rt.store, path, by=user, reason=why, key=key, today=today, author=author(user)
+        )
+        text = f"<@{user}> forgot `{path}`." if done else f"`{path}` is already gone."
+        if done is not None:
+            snapshot.publish_if_index_changed(rt.store, done)
+    except MemoryStoreError as exc:
+        text = f"Could not forget `{path}`: {exc}"
     reply_once(rt, self, key, channel, text, thread_ts=thread_ts)

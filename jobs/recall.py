@@ -1,13 +1,14 @@
 """Recall counts: how often each memory file is read by a person or an agent.
 
 The console, MCP (readMemory, searchMemory), Slack recall and the agent's turns call `count_read`
-for every file they hand out; dreaming calls `recall_counts` to find files no session used. One
-Redis hash per workspace, path → count.
+for every file they hand out; dreaming calls `recall_counts` (path → reads) and `last_reads`
+(path → the day it was last read) to find files no session used. Two Redis hashes per workspace.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import date
 from typing import Protocol
 
 from redis.exceptions import RedisError
@@ -22,17 +23,44 @@ class HashStore(Protocol):
 
     def hgetall(self, name: str) -> object: ...
 
+    def hset(self, name: str, key: str, value: str) -> object: ...
+
+    def hsetnx(self, name: str, key: str, value: str) -> object: ...
+
 
 def key_for(workspace: str) -> str:
     return f"hippo:recall:{workspace}"
 
 
-def count_read(redis: HashStore, workspace: str, path: str) -> None:
-    """Add one read of `path`. A Redis outage never fails the read itself: it is only logged."""
+SINCE = ""
+
+
+def last_key_for(workspace: str) -> str:
+    return f"hippo:recall-at:{workspace}"
+
+
+def count_read(redis: HashStore, workspace: str, path: str, today: str = "") -> None:
+    """Add one read of `path` and remember the day (UTC unless given). A Redis outage never
+    fails the read itself: it is only logged."""
     try:
         redis.hincrby(key_for(workspace), path, 1)
+        day = today or date.today().isoformat()
+        redis.hset(last_key_for(workspace), path, day)
+        redis.hsetnx(last_key_for(workspace), SINCE, day)  # when reads began to be dated
     except RedisError as exc:
         log.warning("recall count for %s not recorded: %s", path, exc)
+
+
+def last_reads(redis: HashStore, workspace: str) -> dict[str, str]:
+    """Every read path with the day it was last read (paths never read are absent), and under
+    SINCE ("") the day the first read was dated: before that, "never read" means "not known"."""
+    raw = redis.hgetall(last_key_for(workspace))
+    out: dict[str, str] = {}
+    if isinstance(raw, dict):
+        for k, v in raw.items():
+            name = k.decode() if isinstance(k, bytes) else str(k)
+            out[name] = v.decode() if isinstance(v, bytes) else str(v)
+    return out
 
 
 def recall_counts(redis: HashStore, workspace: str) -> dict[str, int]:

@@ -83,6 +83,28 @@ class TooLarge(MemoryStoreError):
         )
 
 
+class AppendOnly(MemoryStoreError):
+    code = "append_only"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{path} is in archive/, which is append-only: episodes are never edited, moved or "
+            "deleted; add new lines at the end (or write the file whole only to create it)"
+        )
+
+
+class FormatTooNew(MemoryStoreError):
+    code = "format_too_new"
+
+    def __init__(self, found: int, known: int) -> None:
+        self.found, self.known = found, known
+        super().__init__(
+            f"this memory is in format version {found}, written by a newer hippo; this hippo "
+            f"knows versions up to {known} and will not write to it: upgrade hippo"
+        )
+
+
 class SecretFound(MemoryStoreError):
     code = "secret"
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from memory import format as fmt
 from memory import secrets, tombstones
 from memory.errors import NoteRejected, SecretFound
-from memory.ops import AddEntry, AddTombstone, Operation, RemoveEntry
+from memory.ops import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry
 from memory.store import Author, Store, WriteResult
 
 INBOX = "inbox.md"
@@ -204,6 +204,22 @@ def forget(
         source=source,
     )
     return Forgot("removed", tuple(chosen), result)
+
+
+def forget_file(
+    store: Store, path: str, *, by: str, reason: str, key: str, today: str, author: Author
+) -> WriteResult | None:
+    """Remove a whole file, each entry recorded in forgotten.md (the digest's Forget button for
+    files nobody used); None when the file is already gone."""
+    text = store.read_or_none(path)
+    if text is None:
+        return None
+    ops: list[Operation] = [DeleteFile(path)]
+    for entry in fmt.parse(text).entries:
+        stone, meta = tombstones.entry_for(entry, path=path, removed=today, by=by, reason=reason)
+        ops.append(AddEntry(tombstones.PATH, stone, meta, title=tombstones.TITLE))
+    message = f"forget {path}" + (f"\n\n{reason}" if reason else "")
+    return store.write(ops, author=author, message=message, key=key)
 
 
 def _strip_that(query: str) -> str:

@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from memory import format as fmt
-from memory import tombstones, validate
+from memory import tombstones, validate, version
 from memory.errors import (
+    AppendOnly,
     EntryConflict,
     InvalidMetadata,
     InvalidPath,
@@ -256,6 +257,8 @@ def apply_ops(
     runs before an operation changes anything, so a skipped one leaves no trace). `folder`
     tells whether a path is a folder of that tree (so no file is written where one is)."""
     out = Applied()
+    if ops:
+        version.check(read(version.STATE))  # a newer hippo's memory: write nothing to it
     docs: dict[str, _Doc | None] = {}  # None: deleted by an earlier operation
     stones: list[tuple[str, list[tombstones.Tombstone]]] = []
 
@@ -304,6 +307,7 @@ def apply_ops(
             collide(op.path)
         elif isinstance(op, MoveFile):
             collide(op.dst)
+        _check_append_only(op, current)
         if not force:
             _check_tombstones(op, current, forgotten)
         if isinstance(op, WriteFile) and not (dreamer or restoring):
@@ -389,6 +393,25 @@ def _check_new_entries(op: WriteFile, before: str | None) -> None:
                 raise InvalidMetadata(f"line {e.line + 1}: {problems[0][1]}", op.path)
 
 
+ARCHIVE = "archive/"
+
+
+def _check_append_only(op: Operation, current: Reader) -> None:
+    """archive/ takes appends only, through every door: AppendLine, or a WriteFile that creates
+    a file or keeps every byte it had and adds lines after them."""
+    if not any(p.startswith(ARCHIVE) for p in paths_of(op)):
+        return
+    if isinstance(op, AppendLine):
+        return
+    if isinstance(op, WriteFile):
+        before = current(op.path)
+        if before is None or (
+            op.content.startswith(before) and before.endswith("\n" if before else "")
+        ):
+            return
+    raise AppendOnly(next(p for p in paths_of(op) if p.startswith(ARCHIVE)))
+
+
 def _check_tombstones(
     op: Operation, current: Reader, forgotten: Callable[[], list[tombstones.Tombstone]]
 ) -> None:
@@ -407,7 +430,7 @@ def _check_tombstones(
     stones: list[tombstones.Tombstone] | None = None
     haystack = current(tombstones.PATH) or ""
     for t in texts:
-        if not _might_contain(haystack, t):
+        if not _might_repeat(haystack, t):
             continue  # cheap: forgotten.md lacks this fact's longest word, so no tombstone
         stones = stones if stones is not None else forgotten()
         tombstones.check(t, stones)
@@ -426,3 +449,13 @@ def _might_contain(haystack: str, text: str) -> bool:
         if not all(w in lowered for w in set(phrase.split())):
             return False  # a substring search per word is far cheaper than normalising the file
     return f" {phrase} " in f" {fmt.words(haystack)} "
+
+
+def _might_repeat(haystack: str, text: str) -> bool:
+    """False only when forgotten.md (`haystack`) cannot hold a tombstone that `text` repeats:
+    one of the tombstone's words would have to be among `text`'s words, and the file holds
+    none of them (a substring search per word is far cheaper than parsing the file)."""
+    if not haystack:
+        return False
+    lowered = haystack.lower()
+    return any(w in lowered for w in set(fmt.normalise(text).split()))

@@ -33,6 +33,7 @@ LENGTH_PENALTY = 1.0  # for an entry text of LONG bytes or more, less for shorte
 LONG = 400
 DEMOTED = 3.0  # taken from lines of forgotten.md and entries with status: revoked
 FORGOTTEN = "forgotten.md"
+ARCHIVE = "archive/"
 
 PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes
 WHOLE_PASS = 2000  # candidates still in reach above which whole-word lines are looked up
@@ -117,10 +118,12 @@ class SearchIndex:
                 self._prior[k] -= DEMOTED
 
     @classmethod
-    def build(cls, tree: Mapping[str, bytes]) -> SearchIndex:
+    def build(cls, tree: Mapping[str, bytes], *, archive: bool = False) -> SearchIndex:
         """Index every UTF-8 text file of `tree` (path -> bytes); binary and non-UTF-8 files are
-        skipped."""
-        return cls(Blob.build(tree))
+        skipped. The archive (episodes, never put in context) is left out; `archive=True`
+        indexes only it, for a search of episodes on purpose."""
+        kept = {p: b for p, b in tree.items() if p.startswith(ARCHIVE) == archive}
+        return cls(Blob.build(kept))
 
     def __len__(self) -> int:
         return len(self.paths)

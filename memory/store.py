@@ -375,13 +375,18 @@ class Store(WritePath):
             self._paths = (sha, sorted(found))
         return [p for p in self._paths[1] if p.startswith(prefix)]
 
-    def search(self, query: str, limit: int = 20, commit: str | None = None) -> list[Any]:
-        """Ranked hits over the tree at `commit` (a warm index kept for the newest commit)."""
+    def search(
+        self, query: str, limit: int = 20, commit: str | None = None, *, archive: bool = False
+    ) -> list[Any]:
+        """Ranked hits over the tree at `commit` (a warm index kept for the newest commit); the
+        archive is never searched unless asked for (`archive=True` searches only it)."""
         from memory.search import SearchIndex
 
         if commit is None and self.tip() is None:
             return []
         sha = str(self._commit(commit).id)
+        if archive:
+            return list(SearchIndex.build(self.tree(sha), archive=True).search(query, limit=limit))
         warm = self._search  # one read: another thread may swap in a newer commit's index
         if warm is None or warm[0] != sha:
             warm = self._search = (sha, SearchIndex.build(self.tree(sha)))

@@ -1,13 +1,21 @@
-"""Tombstones: forgotten facts recorded in forgotten.md so that no stale writer brings them back."""
+"""Tombstones: forgotten facts recorded in forgotten.md so that no stale writer brings them back.
+
+A new entry is refused when it is a forgotten fact: the same words after normalisation, or the
+fact said again in more words (it holds every content word of the forgotten one and does not
+negate it: memory/facts.py `covers`). Entries that dreaming merged into another (`reason:
+merged into <path>`) are recorded too but never refuse anything: their fact lives on.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memory import facts
 from memory import format as fmt
 from memory.errors import TombstoneConflict
 
 PATH = "forgotten.md"
+MERGED = "merged into "
 TITLE = "Forgotten: facts removed on purpose, with when, why and by whom"
 
 
@@ -19,6 +27,11 @@ class Tombstone:
     by: str
     reason: str
     source: str
+
+    @property
+    def merged(self) -> bool:
+        """Merged into another entry by dreaming, not forgotten: the fact is still kept."""
+        return self.reason.startswith(MERGED)
 
     def cite(self) -> str:
         bits = [f"forgotten.md: {self.text!r}", f"removed {self.removed}"]
@@ -48,12 +61,15 @@ def load(text: str | None) -> list[Tombstone]:
 
 
 def check(text: str, stones: list[Tombstone]) -> None:
-    """Raise TombstoneConflict when `text` is, after normalisation, a forgotten fact."""
+    """Raise TombstoneConflict when `text` is a forgotten fact: the same words after
+    normalisation, or all of its content words said again (with more)."""
     key = fmt.normalise(text)
     if not key:
         return
     for stone in stones:
-        if stone.key == key:
+        if stone.merged:
+            continue
+        if stone.key == key or facts.covers(stone.text, text):
             raise TombstoneConflict(text, stone.cite())
 
 

@@ -131,3 +131,39 @@ def test_memory_links_follow_renames() -> None:
     (gone,) = cl.find("see [[nowhere]]")
     assert (v.check(moved).status, v.check(moved).fix) == ("fixable", "services/new")
     assert v.check(gone).status == "not_checkable"
+
+
+def test_file_claims_as_people_write_them() -> None:
+    """A repository anywhere plus a path anywhere is a file claim; the span is the path."""
+    text = "the billing exporter lives at tools/export.py in shopco/payments"
+    (claim,) = cl.find(text)
+    assert (claim.kind, claim.key) == ("path", "shopco/payments:tools/export.py")
+    assert text[slice(*claim.span)] == "tools/export.py"
+    assert kinds("shopco/payments' retry settings are config/retry.toml") == [
+        ("path", "shopco/payments:config/retry.toml", "")
+    ]
+    assert kinds("the release checklist is shopco/site `docs/release.md`") == [
+        ("path", "shopco/site:docs/release.md", "")
+    ]
+
+
+def test_a_known_repository_by_its_bare_name() -> None:
+    """'the payments repo' means shopco/payments when the memory names it (and no other
+    'payments'); such a claim is marked unsure."""
+    tree = {"services/pay.md": "- fee fix shopco/payments#4 merged\n", "x.md": "- about"}
+    repos = cl.known_repos(tree)
+    assert repos == {"shopco/payments"}
+    (claim,) = cl.find("the payments repo keeps retries in config/retry.toml", repos=repos)
+    assert (claim.key, claim.sure) == ("shopco/payments:config/retry.toml", False)
+    assert cl.find("the payments repo keeps retries in config/retry.toml") == []
+
+
+def test_not_file_claims() -> None:
+    """Products, fractions, word pairs, image tags and paths without a repository are not."""
+    for text in (
+        "we use Node.js in shopco/site and/or CI/CD 24/7",
+        "the config is in config/app.yaml",
+        "we deploy shopco/payments:latest",
+        "the flag in config/flags is active",
+    ):
+        assert kinds(text) == [], text

@@ -147,3 +147,27 @@ def test_a_dream_with_claude_reports_its_tokens(fake: FakeAnthropic, tmp_path: P
         ("Release train: Tuesdays from now on", "https://s/1")
     ]
     assert dreamer.usage()["input_tokens"] > 0 and report.commits["daily"]
+
+
+def test_claude_confirms_a_duplicate_before_tidy_merges_it(
+    fake: FakeAnthropic, tmp_path: Path
+) -> None:
+    """With a key, a candidate pair is merged only when Claude answers SAME; DIFFERENT keeps
+    both, and the question names both entries."""
+    client = anthropic.Anthropic(api_key="test", base_url=fake.url, max_retries=0)
+    dreamer = ClaudeDreamer(client, Verifiers(), model="claude-test")
+    store = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
+    store.init()
+    text = (
+        "# Ops\n\n- staging is reset every Sunday night [added: 2026-10-01]\n"
+        "- staging gets wiped each Sunday night [added: 2026-11-01]\n"
+    )
+    store.write([WriteFile("ops/staging.md", text)], author=Author("a", "a@x"), message="seed")
+    fake.script(fake.text("DIFFERENT"))
+    dream(store, now=datetime(2026, 11, 30, 3), confirm=dreamer.same)
+    assert len(fmt.parse(store.read("ops/staging.md")).entries) == 2
+    asked = fake.requests[-1]["messages"][0]["content"]
+    assert "staging is reset every Sunday night" in asked and "wiped" in asked
+    fake.script(fake.text("SAME"))
+    dream(store, now=datetime(2026, 12, 1, 3), confirm=dreamer.same)
+    assert len(fmt.parse(store.read("ops/staging.md")).entries) == 1

@@ -187,3 +187,62 @@ def test_http_verifier_on_allow_listed_hosts() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_file_claims_are_answered_from_one_tree_listing_per_repository() -> None:
+    """Many file claims on one repository cost one tree listing, not one call each; a path
+    missing from the listing is followed through history (rename, deletion)."""
+    with FakeGitHub() as fake:
+        serve_github(fake)
+        files = {f"src/mod{i}.py": "x = 1\n" for i in range(30)} | {"src/settings.py": ""}
+        fake.add_files("acme/api", "main", files)
+        settings = gh.GitHubSettings(api_url=fake.url, token="t", retry=False, throttle=False)
+        v = GitHubVerifier(lambda _owner: gh.client(settings))
+        verdicts = [v.check(cl.find(f"mod in acme/api:src/mod{i}.py")[0]) for i in range(30)]
+        assert {x.status for x in verdicts} == {"true"}
+        assert verdict(v, "config in acme/api:src/config.py") == ("fixable", "src/settings.py")
+        trees = [r for r in fake.requests if "/git/trees/" in r.path]
+        contents = [r for r in fake.requests if "/contents/" in r.path]
+        assert len(trees) == 1 and contents == [] and v.tree_calls == 1
+
+
+def test_a_guessed_repository_never_deletes_a_fact(github: GitHubVerifier) -> None:
+    """A repository inferred from a bare name ("the api repo") is a guess: a path that never
+    was there is not checkable rather than wrong; named outright, it is a deletion."""
+    (guess,) = cl.find("the api repo runs jobs from src/never.py", repos=["acme/api"])
+    assert not guess.sure and github.check(guess).status == "not_checkable"
+    (named,) = cl.find("acme/api runs jobs from src/never.py")
+    assert named.sure and github.check(named).status == "unfixable"
+
+
+def test_claims_beyond_tonights_files_are_rechecked_every_night(
+    github: GitHubVerifier, tmp_path: Path
+) -> None:
+    """With one file a night for the full check, the claims of every other file are still
+    re-checked (no LLM needed): a deleted file is caught the first night, a renamed one fixed;
+    true claims found again write nothing (no `verified:` churn)."""
+    store = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
+    store.init()
+    seed = {
+        "a/one.md": "# One\n\n- acme/api#12 is merged\n",
+        "b/two.md": "# Two\n\n- acme/api runs jobs from src/worker.py\n- acme/api#13 is open\n",
+        "c/three.md": "# Three\n\n- the config is src/config.py (acme/api)\n",
+    }
+    store.write([WriteFile(p, t) for p, t in seed.items()], author=Author("a", "a@x"), message="s")
+    report = dream(store, now=datetime(2026, 11, 30, 3), verifiers=Verifiers([github]), limit=1)
+    step = next(s for s in report.steps if s.step == "corrections")
+    assert "1 fixed, 1 deleted, 1 files checked" in step.subject
+    assert "- re-checked the claims of 2 more files" in step.body
+    assert "src/worker.py" not in store.read("b/two.md")
+    assert "src/settings.py (acme/api)" in store.read("c/three.md")
+    assert "verified" in store.read("a/one.md")  # the one file fully checked is stamped
+    assert "- acme/api#13 is open\n" in store.read("b/two.md")  # re-found true: no edit
+
+
+def test_a_guessed_repository_is_proven_by_the_files_history(github: GitHubVerifier) -> None:
+    """A path that moved or was deleted in the guessed repository proves the guess: the rename
+    is followed and the deletion deletes."""
+    (moved,) = cl.find("the api repo reads src/config.py at boot", repos=["acme/api"])
+    assert github.check(moved).fix == "src/settings.py"
+    (gone,) = cl.find("the api repo runs jobs from src/worker.py", repos=["acme/api"])
+    assert github.check(gone).status == "unfixable"

@@ -14,7 +14,7 @@ from packaging.utils import canonicalize_name
 from tests.conftest import ROOT
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-OURS = {"bot", "jobs", "memory", "integrations", "tests"}
+OURS = {"bot", "jobs", "memory", "integrations", "tests", "bench"}
 # Imported only under TYPE_CHECKING, or provided by the standard library's stubs.
 TYPING_ONLY = {"_typeshed"}
 

@@ -205,15 +205,14 @@ def test_binary_and_non_utf8_files_are_skipped() -> None:
 
 
 def test_non_markdown_lines_are_prose_hits() -> None:
-    """Lines of other text files (archive JSONL, SQL) hit as prose, never as entries."""
-    index = SearchIndex.build(
-        {"archive/2026-10-01.jsonl": b'{"summary": "redis failover"}\n', "q.sql": b"- redis\n"}
-    )
-    hits = index.search("redis")
-    assert {(h.path, h.entry) for h in hits} == {
-        ("archive/2026-10-01.jsonl", False),
-        ("q.sql", False),
-    }
+    """Lines of other text files (JSONL, SQL) hit as prose, never as entries; the archive is
+    left out unless asked for."""
+    tree = {"archive/2026-10-01.jsonl": b'{"summary": "redis failover"}\n', "q.sql": b"- redis\n"}
+    tree["notes/log.jsonl"] = b'{"summary": "redis failover"}\n'
+    hits = SearchIndex.build(tree).search("redis")
+    assert {(h.path, h.entry) for h in hits} == {("notes/log.jsonl", False), ("q.sql", False)}
+    archived = SearchIndex.build(tree, archive=True).search("redis")
+    assert [(h.path, h.entry) for h in archived] == [("archive/2026-10-01.jsonl", False)]
 
 
 def test_bullets_inside_code_fences_are_not_entries() -> None:

@@ -7,6 +7,10 @@ Recognised (anything else is not checkable):
 - a file in a repository: `owner/repo:path`, "in owner/repo at path", a GitHub blob URL; a
   backticked symbol right before one of those ("`parse()` in owner/repo:src/x.py") is a symbol
   claim on that file;
+- a file as people write it: a repository anywhere in the entry (`owner/repo`, or the name of a
+  repository the memory already names, `repos=`) and a path-like token anywhere, with or without
+  backticks ("the exporter lives at tools/export.py in shopco/payments", "shopco/payments' retry
+  settings are config/retry.toml"); see `loose.py` for what is path-like;
 - a repository with a state, the word "repo" said: "the repo owner/repo is archived",
   "owner/repo repository is active";
 - a cited Slack permalink (in the text or the entry's `source`);
@@ -20,11 +24,12 @@ path), so a fix changes only what the verifier saw was wrong.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from memory import format as fmt
+from memory.dream import loose
 
 PR, PATH, SYMBOL, REPO, SLACK, URL, LINK = "pr", "path", "symbol", "repo", "slack", "url", "link"
 KINDS = (PR, PATH, SYMBOL, REPO, SLACK, URL, LINK)
@@ -54,6 +59,7 @@ _REPO_STATE = re.compile(
 _SLACK = re.compile(
     r"https://[a-z0-9-]+\.(?:enterprise\.)?slack\.com/archives/(?P<ch>[A-Z0-9]+)/p(?P<ts>\d{16})[^\s;\]]*"
 )
+_GH_REPO = re.compile(rf"{_GH}/(?P<repo>{_REPO})(?=[/\s)\].,;]|$)")
 _MEMLINK = re.compile(r"\[\[(?P<target>[^\[\]\n]*)\]\]")
 _ANY_URL = re.compile(r"https?://[^\s<>()\[\];`'\"]+")
 _STATE_WORD = re.compile(r"\b(open|opened|merged|closed|reopened)\b", re.IGNORECASE)
@@ -85,6 +91,9 @@ class Claim:
     channel: str = ""
     ts: str = ""
     in_meta: bool = False  # found in the entry's metadata (a cited source), not its text
+    # False when the repository was inferred from a bare name ("the payments repo"): a file
+    # missing there may mean hippo guessed the wrong repository, so it never deletes the fact
+    sure: bool = True
 
     @property
     def key(self) -> str:
@@ -101,9 +110,18 @@ class Claim:
 
 
 def find(
-    entry: fmt.Entry | str, allowed_hosts: Iterable[str] = (), *, sources: Iterable[str] = ()
+    entry: fmt.Entry | str,
+    allowed_hosts: Iterable[str] = (),
+    *,
+    sources: Iterable[str] = (),
+    repos: Iterable[str] | loose.Known = (),
+    loose_files: bool = True,
 ) -> list[Claim]:
-    """Every claim in an entry (its text, then its `source` values), in reading order."""
+    """Every claim in an entry (its text, then its `source` values), in reading order.
+
+    `repos` are the repositories the memory names elsewhere (see `known_repos`): an entry that
+    names one of them by its bare name can make file claims about it. `loose_files=False`
+    keeps only the explicit file forms (the benchmark's baseline)."""
     if isinstance(entry, fmt.Entry):
         text = entry.text
         sources = [*sources, *entry.get_all("source")]
@@ -132,6 +150,16 @@ def find(
         for m in pattern.finditer(text):
             if free(*m.span()) and _plausible(m.group("path").rstrip(".")):
                 add(_file(text, m), m.span())
+    for found in loose.file_claims(text, repos) if loose_files else []:
+        if free(*found.span):
+            a, b = found.span
+            add(
+                Claim(
+                    PATH, text[a:b], text, found.span, repo=found.repo, path=found.path,
+                    sure=found.sure,
+                ),
+                found.span,
+            )  # fmt: skip
     for m in _REPO_STATE.finditer(text):
         if (m.group("pre") or m.group("post")) and free(*m.span("repo")):
             state = m.group("state").lower()
@@ -154,12 +182,34 @@ def find(
     for value in sources:
         for part in fmt.unescape_value(value).split(","):
             part = part.strip()
-            s = _SLACK.fullmatch(part)
+            s = _SLACK.search(part)  # "Slack thread <link>" and "<link> (alice)" cite it too
             if s:
-                claims.append(_slack(part, s, in_meta=True))
+                claims.append(_slack(part, _SLACK.fullmatch(s.group(0)) or s, in_meta=True))
             elif _ANY_URL.fullmatch(part) and _allowed(part, hosts):
                 claims.append(Claim(URL, part, text, (0, 0), url=part, in_meta=True))
     return claims
+
+
+def known_repos(tree: Mapping[str, str]) -> frozenset[str]:
+    """The repositories the memory names in a checkable way (a PR, a file, a GitHub URL, "the
+    repo owner/repo") or keeps preferences or conventions for: the ones a bare name may mean."""
+    found: set[str] = set()
+    for path, text in tree.items():
+        parts = path.split("/")
+        if path.endswith(".md") and len(parts) >= 3 and parts[0] in ("conventions", "preferences"):
+            owner_repo = parts[-2:] if parts[0] == "conventions" else parts[2:4]
+            if len(owner_repo) == 2 and owner_repo[1].endswith(".md"):
+                found.add(f"{owner_repo[0]}/{owner_repo[1][:-3]}")
+        if not path.endswith(".md") or path.startswith(("archive/", ".dream/")):
+            continue
+        if "/" not in text:
+            continue
+        for rx in (_PR_URL, _PR_REF, _BLOB, _COLON, _IN_AT, _GH_REPO):
+            found.update(m.group("repo") for m in rx.finditer(text))
+        found.update(
+            m.group("repo") for m in _REPO_STATE.finditer(text) if m.group("pre") or m.group("post")
+        )
+    return frozenset(r for r in found if loose.is_repo_name(r))
 
 
 def _plausible(path: str) -> bool:

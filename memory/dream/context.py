@@ -34,6 +34,9 @@ class Context:
     changed: frozenset[str] = frozenset()
     recall: Mapping[str, int] = field(default_factory=dict)
     renamed: Callable[[str], str | None] = lambda _p: None
+    removed: int = 0  # entries removed tonight so far: every removal counts against the cap
+    # With Claude: (older, newer) entry texts → are they one fact? Asked before every merge.
+    confirm: Callable[[str, str], bool] | None = None
     _docs: dict[str, tuple[str, fmt.Document]] = field(default_factory=dict, repr=False)
 
     def doc(self, path: str) -> fmt.Document:

@@ -22,6 +22,7 @@ from memory import format as fmt
 from memory import tombstones
 from memory.dream import claims as cl
 from memory.dream.context import DREAM_BY, Context, StepResult
+from memory.dream.loose import Known
 from memory.dream.select import deletion_cap, select
 from memory.dream.verifiers import FIXABLE, NOT_CHECKABLE, TRUE, UNFIXABLE, Verdict, Verifiers
 from memory.errors import TombstoneConflict
@@ -29,6 +30,9 @@ from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 Checked = list[tuple[cl.Claim, Verdict]]
 MAX_QUOTE = 120
+RECHECK_CALLS = 2000  # verifier calls a night for re-checking claims beyond the 25 files
+# Cheap signs that a file may hold a claim the verifiers check (a repository, a URL, a link).
+_CLAIMISH = ("/", "slack.com", "[[")
 
 
 class Checker(Protocol):
@@ -40,12 +44,15 @@ class Checker(Protocol):
 class ClaimChecker:
     """Without an LLM: claims recognised by how people write them, verified by the verifiers."""
 
-    def __init__(self, verifiers: Verifiers, allowed_hosts: Iterable[str] = ()) -> None:
+    def __init__(
+        self, verifiers: Verifiers, allowed_hosts: Iterable[str] = (), *, repos: Iterable[str] = ()
+    ) -> None:
         self.verifiers = verifiers
         self.hosts = tuple(allowed_hosts)
+        self.repos = Known(repos)  # repositories the memory names: bare names may mean them
 
     def check(self, path: str, entry: fmt.Entry) -> Checked:
-        return self.verifiers.check_all(cl.find(entry, self.hosts))
+        return self.verifiers.check_all(cl.find(entry, self.hosts, repos=self.repos))
 
 
 @dataclass
@@ -58,6 +65,7 @@ class Plan:
     deferred: list[str] = field(default_factory=list)  # paths
     verified: list[str] = field(default_factory=list)  # files with no unverifiable entry
     unverified: list[str] = field(default_factory=list)
+    rechecked: list[str] = field(default_factory=list)  # claims re-checked beyond `selected`
     cap: int = 0
 
 
@@ -70,7 +78,18 @@ def _evidence(pairs: Sequence[tuple[cl.Claim, Verdict]]) -> str:
     return "; ".join(f"{v.verifier or 'verifier'}: {v.evidence}" for _, v in pairs if v.evidence)
 
 
-def run(ctx: Context, checker: Checker, *, limit: int = 25) -> StepResult:
+def run(
+    ctx: Context,
+    checker: Checker,
+    *,
+    limit: int = 25,
+    recheck: ClaimChecker | None = None,
+    budget: int = RECHECK_CALLS,
+) -> StepResult:
+    """Check tonight's `limit` files with `checker` (Claude, or the claim checker); then, with
+    `recheck`, re-check every other file that makes a claim, deterministically, oldest check
+    first, within `budget` verifier calls: verifiers need no LLM and batch per repository, so a
+    change in the world is found the next night however large the memory."""
     result = StepResult("corrections")
     topics = ctx.topics()
     plan = Plan(cap=deletion_cap(len(topics)))
@@ -83,39 +102,20 @@ def run(ctx: Context, checker: Checker, *, limit: int = 25) -> StepResult:
         limit=limit,
     )
     today = ctx.today.isoformat()
-    stones = {s.key for s in tombstones.load(ctx.tree.get(tombstones.PATH))}
+    stones = {s.key for s in tombstones.load(ctx.tree.get(tombstones.PATH)) if not s.merged}
     deletions: list[tuple[str, fmt.Entry, str]] = []
     fixes: list[str] = []
     for path in plan.selected:
-        unknown = False
-        for entry in ctx.doc(path).entries:
-            pairs = checker.check(path, entry)
-            statuses = {v.status for _, v in pairs}
-            if not pairs or NOT_CHECKABLE in statuses:
-                unknown = True
-            wrong = [(c, v) for c, v in pairs if v.status == UNFIXABLE]
-            fixable = [(c, v) for c, v in pairs if v.status == FIXABLE and v.fix is not None]
-            if wrong:
-                deletions.append((path, entry, _evidence(wrong)))
-                continue
-            if fixable:
-                new = cl.apply_fixes(entry.text, [(c, v.fix or "") for c, v in fixable])
-                try:
-                    tombstones.check(new, tombstones.load(ctx.tree.get(tombstones.PATH)))
-                except TombstoneConflict:
-                    deletions.append((path, entry, _evidence(fixable) + "; the fix is forgotten"))
-                    continue
-                meta = entry.with_meta(verified=today).meta
-                result.ops.append(ReplaceEntry(path, entry.text, new, meta))
-                fixes.append(f"- fixed {path}: {_quote(entry.text)} → {_quote(new)}")
-                fixes.append(f"  evidence: {_evidence(fixable)}")
-                plan.fixed.append(path)
-            elif TRUE in statuses and entry.get("verified") != today:
-                meta = entry.with_meta(verified=today).meta
-                result.ops.append(ReplaceEntry(path, entry.text, entry.text, meta))
+        unknown = _check_file(ctx, path, checker, result, plan, deletions, fixes)
         (plan.unverified if unknown else plan.verified).append(path)
+    if recheck is not None:
+        done = set(plan.selected)
+        plan.rechecked = _recheck(ctx, recheck, done, budget, result, plan, deletions, fixes)
     result.ops.extend(_deletions(ctx, plan, deletions, stones, today, result.body))
+    ctx.removed += len(plan.deleted)  # tidy's merges and expiries share tonight's cap
     result.body[:0] = fixes
+    if plan.rechecked:
+        result.body.append(f"- re-checked the claims of {len(plan.rechecked)} more files")
     if plan.deferred:
         result.body.append(
             f"- deletion cap reached ({plan.cap} a night): {len(deletions) - len(plan.deleted)} "
@@ -135,6 +135,80 @@ def run(ctx: Context, checker: Checker, *, limit: int = 25) -> StepResult:
         + f", {len(plan.selected)} files checked"
     )
     return result
+
+
+def _check_file(
+    ctx: Context,
+    path: str,
+    checker: Checker,
+    result: StepResult,
+    plan: Plan,
+    deletions: list[tuple[str, fmt.Entry, str]],
+    fixes: list[str],
+    *,
+    claims_only: bool = False,
+) -> bool:
+    """Check every entry of `path`; True when some entry could not be checked. With
+    `claims_only`, entries without a claim are skipped (a re-check of claims, not of prose)."""
+    today = ctx.today.isoformat()
+    unknown = False
+    for entry in ctx.doc(path).entries:
+        pairs = checker.check(path, entry)
+        if claims_only and not pairs:
+            continue
+        statuses = {v.status for _, v in pairs}
+        if not pairs or NOT_CHECKABLE in statuses:
+            unknown = True
+        wrong = [(c, v) for c, v in pairs if v.status == UNFIXABLE]
+        fixable = [(c, v) for c, v in pairs if v.status == FIXABLE and v.fix is not None]
+        if wrong:
+            deletions.append((path, entry, _evidence(wrong)))
+            continue
+        if fixable:
+            new = cl.apply_fixes(entry.text, [(c, v.fix or "") for c, v in fixable])
+            try:
+                tombstones.check(new, tombstones.load(ctx.tree.get(tombstones.PATH)))
+            except TombstoneConflict:
+                deletions.append((path, entry, _evidence(fixable) + "; the fix is forgotten"))
+                continue
+            meta = entry.with_meta(verified=today).meta
+            result.ops.append(ReplaceEntry(path, entry.text, new, meta))
+            fixes.append(f"- fixed {path}: {_quote(entry.text)} → {_quote(new)}")
+            fixes.append(f"  evidence: {_evidence(fixable)}")
+            plan.fixed.append(path)
+        elif TRUE in statuses and entry.get("verified") != today and not claims_only:
+            # a re-check that finds the claim still true writes nothing: no nightly churn
+            meta = entry.with_meta(verified=today).meta
+            result.ops.append(ReplaceEntry(path, entry.text, entry.text, meta))
+    return unknown
+
+
+def _recheck(
+    ctx: Context,
+    checker: ClaimChecker,
+    done: set[str],
+    budget: int,
+    result: StepResult,
+    plan: Plan,
+    deletions: list[tuple[str, fmt.Entry, str]],
+    fixes: list[str],
+) -> list[str]:
+    """Re-check the claims of the files not checked tonight, least recently checked first,
+    until `budget` verifier calls are spent. Returns the files re-checked."""
+    start = checker.verifiers.calls
+    order = sorted(
+        (p for p in ctx.topics() if p not in done and any(m in ctx.tree[p] for m in _CLAIMISH)),
+        key=lambda p: (ctx.state.checked.get(p, ""), p),
+    )
+    out: list[str] = []
+    for path in order:
+        if checker.verifiers.calls - start >= budget:
+            break
+        before = checker.verifiers.calls
+        _check_file(ctx, path, checker, result, plan, deletions, fixes, claims_only=True)
+        if checker.verifiers.calls > before:
+            out.append(path)
+    return out
 
 
 def _deletions(

@@ -4,7 +4,8 @@ Blocks: a header; the daily note; per step what changed (files, +/− lines) wit
 console diff and a "Revert" button (`action_id` "dream_revert", value "<workspace>|<commit>"),
 except on the state step, which only touches `.dream/` (no person may write there);
 corrections with their evidence; deletions and whether the cap was hit; lessons that became
-active; unverified files; Claude tokens used and cache hits.
+active; unverified files; files nobody used in 60 days, each with a "Forget" button (`action_id`
+"dream_forget_file", value "<workspace>|<path>"); Claude tokens used and cache hits.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from memory import format as fmt
 from memory.dream.run import Report, StepReport
 
 REVERT_ACTION = "dream_revert"
+FORGET_ACTION = "dream_forget_file"
 MAX_TEXT = 2900  # a section's text is limited to 3000 characters
 MAX_LIST = 10
 
@@ -109,6 +111,7 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
         out.append(_section("*Lessons now active*\n" + _listed(report.activated)))
     if report.unverified:
         out.append(_section("*Unverified files*\n" + _listed(report.unverified, "files")))
+    out.extend(unused_blocks(report.unused, workspace))
     usage = report.extra.get("usage") or {}
     tokens = int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
     cached = int(usage.get("cache_read_input_tokens", 0))
@@ -122,6 +125,41 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
         share = f"{100 * read // prompt}%" if prompt else "0%"
         line += f" · agent: {agent['turns']} turns, {share} of prompt tokens read from cache"
     out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line}]})
+    return out
+
+
+def unused_blocks(paths: list[str], workspace: str) -> list[Block]:
+    """Files no session read in 60 days and nothing can verify, each with a Forget button
+    (`action_id` FORGET_ACTION, value "<workspace>|<path>"); nothing goes without a person."""
+    if not paths:
+        return []
+    out = [
+        _section(
+            "*Nobody used these in 60 days* (and nothing can check them): forget them, or "
+            "leave them and they stay"
+        )
+    ]
+    for i, path in enumerate(paths[:MAX_LIST]):
+        block = _section(f"`{_escape(path)}`")
+        block["block_id"] = f"dream_unused_{i}"
+        block["accessory"] = {
+            "type": "button",
+            "action_id": FORGET_ACTION,
+            "text": {"type": "plain_text", "text": "Forget"},
+            "value": f"{workspace}|{path}",
+            "style": "danger",
+            "confirm": {
+                "title": {"type": "plain_text", "text": "Forget this file?"},
+                "text": {
+                    "type": "mrkdwn",
+                    "text": f"Remove every entry of `{_escape(path)}`; each is recorded in "
+                    "forgotten.md, and the commit can be reverted.",
+                },
+                "confirm": {"type": "plain_text", "text": "Forget"},
+                "deny": {"type": "plain_text", "text": "Keep"},
+            },
+        }
+        out.append(block)
     return out
 
 

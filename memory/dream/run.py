@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from memory.dream import corrections, daily, index, outcomes, tidy
+from memory import version
+from memory.dream import corrections, daily, index, outcomes, tidy, unused
 from memory.dream import state as st
+from memory.dream.claims import known_repos
 from memory.dream.context import Context, StepResult, is_topic
 from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
@@ -65,6 +67,7 @@ class Report:
     unverified: list[str] = field(default_factory=list)
     claims_checked: int = 0
     failed: list[str] = field(default_factory=list)  # steps the store refused, with the reason
+    unused: list[str] = field(default_factory=list)  # files nobody read in 60 days, unverifiable
     head: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -85,15 +88,19 @@ def dream(
     verifiers: Verifiers | None = None,
     checker: corrections.Checker | None = None,
     writer: daily.DailyWriter | None = None,
+    confirm: Callable[[str, str], bool] | None = None,
     recall: Mapping[str, int] | None = None,
+    last_read: Mapping[str, str] | None = None,
     allowed_hosts: tuple[str, ...] = (),
     limit: int = 25,
+    recheck_calls: int = corrections.RECHECK_CALLS,
     after_step: Callable[[str], None] | None = None,
 ) -> Report:
     """Run (or continue) tonight's dream on `store`; `now` is local time in the team's zone."""
     run_id = night_of(now)
     head = store.sync() or store.head()
     tree = {p: b.decode("utf-8", "replace") for p, b in store.tree(head).items()}
+    version.check(tree.get(st.PATH))  # a newer hippo's memory: refused before any step
     state = st.State.load(tree.get(st.PATH))
     report = Report(run_id, head=head)
     if state.last_run == run_id:
@@ -107,15 +114,20 @@ def dream(
         changed=frozenset(changed_since(store, state.last_commit, head)),
         recall=dict(recall or {}),
         renamed=finder,
+        confirm=confirm,
     )
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
-    checker = checker or corrections.ClaimChecker(verifiers, allowed_hosts)
+    repos = known_repos(ctx.tree)
+    recheck = corrections.ClaimChecker(verifiers, allowed_hosts, repos=repos)
+    checker = checker or recheck
     lists: dict[str, list[str]] = {k: [] for k in _LIST_TRAILERS}
     steps: dict[str, Callable[[], StepResult]] = {
         "daily": lambda: daily.run(ctx, writer),
         "outcomes": lambda: outcomes.run(ctx),
-        "corrections": lambda: corrections.run(ctx, checker, limit=limit),
+        "corrections": lambda: corrections.run(
+            ctx, checker, limit=limit, recheck=recheck, budget=recheck_calls
+        ),
         "tidy": lambda: tidy.run(ctx),
         "index": lambda: index.run(ctx),
     }
@@ -152,6 +164,9 @@ def dream(
     ]
     _step(store, ctx, report, "state", lambda: result, lists)
     report.head = store.head()
+    if last_read is not None:
+        # nobody's reads are known without the counts: then nothing is listed as unused
+        report.unused = unused.candidates(ctx.tree, last_read, now.date(), repos=repos)
     report.daily_path = f"daily/{run_id}.md"
     report.daily_text = ctx.tree.get(report.daily_path, "")
     return report

@@ -1,8 +1,9 @@
 """`.dream/state.json`: what the last dream saw and did, so the next one knows where to start.
 
-Keys: `lastRun` (the run id: the night's date), `lastRunAt` (ISO time), `lastCommit` (the commit
-the dream finished on, before this file), `checked` (path → date last verified), `unverified`
-(paths with claims nothing could check), `deferred` (paths whose deletions waited for the cap),
+Keys: `formatVersion` (the memory format hippo wrote, memory/version.py), `lastRun` (the run
+id: the night's date), `lastRunAt` (ISO time), `lastCommit` (the commit the dream finished on,
+before this file), `checked` (path → date last verified), `unverified` (paths with claims
+nothing could check), `deferred` (paths whose deletions waited for the cap)
 (the prompt snapshots are refs, see memory/snapshot.py).
 """
 
@@ -12,6 +13,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from memory import version
 from memory.ops import WriteFile
 
 PATH = ".dream/state.json"
@@ -25,6 +27,7 @@ class State:
     checked: dict[str, str] = field(default_factory=dict)
     unverified: list[str] = field(default_factory=list)
     deferred: list[str] = field(default_factory=list)
+    format_version: int = version.FORMAT_VERSION
 
     @classmethod
     def load(cls, text: str | None) -> State:
@@ -47,10 +50,12 @@ class State:
             else {},
             unverified=_strings(data.get("unverified")),
             deferred=_strings(data.get("deferred")),
+            format_version=version.of(text),
         )
 
     def dump(self) -> str:
         data = {
+            "formatVersion": self.format_version,
             "lastRun": self.last_run,
             "lastRunAt": self.last_run_at,
             "lastCommit": self.last_commit,
@@ -83,6 +88,7 @@ def next_state(
     marks: Mapping[str, str] = {**old.checked, **dict.fromkeys(checked, today)}
     unv = (set(old.unverified) - set(verified) - set(checked)) | set(unverified)
     return State(
+        format_version=old.format_version,  # only `hippo migrate` moves it
         last_run=run_id,
         last_run_at=run_at,
         last_commit=last_commit,

@@ -8,8 +8,11 @@ Each part works on the tree the previous part left, so their operations compose 
    nowhere is dropped from the index (MEMORY.md) and reported elsewhere;
 3. an `inbox.md` entry goes under the topic it names: a `[[link]]` to it, a `scope:` path, or
    the file's subject in its words (the same rule as saving a note);
-4. duplicates (the same fact in other words: the same content words, within and across files)
-   merge into the oldest entry, which keeps every source.
+4. duplicates (the same fact in other words, within and across files, never opposites: see
+   merge.py) merge into the fullest copy, which keeps every source; the copies merged away are
+   recorded in forgotten.md as `merged into <path>`.
+
+Expiries and merges count against the night's deletion cap with the corrections' deletions.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from datetime import timedelta
 
 from memory import format as fmt
 from memory import tombstones
+from memory.dream import merge
 from memory.dream.context import Context, StepResult
+from memory.dream.select import deletion_cap
 from memory.errors import TombstoneConflict
 from memory.notes import INBOX, STOP_WORDS, choose_topic
 from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
@@ -88,6 +93,7 @@ def _short_lived(e: fmt.Entry) -> bool:
 
 def expire(ctx: Context, out: StepResult) -> list[Operation]:
     cutoff = (ctx.today - timedelta(days=7)).isoformat()
+    cap = deletion_cap(len(ctx.topics()))
     ops: list[Operation] = []
     for path in [*ctx.topics(), INBOX]:
         if not _MARKED.search(ctx.tree.get(path, "")):
@@ -95,6 +101,10 @@ def expire(ctx: Context, out: StepResult) -> list[Operation]:
         for e in ctx.doc(path).entries:
             added = e.get("added") or ""
             if _short_lived(e) and added and added < cutoff:
+                if ctx.removed >= cap:
+                    out.body.append(f"- expiry waits for the cap: {path}: {e.text!r}")
+                    continue
+                ctx.removed += 1
                 ops.append(RemoveEntry(path, e.text))
                 out.body.append(f"- expired {path}: {e.text!r} (short-lived, added {added})")
     return ops
@@ -198,61 +208,15 @@ def _named_topic(e: fmt.Entry, topics: list[str]) -> str | None:
     return None
 
 
-def _keys(ctx: Context, path: str) -> list[tuple[int, frozenset[str]]]:
-    """(line, content key) of the file's top-level entries that may be merged.
-
-    Most files are plain bullet lists: their keys come from the lines without a full parse.
-    Files with fences or nested bullets are parsed, and nested entries (and their parents)
-    belong together: never merged alone.
-    """
-    text = ctx.tree.get(path, "")
-    lines = text.splitlines(keepends=True)
-    if "```" in text or "~~~" in text or any(ln[:1] in (" ", "\t") and ln.strip() for ln in lines):
-        doc = ctx.doc(path)
-        parents = {e.parent for e in doc.entries if e.parent is not None}
-        found = [
-            (e.line, content_key(e.text))
-            for e in doc.entries
-            if e.parent is None and e.line not in parents
-        ]
-    else:
-        found = [(i, content_key(ln)) for i, ln in enumerate(lines) if _TOP_BULLET.match(ln)]
-    return [(i, k) for i, k in found if k is not None]
-
-
 def merge_duplicates(ctx: Context, out: StepResult) -> list[Operation]:
-    groups: dict[frozenset[str], list[tuple[str, int]]] = {}
-    # Inbox notes that no topic claimed can repeat each other or a topic's fact too.
+    # Inbox notes that no topic claimed can repeat each other or a topic's fact too; lessons
+    # are consolidated by the outcomes step, with their signatures.
     inbox = [INBOX] if INBOX in ctx.tree else []
-    for path in [*ctx.topics(), *inbox]:
-        if path.startswith("conventions/"):
-            continue  # lessons are consolidated by the outcomes step, with their signatures
-        for line, key in _keys(ctx, path):
-            groups.setdefault(key, []).append((path, line))
-    removes: list[Operation] = []
-    replaces: list[Operation] = []
-    for spots in groups.values():
-        if len(spots) < 2:
-            continue
-        members = [(p, e) for p, line in spots if (e := ctx.doc(p).entry_at(line)) is not None]
-        if len(members) < 2:
-            continue
-        # Keep the oldest, and a topic's copy over the inbox's (the topic is where it belongs).
-        members.sort(
-            key=lambda pe: (pe[0] == INBOX, pe[1].get("added") or "9999", pe[0], pe[1].line)
-        )
-        (kpath, keep), rest = members[0], members[1:]
-        sources = list(dict.fromkeys(s for _, e in members for s in e.get_all("source") if s))
-        kept = [(k, v) for k, v in keep.meta if k.lower() != "source"]
-        meta = tuple([("source", s) for s in sources] + kept)
-        for path, e in rest:
-            # removing first: when keeper and copy read the same in one file, the replace below
-            # then lands on the line that is left, so one line with every source stays
-            removes.append(RemoveEntry(path, e.text))
-            out.body.append(f"- merged {path}: {e.text!r} into {kpath}: {keep.text!r}")
-        if meta != keep.meta:
-            replaces.append(ReplaceEntry(kpath, keep.text, keep.text, meta))
-    return removes + replaces
+    paths = [p for p in [*ctx.topics(), *inbox] if not p.startswith("conventions/")]
+    budget = deletion_cap(len(ctx.topics())) - ctx.removed
+    ops, removed = merge.merge(ctx, out, paths, budget, ctx.confirm)
+    ctx.removed += removed
+    return ops
 
 
 _PARTS = (expire, repair_links, file_inbox, merge_duplicates)
@@ -267,6 +231,7 @@ def run(ctx: Context) -> StepResult:
         scratch.apply(ops)
         result.ops.extend(ops)
         counts.append(len(ops))
+    ctx.removed = scratch.removed
     expired, links, filed, merged = counts
     result.facts = {"expired": expired, "links": links, "filed": filed // 2, "merged": merged}
     result.facts["tree"] = scratch.tree  # the tree after these operations, for the next step

@@ -203,6 +203,8 @@ class FakeGitHub:
             return self._mint(req)
         if "/contents/" in path and req.method == "GET":
             return self._contents(req)
+        if "/git/trees/" in path and req.method == "GET":
+            return self._tree(req)
         handler = self._routes.get((req.method, path))
         if handler is None:
             return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com"}
@@ -237,6 +239,22 @@ class FakeGitHub:
             "sha": hashlib.sha1(data).hexdigest(),
             "url": f"https://api.github.com/repos/{repo}/contents/{file}",
         }
+
+    def _tree(self, req: Request) -> tuple[int, Json]:
+        """GET /repos/{repo}/git/trees/{ref}?recursive=1 from the files `add_files` serves."""
+        head, _, ref = req.path.partition("/git/trees/")
+        repo = head.removeprefix("/repos/")
+        files = self._files.get(repo, {}).get(unquote(ref))
+        if files is None:
+            return 404, {"message": "Not Found"}
+        folders = {"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)}
+        items = [{"path": d, "mode": "040000", "type": "tree", "sha": "0" * 40} for d in folders]
+        for p, text in files.items():
+            sha = hashlib.sha1(text.encode()).hexdigest()
+            items.append({"path": p, "mode": "100644", "type": "blob", "sha": sha})
+        items.sort(key=lambda i: str(i["path"]))
+        url = f"https://api.github.com/repos/{repo}/git/trees/{ref}"
+        return 200, {"sha": "1" * 40, "url": url, "tree": items, "truncated": False}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self

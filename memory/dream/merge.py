@@ -1,0 +1,166 @@
+"""Tidy's duplicate merge: one fact said twice (in other words, within or across files) is kept
+once, and the copy merged away is recorded in forgotten.md as `merged into <path>` with its
+source, so nothing said is lost without a trace.
+
+Two entries are one fact when (memory/facts.py) their content words match above SAME with no
+conflict (numbers, negation, order words, opposite words), or when they make the same checkable
+claims (the same file, pull request and state, URL) and one says most of what the other does.
+With Claude (`confirm`), every candidate pair is confirmed before it is merged.
+
+The keeper is the copy that says the most (most content words), then a topic's over the inbox's,
+then the oldest; it gets every source. Every entry merged away counts against tonight's
+deletion cap (`budget`); groups beyond it wait for the next night.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memory import facts, tombstones
+from memory import format as fmt
+from memory.dream import claims as cl
+from memory.dream.context import DREAM_BY, Context, StepResult
+from memory.notes import INBOX
+from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
+
+Confirm = Callable[[str, str], bool]  # (older text, newer text) → the same fact?
+COMMON = 200  # entries per (rare) word compared at most: bounds the work on huge memories
+CLAIM_OVERLAP = 0.5  # same claims: the shorter says at least this share of the longer's words
+
+
+@dataclass
+class _Item:
+    path: str
+    entry: fmt.Entry
+    fact: facts.Fact
+    claims: frozenset[str]
+
+
+def _claim_keys(entry: fmt.Entry) -> frozenset[str]:
+    """The checkable claims the entry's text makes (cited sources and links aside: two facts
+    from one Slack thread are still two facts)."""
+    if "/" not in entry.text and "#" not in entry.text:
+        return frozenset()
+    found = cl.find(entry.text)
+    return frozenset(f"{c.kind}:{c.key}:{c.state}" for c in found if c.kind != cl.LINK)
+
+
+def items(ctx: Context, paths: list[str]) -> list[_Item]:
+    """Top-level entries of `paths` (nested ones belong with their parent: never merged)."""
+    out = []
+    for path in paths:
+        doc = ctx.doc(path)
+        parents = {e.parent for e in doc.entries if e.parent is not None}
+        for e in doc.entries:
+            if e.parent is None and e.line not in parents:
+                out.append(_Item(path, e, facts.fact(e.text), _claim_keys(e)))
+    return out
+
+
+def _same(a: _Item, b: _Item) -> bool:
+    close = facts.similarity(a.fact, b.fact) >= facts.SAME
+    if not close and a.claims and a.claims == b.claims:
+        shared = len(a.fact.words & b.fact.words)
+        close = shared >= CLAIM_OVERLAP * min(len(a.fact.words), len(b.fact.words)) > 0
+    return close and facts.conflict(a.fact, b.fact) is None  # the cheap test first
+
+
+def candidates(found: list[_Item]) -> list[tuple[int, int]]:
+    """Pairs worth comparing: sharing a claim, or sharing a word among each one's rarest words.
+
+    Prefix filtering: two word sets with Jaccard ≥ SAME share at least one of the
+    |A| - ceil(SAME·|A|) + 1 rarest words of each, so only those are indexed and probed.
+    """
+    freq: dict[str, int] = defaultdict(int)
+    for it in found:
+        for w in it.fact.words:
+            freq[w] += 1
+    postings: dict[str, list[int]] = defaultdict(list)
+    pairs: set[tuple[int, int]] = set()
+    for i, it in enumerate(found):
+        words = sorted(it.fact.words, key=lambda w: (freq[w], w))
+        keep = len(words) - math.ceil(facts.SAME * len(words)) + 1
+        # facts whose numbers differ are never one fact: blocking on them loses nothing
+        numbers = "\1" + ",".join(sorted(it.fact.numbers))
+        for key in [*(w + numbers for w in words[:keep]), *("\0" + c for c in it.claims)]:
+            hits = postings[key]
+            if len(hits) < COMMON:  # a word this common says little about which fact it is
+                pairs.update((j, i) for j in hits)
+                hits.append(i)
+    return sorted(pairs)
+
+
+def _keeper_order(it: _Item) -> tuple[int, bool, str, str, int]:
+    return (
+        -len(it.fact.words),
+        it.path == INBOX,
+        it.entry.get("added") or "9999",
+        it.path,
+        it.entry.line,
+    )
+
+
+def merge(
+    ctx: Context, out: StepResult, paths: list[str], budget: int, confirm: Confirm | None
+) -> tuple[list[Operation], int]:
+    """Operations merging duplicates among `paths`, and how many entries they remove."""
+    found = items(ctx, paths)
+    parent = list(range(len(found)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in candidates(found):
+        if root(i) == root(j) or not _same(found[i], found[j]):
+            continue
+        older, newer = sorted((found[i], found[j]), key=lambda it: it.entry.get("added") or "")
+        if confirm is not None and not confirm(older.entry.text, newer.entry.text):
+            out.body.append(f"- not merged (Claude: different facts): {newer.entry.text!r}")
+            continue
+        parent[root(j)] = root(i)
+    groups: dict[int, list[_Item]] = defaultdict(list)
+    for i, it in enumerate(found):
+        groups[root(i)].append(it)
+    removes: list[Operation] = []
+    others: list[Operation] = []
+    removed = 0
+    today = ctx.today.isoformat()
+    for members in sorted(groups.values(), key=lambda m: (m[0].path, m[0].entry.line)):
+        if len(members) < 2:
+            continue
+        members.sort(key=_keeper_order)
+        keep, rest = members[0], members[1:]
+        # a chain a~b~c may link two that conflict: only what agrees with the keeper goes
+        rest = [m for m in rest if facts.conflict(keep.fact, m.fact) is None]
+        if not rest:
+            continue
+        if removed + len(rest) > budget:
+            out.body.append(f"- merge waits for the cap: {len(rest)} copies of {keep.entry.text!r}")
+            continue
+        removed += len(rest)
+        sources = list(
+            dict.fromkeys(s for m in [keep, *rest] for s in m.entry.get_all("source") if s)
+        )
+        kept = [(k, v) for k, v in keep.entry.meta if k.lower() != "source"]
+        meta = tuple([("source", s) for s in sources] + kept)
+        for m in rest:
+            # removing first: when keeper and copy read the same in one file, the replace below
+            # then lands on the line that is left, so one line with every source stays
+            removes.append(RemoveEntry(m.path, m.entry.text))
+            why = f"{tombstones.MERGED}{keep.path}"
+            text, stone = tombstones.entry_for(
+                m.entry, path=m.path, removed=today, by=DREAM_BY, reason=why
+            )
+            others.append(AddEntry(tombstones.PATH, text, stone, title=tombstones.TITLE))
+            out.body.append(
+                f"- merged {m.path}: {m.entry.text!r} into {keep.path}: {keep.entry.text!r}"
+            )
+        if meta != keep.entry.meta:
+            others.append(ReplaceEntry(keep.path, keep.entry.text, keep.entry.text, meta))
+    return removes + others, removed
