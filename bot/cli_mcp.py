@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
+import sys
 from typing import Any
 
 import anyio
@@ -31,9 +33,22 @@ def serve(args: argparse.Namespace, rt: Runtime) -> int:
     server = build_server(tools, fixed(name))
     try:
         anyio.run(server.run_stdio_async)
+    except (KeyboardInterrupt, SystemExit) as exc:
+        # Stopped by SIGINT or SIGTERM: the stdio reader thread is blocked in read(2) on stdin,
+        # which no signal interrupts, and interpreter shutdown would wait for it forever. Leave
+        # the embedded Redis, then end the process without that join.
+        code = 130 if isinstance(exc, KeyboardInterrupt) else _code(exc)
+        rt.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     finally:
         rt.close()
     return 0
+
+
+def _code(exc: SystemExit) -> int:
+    return exc.code if isinstance(exc.code, int) else 1
 
 
 def _login() -> str:
