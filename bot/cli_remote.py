@@ -9,12 +9,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bot.cli_output import progress
 from jobs.config import ConfigError
 from jobs.memory_auth import method
 from jobs.runtime import Runtime
 from memory.errors import MemoryStoreError
 from memory.remote import is_ssh, redact
-from memory.store import BRANCH
+from memory.store import BRANCH, is_local
 
 Sub = Any
 
@@ -86,7 +87,8 @@ def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
 
 def cmd_maintenance(args: argparse.Namespace, rt: Runtime) -> int:
     rt.store.sync()
-    done = rt.store.maintain(only_if_needed=args.if_needed)
+    with progress("repacking", total=2 if is_local(rt.store.remote) else 1) as advance:
+        done = rt.store.maintain(only_if_needed=args.if_needed, progress=advance)
     rows = [
         {
             "path": d.path,

@@ -13,6 +13,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -505,7 +506,9 @@ class Store(WritePath):
 
     # -- maintenance ---------------------------------------------------------------------------
 
-    def maintain(self, *, only_if_needed: bool = False) -> list[Repacked]:
+    def maintain(
+        self, *, only_if_needed: bool = False, progress: Callable[[str], None] | None = None
+    ) -> list[Repacked]:
         """Repack the cache (and a local remote) under the workspace lock; see
         memory/maintenance.py. With `only_if_needed`, only repositories past git's gc.auto."""
         targets = [self.cache]
@@ -522,6 +525,8 @@ class Store(WritePath):
                     done.append(repack(target))
                 except OSError as exc:
                     raise RemoteError(f"maintenance failed: {exc}") from exc
+                if progress is not None:
+                    progress(target.name)
             # Reopen: packs replaced loose objects the open handles may have cached.
             self._repo_obj = None
             self._remote_obj = None
