@@ -70,7 +70,9 @@ def test_memory_commands_print_json(argv: list[str], capsys: pytest.CaptureFixtu
     shown = _json(capsys, 0, *argv, "show", "inbox.md", "--json")
     assert "the queue drains at 02:00" in shown["text"]
     log = _json(capsys, 0, *argv, "log", "--json")
-    assert log[0]["commit"] == note["commit"] and log[0]["trailers"]["Hippo-Key"] == "k1"
+    assert (
+        log[0]["commit"] == note["commit"] and log[0]["trailers"]["Hippo-Key"] == "ext:cli:k1"
+    )  # CLI keys are namespaced
     assert _json(capsys, 0, *argv, "lint", "--json") == []
     gone = _json(capsys, 0, *argv, "forget", "queue drains", "--json")
     assert gone["status"] == "removed" and gone["matches"][0]["path"] == "inbox.md"
