@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import redis.exceptions
 from celery import Task
 from slack_sdk.errors import SlackApiError
 
@@ -114,8 +116,22 @@ def reply_once(
     except Exception:
         rt.redis.delete(marker)
         raise
-    rt.redis.set(marker, f"sent:{ts}", ex=REPLIED_TTL)
+    _record_sent(rt, marker, f"sent:{ts}")
     return ts
+
+
+def _record_sent(rt: Runtime, marker: str, value: str) -> None:
+    """The reply is posted: record it, waiting out a Redis restart (seconds) rather than fail
+    the task, whose retry would post the reply a second time (seen in bench/faults.py)."""
+    for pause in (0.5, 1, 2, 4, 8, 15, 0):
+        try:
+            rt.redis.set(marker, value, ex=REPLIED_TTL)
+            return
+        except redis.exceptions.RedisError as exc:
+            if not pause:
+                log.warning("reply posted but not recorded (%s): a rerun may post it again", exc)
+                return
+            time.sleep(pause)
 
 
 def _save(rt: Runtime, *, text: str, key: str, channel: str, ts: str, user: str) -> str:
