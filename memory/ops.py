@@ -457,5 +457,7 @@ def _might_repeat(haystack: str, text: str) -> bool:
     none of them (a substring search per word is far cheaper than parsing the file)."""
     if not haystack:
         return False
-    lowered = haystack.lower()
+    # Folding ASCII only lowers it; a file with other scripts is folded first (a look-alike
+    # letter folds into another word), so the shortcut never hides a tombstone.
+    lowered = haystack.lower() if haystack.isascii() else fmt.words(haystack)
     return any(w in lowered for w in set(fmt.normalise(text).split()))
