@@ -210,7 +210,7 @@ def test_refused_connection_fails_at_once(tmp_path: Path) -> None:
     port = gitservers.free_port()
     t0 = time.monotonic()
     done = hippo(tmp_path, f"http://127.0.0.1:{port}/memory.git", "note", "x")
-    assert done.returncode == 1 and "cannot reach the memory remote" in done.stderr
+    assert done.returncode == 3 and "cannot reach the memory remote" in done.stderr
     assert time.monotonic() - t0 < 30  # the interpreter's start-up is most of it
 
 
@@ -221,7 +221,7 @@ def test_a_server_that_never_answers_times_out(tmp_path: Path) -> None:
             tmp_path, f"http://127.0.0.1:{port}/memory.git", "note", "x", HIPPO_MEMORY_TIMEOUT="2"
         )
         took = time.monotonic() - t0
-    assert done.returncode == 1 and "cannot reach the memory remote" in done.stderr
+    assert done.returncode == 3 and "cannot reach the memory remote" in done.stderr
     assert took < 40, took
 
 
