@@ -30,41 +30,41 @@ def listen(bolt: App, rt: Runtime) -> None:
     @bolt.action(REVERT_ACTION)
     def on_revert(ack: Ack, body: dict[str, Any], action: dict[str, Any]) -> None:
         ack()
-        workspace, _, commit = str(action.get("value") or "").rpartition("|")
-        if not commit or (workspace and workspace != rt.config.workspace):
-            return
-        container = body.get("container") or {}
-        channel = str(container.get("channel_id") or (body.get("channel") or {}).get("id") or "")
-        message_ts = str(container.get("message_ts") or (body.get("message") or {}).get("ts") or "")
-        user = str((body.get("user") or {}).get("id") or "")
         # One revert per step and message: a second click (or person) queues nothing.
-        submit(
-            rt,
-            Intent(REVERT, {"commit": commit}),
-            [("dream_revert", commit)],
-            key=f"slack:revert:{commit}",
-            channel=channel,
-            thread_ts=message_ts,
-            user=user,
-        )
+        _digest_button(rt, body, action, REVERT, "commit", "dream_revert", "slack:revert:{value}")
 
     @bolt.action(FORGET_ACTION)
     def on_forget(ack: Ack, body: dict[str, Any], action: dict[str, Any]) -> None:
         ack()
-        workspace, _, path = str(action.get("value") or "").rpartition("|")
-        if not path or (workspace and workspace != rt.config.workspace):
-            return
-        container = body.get("container") or {}
-        channel = str(container.get("channel_id") or (body.get("channel") or {}).get("id") or "")
-        message_ts = str(container.get("message_ts") or (body.get("message") or {}).get("ts") or "")
-        user = str((body.get("user") or {}).get("id") or "")
         # One forget per file and message: a second click (or person) queues nothing.
-        submit(
-            rt,
-            Intent(FORGET_FILE, {"path": path}),
-            [("dream_forget", path)],
-            key=f"slack:forget-file:{message_ts}:{path}",
-            channel=channel,
-            thread_ts=message_ts,
-            user=user,
+        _digest_button(
+            rt, body, action, FORGET_FILE, "path", "dream_forget", "slack:forget-file:{ts}:{value}"
         )
+
+
+def _digest_button(
+    rt: Runtime,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    task: str,
+    arg: str,
+    claim: str,
+    key: str,
+) -> None:
+    """A digest button whose value is `workspace|value`: queue `task` once for that value."""
+    workspace, _, value = str(action.get("value") or "").rpartition("|")
+    if not value or (workspace and workspace != rt.config.workspace):
+        return
+    container = body.get("container") or {}
+    channel = str(container.get("channel_id") or (body.get("channel") or {}).get("id") or "")
+    message_ts = str(container.get("message_ts") or (body.get("message") or {}).get("ts") or "")
+    user = str((body.get("user") or {}).get("id") or "")
+    submit(
+        rt,
+        Intent(task, {arg: value}),
+        [(claim, value)],
+        key=key.format(value=value, ts=message_ts),
+        channel=channel,
+        thread_ts=message_ts,
+        user=user,
+    )

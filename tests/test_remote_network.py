@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 
 from jobs.config import Config
 from jobs.runtime import Runtime
@@ -29,6 +27,7 @@ from tests.fakes.slack import SECRET as SLACK_SECRET
 from tests.fakes.slack import SlackFake
 from tests.remotes import Target, target
 from tests.slack_helpers import mention, post
+from tests.test_github_client import rsa_pair
 
 ROOT = Path(__file__).resolve().parents[1]
 A = Author("a", "a@example.com")
@@ -158,21 +157,6 @@ def test_ssh_wrong_key_and_unknown_host_are_refused(tmp_path: Path) -> None:
         # An SSH remote without a known_hosts file is refused before connecting.
         bare = hippo(tmp_path, t.remote, "note", "x", HIPPO_MEMORY_SSH_KEY=t.auth.ssh_key)
         assert bare.returncode == 2 and "HIPPO_MEMORY_KNOWN_HOSTS" in bare.stderr
-
-
-def rsa_pair() -> tuple[str, str]:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    public = (
-        key.public_key()
-        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-        .decode()
-    )
-    return private, public
 
 
 def test_github_app_installation_token_pushes(tmp_path: Path) -> None:
