@@ -1,4 +1,4 @@
-"""The scanner as it was before issue 12 (frozen here as the baseline of bench/secrets.py).
+"""The scanner as it was before issue 12 (frozen here as the baseline of bench/secret_scan.py).
 
 The patterns, unchanged: a false positive blocks a note, so each matches a provider's documented
 shape."""

@@ -1,6 +1,6 @@
 """The secret scanner measured on a corpus made at test time: every credential format (fresh
 fake values each run) in every evasion is refused, and realistic memory entries without a
-credential pass (false positives at most 0.1%). bench/secrets.py prints the same figures."""
+credential pass (false positives at most 0.1%). bench/secret_scan.py prints the same figures."""
 
 from __future__ import annotations
 

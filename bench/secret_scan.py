@@ -2,7 +2,7 @@
 tests/secret_corpus.py in every evasion), false positives on 10,000 realistic entries, and scan
 throughput; the scanner before issue 12 (bench/secrets_baseline.py) measured in the same run.
 
-    .venv/bin/python bench/secrets.py [--seed N]
+    .venv/bin/python bench/secret_scan.py [--seed N]
 """
 
 from __future__ import annotations
