@@ -217,7 +217,7 @@ def forget_file(
     ops: list[Operation] = [DeleteFile(path)]
     for entry in fmt.parse(text).entries:
         stone, meta = tombstones.entry_for(entry, path=path, removed=today, by=by, reason=reason)
-        ops.append(AddEntry(tombstones.PATH, stone, meta, title=tombstones.TITLE))
+        ops.append(AddTombstone(tombstones.PATH, stone, meta, title=tombstones.TITLE))
     message = f"forget {path}" + (f"\n\n{reason}" if reason else "")
     return store.write(ops, author=author, message=message, key=key)
 

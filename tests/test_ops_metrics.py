@@ -115,7 +115,9 @@ def test_verifier_calls_are_counted_by_result(tmp_path: Path) -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Gone)
     Thread(target=server.serve_forever, daemon=True).start()
     try:
-        rt = Runtime(Config(data_dir=tmp_path, verify_hosts=("127.0.0.1",)))
+        rt = Runtime(
+            Config(data_dir=tmp_path, verify_hosts=("127.0.0.1",), verify_private=("127.0.0.0/8",))
+        )
         url = f"http://127.0.0.1:{server.server_port}/runbook"
         labels = {"verifier": "http", "result": "unfixable"}
         before = _value("hippo_verifier_calls_total", **labels)
