@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import signal
 import sys
 from typing import Any
 
@@ -27,28 +28,26 @@ def add_commands(sub: Any) -> None:
 
 
 def serve(args: argparse.Namespace, rt: Runtime) -> int:
+    def stop(signum: int, _frame: object) -> None:
+        # The stdio reader thread is blocked in read(2) on stdin, which no signal interrupts,
+        # and both asyncio's SIGINT handling (it cancels the task, then waits for that thread)
+        # and interpreter shutdown would wait for it forever. Leave the embedded Redis, then end.
+        rt.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(128 + signum)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
     name = args.author or _login()
     rt.store.init()  # a laptop's first run creates the local memory, as `hippo serve` does
     tools = MemoryTools(rt.store, workspace=rt.config.workspace, redis=rt.redis)
     server = build_server(tools, fixed(name))
     try:
         anyio.run(server.run_stdio_async)
-    except (KeyboardInterrupt, SystemExit) as exc:
-        # Stopped by SIGINT or SIGTERM: the stdio reader thread is blocked in read(2) on stdin,
-        # which no signal interrupts, and interpreter shutdown would wait for it forever. Leave
-        # the embedded Redis, then end the process without that join.
-        code = 130 if isinstance(exc, KeyboardInterrupt) else _code(exc)
-        rt.close()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
     finally:
         rt.close()
     return 0
-
-
-def _code(exc: SystemExit) -> int:
-    return exc.code if isinstance(exc.code, int) else 1
 
 
 def _login() -> str:
