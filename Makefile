@@ -31,7 +31,7 @@ lock:
 	$(LOCK) --extra dev --output-file requirements-dev.lock pyproject.toml
 
 demo: setup
-	$(BIN)/python -m bot.demo
+	$(BIN)/python -m demo.main
 
 lint: setup
 	$(BIN)/ruff check .

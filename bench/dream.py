@@ -27,8 +27,8 @@ from memory.dream.run import dream
 from memory.dream.state import PATH as STATE
 from memory.dream.state import State
 from memory.dream.verifiers import TableVerifier, Verdict, Verifiers
+from memory.git.store import Author, Store
 from memory.ops import Operation, WriteFile
-from memory.store import Author, Store
 
 FOLDERS = ("services", "teams", "runbooks", "decisions", "incidents", "vendors", "libraries")
 WORDS = [

@@ -51,7 +51,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.demo_slack import slack_headers  # noqa: E402
+from demo.slack import slack_headers  # noqa: E402
 from tests.fakes.anthropic import FakeAnthropic  # noqa: E402
 from tests.fakes.slack import SlackFake  # noqa: E402
 from tests.redis_proc import RedisServer, free_port  # noqa: E402
@@ -107,7 +107,7 @@ class Rig:
             "PYTHONUNBUFFERED": "1",
         }
         subprocess.run(
-            [sys.executable, "-m", "bot.cli", "init"], env=self.env, cwd=ROOT, check=True
+            [sys.executable, "-m", "bot.cli.main", "init"], env=self.env, cwd=ROOT, check=True
         )
         web = ["-m", "gunicorn", "bot.app:create_app()", "--workers", "2", "--threads", "8"]
         self.web = self._start([*web, "--bind", f"127.0.0.1:{self.port}"], "web")
@@ -429,7 +429,7 @@ def phases(
         ts, body = mention(90, 0, "why does checkout-api return 504s after deploys?")
         sender.plan(time.time(), Event(0, ts, body))
         dream = subprocess.run(
-            [sys.executable, "-m", "bot.cli", "dream"],
+            [sys.executable, "-m", "bot.cli.main", "dream"],
             env=rig.env,
             cwd=ROOT,
             capture_output=True,

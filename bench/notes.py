@@ -37,8 +37,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memory import notes
-from memory.remote import RemoteAuth
-from memory.store import Author, Store
+from memory.git.store import Author, Store
+from memory.git.transport import RemoteAuth
 from tests.gitservers import GitDaemon, HttpGitServer, bare_repo, git_daemon, http_server
 
 PRODUCERS = 20

@@ -33,8 +33,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.cli_server import child_env
-from bot.demo_slack import slack_headers
+from bot.cli.server import child_env
+from demo.slack import slack_headers
 from integrations.slack import Outbox
 from jobs.config import Config
 from jobs.runtime import Runtime

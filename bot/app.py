@@ -11,12 +11,12 @@ from jobs.runtime import Runtime
 
 # Each feature module has `register(app: Flask, rt: Runtime) -> None`. One line per feature.
 FEATURES: tuple[str, ...] = (
-    "bot.ops_routes",  # first: the request id and metrics wrap every other route
+    "bot.ops",  # first: the request id and metrics wrap every other route
     "bot.limits",
-    "bot.mcp_http",
+    "bot.mcp.http",
     "bot.console",
-    "bot.slack_routes",
-    "bot.github_routes",
+    "bot.slack.routes",
+    "bot.github",
 )
 
 

@@ -1,4 +1,4 @@
-"""Fetch an ended pull request from GitHub into `memory.pr_outcomes.PullFacts`.
+"""Fetch an ended pull request from GitHub into `memory.lessons.outcomes.PullFacts`.
 
 The human diff is tree-to-tree: each file the pull request touched, read at the agent's last
 commit and at what landed (`merge_commit_sha` when merged, the head when closed), then diffed.
@@ -19,7 +19,7 @@ from github.Organization import Organization
 from github.PullRequest import PullRequest
 from github.Repository import Repository
 
-from memory import pr_outcomes as po
+from memory.lessons import outcomes as po
 
 # GitHub's pull-request commit list stops at 250 (codecov/shared#31); compare goes to 10,000.
 PR_COMMITS_CAP = 250

@@ -66,7 +66,7 @@ LLM_TOKENS = Counter("hippo_llm_tokens", "Tokens of Claude calls, by kind", ["ki
 
 
 def observe_write(event: str, seconds: float) -> None:
-    """The write path's observer (memory.writer.Observer)."""
+    """The write path's observer (memory.git.writer.Observer)."""
     if event == "write":
         WRITE_SECONDS.observe(seconds)
     elif event == "push_retry":

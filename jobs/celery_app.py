@@ -28,12 +28,12 @@ from memory.errors import LockTimeout, RemoteError
 
 # Each module defines tasks with @shared_task (and optionally `beat_schedule(config)`).
 TASK_MODULES: tuple[str, ...] = (
-    "jobs.slack_tasks",
-    "jobs.slack_instructions",
-    "jobs.agent_tasks",
-    "jobs.github_tasks",
-    "jobs.dream_tasks",
-    "jobs.maintenance_tasks",
+    "jobs.slack.tasks",
+    "jobs.slack.instructions",
+    "jobs.agent.tasks",
+    "jobs.github.tasks",
+    "jobs.dream",
+    "jobs.maintenance",
 )
 
 # The broker connection's timeouts. A publisher (the web's front doors, the CLI) must fail fast

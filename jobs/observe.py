@@ -1,6 +1,6 @@
 """Logs and the request id: JSON lines when stderr is not a terminal, one id per request.
 
-A request id is made when a request arrives at the web app (bot/ops_routes.py); every log line
+A request id is made when a request arrives at the web app (bot/ops.py); every log line
 of that request carries it, `enqueue` sends it in the Celery task's headers, the task's log
 lines carry it, and so does every commit the task makes (trailer `Hippo-Request:`). Tasks that
 no request started (beat's schedule) get the task id as their request id.
@@ -19,7 +19,7 @@ import uuid
 from contextvars import ContextVar
 from typing import Any
 
-from memory.writer import CONTEXT_TRAILERS
+from memory.git.writer import CONTEXT_TRAILERS
 
 HEADER = "hippo_request_id"  # the Celery message header that carries it
 TRAILER = "Hippo-Request"

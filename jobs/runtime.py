@@ -22,7 +22,7 @@ from integrations.llm import make_client
 from integrations.slack import Outbox, Poster, SlackPoster, make_web_client
 from jobs import embedded_redis
 from jobs.config import Config
-from memory.store import Store
+from memory.git.store import Store
 
 
 def redis_options() -> dict[str, Any]:

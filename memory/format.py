@@ -39,7 +39,8 @@ DECISIONS = {
     12: "Imperative entries are parsed like any other entry: memory is data, never instructions "
     "(the agent's prompt says so; the parser gives no line special power).",
     13: "Concurrency is not left to git: writes are entry operations re-applied on the newest tip "
-    "(memory/writer.py); inbox.md and archive/*.jsonl also get merge=union for people's merges.",
+    "(memory/git/writer.py); inbox.md and archive/*.jsonl also get merge=union for people's "
+    "merges.",
     14: "Dreaming has state, limits and an audit trail: .dream/state.json, at most 25 files "
     "checked and max(3, 15% of topic files) deleted a night, one commit per step.",
 }

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from memory import format as fmt
 from memory import secrets, tombstones
 from memory.errors import NoteRejected, SecretFound
+from memory.git.store import Author, Store, WriteResult
 from memory.ops import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry
-from memory.store import Author, Store, WriteResult
 
 INBOX = "inbox.md"
 MAX_NOTE = 4000

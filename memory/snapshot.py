@@ -23,7 +23,7 @@ REF_PREFIX = "snapshots/"
 
 
 class SnapshotStore(Protocol):
-    """What snapshots need from memory.store.Store."""
+    """What snapshots need from memory.git.store.Store."""
 
     def tree(self, commit: str | None = None) -> dict[str, bytes]: ...
     def head(self) -> str: ...
@@ -34,7 +34,7 @@ class SnapshotStore(Protocol):
 
 
 class WriteOutcome(Protocol):
-    """The parts of memory.store.WriteResult that tell whether MEMORY.md changed."""
+    """The parts of memory.git.store.WriteResult that tell whether MEMORY.md changed."""
 
     @property
     def commit(self) -> str: ...

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memory.remote import RemoteAuth
-from memory.store import Store
+from memory.git.store import Store
+from memory.git.transport import RemoteAuth
 from tests import gitservers
 
 KINDS = ("local", "http", "git", "ssh")

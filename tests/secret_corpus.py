@@ -1,6 +1,6 @@
 """A corpus for measuring memory.secrets: credential formats with fresh fake values (made at
 run time, so the detector cannot be tuned to a fixed list), evasions, and realistic memory
-entries that hold no credential. Shared by tests/test_secret_corpus.py and bench/secret_scan.py."""
+entries that hold no credential. Shared by tests/memory/test_secret_corpus.py and bench/secret_scan.py."""
 
 from __future__ import annotations
 

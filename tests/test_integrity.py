@@ -19,15 +19,15 @@ from mcp_types import CallToolResult, TextContent
 from pygit2.enums import FileMode
 
 from bot.app import create_app
-from bot.cli import main
-from bot.mcp_server import build_server, fixed
-from bot.mcp_tools import MemoryTools
+from bot.cli.main import main
+from bot.mcp.server import build_server, fixed
+from bot.mcp.tools import MemoryTools
 from integrations.agent_tools import Toolbox
 from memory import format as fmt
 from memory import ops, sandbox
 from memory.errors import InvalidText, MemoryStoreError
-from memory.store import Author, Store
-from tests.test_console import csrf, make_rt, sign_in
+from memory.git.store import Author, Store
+from tests.bot.test_console import csrf, make_rt, sign_in
 
 ANN = Author("ann", "ann@example.com")
 TOMBSTONES = "# Forgotten\n\n- the vpn host is vpn1 [removed: 2026-11-01; by: U2]\n"

@@ -105,7 +105,7 @@ def test_name_version_and_licence() -> None:
     """Distribution hippo-memory (hippo on the index is another project), command `hippo`, an
     SPDX licence with its file, and `hippo --version` saying the installed version."""
     assert PROJECT["name"] == "hippo-memory"
-    assert PROJECT["scripts"] == {"hippo": "bot.cli:main"}
+    assert PROJECT["scripts"] == {"hippo": "bot.cli.main:main"}
     assert PROJECT["license"] == "MIT" and PROJECT["license-files"] == ["LICENSE"]
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
     assert any(
@@ -114,6 +114,9 @@ def test_name_version_and_licence() -> None:
     assert {"Source", "Issues"} <= set(PROJECT["urls"])
     assert md.version("hippo-memory") == PROJECT["version"]
     out = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "--version"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "bot.cli.main", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert out.stdout == f"hippo {PROJECT['version']}\n"

@@ -20,7 +20,7 @@ from tests.conftest import CONFORMANCE, ROOT
 
 # Places a reader could reach outside the checkout. Spelled in pieces so this file does not match.
 OUTSIDE = ("../" + "shared", "shared/" + "conformance", "ROOT." + "parent", "parents[" + "2]")
-SCANNED = ("tests", "bench", "bot", "jobs", "memory", "integrations")
+SCANNED = ("tests", "bench", "bot", "demo", "jobs", "memory", "integrations")
 
 
 def scanned_files() -> list[Path]:
@@ -114,15 +114,15 @@ def fresh_clone(dest: Path) -> Path:
 # The tests that read conformance data, one or more per kind of data.
 FROM_THE_CLONE = [
     "tests/test_self_contained.py",
-    "tests/test_format.py",
-    "tests/test_slack_manifest.py::test_manifest_is_valid",
-    "tests/test_slack_manifest.py::test_schema_rejects_the_invalid_example",
-    "tests/test_slack_socket.py",
-    "tests/test_search.py::test_conformance_examples_are_searchable",
-    "tests/test_lint.py::test_conformance_memory_example_reports_its_missing_links",
-    "tests/test_github_client.py::test_signature_accepts_only_the_hmac_of_the_raw_body",
-    "tests/test_github_webhook.py",
-    "tests/test_slack_front_door.py",
+    "tests/memory/test_format.py",
+    "tests/bot/slack/test_slack_manifest.py::test_manifest_is_valid",
+    "tests/bot/slack/test_slack_manifest.py::test_schema_rejects_the_invalid_example",
+    "tests/bot/slack/test_slack_socket.py",
+    "tests/memory/test_search.py::test_conformance_examples_are_searchable",
+    "tests/memory/test_lint.py::test_conformance_memory_example_reports_its_missing_links",
+    "tests/integrations/test_github_client.py::test_signature_accepts_only_the_hmac_of_the_raw_body",
+    "tests/bot/test_github_webhook.py",
+    "tests/bot/slack/test_slack_front_door.py",
 ]
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, render_template, request
 
 from jobs.runtime import Runtime
-from memory.history import CommitInfo
+from memory.git.history import CommitInfo
 
 TRAILER = "Hippo-Dream"
 _STEP = re.compile(r"^dream\(([^)]*)\):?\s*(.*)$")

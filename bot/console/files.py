@@ -8,7 +8,7 @@ from flask import Blueprint, abort, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from bot.console.auth import author
-from jobs.recall import count_read
+from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory import ops, snapshot

@@ -6,7 +6,7 @@
 - a lesson that a newer one contradicts (it puts back what the old one removed) is `revoked`,
   with `reason` and `evidence`, and kept, not deleted.
 
-The per-PR gate (memory/lessons.py) does this for one pull request at a time; the night catches
+The per-PR gate (memory/lessons/gate.py) does this for one pull request at a time; the night catches
 what arrived out of order, in parallel, or by hand.
 """
 
@@ -16,9 +16,9 @@ from dataclasses import replace
 
 from memory import format as fmt
 from memory.dream.context import Context, StepResult
-from memory.lessons import ACTIVE, REVOKED, TENTATIVE
+from memory.lessons.gate import ACTIVE, REVOKED, TENTATIVE
+from memory.lessons.outcomes import Signature
 from memory.ops import RemoveEntry, ReplaceEntry
-from memory.pr_outcomes import Signature
 
 PREFIX = "conventions/"
 

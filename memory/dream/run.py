@@ -23,7 +23,7 @@ from memory.dream.context import Context, StepResult, is_topic
 from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
 from memory.errors import LockTimeout, MemoryStoreError, NotFound, RemoteError
-from memory.store import DREAMER, Store
+from memory.git.store import DREAMER, Store
 
 STEPS = ("daily", "outcomes", "corrections", "tidy", "index", "state")
 TRAILER = "Hippo-Dream"

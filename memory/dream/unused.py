@@ -1,8 +1,8 @@
 """Records nobody uses: topic files no session read for `DAYS` days and that nothing can verify.
 
-From the read counts (jobs/recall.py keeps, per file, the date it was last handed to a person or
-an agent, and the day it began dating reads): a file is a candidate when its last read is older
-than DAYS days (or it was never read, reads have been dated for DAYS days, and none of its
+From the read counts (jobs/read_counts.py keeps, per file, the date it was last handed to a
+person or an agent, and the day it began dating reads): a file is a candidate when its last read
+is older than DAYS days (or it was never read, reads have been dated for DAYS days, and none of its
 entries was added within DAYS days) and none of its entries makes a claim a
 verifier could check. The digest lists candidates, each with a Forget button; nothing is deleted
 without a person.

@@ -1,0 +1,143 @@
+"""The `hippo` command line. Core memory commands live in bot/cli/memory.py; each feature adds its
+own commands through a module listed in COMMAND_MODULES (`add_commands(sub)`).
+
+Exit codes are bot/cli/output.py's (0 done, 1 not done, 2 usage or configuration, 3 unreachable,
+130 interrupted); errors are one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.metadata
+import signal
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import redis
+
+from bot.cli import output as out
+from jobs.config import Config, ConfigError
+from jobs.runtime import Runtime
+from memory.errors import LockTimeout, MemoryStoreError, RemoteError
+
+# Each module: `add_commands(sub)` adding subparsers whose defaults set
+# `func=handler`, `handler(args: argparse.Namespace, rt: Runtime) -> int`.
+COMMAND_MODULES: tuple[str, ...] = (
+    "bot.cli.memory",
+    "bot.cli.mcp",
+    "bot.cli.server",
+    "bot.cli.dream",
+    "bot.cli.github",
+    "bot.cli.remote",
+)
+
+
+EPILOG = """exit codes: 0 done; 1 not done (nothing matched, refused, problems found, busy);
+2 usage or configuration; 3 unreachable (remote, Redis, an API); 130 interrupted.
+Shell completion: eval "$(hippo completion bash)" (or zsh, tcsh)."""
+
+
+def version() -> str:
+    """The installed distribution's version (`hippo-memory`, see pyproject.toml)."""
+    try:
+        return importlib.metadata.version("hippo-memory")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout that was not installed
+        return "unknown (not installed)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hippo",
+        description="Team memory for AI agents.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"hippo {version()}")
+    parser.add_argument(
+        "--remote", metavar="URL", help="memory remote (overrides HIPPO_MEMORY_REMOTE)"
+    )
+    parser.add_argument(
+        "--data-dir", metavar="DIR", help="hippo's cache folder (overrides HIPPO_DATA_DIR)"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).add_commands(sub)
+    completion = sub.add_parser(
+        "completion",
+        help="print a shell completion script",
+        description='Print a completion script: eval "$(hippo completion bash)" in ~/.bashrc, '
+        "or save `hippo completion zsh` as _hippo on your $fpath.",
+    )
+    completion.add_argument("shell", choices=["bash", "zsh", "tcsh"], help="your shell")
+    completion.set_defaults(func=None, completion=True)
+    # The global options work after the command too (`hippo init --remote URL`).
+    for command in sub.choices.values():
+        command.add_argument("--remote", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        command.add_argument("--data-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "completion", False):
+        import shtab
+
+        print(shtab.complete(parser, args.shell))
+        return out.OK
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return out.USAGE
+    try:
+        config = config or Config.from_env()
+    except ConfigError as exc:
+        out.error(str(exc))
+        return out.USAGE
+    if args.remote:
+        config = replace(config, memory_remote=args.remote)
+    if args.data_dir:
+        from pathlib import Path
+
+        config = replace(config, data_dir=Path(args.data_dir))
+    rt = Runtime(config)
+    previous = _exit_on_sigterm()
+    try:
+        return int(args.func(args, rt))
+    except ConfigError as exc:  # a setting a command reads late (e.g. the remote's auth)
+        out.error(str(exc))
+        return out.USAGE
+    except (RemoteError, LockTimeout) as exc:
+        out.error(str(exc))
+        return out.UNREACHABLE
+    except MemoryStoreError as exc:
+        out.error(str(exc))
+        return out.FAILED
+    except redis.RedisError as exc:
+        out.error(f"Redis did not answer ({exc}); check REDIS_URL")
+        return out.UNREACHABLE
+    except KeyboardInterrupt:
+        return out.INTERRUPTED
+    finally:
+        rt.close()  # leave the embedded Redis (the last hippo process to leave stops it)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _exit_on_sigterm() -> Any:
+    """SIGTERM (a process manager, `kill`) unwinds like Ctrl-C: `finally` blocks run, children
+    are stopped and the embedded Redis is left. Returns the handler it replaced (main thread only).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _stop)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

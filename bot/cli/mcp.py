@@ -1,0 +1,57 @@
+"""`hippo mcp`: the MCP server over stdio, for Claude Code and other local agents."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import signal
+import sys
+from typing import Any
+
+import anyio
+
+from bot.mcp.server import build_server, fixed
+from bot.mcp.tools import MemoryTools
+from jobs.runtime import Runtime
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser(
+        "mcp",
+        help="serve the memory to an agent over MCP (stdio)",
+        description="Serve readMemory, writeMemory, deleteMemory, searchMemory and listMemory "
+        "over stdio. Commits are authored by --as (default: your login name).",
+    )
+    p.add_argument("--as", dest="author", default="", help="commit author name for writes")
+    p.set_defaults(func=serve)
+
+
+def serve(args: argparse.Namespace, rt: Runtime) -> int:
+    def stop(signum: int, _frame: object) -> None:
+        # The stdio reader thread is blocked in read(2) on stdin, which no signal interrupts,
+        # and both asyncio's SIGINT handling (it cancels the task, then waits for that thread)
+        # and interpreter shutdown would wait for it forever. Leave the embedded Redis, then end.
+        rt.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(128 + signum)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
+    name = args.author or _login()
+    rt.store.init()  # a laptop's first run creates the local memory, as `hippo serve` does
+    tools = MemoryTools(rt.store, workspace=rt.config.workspace, redis=rt.redis)
+    server = build_server(tools, fixed(name))
+    try:
+        anyio.run(server.run_stdio_async)
+    finally:
+        rt.close()
+    return 0
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "agent"

@@ -1,0 +1,225 @@
+"""`hippo init|note|forget|search|show|log|lint`: the memory commands of the CLI."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import date
+from typing import Any
+
+from bot.cli import output as out
+from integrations import metrics
+from jobs.runtime import Runtime
+from memory import notes, snapshot, validate, version
+from memory.git.store import DREAMER, Author
+
+Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
+
+
+def _author(args: argparse.Namespace) -> Author:
+    who = getattr(args, "by", None) or "hippo cli"
+    return Author(who, f"{who.replace(' ', '.')}@cli.hippo.invalid")
+
+
+def cmd_init(args: argparse.Namespace, rt: Runtime) -> int:
+    head = rt.store.init()
+    if args.json:
+        out.print_json({"remote": rt.store.shown, "head": head})
+    else:
+        print(f"memory repository ready at {rt.store.shown} ({head[:8]})")
+    return out.OK
+
+
+def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
+    saved = notes.save_note(
+        rt.store,
+        args.text,
+        today=date.today().isoformat(),
+        author=_author(args),
+        path=args.path,
+        source=args.source,
+        by=args.by,
+        key=validate.external_key("cli", args.key),
+        force=args.force,
+    )
+    if saved.result.created:
+        metrics.NOTES_SAVED.labels("cli").inc()
+    snapshot.publish_if_index_changed(rt.store, saved.result)  # new threads see an index edit
+    if args.json:
+        out.print_json(
+            {
+                "saved": saved.result.created,
+                "path": saved.path,
+                "text": saved.text,
+                "commit": saved.result.commit,
+            }
+        )
+        return out.OK
+    verb = "saved" if saved.result.created else "already saved"
+    print(f"{verb} in {saved.path} ({saved.result.commit[:8]})")
+    return out.OK
+
+
+def _match_json(m: Any) -> dict[str, Any]:
+    return {"path": m.path, "line": m.line, "text": m.text}
+
+
+def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
+    found = notes.matches(rt.store, args.text)
+    pick = [(m.path, m.text) for m in found] if args.all else None
+    done = notes.forget(
+        rt.store,
+        args.text,
+        today=date.today().isoformat(),
+        author=_author(args),
+        by=args.by or "",
+        reason=args.reason or "",
+        pick=pick,
+        key=validate.external_key("cli", args.key),
+    )
+    if args.json:
+        out.print_json({"status": done.status, "matches": [_match_json(m) for m in done.matches]})
+        return out.OK if done.status not in ("none", "ambiguous") else out.FAILED
+    if done.status == "none":
+        out.error(f"nothing in memory matches {args.text!r}")
+        return out.FAILED
+    if done.status == "ambiguous":
+        print(f"hippo: {len(done.matches)} entries match; be more specific, or pass --all:")
+        for m in done.matches:
+            print(f"  {m.path}:{m.line}: {m.text}")
+        return out.FAILED
+    for m in done.matches:
+        print(f"forgot {m.path}:{m.line}: {m.text}")
+    return out.OK
+
+
+def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
+    rt.store.sync()
+    tree = {p: b.decode("utf-8", "replace") for p, b in rt.store.tree().items()}
+    found, batch = version.migrate_ops(tree)
+    if not batch:
+        print(f"the memory is at format version {found}: nothing to migrate")
+        return 0
+    message = f"migrate: memory format {found} -> {version.FORMAT_VERSION}"
+    rt.store.write(batch, author=DREAMER, message=message)
+    print(f"migrated the memory from format version {found} to {version.FORMAT_VERSION}")
+    return 0
+
+
+def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
+    rt.store.sync()
+    hits = rt.store.search(args.query, limit=args.limit, archive=args.archive)
+    if args.json:
+        out.print_json([_hit_json(h) for h in hits])
+        return out.OK
+    if not hits:
+        print(f"no match for {args.query!r}")
+    for h in hits:
+        src = h.meta.get("source")
+        print(f"{h.path}:{h.line}: {h.text}" + (f"  [{src}]" if src else ""))
+    return out.OK
+
+
+def _hit_json(h: Any) -> dict[str, Any]:
+    return {"path": h.path, "line": h.line, "text": h.text, "meta": dict(h.meta), "score": h.score}
+
+
+def cmd_show(args: argparse.Namespace, rt: Runtime) -> int:
+    rt.store.sync()
+    text = rt.store.read(args.path)
+    if args.json:
+        out.print_json({"path": args.path, "text": text})
+    else:
+        sys.stdout.write(text)
+    return out.OK
+
+
+def cmd_log(args: argparse.Namespace, rt: Runtime) -> int:
+    rt.store.sync()
+    commits = rt.store.log(args.path, limit=args.limit)
+    if args.json:
+        out.print_json(
+            [
+                {
+                    "commit": c.sha,
+                    "time": c.time.isoformat(),
+                    "author": c.author,
+                    "email": c.email,
+                    "summary": c.summary,
+                    "trailers": c.trailers,
+                }
+                for c in commits
+            ]
+        )
+        return out.OK
+    for c in commits:
+        print(f"{c.short} {c.time:%Y-%m-%d %H:%M} {c.author}: {c.summary}")
+    return out.OK
+
+
+def cmd_lint(args: argparse.Namespace, rt: Runtime) -> int:
+    from memory.lint import lint
+
+    rt.store.sync()
+    tree = rt.store.tree() if rt.store.tip() else {}
+    with out.progress("lint", total=len(tree)) as advance:
+        problems = lint(tree, progress=advance)
+    if args.json:
+        out.print_json([p.__dict__ for p in problems])
+    else:
+        for p in problems:
+            print(f"{p.path}:{p.line}: {p.code}: {p.message}")
+        print(f"{len(problems)} problem(s)" if problems else "memory is clean")
+    return out.FAILED if problems else out.OK
+
+
+def add_commands(sub: Sub) -> None:
+    p = sub.add_parser("init", help="create the memory repository (and a local bare remote)")
+    out.add_json(p)
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("note", help="save a note (to the topic it names, else inbox.md)")
+    p.add_argument("text", help="the fact, one line")
+    p.add_argument("--path", metavar="FILE", help="file to add the entry to, e.g. services/x.md")
+    p.add_argument("--source", metavar="URL", help="where the fact comes from (a URL)")
+    p.add_argument("--by", metavar="WHO", help="who says so (also the commit author)")
+    p.add_argument("--key", help="idempotency key: the same key never saves twice")
+    p.add_argument("--force", action="store_true", help="save even if it was forgotten before")
+    out.add_json(p)
+    p.set_defaults(func=cmd_note)
+
+    p = sub.add_parser("forget", help="remove matching entries and tombstone them")
+    p.add_argument("text", help="words of the entry to forget")
+    p.add_argument("--reason", help="why, recorded in forgotten.md")
+    p.add_argument("--by", metavar="WHO", help="who forgets it (also the commit author)")
+    p.add_argument("--key", help="idempotency key: the same key never forgets twice")
+    p.add_argument("--all", action="store_true", help="forget every match")
+    out.add_json(p)
+    p.set_defaults(func=cmd_forget)
+
+    p = sub.add_parser("search", help='search the memory (words and "quoted phrases")')
+    p.add_argument("query", help='words and "quoted phrases"; every one must match')
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
+    out.add_json(p)
+    p.add_argument(
+        "--archive", action="store_true", help="search the archive of episodes instead (on purpose)"
+    )
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("migrate", help="bring the memory to the format version this hippo writes")
+    p.set_defaults(func=cmd_migrate)
+
+    p = sub.add_parser("show", help="print a file of the memory")
+    p.add_argument("path", help="the file's path in the memory, e.g. MEMORY.md")
+    out.add_json(p)
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("log", help="history of the memory, or of one file")
+    p.add_argument("path", nargs="?", help="only commits that changed this file")
+    p.add_argument("--limit", type=int, default=30, metavar="N", help="at most N commits (30)")
+    out.add_json(p)
+    p.set_defaults(func=cmd_log)
+
+    p = sub.add_parser("lint", help="check grammar, links, index size, secrets, metadata")
+    out.add_json(p)
+    p.set_defaults(func=cmd_lint)

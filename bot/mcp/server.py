@@ -1,0 +1,131 @@
+"""hippo's MCP server: five tools over the memory repository, for any agent.
+
+`build_server` makes one `MCPServer` (official SDK 2.x). The same server is served over stdio by
+`hippo mcp` (bot/cli/mcp.py) and over streamable HTTP at /mcp by bot/mcp/http.py. Who is calling
+(the commit author) comes from `who(ctx)`: a fixed name on stdio, the bearer token's name on HTTP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+
+from bot.mcp.tools import DEFAULT_FILE, MemoryTools, Replacement
+from memory.errors import MemoryStoreError
+
+T = TypeVar("T")
+Who = Callable[[Context[Any, Any]], str]
+
+# The scope key bot/mcp/http.py sets to the authenticated token's name.
+SCOPE_USER = "hippo.mcp_user"
+
+INSTRUCTIONS = """\
+hippo is your team's shared memory: a git repository of markdown files. Start with readMemory
+(MEMORY.md: the short entries every session needs, then an index of topic files). Use
+searchMemory before asking people what the team already knows. Save what a teammate will want
+next week with writeMemory: one fact per entry, one line each, with [source: URL] when there is
+one. Never store secrets. deleteMemory records what it removes in forgotten.md."""
+
+
+def http_user(ctx: Context[Any, Any]) -> str | None:
+    """The bearer token's name on an HTTP request (None on stdio)."""
+    request = ctx.request_context.request
+    scope = getattr(request, "scope", None)
+    if isinstance(scope, dict):
+        name = scope.get(SCOPE_USER)
+        return name if isinstance(name, str) else None
+    return None
+
+
+def fixed(name: str) -> Who:
+    """`who` for stdio: every call is by `name`, unless it arrives over HTTP with a token."""
+
+    def who(ctx: Context[Any, Any]) -> str:
+        return http_user(ctx) or name
+
+    return who
+
+
+def _guard(fn: Callable[[], T]) -> T:
+    """Run a tool; a refusal of the memory core becomes a tool error the agent can read."""
+    try:
+        return fn()
+    except MemoryStoreError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def build_server(tools: MemoryTools, who: Who) -> MCPServer:
+    server: MCPServer = MCPServer("hippo", instructions=INSTRUCTIONS, log_level="WARNING")
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+    @server.tool(name="readMemory", annotations=read_only)
+    def read_memory(path: str = DEFAULT_FILE) -> str:
+        """Read one memory file (MEMORY.md by default): markdown, one entry per bullet line."""
+        return _guard(lambda: tools.read(path))
+
+    @server.tool(name="listMemory", annotations=read_only)
+    def list_memory(prefix: str = "") -> list[str]:
+        """List the memory's files, optionally under a folder such as 'preferences/'."""
+        return _guard(lambda: tools.list_files(prefix))
+
+    @server.tool(name="searchMemory", annotations=read_only)
+    def search_memory(query: str, limit: int = 20, archive: bool = False) -> list[dict[str, Any]]:
+        """Search the memory's files for words; hits name the file, the line and its text.
+        archive=true searches only the archive of episodes (thread summaries, PR outcomes)
+        instead: raw history, never needed for what the team knows now."""
+        return _guard(lambda: tools.search(query, limit, archive=archive))
+
+    @server.tool(name="writeMemory")
+    def write_memory(
+        path: str,
+        message: str,
+        ctx: Context[Any, Any],
+        entries: list[str] | None = None,
+        replace: list[Replacement] | None = None,
+        content: str = "",
+        title: str = "",
+        key: str = "",
+    ) -> dict[str, Any]:
+        """Add entries to a file (created when missing, with `title`), replace entries (match is
+        the old entry's text), or write a whole file (`content`). One commit with `message`.
+        Entries are one line each and may end in [source: URL; status: tentative]. `key` makes a
+        retried call change nothing."""
+        # Plain `str` parameters (not `str | None`): the SDK JSON-decodes strings for any other
+        # annotation, so a file whose content is JSON would arrive as a dict and be refused.
+        by = who(ctx)
+        return _guard(
+            lambda: tools.write(
+                by,
+                path,
+                message,
+                entries=entries or (),
+                replace=replace or (),
+                content=content or None,
+                title=title or None,
+                key=key or None,
+            )
+        )
+
+    @server.tool(name="deleteMemory", annotations=ToolAnnotations(destructive_hint=True))
+    def delete_memory(
+        path: str,
+        message: str,
+        ctx: Context[Any, Any],
+        entries: list[str] | None = None,
+        reason: str = "",
+        key: str = "",
+    ) -> dict[str, Any]:
+        """Remove entries (by their text) from a file, or the whole file when no entries are
+        given. What is removed is recorded in forgotten.md with `reason`, so it is not re-added."""
+        by = who(ctx)
+        return _guard(
+            lambda: tools.delete(
+                by, path, message, entries=entries or (), reason=reason, key=key or None
+            )
+        )
+
+    return server

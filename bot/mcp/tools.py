@@ -1,0 +1,190 @@
+"""What the MCP tools do, apart from MCP: read, write, delete, search and list memory files.
+
+Every write goes through `Store.write` (secrets, tombstones, protected `.dream/`, idempotency key,
+push); every path through `memory.ops.check_path`. Errors are the memory core's own, whose
+messages say what to do; bot/mcp/server.py turns them into MCP tool errors.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jobs.read_counts import HashStore, count_read
+from memory import format as fmt
+from memory import ops, snapshot, tombstones, validate
+from memory.errors import NoteRejected, NotFound
+from memory.git.store import Author, Store, WriteResult
+from memory.search import Hit
+
+DEFAULT_FILE = "MEMORY.md"
+
+
+def author_for(name: str) -> Author:
+    """The commit author for an agent or person known only by name (a token's name)."""
+    slug = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-") or "agent"
+    return Author(name, f"{slug}@mcp.hippo")
+
+
+def parse_line(line: str) -> tuple[str, ops.Meta]:
+    """An entry as given by an agent ('- text [key: value]' or plain text) → (text, meta)."""
+    body = line.strip()
+    entry = fmt.parse_entry(body)
+    if entry is not None:
+        return entry.text, entry.meta
+    return fmt.split_metadata(body)
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """Replace the entry whose text is `match` with `text` (metadata brackets allowed)."""
+
+    match: str
+    text: str
+
+
+@dataclass
+class MemoryTools:
+    """The five tools over one store, for one workspace; `redis` counts recalls when given."""
+
+    store: Store
+    workspace: str = "default"
+    redis: HashStore | None = None
+    today: Callable[[], dt.date] = dt.date.today
+
+    def read(self, path: str = DEFAULT_FILE) -> str:
+        path = ops.check_path(path or DEFAULT_FILE)
+        text = self.store.read_or_none(path)
+        if text is None:
+            raise NotFound(f"{path} does not exist; listMemory shows the files there are")
+        if self.redis is not None:
+            count_read(self.redis, self.workspace, path)
+        return text
+
+    def list_files(self, prefix: str = "") -> list[str]:
+        if prefix:
+            ops.check_path(prefix.rstrip("/"))
+        return sorted(self.store.files(prefix))
+
+    def search(self, query: str, limit: int = 20, *, archive: bool = False) -> list[dict[str, Any]]:
+        if not query.strip():
+            raise NoteRejected("the search query is empty; give a word or phrase to look for")
+        hits = self.store.search(query, limit=max(1, min(limit, 100)), archive=archive)
+        if self.redis is not None:
+            for path in dict.fromkeys(hit.path for hit in hits):  # a recall, as in Slack
+                count_read(self.redis, self.workspace, path)
+        return [_plain(hit) for hit in hits]
+
+    def write(
+        self,
+        by: str,
+        path: str,
+        message: str,
+        *,
+        entries: Sequence[str] = (),
+        replace: Sequence[Replacement] = (),
+        content: str | None = None,
+        title: str | None = None,
+        key: str | None = None,
+    ) -> dict[str, Any]:
+        path = ops.check_path(path)
+        if content is not None and (entries or replace):
+            raise NoteRejected("give either content (a whole file) or entries/replace, not both")
+        if content is None and not entries and not replace:
+            raise NoteRejected("nothing to write: give entries, replace or content")
+        today = self.today().isoformat()
+        batch: list[ops.Operation] = []
+        if content is not None:
+            batch.append(ops.WriteFile(path, content))
+        for line in entries:
+            text, meta = parse_line(line)
+            if not text:
+                raise NoteRejected(f"an entry for {path} is empty")
+            batch.append(ops.AddEntry(path, text, _stamp(meta, by, today), title=title))
+        for r in replace:
+            text, meta = parse_line(r.text)
+            batch.append(ops.ReplaceEntry(path, r.match, text, meta))
+        result = self.store.write(
+            batch, author=author_for(by), message=_msg(message), key=_key(by, key)
+        )
+        snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
+        return _result(result)
+
+    def delete(
+        self,
+        by: str,
+        path: str,
+        message: str,
+        *,
+        entries: Sequence[str] = (),
+        reason: str = "",
+        key: str | None = None,
+    ) -> dict[str, Any]:
+        """Remove entries (or the whole file when none are named), each recorded in forgotten.md."""
+        path = ops.check_path(path)
+        if path == tombstones.PATH:
+            raise NoteRejected("forgotten.md keeps what was removed on purpose; it is not deleted")
+        text = self.store.read_or_none(path)
+        if text is None:
+            raise NotFound(f"{path} does not exist; listMemory shows the files there are")
+        doc = fmt.parse(text)
+        batch: list[ops.Operation] = []
+        if entries:
+            gone = [_find(doc, path, parse_line(e)[0]) for e in entries]
+            batch.extend(ops.RemoveEntry(path, e.text) for e in gone)
+        else:
+            gone = list(doc.entries)
+            batch.append(ops.DeleteFile(path))
+        today = self.today().isoformat()
+        for entry in gone:
+            stone, meta = tombstones.entry_for(
+                entry, path=path, removed=today, by=by, reason=reason
+            )
+            batch.append(ops.AddTombstone(tombstones.PATH, stone, meta, title=tombstones.TITLE))
+        result = self.store.write(
+            batch, author=author_for(by), message=_msg(message), key=_key(by, key)
+        )
+        snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
+        return _result(result)
+
+
+def _find(doc: fmt.Document, path: str, text: str) -> fmt.Entry:
+    for entry in doc.entries:
+        if fmt.same_fact(text, entry.text):
+            return entry
+    raise NotFound(f"no entry in {path} reads {text!r}; readMemory shows the entries there are")
+
+
+def _key(by: str, key: str | None) -> str | None:
+    """The caller's idempotency key in its own namespace (see memory.validate.external_key)."""
+    return validate.external_key("mcp:" + author_for(by).email.split("@", 1)[0], key)
+
+
+def _stamp(meta: ops.Meta, by: str, today: str) -> ops.Meta:
+    """Who added an entry and when, unless the caller said so already."""
+    keys = {k.lower() for k, _ in meta}
+    extra = [(k, v) for k, v in (("added", today), ("by", by)) if k not in keys]
+    return (*meta, *extra)
+
+
+def _msg(message: str) -> str:
+    message = message.strip()
+    if not message:
+        raise NoteRejected("a commit message is required: say why the memory changes")
+    return message
+
+
+def _result(result: WriteResult) -> dict[str, Any]:
+    return {
+        "commit": result.commit,
+        "created": bool(result.created),
+        "paths": sorted(result.paths),
+        "removed": len(result.removed),
+    }
+
+
+def _plain(hit: object) -> dict[str, Any]:
+    return hit.as_dict() if isinstance(hit, Hit) else {"text": str(hit)}

@@ -1,0 +1,70 @@
+"""Dreaming in Slack: `/hippo dream` (workspace admins), and the digest's Revert buttons."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from slack_bolt import Ack, App
+
+from bot.slack.intake import Intent, submit
+from jobs.dream import FORGET_FILE, REVERT, SLACK_DREAM
+from jobs.runtime import Runtime
+from memory.dream.digest import FORGET_ACTION, REVERT_ACTION
+
+_DREAM = re.compile(r"^dream(?:\s+--now\s+(?P<now>\S+))?\s*$", re.I)
+
+
+def parse(text: str) -> Intent | None:
+    """ "dream" (or "dream --now 2026-11-30T03:00") → run a dream now; admins only (checked
+    in the task, where Slack can be asked who the user is)."""
+    m = _DREAM.match(text.strip())
+    if not m:
+        return None
+    return Intent(
+        SLACK_DREAM, {"now_iso": m.group("now") or ""}, ack="Dreaming… the digest follows."
+    )
+
+
+def listen(bolt: App, rt: Runtime) -> None:
+    @bolt.action(REVERT_ACTION)
+    def on_revert(ack: Ack, body: dict[str, Any], action: dict[str, Any]) -> None:
+        ack()
+        # One revert per step and message: a second click (or person) queues nothing.
+        _digest_button(rt, body, action, REVERT, "commit", "dream_revert", "slack:revert:{value}")
+
+    @bolt.action(FORGET_ACTION)
+    def on_forget(ack: Ack, body: dict[str, Any], action: dict[str, Any]) -> None:
+        ack()
+        # One forget per file and message: a second click (or person) queues nothing.
+        _digest_button(
+            rt, body, action, FORGET_FILE, "path", "dream_forget", "slack:forget-file:{ts}:{value}"
+        )
+
+
+def _digest_button(
+    rt: Runtime,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    task: str,
+    arg: str,
+    claim: str,
+    key: str,
+) -> None:
+    """A digest button whose value is `workspace|value`: queue `task` once for that value."""
+    workspace, _, value = str(action.get("value") or "").rpartition("|")
+    if not value or (workspace and workspace != rt.config.workspace):
+        return
+    container = body.get("container") or {}
+    channel = str(container.get("channel_id") or (body.get("channel") or {}).get("id") or "")
+    message_ts = str(container.get("message_ts") or (body.get("message") or {}).get("ts") or "")
+    user = str((body.get("user") or {}).get("id") or "")
+    submit(
+        rt,
+        Intent(task, {arg: value}),
+        [(claim, value)],
+        key=key.format(value=value, ts=message_ts),
+        channel=channel,
+        thread_ts=message_ts,
+        user=user,
+    )

@@ -1,0 +1,46 @@
+"""Forgetting from Slack: "forget (that) X", and the buttons that answer "which one?"."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from slack_bolt import Ack, App
+
+from bot.slack.intake import Intent, claim, submit
+from jobs.runtime import Runtime
+
+FORGET = "hippo.slack.forget"
+PICK = "hippo.slack.forget_pick"
+_FORGET = re.compile(r"^(?:please\s+)?forget\b\s*(?:that\s+|about\s+)?", re.I)
+_BUTTON = re.compile(r"^forget_(?:pick_\d+|cancel)$")  # action ids in jobs.slack.tasks
+
+
+def parse(text: str) -> Intent | None:
+    """ "forget (that|about) X" → forget X."""
+    m = _FORGET.match(text)
+    return Intent(FORGET, {"query": text[m.end() :]}, ack="Looking for it…") if m else None
+
+
+def listen(bolt: App, rt: Runtime) -> None:
+    @bolt.action(_BUTTON)
+    def on_pick(ack: Ack, body: dict[str, Any], action: dict[str, Any]) -> None:
+        ack()
+        question, _, pick = str(action.get("value") or "").rpartition("|")
+        if not question:
+            return
+        # One answer per question: a second click (or a second person) changes nothing.
+        if not claim(rt, "answered", question):
+            return
+        container = body.get("container") or {}
+        channel = str(container.get("channel_id") or (body.get("channel") or {}).get("id") or "")
+        interaction = str(body.get("trigger_id") or action.get("action_ts") or question)
+        submit(
+            rt,
+            Intent(PICK, {"question": question, "pick": int(pick or -1)}),
+            [("interaction", interaction)],
+            key=f"slack:{interaction}",
+            channel=channel,
+            message_ts=str(container.get("message_ts") or ""),
+            user=str((body.get("user") or {}).get("id") or ""),
+        )

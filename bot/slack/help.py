@@ -1,0 +1,11 @@
+"""Help: `/hippo help`, "@hippo help", and the answer to anything hippo does not understand."""
+
+from __future__ import annotations
+
+from bot.slack.intake import Intent
+
+HELP = "hippo.slack.help"
+
+
+def parse(text: str) -> Intent:
+    return Intent(HELP)

@@ -1,0 +1,69 @@
+"""Saving notes from Slack: "save a note: …" / "remember …", the shortcut, the save reaction."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from slack_bolt import Ack, App
+
+from bot.slack.intake import Intent, submit
+from integrations.slack import plain_text
+from jobs.runtime import Runtime
+
+SAVE = "hippo.slack.save_note"
+SAVE_REACTED = "hippo.slack.save_reacted"
+SHORTCUT = "save_to_memory"  # manifest.yml: features.shortcuts[].callback_id
+
+_SAVE = re.compile(
+    r"^(?:please\s+)?(?:save\s+(?:a\s+|this\s+)?note|remember|note)(?:\s+that)?\b\s*[:,\-–]?\s*",
+    re.I,
+)
+
+
+def parse(text: str) -> Intent | None:
+    """ "save a note: X", "save note X", "remember (that) X", "note (that) X" → save X."""
+    m = _SAVE.match(text)
+    if m is None:
+        return None
+    return Intent(SAVE, {"text": text[m.end() :]}, ack="Saving that to memory…")
+
+
+def listen(bolt: App, rt: Runtime) -> None:
+    @bolt.shortcut(SHORTCUT)
+    def on_shortcut(ack: Ack, body: dict[str, Any]) -> None:
+        ack()
+        message = body.get("message") or {}
+        channel = body.get("channel") or {}
+        ts = str(message.get("ts") or body.get("message_ts") or "")
+        intent = Intent(SAVE, {"text": plain_text(str(message.get("text") or ""))})
+        submit(
+            rt,
+            intent,
+            [("interaction", body["trigger_id"])],
+            key=f"slack:{body['trigger_id']}",
+            channel=str(channel.get("id") or ""),
+            channel_name=str(channel.get("name") or ""),
+            ts=ts,
+            thread_ts=str(message.get("thread_ts") or ts),
+            user=str((body.get("user") or {}).get("id") or ""),
+        )
+
+    @bolt.event("reaction_added")
+    def on_reaction(body: dict[str, Any], event: dict[str, Any]) -> None:
+        item = event.get("item") or {}
+        if event.get("reaction") != rt.config.save_reaction or item.get("type") != "message":
+            return
+        channel, ts = str(item.get("channel") or ""), str(item.get("ts") or "")
+        # Two people reacting to one message save it once.
+        submit(
+            rt,
+            Intent(SAVE_REACTED),
+            [("event", body["event_id"]), ("reacted", channel, ts)],
+            key=f"slack:{body['event_id']}",
+            channel=channel,
+            channel_name="",
+            ts=ts,
+            thread_ts="",
+            user=str(event.get("user") or ""),
+        )

@@ -1,0 +1,136 @@
+"""The Celery task behind hippo's agent in Slack threads, its retries and the "Try again" button.
+
+Anthropic 429/529/timeouts are retried by the SDK first, then here with growing countdowns. When
+the retries run out, the thread gets a clear message with a "Try again" button (block action
+`agent_retry`); the thread's working copy stays on disk, so nothing the agent edited is lost, and
+nothing was pushed, because edits are written only after a turn has an answer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import anthropic
+from celery import Task
+from redis.exceptions import LockError
+
+from jobs.agent.turn import PREFIX, Question, take_turn
+from jobs.celery_app import task, task_runtime
+from jobs.runtime import Runtime
+from memory.errors import LockTimeout, MemoryStoreError, RemoteError
+
+log = logging.getLogger("hippo.agent")
+
+TASK = "hippo.agent.answer"
+RETRY_ACTION = "agent_retry"
+MAX_RETRIES = 3
+BACKOFF = 15  # seconds; then 30, 60 (all far inside the broker's visibility timeout)
+LOCK_TTL = 15 * 60  # one turn at a time per thread; a turn that runs longer loses the lock
+LOCK_WAIT = 60  # then the task retries later rather than hold a worker while the thread is busy
+RETRY_TTL = 7 * 24 * 3600  # how long a "Try again" button works
+
+# What is worth retrying: the provider busy or unreachable, the memory remote unreachable.
+RETRYABLE: tuple[type[Exception], ...] = (
+    anthropic.RateLimitError,
+    anthropic.InternalServerError,  # 500, 503, 504 and 529 (OverloadedError)
+    anthropic.APIConnectionError,  # APITimeoutError included
+    RemoteError,
+    LockTimeout,
+)
+
+
+@task(TASK, bind=True, max_retries=MAX_RETRIES, acks_late=True)
+def answer(
+    self: Task,
+    *,
+    channel: str,
+    text: str,
+    user: str = "",
+    ts: str = "",
+    thread_ts: str = "",
+    team: str = "",
+    event_id: str = "",
+    key: str = "",
+    retry_of: str = "",
+    **_: Any,
+) -> str:
+    """Answer a question asked in Slack (see jobs.agent.turn.take_turn).
+
+    Takes the mention router's context (`key`, `channel`, `ts`, `thread_ts`, `user`) or the
+    explicit `team`/`event_id`; `retry_of` is the ts of a "Try again" message to replace."""
+    rt = task_runtime()
+    q = Question(team, channel, thread_ts or ts, ts, user, text, event_id or key or self.request.id)
+    if rt.redis.exists(f"{PREFIX}done:{q.event_id}"):
+        return "duplicate"
+    if retry_of:
+        rt.poster.update(channel, retry_of, "Trying again…")
+    lock = rt.redis.lock(f"{PREFIX}lock:{q.thread}", timeout=LOCK_TTL, blocking_timeout=LOCK_WAIT)
+    if not lock.acquire():
+        raise self.retry(countdown=BACKOFF)
+    try:
+        take_turn(rt, q)
+    except RETRYABLE as exc:
+        retries = int(self.request.retries or 0)
+        if retries < MAX_RETRIES:
+            log.warning("agent turn %s failed (%s); retry %d", q.event_id, exc, retries + 1)
+            raise self.retry(exc=exc, countdown=BACKOFF * 2**retries) from exc
+        offer_retry(rt, q, exc)
+        return "gave up"
+    except MemoryStoreError as exc:  # not worth retrying: say what is wrong and what to do
+        log.warning("agent turn %s refused: %s", q.event_id, exc)
+        rt.poster.post(
+            q.channel, f"Sorry, I could not answer: {exc}", thread_ts=q.thread_ts or None
+        )
+        return "refused"
+    finally:
+        try:
+            lock.release()
+        except LockError:
+            log.warning("agent lock for %s expired during the turn", q.thread)
+    return "answered"
+
+
+def offer_retry(rt: Runtime, q: Question, exc: Exception) -> None:
+    """Tell the thread the turn failed, with a "Try again" button that re-runs it."""
+    rt.redis.set(f"{PREFIX}retry:{q.event_id}", json.dumps(q.__dict__), ex=RETRY_TTL)
+    text = (
+        f"Sorry, I could not answer: {_why(exc)}, even after retrying. Your question is kept, "
+        "and nothing I edited was lost or saved half-way. Press *Try again* in a minute."
+    )
+    blocks: list[dict[str, Any]] = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": text}},
+        {
+            "type": "actions",
+            "elements": [
+                {
+                    "type": "button",
+                    "action_id": RETRY_ACTION,
+                    "text": {"type": "plain_text", "text": "Try again"},
+                    "value": q.event_id,
+                }
+            ],
+        },
+    ]
+    rt.poster.post(q.channel, text, blocks=blocks, thread_ts=q.thread_ts or None)
+
+
+def retry_from_button(rt: Runtime, value: str, action_ts: str) -> Question | None:
+    """The question behind a "Try again" press, claimed once (a second press finds nothing)."""
+    raw = rt.redis.getdel(f"{PREFIX}retry:{value}")
+    if raw is None:
+        return None
+    q = Question(**json.loads(raw))
+    # A new event id: the failed attempt never finished, and its dedupe key must not stop this.
+    return Question(**{**q.__dict__, "event_id": f"{value}:retry:{action_ts}"})
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, anthropic.RateLimitError):
+        return "Claude's rate limit was reached"
+    if isinstance(exc, anthropic.InternalServerError):
+        return "Claude is overloaded or failing right now"
+    if isinstance(exc, anthropic.APIConnectionError):
+        return "Claude could not be reached in time"
+    return f"the memory repository could not be written ({type(exc).__name__})"

@@ -1,0 +1,270 @@
+"""Dreaming tasks: the nightly dream (beat), `/hippo dream`, and the digest's Revert button.
+
+Thin: a Redis lock (one dream per workspace at a time), the verifiers and Claude wired from the
+Runtime, memory.dream.run.dream, then a new prompt snapshot and the digest via `rt.poster`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from celery import Task
+from celery.schedules import crontab
+from github import Github
+
+from integrations import github as gh
+from integrations import metrics
+from integrations.dream_llm import ClaudeDreamer
+from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+from jobs.agent.turn import agent_usage
+from jobs.celery_app import task, task_runtime
+from jobs.config import Config
+from jobs.read_counts import last_reads, recall_counts
+from jobs.runtime import Runtime
+from jobs.slack.tasks import RETRY, author, reply_once
+from memory import notes, snapshot
+from memory.dream import digest
+from memory.dream.claims import Claim
+from memory.dream.run import Report, dream
+from memory.dream.verifiers import Verdict, Verifier, Verifiers
+from memory.errors import MemoryStoreError
+
+log = logging.getLogger("hippo.dream")
+
+DREAM = "hippo.dream.run"
+SLACK_DREAM = "hippo.dream.slack"
+REVERT = "hippo.dream.revert"
+FORGET_FILE = "hippo.dream.forget_file"
+LOCK_TTL = 3600  # a dream takes seconds to minutes; the lock outlives a crashed worker this long
+OUTBOX_CHANNEL = "digest"
+DIGEST_TTL = 3 * 24 * 3600  # "this night's digest was posted": a rerun within days posts nothing
+
+
+@dataclass
+class Outcome:
+    """What a dream request came to: busy (another one runs), skipped (done tonight), or a run."""
+
+    status: str  # "busy" | "skipped" | "done"
+    report: Report | None = None
+    snapshot: int = 0
+    digest_ts: str = ""
+
+
+def beat_schedule(config: Config) -> dict[str, Any]:
+    """Nightly at HIPPO_DREAM_AT in the app's timezone (HIPPO_TIMEZONE, set by make_celery)."""
+    hour, _, minute = (config.dream_at or "03:00").partition(":")
+    return {
+        "hippo-dream-nightly": {
+            "task": DREAM,
+            "schedule": crontab(hour=int(hour or 3), minute=int(minute or 0)),
+            "kwargs": {"workspace": config.workspace},
+        }
+    }
+
+
+def parse_now(config: Config, now_iso: str | None) -> datetime:
+    """`now_iso` (a naive time is in HIPPO_TIMEZONE), or the current time there."""
+    zone = ZoneInfo(config.timezone or "UTC")
+    if not now_iso:
+        return datetime.now(zone)
+    when = datetime.fromisoformat(now_iso)
+    return when.replace(tzinfo=zone) if when.tzinfo is None else when.astimezone(zone)
+
+
+class CountedVerifiers(Verifiers):
+    """Verifiers whose calls are counted in Prometheus, by verifier and result."""
+
+    def check(self, claim: Claim) -> Verdict:
+        verdict = super().check(claim)
+        metrics.VERIFIER_CALLS.labels(verdict.verifier or "none", verdict.status).inc()
+        return verdict
+
+
+def make_verifiers(rt: Runtime) -> Verifiers:
+    """GitHub when configured, Slack when a bot token is set, HTTP for HIPPO_VERIFY_HOSTS."""
+    config = rt.config
+    found: list[Verifier] = []
+    settings = gh.GitHubSettings(
+        api_url=config.github_api_url,
+        app_id=config.github_app_id,
+        private_key=config.github_app_private_key,
+        token=config.github_token,
+    )
+    if settings.configured:
+        found.append(GitHubVerifier(_client_for(settings)))
+    if config.slack_bot_token:
+        found.append(SlackVerifier(rt.slack))
+    if config.verify_hosts:
+        found.append(HttpVerifier(config.verify_hosts, private=config.verify_private))
+    return CountedVerifiers(found)
+
+
+def _client_for(settings: gh.GitHubSettings) -> Any:
+    clients: dict[str, Github] = {}
+
+    def client_for(owner: str) -> Github:
+        if owner not in clients:
+            installation: int | None = None
+            if settings.is_app:
+                app = gh.integration(settings)
+                try:
+                    installation = app.get_org_installation(owner).id
+                except Exception:  # not an organisation: a user account's installation
+                    installation = app.get_user_installation(owner).id
+            clients[owner] = gh.client(settings, installation)
+        return clients[owner]
+
+    return client_for
+
+
+def run_dream(
+    rt: Runtime,
+    workspace: str = "",
+    now_iso: str | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> Outcome:
+    """One dream under the workspace lock, then the snapshot and the digest. `on_step(name)`
+    follows each step (the CLI's progress bar)."""
+    workspace = workspace or rt.config.workspace
+    lock = rt.redis.lock(f"hippo:dream:{workspace}", timeout=LOCK_TTL, blocking_timeout=0)
+    if not lock.acquire(blocking=False):
+        log.info("a dream of %s is already running; this one stops", workspace)
+        return Outcome("busy")
+    started = time.monotonic()
+    try:
+        verifiers = make_verifiers(rt)
+        claude = None
+        if rt.llm is not None:
+            claude = ClaudeDreamer(
+                rt.llm, verifiers, model=rt.config.model, allowed_hosts=rt.config.verify_hosts
+            )
+        now = parse_now(rt.config, now_iso)
+        report = dream(
+            rt.store,
+            now=now,
+            verifiers=verifiers,
+            checker=claude,
+            writer=claude,
+            confirm=claude.same if claude is not None else None,
+            recall=recall_counts(rt.redis, workspace),
+            last_read=last_reads(rt.redis, workspace),
+            allowed_hosts=rt.config.verify_hosts,
+            # each step renews the lock
+            after_step=lambda step: _after_step(lock, step, on_step),
+        )
+        metrics.DREAM_SECONDS.observe(time.monotonic() - started)
+        for step in report.steps:
+            metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()
+        posted = f"hippo:dream:digest:{workspace}:{report.run_id}"
+        if report.skipped and (rt.redis.exists(posted) or not report.steps):
+            return Outcome("skipped", report)
+        # a dream that died after its state commit still owes the snapshot and the digest
+        if claude is not None:
+            report.extra["usage"] = claude.usage()
+        # The agent's cache hits of the day before (its counters are per UTC day).
+        yesterday = (now.astimezone(UTC) - timedelta(days=1)).date().isoformat()
+        report.extra["agent_usage"] = agent_usage(rt.redis, yesterday)
+        snap = snapshot.publish(rt.store, report.head)
+        ts = post_digest(rt, report, workspace)
+        if report.steps:  # a big dream leaves many loose objects: repack past git's gc.auto
+            try:
+                rt.store.maintain(only_if_needed=True)
+            except MemoryStoreError as exc:  # the weekly run catches up; the dream succeeded
+                log.warning("maintenance after the dream failed: %s", exc)
+        rt.redis.set(posted, ts or "-", ex=DIGEST_TTL)
+        return Outcome("skipped" if report.skipped else "done", report, snap.version, ts)
+    finally:
+        try:
+            lock.release()
+        except Exception:  # expired meanwhile: nothing to release
+            log.warning("the dream lock of %s expired before the dream ended", workspace)
+
+
+def _after_step(lock: Any, step: str, on_step: Callable[[str], None] | None) -> None:
+    lock.extend(LOCK_TTL, replace_ttl=True)  # a dream with Claude can take a while
+    if on_step is not None:
+        on_step(step)
+
+
+def post_digest(rt: Runtime, report: Report, workspace: str) -> str:
+    channel = rt.config.digest_channel or (OUTBOX_CHANNEL if not rt.config.slack_bot_token else "")
+    if not channel:
+        log.warning(
+            "HIPPO_DIGEST_CHANNEL is not set: the digest of %s is not posted", report.run_id
+        )
+        return ""
+    blocks = digest.blocks(report, console_url=rt.config.public_url, workspace=workspace)
+    return rt.poster.post(channel, digest.text(report), blocks=blocks)
+
+
+@task(DREAM, bind=True, autoretry_for=RETRY["autoretry_for"], max_retries=3, retry_backoff=30)
+def dream_task(self: Task, *, workspace: str = "", now_iso: str | None = None) -> str:
+    """The nightly (and on-demand) dream; a retry continues where the last attempt stopped."""
+    return run_dream(task_runtime(), workspace, now_iso).status
+
+
+@task(SLACK_DREAM, **RETRY)
+def slack_dream(self: Task, *, key: str, channel: str, user: str = "", **ctx: Any) -> None:
+    """`/hippo dream`: workspace admins (owners too) only; the digest is the answer."""
+    rt = task_runtime()
+    if rt.config.slack_bot_token and not is_admin(rt, user):
+        reply_once(rt, self, key, channel, "Only workspace admins can start a dream.")
+        return
+    outcome = run_dream(rt, rt.config.workspace, ctx.get("now_iso") or None)
+    if outcome.status == "busy":
+        reply_once(rt, self, key, channel, "A dream is already running; its digest will follow.")
+    elif outcome.status == "skipped":
+        reply_once(rt, self, key, channel, "Tonight's dream already ran; nothing changed.")
+
+
+def is_admin(rt: Runtime, user: str) -> bool:
+    try:
+        info = rt.slack.users_info(user=user)
+    except Exception as exc:
+        log.warning("users.info %s failed: %s", user, exc)
+        return False
+    person = info.get("user") or {}
+    return bool(person.get("is_admin") or person.get("is_owner"))
+
+
+@task(REVERT, **RETRY)
+def revert_step(
+    self: Task, *, key: str, commit: str, user: str, channel: str, thread_ts: str, **ctx: Any
+) -> None:
+    """The digest's Revert button: undo one step as a commit by the person, answer in thread."""
+    rt = task_runtime()
+    try:
+        done = rt.store.revert(commit, author(user))
+        what = rt.store.diff(commit).commit.summary
+        text = f"<@{user}> reverted “{what}” (commit {done.commit[:8]})."
+        if not done.created:
+            text = f"“{what}” was already reverted (commit {done.commit[:8]})."
+    except MemoryStoreError as exc:
+        text = f"Could not revert {commit[:8]}: {exc}"
+    reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
+
+
+@task(FORGET_FILE, **RETRY)
+def forget_file(
+    self: Task, *, key: str, path: str, user: str, channel: str, thread_ts: str, **ctx: Any
+) -> None:
+    """The digest's Forget button on a file nobody used: the person removes it (tombstoned)."""
+    rt = task_runtime()
+    today = datetime.now(UTC).date().isoformat()
+    why = "nobody used it in 60 days and nothing could check it (the dream's digest)"
+    try:
+        done = notes.forget_file(
+            rt.store, path, by=user, reason=why, key=key, today=today, author=author(user)
+        )
+        text = f"<@{user}> forgot `{path}`." if done else f"`{path}` is already gone."
+        if done is not None:
+            snapshot.publish_if_index_changed(rt.store, done)
+    except MemoryStoreError as exc:
+        text = f"Could not forget `{path}`: {exc}"
+    reply_once(rt, self, key, channel, text, thread_ts=thread_ts)

@@ -1,0 +1,128 @@
+"""The hippo CLI: init, note, forget, search, show, log, lint, and clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli.main import main
+
+
+@pytest.fixture
+def argv(tmp_path: Path) -> list[str]:
+    return ["--remote", str(tmp_path / "remote.git"), "--data-dir", str(tmp_path / "data")]
+
+
+def run(argv: list[str], *args: str) -> int:
+    return main([*argv, *args])
+
+
+def test_init_note_show_log(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """init, then a note to inbox.md, visible in show and log."""
+    assert run(argv, "init") == 0
+    assert (
+        run(argv, "note", "the batch alert is expected", "--by", "U1", "--source", "https://s/1")
+        == 0
+    )
+    assert "saved in inbox.md" in capsys.readouterr().out
+    assert run(argv, "show", "inbox.md") == 0
+    assert "- the batch alert is expected [source: https://s/1; added: " in capsys.readouterr().out
+    assert run(argv, "log") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("U1: note: the batch alert is expected") and len(out) == 2
+
+
+def test_note_with_key_is_idempotent(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """The same --key twice saves once."""
+    run(argv, "init")
+    run(argv, "note", "one", "--key", "k")
+    run(argv, "note", "one again", "--key", "k")
+    assert "already saved" in capsys.readouterr().out
+
+
+def test_errors_are_one_line_and_non_zero(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A refused note prints one clear line on stderr and exits 1."""
+    run(argv, "init")
+    assert run(argv, "note", "ghp_" + "a" * 36) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "GitHub token" in err[0]
+    assert run(argv, "show", "nope.md") == 1
+    assert "nope.md is not in the memory repository" in capsys.readouterr().err
+
+
+def test_forget_ambiguous_then_all(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """forget lists several matches and exits 1; --all forgets them all."""
+    run(argv, "init")
+    run(argv, "note", "deploys freeze on fridays")
+    run(argv, "note", "deploys freeze in december")
+    capsys.readouterr()
+    assert run(argv, "forget", "deploys freeze") == 1
+    assert "2 entries match" in capsys.readouterr().out
+    assert run(argv, "forget", "deploys freeze", "--all", "--reason", "no more freezes") == 0
+    assert run(argv, "show", "forgotten.md") == 0
+    assert "reason: no more freezes" in capsys.readouterr().out
+
+
+def test_search_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """search --json returns hits with path, line, text and metadata."""
+    run(argv, "init")
+    run(
+        argv,
+        "note",
+        "checkout-api returns 504 under load",
+        "--path",
+        "services/checkout-api.md",
+        "--source",
+        "https://s/2",
+    )
+    capsys.readouterr()
+    assert run(argv, "search", "504 checkout", "--json") == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert (
+        hits[0]["path"] == "services/checkout-api.md" and hits[0]["meta"]["source"] == "https://s/2"
+    )
+
+
+def test_lint_exit_codes(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """lint exits 0 on a clean memory and 1 with a broken link."""
+    run(argv, "init")
+    assert run(argv, "lint") == 0
+    run(argv, "note", "see [[nowhere/at-all]]")
+    capsys.readouterr()
+    assert run(argv, "lint", "--json") == 1
+    problems = json.loads(capsys.readouterr().out)
+    assert any("nowhere/at-all" in p["message"] for p in problems)
+
+
+def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    """hippo with no command prints usage and exits 2."""
+    assert main([]) == 2
+    assert "usage: hippo" in capsys.readouterr().out
+
+
+def test_global_options_after_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`hippo init --remote URL` works as well as `hippo --remote URL init`."""
+    remote = str(tmp_path / "r.git")
+    assert main(["init", "--remote", remote, "--data-dir", str(tmp_path / "d")]) == 0
+    assert remote in capsys.readouterr().out
+    assert (tmp_path / "r.git" / "HEAD").exists()
+
+
+def test_note_in_memory_md_publishes_a_snapshot(argv: list[str], tmp_path: Path) -> None:
+    """A CLI edit of MEMORY.md publishes a new prompt snapshot version for new threads."""
+    from memory.git.store import Store
+
+    run(argv, "init")
+    assert run(argv, "note", "on-call handbook lives in the wiki", "--path", "MEMORY.md") == 0
+    reader = Store.open(str(tmp_path / "remote.git"), tmp_path / "reader")
+    reader.sync()
+    assert list(reader.refs("snapshots/")) == ["snapshots/1"]
+    assert run(argv, "note", "a plain inbox note") == 0
+    reader.sync()
+    assert list(reader.refs("snapshots/")) == ["snapshots/1"]

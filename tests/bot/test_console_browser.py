@@ -1,0 +1,134 @@
+"""The console in a real headless Chromium (Debian's package, driven by Playwright).
+
+Runs wherever a Chromium is found; in CI (CI=true) a missing Chromium is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from werkzeug.serving import make_server
+
+from bot.app import create_app
+from jobs.config import Config
+from jobs.runtime import Runtime
+from memory import ops
+from memory.git.store import Author
+
+pytestmark = pytest.mark.browser
+
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+TOKEN = "browser-token"
+FACT = "deploys freeze on Fridays"
+
+
+def chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found:
+        return found
+    if os.environ.get("CI") == "true":
+        pytest.fail("no Chromium in CI: .ci/run must install Debian's chromium package")
+    pytest.skip("no Chromium here (apt-get install chromium)")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    path = chromium()
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=path, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def base_url(tmp_path: Path) -> Iterator[tuple[str, Runtime]]:
+    config = Config(
+        data_dir=tmp_path / "data",
+        memory_remote=str(tmp_path / "remote.git"),
+        console_token=TOKEN,
+        secret_key="browser-secret",
+    )
+    rt = Runtime(config)
+    rt.store.init()
+    rt.store.write(
+        [
+            ops.AddEntry(
+                "team/releases.md", FACT, (("source", "https://example.test/r1"),), "Releases"
+            )
+        ],
+        author=Author("ann", "ann@example.com"),
+        message="seed",
+    )
+    server = make_server("127.0.0.1", 0, create_app(config, rt), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}", rt
+    server.shutdown()
+    thread.join(5)
+    rt.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context()
+    p = context.new_page()
+    p.set_default_timeout(15_000)
+    yield p
+    context.close()
+
+
+def test_sign_in_edit_entry_see_history_and_revert(
+    page: Page, base_url: tuple[str, Runtime]
+) -> None:
+    """In Chromium: sign in with the token, edit an entry, see the commit in history, revert it."""
+    url, rt = base_url
+    page.goto(f"{url}/console/file/team/releases.md")
+    expect(page).to_have_url(f"{url}/console/login?next=/console/file/team/releases.md")
+    page.fill("input[name=name]", "Dee")
+    page.fill("input[name=token]", TOKEN)
+    page.click("text=Sign in with token")
+    expect(page.locator("h1")).to_have_text("team/releases.md")
+    expect(page.locator("td.source a")).to_have_attribute("href", "https://example.test/r1")
+
+    page.click("a.edit-entry")
+    page.fill("input[name=text]", "deploys freeze on Fridays after 3pm")
+    page.fill("input[name=message]", "narrow the freeze")
+    page.click("text=Save entry")
+    expect(page.locator("td.text").first).to_contain_text("after 3pm")
+    assert rt.store.log(limit=1)[0].author == "Dee"
+
+    page.click("text=History")
+    page.click("text=narrow the freeze")
+    expect(page.locator("pre.diff .add")).to_contain_text("after 3pm")
+    page.click("text=Revert this commit")
+    expect(page.locator(".flash.ok")).to_contain_text("Reverted")
+    assert f"- {FACT} [source: https://example.test/r1]" in rt.store.read("team/releases.md")
+
+    page.goto(f"{url}/console/history/team/releases.md")
+    expect(page.locator("tr.commit").first).to_contain_text('revert: "narrow the freeze"')
+
+
+def test_no_chromium_fails_in_ci_and_skips_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a Chromium on PATH the browser tests fail when CI=true and are skipped otherwise."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no chromium to be found
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="no Chromium in CI"):
+        chromium()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception):
+        chromium()

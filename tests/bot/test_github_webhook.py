@@ -1,0 +1,344 @@
+"""POST /github/webhook: verify, dedupe, answer fast, enqueue; then a real worker learns."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from flask.testing import FlaskClient
+
+from bot.app import create_app
+from integrations.slack import Outbox
+from jobs.config import Config
+from jobs.github.tasks import learn, recorded_pushes
+from jobs.runtime import Runtime
+from memory import format as fmt
+from memory.git.store import Author
+from memory.lessons import outcomes as po
+from memory.notes import forget
+from tests.fakes.anthropic import FakeAnthropic
+from tests.fakes.github import (
+    FakeGitHub,
+    commit_body,
+    delivery_headers,
+    file_body,
+    pull_body,
+    pull_request_payload,
+    webhook,
+)
+from tests.fakes.slack import SlackFake
+
+SECRET = "webhook-secret"
+AGENT = "hippo-agent[bot]"
+REPO = "octo/app"
+OLD = "import mock\n\ndef test_{n}():\n    client = mock.Mock()\n    assert client\n"
+NEW = "from tests.fixtures import client\n\ndef test_{n}(client):\n    assert client\n"
+
+
+@pytest.fixture
+def fake_github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One embedded Redis for the module (its shutdown takes seconds); each test flushes it."""
+    server = Runtime(Config(data_dir=tmp_path_factory.mktemp("redis")))
+    yield server.redis_url
+    server.close()
+
+
+@pytest.fixture
+def rt(tmp_path: Path, fake_github: FakeGitHub, redis_url: str) -> Iterator[Runtime]:
+    config = Config(
+        redis_url=redis_url,
+        data_dir=tmp_path / "data",
+        memory_remote=str(tmp_path / "remote.git"),
+        github_webhook_secret=SECRET,
+        github_token="t",
+        github_api_url=fake_github.url,
+        repo_channels={REPO: "#app"},
+    )
+    runtime = Runtime(config)
+    runtime.redis.flushdb()
+    runtime.store.init()
+    yield runtime
+    runtime.close()
+
+
+@pytest.fixture
+def client(rt: Runtime) -> FlaskClient:
+    return create_app(rt.config, rt).test_client()
+
+
+def post(
+    client: FlaskClient,
+    event: str,
+    payload: Any,
+    *,
+    delivery: str | None = None,
+    signature: str | None = None,
+    raw: bytes | None = None,
+) -> Any:
+    body = raw if raw is not None else json.dumps(payload).encode()
+    headers = delivery_headers(
+        SECRET, body, event, delivery or str(uuid.uuid4()), signature=signature
+    )
+    return client.post("/github/webhook", data=body, headers=headers)
+
+
+def queued(rt: Runtime) -> int:
+    return int(rt.redis.llen("celery"))
+
+
+def test_ping_is_answered(client: FlaskClient) -> None:
+    """A signed ping (sent when the hook is created) gets 200."""
+    response = post(client, "ping", webhook("ping/with-app_id"))
+    assert response.status_code == 200 and response.json["ok"]
+
+
+def test_forged_or_missing_signature_is_401_and_queues_nothing(
+    client: FlaskClient, rt: Runtime
+) -> None:
+    """A wrong or absent X-Hub-Signature-256 is refused and nothing is queued."""
+    closed = pull_request_payload("closed", repo=REPO, number=1, merged=True)
+    assert post(client, "pull_request", closed, signature="sha256=" + "0" * 64).status_code == 401
+    assert post(client, "pull_request", closed, signature="").status_code == 401
+    assert queued(rt) == 0
+    assert not rt.redis.keys("hippo:github:delivery:*")
+
+
+def test_a_closed_agent_pull_request_is_queued_once(client: FlaskClient, rt: Runtime) -> None:
+    """A closed agent pull request is queued (202); its redelivery (same GUID) queues nothing."""
+    closed = pull_request_payload("closed", repo=REPO, number=1, merged=True)
+    first = post(client, "pull_request", closed, delivery="guid-1")
+    assert first.status_code == 202 and first.json["queued"] == "handle_pull_request"
+    again = post(client, "pull_request", closed, delivery="guid-1")
+    assert again.status_code == 200 and again.json["duplicate"]
+    assert queued(rt) == 1
+    message = json.loads(rt.redis.lindex("celery", 0))
+    assert message["headers"]["task"] == "hippo.github.handle_pull_request"
+    # the delivery's request id travels with the task (its logs and commits carry it)
+    assert message["headers"]["hippo_request_id"] == first.headers["X-Request-ID"]
+
+
+def test_other_peoples_pull_requests_are_ignored(client: FlaskClient, rt: Runtime) -> None:
+    """A pull request neither opened by an agent login nor labelled is ignored."""
+    body = webhook("pull_request/closed")  # octokit's example, opened by Codertocat
+    response = post(client, "pull_request", body)
+    assert response.status_code == 202 and "not an agent" in response.json["ignored"]
+    labelled = pull_request_payload(
+        "closed", repo=REPO, number=3, opener="alice", labels=("hippo-agent",)
+    )
+    assert post(client, "pull_request", labelled).json["queued"] == "handle_pull_request"
+    assert queued(rt) == 1
+
+
+def test_agent_pushes_are_recorded(client: FlaskClient, rt: Runtime) -> None:
+    """opened/synchronize by the agent record its head SHA; a person's push is not recorded."""
+    opened = pull_request_payload("opened", repo=REPO, number=4, sender=AGENT, head_sha="s1")
+    sync = pull_request_payload("synchronize", repo=REPO, number=4, sender=AGENT, head_sha="s2")
+    human = pull_request_payload("synchronize", repo=REPO, number=4, sender="bob", head_sha="s3")
+    for payload in (opened, sync, human):
+        assert post(client, "pull_request", payload).status_code == 202
+    assert recorded_pushes(rt, REPO, 4) == ["s1", "s2"]
+    assert queued(rt) == 0
+
+
+def test_installation_reviews_comments_and_bad_bodies(client: FlaskClient, rt: Runtime) -> None:
+    """installation is queued; reviews and comments are accepted (read at close); junk is 400."""
+    assert post(client, "installation", webhook("installation/created")).status_code == 202
+    assert queued(rt) == 1
+    review = post(client, "pull_request_review", webhook("pull_request_review/submitted"))
+    comment = post(client, "issue_comment", webhook("issue_comment/created.with-installation"))
+    assert review.status_code == comment.status_code == 202
+    assert post(client, "pull_request", None, raw=b"{not json").status_code == 400
+    assert queued(rt) == 1
+
+
+def test_form_encoded_deliveries_are_read_too(client: FlaskClient, rt: Runtime) -> None:
+    """A hook set to application/x-www-form-urlencoded posts payload=<json>; it is verified and read."""
+    closed = pull_request_payload("closed", repo=REPO, number=1, merged=True)
+    raw = urlencode({"payload": json.dumps(closed)}).encode()
+    headers = delivery_headers(SECRET, raw, "pull_request", "form-1")
+    headers["Content-Type"] = "application/x-www-form-urlencoded"
+    response = client.post("/github/webhook", data=raw, headers=headers)
+    assert response.status_code == 202 and queued(rt) == 1
+    headers = delivery_headers(SECRET, b"a=1", "pull_request", "form-2")
+    headers["Content-Type"] = "application/x-www-form-urlencoded"
+    assert client.post("/github/webhook", data=b"a=1", headers=headers).status_code == 400
+
+
+# --- the whole path with a real Celery worker ---------------------------------------------
+
+
+@pytest.fixture
+def worker(rt: Runtime) -> Iterator[Runtime]:
+    from celery.contrib.testing.worker import start_worker
+
+    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+        yield rt
+
+
+def serve_edited_pull(fake: FakeGitHub, n: int) -> None:
+    """Pull request n: the agent wrote inline mocks, alice switched to the shared fixtures."""
+    path = f"tests/unit/test_{n}.py"
+    commits = [commit_body(f"a{n}", AGENT, AGENT), commit_body(f"h{n}", "alice", "web-flow")]
+    pull = pull_body(REPO, n, commits=2, head_sha=f"h{n}", merge_commit_sha=f"m{n}")
+    fake.add_pull(REPO, pull, commits=commits, files=[file_body(path)])
+    fake.add_files(REPO, f"a{n}", {path: OLD.format(n=n)})
+    fake.add_files(REPO, f"m{n}", {path: NEW.format(n=n)})
+
+
+def wait_for(check: Any, timeout: float = 20.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def conventions(rt: Runtime) -> list[fmt.Entry]:
+    text = rt.store.read_or_none(f"conventions/{REPO}.md")
+    return fmt.parse(text).entries if text else []
+
+
+def test_two_same_edits_make_an_active_lesson_and_a_note(
+    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub
+) -> None:
+    """Two merged agent PRs edited the same way: tentative, then active with a Slack note."""
+    rt = worker
+    for n in (1, 2):
+        serve_edited_pull(fake_github, n)
+        closed = pull_request_payload(
+            "closed", repo=REPO, number=n, merged=True, merge_commit_sha=f"m{n}"
+        )
+        assert post(client, "pull_request", closed, delivery=f"d{n}").status_code == 202
+        status = "tentative" if n == 1 else "active"
+        wait_for(lambda s=status: conventions(rt) and conventions(rt)[0].get("status") == s)
+    entry = conventions(rt)[0]
+    assert entry.get_all("source") == [
+        "https://github.com/octo/app/pull/1",
+        "https://github.com/octo/app/pull/2",
+    ]
+    archive = [p for p in rt.store.files("archive/")]
+    lines = rt.store.read(archive[0]).splitlines()
+    assert [json.loads(x)["outcome"] for x in lines] == ["merged_after_changes"] * 2
+    notes = wait_for(lambda: Outbox(rt.redis).messages())
+    assert notes[0]["channel"] == "#app" and "New convention for *octo/app*" in notes[0]["text"]
+    head = rt.store.head()
+    # A redelivery of the second close, past the route (its claim expired): no new commit.
+    rt.redis.delete("hippo:github:delivery:d2")
+    closed = pull_request_payload("closed", repo=REPO, number=2, merged=True, merge_commit_sha="m2")
+    assert post(client, "pull_request", closed, delivery="d2").status_code == 202
+    wait_for(lambda: queued(rt) == 0)
+    time.sleep(0.3)
+    assert rt.store.head() == head and len(Outbox(rt.redis).messages()) == 1
+
+
+# --- learning without the web and the worker: Claude, forgotten lessons ----------------------
+
+
+def edited_facts(n: int) -> po.PullFacts:
+    path = f"tests/unit/test_{n}.py"
+    diff = po.diff_texts(path, OLD.format(n=n), NEW.format(n=n))
+    return po.PullFacts(
+        repo=REPO,
+        number=n,
+        url=f"https://github.com/{REPO}/pull/{n}",
+        title="Agent fix",
+        opener=AGENT,
+        merged=True,
+        closed_by="alice",
+        closed_by_bot=False,
+        commits=(po.Commit(f"a{n}", AGENT, AGENT), po.Commit(f"h{n}", "alice", "alice")),
+        files=(path,),
+        human_diff=(diff,),
+        agent_sha=f"a{n}",
+    )
+
+
+def test_outcomes_that_teach_nothing_are_still_archived(rt: Runtime) -> None:
+    """An untouched merge (accepted) and a bot's close each leave an episode and no lesson."""
+    untouched = replace(
+        edited_facts(1), commits=(po.Commit("a1", AGENT, AGENT),), human_diff=(), landed_sha="m1"
+    )
+    by_bot = replace(
+        edited_facts(2), merged=False, closed_by="stale[bot]", closed_by_bot=True, human_diff=()
+    )
+    assert learn(rt, untouched, key="k1")[:1] == ("merged_untouched",)
+    assert learn(rt, by_bot, key="k2")[:1] == ("closed_by_system",)
+    archive = rt.store.read(sorted(rt.store.files("archive/"))[-1]).splitlines()
+    records = [json.loads(line) for line in archive]
+    assert [(r["outcome"], r["accepted"], r["lesson"]) for r in records] == [
+        ("merged_untouched", True, None),
+        ("closed_by_system", False, None),
+    ]
+    assert records[0]["url"] == f"https://github.com/{REPO}/pull/1"
+    assert records[1]["files"] == ["tests/unit/test_2.py"] and records[1]["stats"]["commits"] == 2
+    assert conventions(rt) == []
+
+
+def test_with_a_key_claude_writes_the_lesson(rt: Runtime) -> None:
+    """With ANTHROPIC_API_KEY the task's lesson line is Claude's."""
+    with FakeAnthropic() as claude:
+        claude.script(claude.text("Tests use the shared fixtures in tests/fixtures, not mocks"))
+        config = replace(rt.config, anthropic_api_key="test", anthropic_base_url=claude.url)
+        with_llm = Runtime(config)
+        outcome, _, committed = learn(with_llm, edited_facts(1), key="k1")
+    assert (outcome, committed) == ("merged_after_changes", True)
+    assert conventions(rt)[0].text == "Tests use the shared fixtures in tests/fixtures, not mocks"
+
+
+def test_a_forgotten_lesson_is_not_relearned_but_the_episode_is_kept(rt: Runtime) -> None:
+    """A lesson forgotten on purpose is not added again; the outcome still lands in the archive."""
+    _, plan, _ = learn(rt, edited_facts(1), key="k1")
+    who = Author("Ann", "ann@example.com")
+    gone = forget(rt.store, plan.text, today="2026-11-30", author=who, reason="not a rule")
+    assert gone.status != "none" and conventions(rt) == []
+    _, again, committed = learn(rt, edited_facts(2), key="k2")
+    assert committed and again.status == "forgotten" and conventions(rt) == []
+    archive = rt.store.read(sorted(rt.store.files("archive/"))[-1]).splitlines()
+    assert json.loads(archive[-1])["lesson"]["status"] == "forgotten"
+
+
+def test_installation_task_remembers_and_forgets_repositories(rt: Runtime) -> None:
+    """installation created maps each repository to its installation id; deleted unmaps them."""
+    from jobs.github.tasks import INSTALLATIONS, installation
+
+    assert rt.celery is not None  # makes rt the Runtime tasks use in this process
+    installation(action="created", installation_id=957387, repos=["Codertocat/Hello-World"])
+    assert rt.redis.hget(INSTALLATIONS, "Codertocat/Hello-World") == b"957387"
+    installation(action="deleted", installation_id=957387, repos=["Codertocat/Hello-World"])
+    assert rt.redis.hget(INSTALLATIONS, "Codertocat/Hello-World") is None
+    assert rt.redis.hget(INSTALLATIONS, "*") is None
+
+
+def test_active_lesson_is_posted_to_slack_and_a_refusal_loses_nothing(
+    rt: Runtime, slack_fake: SlackFake
+) -> None:
+    """With Slack the note goes to the repository's channel; a Slack error keeps the lesson."""
+    config = replace(rt.config, slack_bot_token="xoxb-test", slack_api_url=slack_fake.url)
+    with_slack = Runtime(config)
+    learn(with_slack, edited_facts(1), key="k1")
+    learn(with_slack, edited_facts(2), key="k2")
+    posts = slack_fake.posts()
+    assert len(posts) == 1 and posts[0]["channel"] == "#app"
+    assert "New convention for *octo/app*" in posts[0]["text"]
+    slack_fake.script("chat.postMessage", (200, {"ok": False, "error": "not_in_channel"}, {}))
+    docs = po.diff_texts("docs/a.md", "Run make.\n", "Run make test.\n")
+    for n in (3, 4):
+        facts = replace(edited_facts(n), human_diff=(docs,), files=("docs/a.md",))
+        learn(with_slack, facts, key=f"k{n}")
+    assert [e.get("status") for e in conventions(rt)] == ["active", "active"]
+    assert len(slack_fake.posts()) == 2

@@ -1,0 +1,60 @@
+"""Configuration from the environment: defaults, parsing, and clear errors for bad values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.cli.main import main
+from jobs.config import Config, ConfigError
+
+
+def test_defaults_need_nothing() -> None:
+    """An empty environment gives a working laptop config (embedded Redis, local remote)."""
+    c = Config.from_env({})
+    assert (c.redis_url, c.port, c.dream_at, c.timezone) == ("", 3000, "03:00", "UTC")
+    assert c.remote == str(Path(".hippo") / "remote.git")
+    assert not c.slack_enabled and not c.llm_enabled
+
+
+def test_lists_and_maps_are_parsed() -> None:
+    """Comma lists and name=value maps are split and trimmed."""
+    c = Config.from_env(
+        {
+            "HIPPO_MCP_TOKENS": "claude=tok1, ci = tok2,broken",
+            "HIPPO_REPO_CHANNELS": "acme/shop=#shop-dev",
+            "HIPPO_AGENT_LOGINS": "a[bot], b",
+            "HIPPO_DREAM_AT": "4:5",
+        }
+    )
+    assert c.mcp_tokens == {"tok1": "claude", "tok2": "ci"}
+    assert c.repo_channels == {"acme/shop": "#shop-dev"}
+    assert c.agent_logins == ("a[bot]", "b")
+    assert c.dream_at == "04:05"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "says"),
+    [
+        ("HIPPO_DREAM_AT", "3am", "write HH:MM"),
+        ("HIPPO_DREAM_AT", "25:00", "write HH:MM"),
+        ("HIPPO_TIMEZONE", "Mars/Olympus", "IANA name"),
+        ("PORT", "http", "whole number"),
+        ("HIPPO_LLM_TIMEOUT", "soon", "seconds"),
+    ],
+)
+def test_bad_values_name_the_variable(name: str, value: str, says: str) -> None:
+    """A value that cannot work is refused at start-up, naming the variable and the fix."""
+    with pytest.raises(ConfigError, match=f"{name}=.*{says}"):
+        Config.from_env({name: value})
+
+
+def test_cli_reports_a_bad_setting_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The CLI prints the configuration error on one line and exits 2."""
+    monkeypatch.setenv("HIPPO_DREAM_AT", "noon")
+    assert main(["log"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "HIPPO_DREAM_AT='noon'" in err[0]

@@ -1,0 +1,139 @@
+"""Duplicates in other words merge, opposites never do, merges leave a trace in forgotten.md
+and count against the nightly cap; a forgotten fact said again in more words is refused."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from memory import format as fmt
+from memory.dream.run import dream
+from memory.dream.verifiers import Verifiers
+from memory.errors import TombstoneConflict
+from memory.git.store import Author, Store
+from memory.notes import forget
+from memory.ops import AddEntry, WriteFile
+
+ALICE = Author("alice", "alice@example.com")
+NIGHT = datetime(2026, 11, 30, 3, 0)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
+    s.init()
+    return s
+
+
+def seed(store: Store, files: dict[str, str]) -> None:
+    store.write([WriteFile(p, t) for p, t in files.items()], author=ALICE, message="seed")
+
+
+def texts(store: Store, path: str) -> list[str]:
+    return [e.text for e in fmt.parse(store.read_or_none(path) or "").entries]
+
+
+def test_one_fact_in_other_words_merges_and_is_recorded(store: Store) -> None:
+    """Three wordings of the on-call handover become one entry with every source; the two
+    merged away are in forgotten.md as `merged into <path>` with their own source."""
+    seed(
+        store,
+        {
+            "teams/oncall.md": "# On-call\n\n"
+            "- on-call hands over every Monday at 10:00 [source: https://a; added: 2026-10-01]\n",
+            "teams/ops.md": "# Ops\n\n"
+            "- the on-call rotation changes Mondays at 10am [source: https://b; added: 2026-11-01]\n"
+            "- Monday 10:00 on-call handover [source: https://c; added: 2026-11-02]\n",
+            "teams/x.md": "# X\n\n- x\n",
+        },
+    )
+    report = dream(store, now=NIGHT, verifiers=Verifiers())
+    tidy = next(s for s in report.steps if s.step == "tidy")
+    assert tidy.subject.startswith("dream(tidy): 2 duplicates merged")
+    everything = texts(store, "teams/oncall.md") + texts(store, "teams/ops.md")
+    assert len(everything) == 1
+    kept = fmt.parse(store.read("teams/oncall.md") + store.read("teams/ops.md")).entries[0]
+    assert sorted(kept.get_all("source")) == ["https://a", "https://b", "https://c"]
+    stones = fmt.parse(store.read("forgotten.md")).entries
+    assert len(stones) == 2
+    assert all((s.get("reason") or "").startswith("merged into teams/") for s in stones)
+    assert {s.get("source") for s in stones} <= {"https://a", "https://b", "https://c"}
+
+
+def test_opposites_with_the_same_words_are_both_kept(store: Store) -> None:
+    """'restart the cache before the API' and 'restart the API before the cache' share every
+    word; order words keep them apart. So do negation and differing numbers."""
+    entries = [
+        "restart the cache before the API",
+        "restart the API before the cache",
+        "payments retries 5 times on timeouts",
+        "payments retries 3 times on timeouts",
+        "staging is reset every Sunday night",
+        "staging is no longer reset every Sunday night",
+    ]
+    seed(store, {"runbooks/api.md": "# API\n\n" + "".join(f"- {e}\n" for e in entries)})
+    dream(store, now=NIGHT, verifiers=Verifiers())
+    assert texts(store, "runbooks/api.md") == entries
+    assert store.read_or_none("forgotten.md") is None
+
+
+def test_merges_count_against_the_nightly_cap(store: Store) -> None:
+    """With 3 topic files the cap is 3 removals: of 5 duplicate pairs, 3 merge tonight and
+    the rest wait, said in the commit message."""
+    lines = "".join(
+        f"- service {n} alerts page the team at night [added: 2026-10-0{i}]\n"
+        f"- the team gets paged at night by service {n} alerts [added: 2026-11-0{i}]\n"
+        for i, n in enumerate(("alpha", "bravo", "charlie", "delta", "echo"), start=1)
+    )
+    seed(store, {"teams/a.md": "# A\n\n" + lines, "teams/b.md": "# B\n", "teams/c.md": "# C\n"})
+    report = dream(store, now=NIGHT, verifiers=Verifiers())
+    tidy = next(s for s in report.steps if s.step == "tidy")
+    assert tidy.subject.startswith("dream(tidy): 3 duplicates merged")
+    assert sum(1 for ln in tidy.body if ln.startswith("- merge waits for the cap")) == 2
+    assert len(texts(store, "teams/a.md")) == 7
+
+
+def test_a_forgotten_fact_in_more_words_is_refused_unless_forced(store: Store) -> None:
+    """After forgetting 'the disk alert on build-runner-3 can be ignored', a note holding all
+    its words and more is refused citing the tombstone; forced, it is saved."""
+    seed(
+        store, {"ops/alerts.md": "# Alerts\n\n- the disk alert on build-runner-3 can be ignored\n"}
+    )
+    forget(
+        store,
+        "disk alert build-runner-3",
+        by="alice",
+        reason="not true",
+        author=ALICE,
+        key="k1",
+        today="2026-11-30",
+    )
+    again = "nobody acts on the disk alert on build-runner-3 since it can be ignored"
+    with pytest.raises(TombstoneConflict) as caught:
+        store.write([AddEntry("ops/alerts.md", again)], author=ALICE, message="again")
+    assert "the disk alert on build-runner-3 can be ignored" in str(caught.value)
+    negated = "the disk alert on build-runner-3 can no longer be ignored"
+    store.write([AddEntry("ops/alerts.md", negated)], author=ALICE, message="the opposite")
+    store.write([AddEntry("ops/alerts.md", again)], author=ALICE, message="forced", force=True)
+    assert texts(store, "ops/alerts.md") == [negated, again]
+
+
+def test_a_merged_away_wording_does_not_block_the_fact(store: Store) -> None:
+    """A `merged into` record is not a tombstone: the same wording may be saved again."""
+    seed(
+        store,
+        {
+            "teams/a.md": "# A\n\n- deploys are frozen during Black Friday week [added: 2026-10-01]\n"
+            "- deploy freeze in Black Friday week [added: 2026-11-01]\n",
+            "teams/b.md": "# B\n",
+            "teams/c.md": "# C\n",
+        },
+    )
+    dream(store, now=NIGHT, verifiers=Verifiers())
+    assert "merged into teams/a.md" in store.read("forgotten.md")
+    store.write(
+        [AddEntry("teams/b.md", "deploy freeze in Black Friday week")], author=ALICE, message="m"
+    )
+    assert texts(store, "teams/b.md") == ["deploy freeze in Black Friday week"]

@@ -1,0 +1,44 @@
+"""tidy merges duplicates in inbox.md too, keeping the topic's copy and every source."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from memory import format as fmt
+from memory.dream.run import dream
+from memory.dream.verifiers import Verifiers
+from memory.git.store import Author, Store
+from memory.ops import WriteFile
+
+NIGHT = datetime(2026, 11, 30, 3, 0)
+
+
+def test_inbox_duplicates_merge_with_every_source(tmp_path: Path) -> None:
+    """Two inbox notes of one fact become one entry; a topic's copy wins over the inbox's."""
+    store = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
+    store.init()
+    store.write(
+        [
+            WriteFile(
+                "inbox.md",
+                "# Inbox\n\n"
+                "- staging database is rebuilt every Sunday at 06:00 UTC [source: https://a; added: 2026-11-30]\n"
+                "- The staging database is rebuilt every Sunday, at 06:00 UTC. [source: https://b; added: 2026-11-30]\n"
+                "- the nightly export lands in the data bucket [source: https://c; added: 2026-11-20]\n",
+            ),
+            WriteFile(
+                "runbooks/export.md",
+                "# Export\n\n- nightly export lands in the data bucket [source: https://d; added: 2026-11-29]\n",
+            ),
+        ],
+        author=Author("a", "a@x"),
+        message="seed",
+    )
+    report = dream(store, now=NIGHT, verifiers=Verifiers())
+    tidy = next(s for s in report.steps if s.step == "tidy")
+    assert tidy.subject.startswith("dream(tidy): 2 duplicates merged")
+    inbox = fmt.parse(store.read("inbox.md")).entries
+    assert [e.get_all("source") for e in inbox] == [["https://a", "https://b"]]
+    export = fmt.parse(store.read("runbooks/export.md")).entries
+    assert [e.get_all("source") for e in export] == [["https://c", "https://d"]]
