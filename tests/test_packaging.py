@@ -14,7 +14,7 @@ from packaging.utils import canonicalize_name
 from tests.conftest import ROOT
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-OURS = {"bot", "jobs", "memory", "integrations", "tests", "bench"}
+OURS = {"bot", "demo", "jobs", "memory", "integrations", "tests", "bench"}
 # Imported only under TYPE_CHECKING, or provided by the standard library's stubs.
 TYPING_ONLY = {"_typeshed"}
 
@@ -61,7 +61,7 @@ def test_every_import_of_tests_and_benchmarks_is_declared() -> None:
     """Tests and benchmarks import only what the dependencies or the dev extra install, and the
     dev extra is not carrying a runtime dependency (pyyaml is read by tests only)."""
     declared = names(PROJECT["dependencies"]) | names(PROJECT["optional-dependencies"]["dev"])
-    assert undeclared(imported("tests", "bench"), declared) == []
+    assert undeclared(imported("tests", "bench", "demo"), declared) == []
     code = imported("bot", "jobs", "memory", "integrations")
     assert "yaml" not in code and "pyyaml" not in names(PROJECT["dependencies"])
 
