@@ -13,6 +13,8 @@ from typing import Protocol
 
 from redis.exceptions import RedisError
 
+from jobs import oplog
+
 log = logging.getLogger(__name__)
 
 
@@ -27,6 +29,8 @@ class HashStore(Protocol):
 
     def hsetnx(self, name: str, key: str, value: str) -> object: ...
 
+    def expire(self, name: str, time: int) -> object: ...
+
 
 def key_for(workspace: str) -> str:
     return f"hippo:recall:{workspace}"
@@ -40,13 +44,16 @@ def last_key_for(workspace: str) -> str:
 
 
 def count_read(redis: HashStore, workspace: str, path: str, today: str = "") -> None:
-    """Add one read of `path` and remember the day (UTC unless given). A Redis outage never
-    fails the read itself: it is only logged."""
+    """Add one read of `path` and remember the day (UTC unless given); the day's recalls in
+    the operational log (jobs/oplog.py) count it too. A Redis outage never fails the read
+    itself: it is only logged."""
     try:
         redis.hincrby(key_for(workspace), path, 1)
         day = today or date.today().isoformat()
         redis.hset(last_key_for(workspace), path, day)
         redis.hsetnx(last_key_for(workspace), SINCE, day)  # when reads began to be dated
+        redis.hincrby(oplog.day_key(workspace, day), oplog.RECALLS, 1)
+        redis.expire(oplog.day_key(workspace, day), oplog.OPLOG_DAYS * 24 * 3600)
     except RedisError as exc:
         log.warning("recall count for %s not recorded: %s", path, exc)
 

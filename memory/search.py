@@ -10,6 +10,7 @@ build, so with thousands of candidates only those whose upper bound can still ma
 from __future__ import annotations
 
 import heapq
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ ARCHIVE = "archive/"
 PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes
 WHOLE_PASS = 2000  # candidates still in reach above which whole-word lines are looked up
 PRESCORE = 4  # with many candidates, first score limit * PRESCORE of the best-looking ones
+ANY_TERMS = 4  # search_any looks up at most this many of the query's rarest words
+COMMON_SHARE = 0.01  # search_any drops words found in more than this share of the lines
 
 _TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
 # Starts with a literal, so re's scanner jumps to it (a leading class would try every byte).
@@ -162,6 +165,28 @@ class SearchIndex:
                 )
         heap.sort(reverse=True)
         return [self._hit(k, f, score) for score, _, _, k, f in heap]
+
+    def search_any(self, query: str, limit: int = 10) -> list[Hit]:
+        """The best `limit` lines holding any of the query's words, for a task written as prose
+        (a briefing), where few lines hold every word. Rarer words weigh more and a line holding
+        more of them ranks higher. Only the ANY_TERMS rarest words are looked up, and words in
+        more than COMMON_SHARE of the lines are dropped: they say little about the task and
+        would cost a pass over many lines. Deterministic for a given tree and query."""
+        blob, terms = self._blob, parse_query(query)
+        total = len(blob.lines) - 1
+        rated = sorted((blob.estimate(t.text), t.text) for t in terms)
+        picked = [t for seen, t in rated if seen <= max(total * COMMON_SHARE, 1.0)][:ANY_TERMS]
+        if limit <= 0 or not picked:
+            return []
+        weights: dict[int, float] = {}
+        for term in picked:
+            lines = blob.lines_with(term)
+            weight = math.log(1 + total / (1 + len(lines)))
+            for k in lines:
+                weights[k] = weights.get(k, 0.0) + weight
+        prior = self._prior
+        best = heapq.nlargest(limit, ((round(w + prior[k], 4), -k) for k, w in weights.items()))
+        return [self._hit(-k, blob.line_file[-k], score) for score, k in best]
 
     def _rank(
         self,

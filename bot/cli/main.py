@@ -27,6 +27,7 @@ from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 # `func=handler`, `handler(args: argparse.Namespace, rt: Runtime) -> int`.
 COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.memory",
+    "bot.cli.brief",
     "bot.cli.mcp",
     "bot.cli.server",
     "bot.cli.dream",

@@ -19,6 +19,7 @@ import anthropic
 from integrations import agent, slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
+from jobs.briefing import brief, guess_repo
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from memory import format as fmt
@@ -111,6 +112,18 @@ def preferences(rt: Runtime, channel: str) -> str | None:
     return None
 
 
+def repo_briefing(rt: Runtime, q: Question, earlier: list[tuple[str, str]]) -> str | None:
+    """The briefing (jobs/briefing.py) when the question, else an earlier one of the thread,
+    names a repository the memory knows; the channel's preferences have their own block."""
+    repo = guess_repo(rt.store, q.text)
+    for asked, _ in reversed(earlier):
+        repo = repo or guess_repo(rt.store, asked)
+    if not repo:
+        return None
+    done = brief(rt.store, q.text, repo=repo, redis=rt.redis, workspace=rt.config.workspace)
+    return done.text
+
+
 def with_thread(rt: Runtime, q: Question) -> str:
     """The question, after what people said in the thread since hippo's last turn there (read
     from Slack once per turn; what was sent before stays as it was, so the cache keeps it)."""
@@ -154,6 +167,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     copy = working_copy(rt, q)
     tools = Toolbox(copy.root, changes_since(rt, snap.commit if snap else ""))
     earlier, asked = history(rt, q), q.text
+    briefing = repo_briefing(rt, q, earlier)
     if rt.llm is not None and snap is not None:
         asked = with_thread(rt, q)
         turn = agent.run(
@@ -164,11 +178,14 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
             history=earlier,
             question=asked,
             tools=tools,
+            briefing=briefing,
         )
         body, usage = turn.answer or "(no answer)", turn.usage
         record_usage(rt, "agent", usage)
     else:
         body, usage = _hits_answer(tools, q.text), Usage()
+        if briefing:
+            body += "\n\n```\n" + briefing.strip() + "\n```"
     permalink = rt.poster.permalink(q.channel, q.ts) if q.ts else f"slack:{q.channel}"
     who = sandbox.Attribution(permalink, f"hippo for {q.user}", _today())
     pushed = sandbox.push(

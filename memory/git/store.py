@@ -377,10 +377,17 @@ class Store(WritePath):
         return [p for p in self._paths[1] if p.startswith(prefix)]
 
     def search(
-        self, query: str, limit: int = 20, commit: str | None = None, *, archive: bool = False
+        self,
+        query: str,
+        limit: int = 20,
+        commit: str | None = None,
+        *,
+        archive: bool = False,
+        any_word: bool = False,
     ) -> list[Any]:
         """Ranked hits over the tree at `commit` (a warm index kept for the newest commit); the
-        archive is never searched unless asked for (`archive=True` searches only it)."""
+        archive is never searched unless asked for (`archive=True` searches only it).
+        `any_word`: lines holding any of the words (a task in prose), see search_any."""
         from memory.search import SearchIndex
 
         if commit is None and self.tip() is None:
@@ -391,6 +398,8 @@ class Store(WritePath):
         warm = self._search  # one read: another thread may swap in a newer commit's index
         if warm is None or warm[0] != sha:
             warm = self._search = (sha, SearchIndex.build(self.tree(sha)))
+        if any_word:
+            return list(warm[1].search_any(query, limit=limit))
         return list(warm[1].search(query, limit=limit))
 
     def log(self, path: str | None = None, limit: int = 50) -> list[history.CommitInfo]:
