@@ -22,6 +22,7 @@ from integrations import github as gh
 from integrations import metrics
 from integrations.dream_llm import ClaudeDreamer
 from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+from jobs import oplog
 from jobs.agent.turn import agent_usage
 from jobs.celery_app import task, task_runtime
 from jobs.config import Config
@@ -162,6 +163,10 @@ def run_dream(
         for step in report.steps:
             metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()
         posted = f"hippo:dream:digest:{workspace}:{report.run_id}"
+        if not report.skipped:  # what the outcomes step promoted and revoked tonight
+            done = report.extra.get("outcomes") or {}
+            oplog.count_in(rt.redis, workspace, oplog.PROMOTIONS, done.get("promotions", 0))
+            oplog.count_in(rt.redis, workspace, oplog.REVOCATIONS, done.get("revocations", 0))
         if report.skipped and (rt.redis.exists(posted) or not report.steps):
             return Outcome("skipped", report)
         # a dream that died after its state commit still owes the snapshot and the digest
@@ -170,6 +175,8 @@ def run_dream(
         # The agent's cache hits of the day before (its counters are per UTC day).
         yesterday = (now.astimezone(UTC) - timedelta(days=1)).date().isoformat()
         report.extra["agent_usage"] = agent_usage(rt.redis, yesterday)
+        report.extra["oplog"] = {"day": yesterday, **oplog.day(rt.redis, workspace, yesterday)}
+        report.extra["lessons_used"] = oplog.lesson_uses(rt.redis, workspace, limit=5)
         snap = snapshot.publish(rt.store, report.head)
         ts = post_digest(rt, report, workspace)
         if report.steps:  # a big dream leaves many loose objects: repack past git's gc.auto

@@ -21,6 +21,7 @@ from slack_sdk.errors import SlackApiError
 from integrations import github as gh
 from integrations.github_pulls import fetch_pull
 from integrations.lessons_llm import ClaudeJudge
+from jobs import oplog
 from jobs.celery_app import retrying, task, task_runtime
 from jobs.runtime import Runtime
 from memory.errors import EntryConflict, TombstoneConflict
@@ -139,6 +140,9 @@ def learn(
                 line = lessons.episode(facts, outcome, plan, now=now, agent_logins=agents)
                 result = write([line], plan.status)
                 break
+    if result.created:  # counted once: a redelivery finds its key and writes nothing
+        oplog.count(rt, oplog.PROMOTIONS, int(plan.became_active))
+        oplog.count(rt, oplog.REVOCATIONS, len(plan.revoked))
     if plan.became_active and result.created and (shared or rt.config.slack_enabled):
         announce(rt, facts.repo, plan)
     return outcome, plan, result.created
