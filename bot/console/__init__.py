@@ -1,14 +1,15 @@
 """The web console at /console: people browse, edit, review history and undo dreaming.
 
 Server-rendered Flask views, split by feature: auth (sign-in, CSRF), files (tree, file, edits),
-history (log, diff, revert), dreams (dream runs as cards), extras (channel preferences, outbox).
+history (log, diff, revert), dreams (dream runs as cards), extras (channel preferences, outbox),
+repos (repository preferences, the activity page).
 """
 
 from __future__ import annotations
 
 from flask import Blueprint, Flask
 
-from bot.console import auth, dreams, extras, files, history, sessions
+from bot.console import auth, dreams, extras, files, history, repos, sessions
 from jobs.runtime import Runtime
 
 
@@ -33,6 +34,7 @@ def register(app: Flask, rt: Runtime) -> None:
     history.install(bp, rt)
     dreams.install(bp, rt)
     extras.install(bp, rt)
+    repos.install(bp, rt)
     bp.add_app_template_global(auth.csrf_token, "csrf_token")
     bp.add_app_template_global(auth.current_user, "current_user")
     app.register_blueprint(bp)
