@@ -41,6 +41,7 @@ WHOLE_PASS = 2000  # candidates still in reach above which whole-word lines are 
 PRESCORE = 4  # with many candidates, first score limit * PRESCORE of the best-looking ones
 ANY_TERMS = 4  # search_any looks up at most this many of the query's rarest words
 COMMON_SHARE = 0.01  # search_any drops words found in more than this share of the lines
+COMMON_FLOOR = 500.0  # … and more than this many times (a small memory keeps every word)
 
 _TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
 # Starts with a literal, so re's scanner jumps to it (a leading class would try every byte).
@@ -170,12 +171,14 @@ class SearchIndex:
         """The best `limit` lines holding any of the query's words, for a task written as prose
         (a briefing), where few lines hold every word. Rarer words weigh more and a line holding
         more of them ranks higher. Only the ANY_TERMS rarest words are looked up, and words in
-        more than COMMON_SHARE of the lines are dropped: they say little about the task and
-        would cost a pass over many lines. Deterministic for a given tree and query."""
+        more than COMMON_SHARE of the lines (and COMMON_FLOOR times) are dropped: they say
+        little about the task and would cost a pass over many lines. Deterministic for a given
+        tree and query."""
         blob, terms = self._blob, parse_query(query)
         total = len(blob.lines) - 1
         rated = sorted((blob.estimate(t.text), t.text) for t in terms)
-        picked = [t for seen, t in rated if seen <= max(total * COMMON_SHARE, 1.0)][:ANY_TERMS]
+        picked = [t for seen, t in rated if seen <= max(total * COMMON_SHARE, COMMON_FLOOR)]
+        picked = picked[:ANY_TERMS]
         if limit <= 0 or not picked:
             return []
         weights: dict[int, float] = {}
