@@ -11,9 +11,10 @@ arguments give the same bytes.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from memory import format as fmt
@@ -154,31 +155,53 @@ def _line(section: str, path: str, entry: fmt.Entry) -> Line:
     return Line(section, entry.text, source, _status(entry), where, entry.get("kind") or "")
 
 
-def _live(path: str, text: str | None) -> list[fmt.Entry]:
-    if not text:
-        return []
-    return [e for e in fmt.parse(text).entries if _status(e) != "revoked"]
+@dataclass(frozen=True)
+class _Known:
+    """What ranking needs of one live entry, worked out once per file text."""
+
+    entry: fmt.Entry
+    scope: tuple[str, ...]
+    said: frozenset[str]  # words of its text and of its recorded signature
+    base: int  # 2 when active, +1 for a pitfall
+
+
+@functools.lru_cache(maxsize=64)
+def _known(path: str, text: str) -> tuple[tuple[_Known, ...], tuple[Line, ...]]:
+    """A file's live entries, parsed once per text (a web or MCP process briefs on the same
+    files again and again), with their briefing lines."""
+    known, lines = [], []
+    for e in fmt.parse(text).entries:
+        if _status(e) == "revoked":
+            continue
+        sig = Signature.parse(e.get("signature") or "")
+        signed = (sig.added | sig.removed) if sig else frozenset()
+        said = frozenset(w.lower() for w in _WORD.findall(e.text)) | signed
+        base = 2 * (_status(e) == "active") + ((e.get("kind") or "") == "pitfall")
+        scope = tuple(s for s in (e.get("scope") or "").split(",") if s)
+        known.append(_Known(e, scope, said, base))
+        lines.append(_line("", path, e))
+    return tuple(known), tuple(lines)
 
 
 def lessons(path: str, text: str | None, paths: Sequence[str], words: Sequence[str]) -> list[Line]:
     """The repository's live conventions, best first: matching a given path, active before
     tentative, pitfalls, sharing the task's words (text or signature); then file order."""
-    ranked = []
+    if not text:
+        return []
+    known, lines = _known(path, text)
     wanted = set(words)
-    for e in _live(path, text):
-        scope = [s for s in (e.get("scope") or "").split(",") if s]
-        sig = Signature.parse(e.get("signature") or "")
-        signed = (sig.added | sig.removed) if sig else frozenset()
-        said = {w.lower() for w in _WORD.findall(e.text)} | set(signed)
-        score = 4 * any(path_matches(p, k) for p in paths for k in scope)
-        score += 2 * (_status(e) == "active") + ((e.get("kind") or "") == "pitfall")
-        score += len(wanted & said)
-        ranked.append((-score, e.line, e))
-    return [_line(CONVENTIONS, path, e) for _, _, e in sorted(ranked, key=lambda r: r[:2])]
+    ranked = []
+    for i, k in enumerate(known):
+        score = k.base + len(wanted & k.said)
+        score += 4 * any(path_matches(p, kind) for p in paths for kind in k.scope)
+        ranked.append((-score, i))
+    return [replace(lines[i], section=CONVENTIONS) for _, i in sorted(ranked)]
 
 
 def preferences(section: str, path: str, text: str | None) -> list[Line]:
-    return [_line(section, path, e) for e in _live(path, text)]
+    if not text:
+        return []
+    return [replace(line, section=section) for line in _known(path, text)[1]]
 
 
 def memory_hits(reader: Reader, words: Sequence[str], skip: set[str]) -> list[Line]:

@@ -32,20 +32,22 @@ def test_known_repositories_are_those_memory_holds() -> None:
 
 
 def test_search_any_ranks_lines_holding_more_and_rarer_words() -> None:
-    """A task in prose: lines holding any word are found, more and rarer words first; a word on
-    most lines of a big memory is dropped. Deterministic."""
+    """A task in prose: lines holding any word are found, more and rarer words first; the rarest
+    word is looked for everywhere, the others in the files it (or a path or title) found; a
+    word on most lines of a big memory is dropped. Deterministic."""
     filler = "".join(f"- common note {i}\n" for i in range(60_000))
     tree = {
         "a.md": b"# a\n\n- refund api retries twice\n- refund totals\n",
         "b.md": b"# b\n\n- api keys rotate\n",
+        "keys.md": b"# retries\n\n- api keys never expire\n",
         "c.md": ("# c\n\n" + filler).encode(),
     }
     index = SearchIndex.build(tree)
     hits = index.search_any("refund api retries common", limit=3)
-    assert [h.text for h in hits] == [
-        "refund api retries twice",
-        "refund totals",
-        "api keys rotate",
+    assert [(h.path, h.text) for h in hits] == [
+        ("a.md", "refund api retries twice"),  # three words, one of them the rarest
+        ("keys.md", "api keys never expire"),  # a word, in a file whose title holds another
+        ("keys.md", "# retries"),
     ]
     assert index.search_any("common", limit=3) == []
     assert hits == index.search_any("refund api retries common", limit=3)
