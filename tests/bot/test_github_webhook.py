@@ -16,6 +16,8 @@ from flask.testing import FlaskClient
 
 from bot.app import create_app
 from integrations.slack import Outbox
+from jobs import oplog
+from jobs.briefing import brief
 from jobs.config import Config
 from jobs.github.tasks import learn, recorded_pushes
 from jobs.runtime import Runtime
@@ -244,6 +246,11 @@ def test_two_same_edits_make_an_active_lesson_and_a_note(
     wait_for(lambda: queued(rt) == 0)
     time.sleep(0.3)
     assert rt.store.head() == head and len(Outbox(rt.redis).messages()) == 1
+    # The operational log counted one promotion (the redelivery none); a briefing for the same
+    # kind of file lists the lesson first.
+    assert oplog.day(rt.redis, rt.config.workspace, oplog.today())["promotions"] == 1
+    b = brief(rt.store, "fix the client test", repo=REPO, paths=["tests/unit/test_9.py"])
+    assert (b.lines[0].text, b.lines[0].status) == (conventions(rt)[0].text, "active")
 
 
 # --- learning without the web and the worker: Claude, forgotten lessons ----------------------
