@@ -104,6 +104,31 @@ def setup(root: Path, opts: argparse.Namespace, rng: random.Random) -> Corpus:
     return corpus
 
 
+def measure(
+    store: Store, root: Path, work: list[tuple[str, list[str]]]
+) -> tuple[list[float], list[float], list[float], int, list[int], int]:
+    """Briefings (wall and CPU ms), the baseline's ms, briefings over budget, their sizes, and
+    how many with a path were led by a lesson."""
+    ours: list[float] = []
+    cpu: list[float] = []
+    theirs: list[float] = []
+    sizes: list[int] = []
+    over = lead = 0
+    for task, paths in work:
+        t0, c0 = time.perf_counter(), time.process_time()
+        b = briefing.build(store, task, repo=REPO, paths=paths)
+        ours.append(ms(t0))
+        cpu.append((time.process_time() - c0) * 1000)
+        over += b.tokens > b.budget
+        sizes.append(b.tokens)
+        lead += bool(paths and b.lines and b.lines[0].section == "conventions")
+    for task, _ in work:
+        t0 = time.perf_counter()
+        grep_baseline(root, task)
+        theirs.append(ms(t0))
+    return ours, cpu, theirs, over, sizes, lead
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=10_000)
@@ -128,19 +153,7 @@ def main() -> int:
         print(f"memory: {len(store.files())} files; {opts.lessons} lessons for {REPO}")
         print(f"load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print(f"first briefing (reads the tree, builds the search index): {cold:.0f} ms\n")
-        ours, cpu, theirs, over, sizes, lead = [], [], [], 0, [], 0
-        for task, paths in work:
-            t0, c0 = time.perf_counter(), time.process_time()
-            b = briefing.build(store, task, repo=REPO, paths=paths)
-            ours.append(ms(t0))
-            cpu.append((time.process_time() - c0) * 1000)
-            over += b.tokens > b.budget
-            sizes.append(b.tokens)
-            lead += bool(paths and b.lines and b.lines[0].section == "conventions")
-        for task, _ in work:
-            t0 = time.perf_counter()
-            grep_baseline(root, task)
-            theirs.append(ms(t0))
+        ours, cpu, theirs, over, sizes, lead = measure(store, root, work)
         print(f"{'ms per briefing':34} {'p50':>7} {'p95':>7} {'p99':>7}")
         for name, v in (
             ("hippo briefing.build (warm)", ours),

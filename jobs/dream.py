@@ -163,10 +163,7 @@ def run_dream(
         for step in report.steps:
             metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()
         posted = f"hippo:dream:digest:{workspace}:{report.run_id}"
-        if not report.skipped:  # what the outcomes step promoted and revoked tonight
-            done = report.extra.get("outcomes") or {}
-            oplog.count_in(rt.redis, workspace, oplog.PROMOTIONS, done.get("promotions", 0))
-            oplog.count_in(rt.redis, workspace, oplog.REVOCATIONS, done.get("revocations", 0))
+        count_outcomes(rt, workspace, report)
         if report.skipped and (rt.redis.exists(posted) or not report.steps):
             return Outcome("skipped", report)
         # a dream that died after its state commit still owes the snapshot and the digest
@@ -175,8 +172,7 @@ def run_dream(
         # The agent's cache hits of the day before (its counters are per UTC day).
         yesterday = (now.astimezone(UTC) - timedelta(days=1)).date().isoformat()
         report.extra["agent_usage"] = agent_usage(rt.redis, yesterday)
-        report.extra["oplog"] = {"day": yesterday, **oplog.day(rt.redis, workspace, yesterday)}
-        report.extra["lessons_used"] = oplog.lesson_uses(rt.redis, workspace, limit=5)
+        report.extra.update(activity(rt, workspace, yesterday))
         snap = snapshot.publish(rt.store, report.head)
         ts = post_digest(rt, report, workspace)
         if report.steps:  # a big dream leaves many loose objects: repack past git's gc.auto
@@ -191,6 +187,22 @@ def run_dream(
             lock.release()
         except Exception:  # expired meanwhile: nothing to release
             log.warning("the dream lock of %s expired before the dream ended", workspace)
+
+
+def count_outcomes(rt: Runtime, workspace: str, report: Report) -> None:
+    """The operational log: what the outcomes step promoted and revoked tonight (nothing when
+    the dream was skipped: it ran before)."""
+    done = {} if report.skipped else report.extra.get("outcomes") or {}
+    oplog.count_in(rt.redis, workspace, oplog.PROMOTIONS, done.get("promotions", 0))
+    oplog.count_in(rt.redis, workspace, oplog.REVOCATIONS, done.get("revocations", 0))
+
+
+def activity(rt: Runtime, workspace: str, day: str) -> dict[str, Any]:
+    """The digest's operational log: `day`'s counts and the lessons briefed most."""
+    return {
+        "oplog": {"day": day, **oplog.day(rt.redis, workspace, day)},
+        "lessons_used": oplog.lesson_uses(rt.redis, workspace, limit=5),
+    }
 
 
 def _after_step(lock: Any, step: str, on_step: Callable[[str], None] | None) -> None:

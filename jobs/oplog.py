@@ -73,13 +73,16 @@ def count_in(
     """Add `n` to today's (or `day`'s) `event`; `lessons` ("<path>\\t<text>") each used once."""
     if event not in EVENTS:
         raise ValueError(f"unknown event {event!r}; one of {', '.join(EVENTS)}")
+    used = list(lessons)
+    if not n and not used:
+        return
     key = day_key(workspace, day or today())
     try:
         pipe = redis.pipeline(transaction=False)
         if n:
             pipe.hincrby(key, event, n)
             pipe.expire(key, OPLOG_DAYS * 24 * 3600)
-        for lesson in lessons:
+        for lesson in used:
             pipe.hincrby(lessons_key(workspace), lesson[:MAX_LESSON], 1)
         pipe.execute()
     except RedisError as exc:

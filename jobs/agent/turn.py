@@ -183,9 +183,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
         body, usage = turn.answer or "(no answer)", turn.usage
         record_usage(rt, "agent", usage)
     else:
-        body, usage = _hits_answer(tools, q.text), Usage()
-        if briefing:
-            body += "\n\n```\n" + briefing.strip() + "\n```"
+        body, usage = _hits_answer(tools, q.text, briefing), Usage()
     permalink = rt.poster.permalink(q.channel, q.ts) if q.ts else f"slack:{q.channel}"
     who = sandbox.Attribution(permalink, f"hippo for {q.user}", _today())
     pushed = sandbox.push(
@@ -202,9 +200,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     out = Outcome(body, snap.version if snap else 0, usage, pushed.commit)
     out.files_read, out.files_touched = tools.read, list(pushed.paths)
     out.refused, out.hits = list(pushed.refused), [f"{h.path}:{h.line}" for h in tools.hits[:8]]
-    # what the agent read or found feeds dreaming's recall counts ("no session used this")
-    for path in dict.fromkeys([*tools.read, *(h.path for h in tools.hits)]):
-        count_read(rt.redis, rt.config.workspace, path)
+    _count_reads(rt, tools)
     text = body + _citations(out, tools, copy_sources(rt, tools.read, body))
     rt.poster.post(q.channel, text, thread_ts=q.thread_ts or q.ts or None)
     rt.redis.set(f"{PREFIX}done:{q.event_id}", "1", ex=DONE_TTL)
@@ -215,14 +211,22 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     return out
 
 
-def _hits_answer(tools: Toolbox, question: str) -> str:
-    """Without a key: the best search hits over the working copy, and why there is no more."""
+def _count_reads(rt: Runtime, tools: Toolbox) -> None:
+    """What the agent read or found feeds dreaming's recall counts ("no session used this")."""
+    for path in dict.fromkeys([*tools.read, *(h.path for h in tools.hits)]):
+        count_read(rt.redis, rt.config.workspace, path)
+
+
+def _hits_answer(tools: Toolbox, question: str, briefing: str | None = None) -> str:
+    """Without a key: the best search hits over the working copy, and why there is no more;
+    then the repository's briefing when the thread names one."""
+    brief = f"\n\n```\n{briefing.strip()}\n```" if briefing else ""
     with contextlib.suppress(ToolError):  # a question with no searchable words finds nothing
         tools.call("search", {"query": question, "limit": 5})
     if not tools.hits:
-        return f"{NO_KEY_NOTE}\nNothing in memory matches that yet."
+        return f"{NO_KEY_NOTE}\nNothing in memory matches that yet.{brief}"
     lines = [f"• `{h.path}`: {h.text.lstrip('-*+ ')}" for h in tools.hits[:5]]
-    return NO_KEY_NOTE + "\n" + "\n".join(lines)
+    return NO_KEY_NOTE + "\n" + "\n".join(lines) + brief
 
 
 def copy_sources(rt: Runtime, paths: list[str], answer: str) -> list[str]:

@@ -111,8 +111,15 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
         out.append(_section("*Lessons now active*\n" + _listed(report.activated)))
     if report.unverified:
         out.append(_section("*Unverified files*\n" + _listed(report.unverified, "files")))
-    out.extend(unused_blocks(report.unused, workspace))
-    out.extend(oplog_blocks(report.extra.get("oplog") or {}, report.extra.get("lessons_used")))
+    out += unused_blocks(report.unused, workspace) + oplog_blocks(
+        report.extra.get("oplog") or {}, report.extra.get("lessons_used")
+    )
+    out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": usage_line(report)}]})
+    return out
+
+
+def usage_line(report: Report) -> str:
+    """Claims sent to verifiers, Claude's tokens tonight, and the agent's cache hits."""
     usage = report.extra.get("usage") or {}
     tokens = int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
     cached = int(usage.get("cache_read_input_tokens", 0))
@@ -125,8 +132,7 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
         prompt = read + int(agent.get("input", 0)) + int(agent.get("cache_write", 0))
         share = f"{100 * read // prompt}%" if prompt else "0%"
         line += f" · agent: {agent['turns']} turns, {share} of prompt tokens read from cache"
-    out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line}]})
-    return out
+    return line
 
 
 OPLOG_EVENTS = ("recalls", "briefings", "promotions", "revocations", "contradictions")
