@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
-from jobs.briefing import brief
-from jobs.runtime import Runtime
 from memory import briefing
 from memory.briefing import BadBrief
 from memory.repo_prefs import BadRepo
+
+if TYPE_CHECKING:
+    from jobs.runtime import Runtime
 
 Sub = Any  # argparse's _SubParsersAction is private
 
 
 def cmd_brief(args: argparse.Namespace, rt: Runtime) -> int:
+    from jobs.briefing import brief  # redis and the rest load only when a command runs
+
     try:
         task = " ".join(args.task)
         rt.store.sync()
