@@ -34,6 +34,7 @@ from memory.dream.claims import Claim
 from memory.dream.run import Report, dream
 from memory.dream.verifiers import Verdict, Verifier, Verifiers
 from memory.errors import MemoryStoreError
+from memory.git.maintenance import maintain
 
 log = logging.getLogger("hippo.dream")
 
@@ -174,7 +175,7 @@ def run_dream(
         ts = post_digest(rt, report, workspace)
         if report.steps:  # a big dream leaves many loose objects: repack past git's gc.auto
             try:
-                rt.store.maintain(only_if_needed=True)
+                maintain(rt.store, only_if_needed=True)
             except MemoryStoreError as exc:  # the weekly run catches up; the dream succeeded
                 log.warning("maintenance after the dream failed: %s", exc)
         rt.redis.set(posted, ts or "-", ex=DIGEST_TTL)

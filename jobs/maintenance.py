@@ -11,6 +11,7 @@ from celery.schedules import crontab
 
 from jobs.celery_app import task, task_runtime
 from jobs.config import Config
+from memory.git.maintenance import maintain
 
 log = logging.getLogger("hippo.maintenance")
 MAINTENANCE = "hippo.maintenance"
@@ -33,7 +34,7 @@ def beat_schedule(config: Config) -> dict[str, Any]:
 @task(MAINTENANCE, bind=True)
 def maintenance(self: Task, *, if_needed: bool = False) -> list[str]:
     rt = task_runtime()
-    done = rt.store.maintain(only_if_needed=if_needed)
+    done = maintain(rt.store, only_if_needed=if_needed)
     for d in done:
         log.info(
             "repacked %s: %d → %d bytes, %d → %d loose objects in %.2f s",

@@ -14,6 +14,7 @@ from jobs.config import ConfigError
 from jobs.memory_auth import method
 from jobs.runtime import Runtime
 from memory.errors import MemoryStoreError
+from memory.git.maintenance import check_push, maintain
 from memory.git.store import BRANCH, is_local
 from memory.git.transport import is_ssh, redact
 
@@ -65,7 +66,7 @@ def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
         def push() -> str:
             if store.tip() is None:
                 return "skipped: the repository is empty (`hippo init` pushes the first commit)"
-            store.check_push()
+            check_push(store)
             return "created and deleted a check ref under refs/hippo/"
 
         for name, fn in (("reach", reach), ("fetch", fetch), ("push", push)):
@@ -88,7 +89,7 @@ def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
 def cmd_maintenance(args: argparse.Namespace, rt: Runtime) -> int:
     rt.store.sync()
     with progress("repacking", total=2 if is_local(rt.store.remote) else 1) as advance:
-        done = rt.store.maintain(only_if_needed=args.if_needed, progress=advance)
+        done = maintain(rt.store, only_if_needed=args.if_needed, progress=advance)
     rows = [
         {
             "path": d.path,

@@ -18,6 +18,7 @@ import pytest
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory.errors import PushRejected, RemoteAuthError, RemoteUnreachable
+from memory.git.maintenance import maintain
 from memory.git.store import Author, Store
 from memory.git.transport import RemoteAuth
 from memory.ops import AddEntry
@@ -337,7 +338,7 @@ def test_maintenance_repacks_and_the_store_keeps_working(tmp_path: Path) -> None
     store.init()
     for i in range(20):
         store.write([AddEntry("inbox.md", f"note {i}")], author=A, message="m")
-    done = store.maintain()
+    done = maintain(store)
     assert {Path(d.path) for d in done} == {store.cache, Path(remote)}
     assert all(d.loose_after == 0 and d.loose_before > 0 for d in done)
     store.write([AddEntry("inbox.md", "after maintenance")], author=A, message="m")
