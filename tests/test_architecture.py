@@ -68,3 +68,15 @@ def test_memory_does_no_network_io() -> None:
         if network(f)
     ]
     assert bad == []
+
+
+def test_only_memory_git_imports_pygit2() -> None:
+    """git is reached through memory/git/ alone (store, writer, transport, history, blobs…)."""
+    bad = [
+        str(f.relative_to(ROOT))
+        for pkg in ("bot", "jobs", "integrations", "memory", "demo")
+        for f in (ROOT / pkg).rglob("*.py")
+        if any(m == "pygit2" or m.startswith("pygit2.") for m in modules(f))
+        and (ROOT / "memory" / "git") not in f.parents
+    ]
+    assert bad == []
