@@ -58,7 +58,7 @@ def rest_reader(repo: Repository) -> po.ContentReader:
             data = found.decoded_content
         else:
             data = _blob(repo, found.sha)
-        return _text(data)
+        return _decoded(data)
 
     return read
 
@@ -68,7 +68,7 @@ def _blob(repo: Repository, sha: str) -> bytes:
     return base64.b64decode(blob.content) if blob.encoding == "base64" else blob.content.encode()
 
 
-def _text(data: bytes) -> str | None:
+def _decoded(data: bytes) -> str | None:
     if b"\x00" in data[:8000]:
         return ""  # binary: seen, but not a line diff anyone learns from
     return data.decode("utf-8", errors="replace")
@@ -80,7 +80,7 @@ def git_reader(path: str) -> po.ContentReader:
 
     def read(sha: str, file: str) -> str | None:
         data = read_blob(sha, file)
-        return None if data is None else _text(data)
+        return None if data is None else _decoded(data)
 
     return read
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from memory import version
 from memory.dream import corrections, daily, index, outcomes, tidy, unused
@@ -31,12 +31,20 @@ _LIST_TRAILERS = {"checked": "Hippo-Dream-Checked", "unverified": "Hippo-Dream-U
 _LIST_TRAILERS |= {"deferred": "Hippo-Dream-Deferred", "verified": "Hippo-Dream-Verified"}
 
 
+class FileStat(NamedTuple):
+    """One file a step's commit changed."""
+
+    path: str
+    added: int  # lines
+    removed: int
+
+
 @dataclass
 class StepReport:
     step: str
     commit: str | None
     message: str
-    files: list[tuple[str, int, int]] = field(default_factory=list)  # path, +lines, −lines
+    files: list[FileStat] = field(default_factory=list)
     resumed: bool = False  # committed by an earlier, interrupted run of this night
     seconds: float = 0.0  # time to compute and commit the step
 
@@ -301,8 +309,8 @@ def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.St
     return report
 
 
-def _stats(diff: Any) -> list[tuple[str, int, int]]:
-    return [(f.path, f.additions, f.deletions) for f in diff.files]
+def _stats(diff: Any) -> list[FileStat]:
+    return [FileStat(f.path, f.additions, f.deletions) for f in diff.files]
 
 
 def changed_since(store: Store, last_commit: str, head: str) -> set[str]:

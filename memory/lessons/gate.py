@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Final, Literal, Protocol
 
 from memory import format as fmt
 from memory import secrets
@@ -29,7 +29,12 @@ from memory.lessons.outcomes import (
 )
 from memory.ops import AddEntry, AppendLine, Operation, ReplaceEntry
 
-TENTATIVE, ACTIVE, REVOKED = "tentative", "active", "revoked"
+# A lesson's gate: tentative after one pull request, active after two, revoked when people put
+# the old way back (the same values lint allows for `status`: memory.format.STATUSES).
+LessonStatus = Literal["tentative", "active", "revoked"]
+TENTATIVE: Final = "tentative"
+ACTIVE: Final = "active"
+REVOKED: Final = "revoked"
 LEARNABLE = (MERGED_AFTER_CHANGES, CLOSED_BY_PERSON)
 BY = "github"
 MAX_QUOTE = 160
@@ -50,7 +55,9 @@ class LessonPlan:
 
     ops: list[Operation] = field(default_factory=list)
     text: str = ""  # the lesson touched ('' when nothing was learned)
-    status: str = ""  # its status after this pull request
+    # Its status after this pull request: a LessonStatus read from the file, "" when nothing
+    # was learned (jobs/github adds "forgotten" for a lesson matching a tombstone).
+    status: str = ""
     became_active: bool = False
     revoked: list[str] = field(default_factory=list)  # texts of lessons revoked now
     sources: list[str] = field(default_factory=list)
