@@ -1,5 +1,6 @@
 """`hippo.maintenance`: repack and prune the workspace's cache (and a local remote), weekly from
-beat and after a dream that left many loose objects. Thin: the work is memory.git.maintenance.maintain."""
+beat and after a dream that left many loose objects. Thin: the work is
+memory.git.maintenance.maintain."""
 
 from __future__ import annotations
 
