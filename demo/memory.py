@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from demo.main import Demo
+from demo.context import Demo
 from memory import notes, ops
 from memory.errors import MemoryStoreError
 from memory.git.store import Author

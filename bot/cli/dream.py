@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
-from jobs.dream import Outcome, run_dream
-from jobs.runtime import Runtime
 from memory.dream.run import STEPS
+
+if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+    from jobs.dream import Outcome
+    from jobs.runtime import Runtime
 
 
 def add_commands(sub: Any) -> None:
@@ -24,6 +26,8 @@ def add_commands(sub: Any) -> None:
 
 
 def dream(args: argparse.Namespace, rt: Runtime) -> int:
+    from jobs.dream import run_dream
+
     with out.progress("dream", total=len(STEPS)) as advance:
         outcome = run_dream(rt, args.workspace, args.now, on_step=advance)
     if args.json:

@@ -7,15 +7,16 @@ import argparse
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.cli.output import progress
 from jobs.config import ConfigError
-from jobs.memory_auth import method
-from jobs.runtime import Runtime
 from memory.errors import MemoryStoreError
 from memory.git.store import BRANCH, is_local
 from memory.git.transport import is_ssh, redact
+
+if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+    from jobs.runtime import Runtime
 
 Sub = Any
 
@@ -35,6 +36,8 @@ def _check(name: str, fn: Callable[[], str]) -> dict[str, Any]:
 
 
 def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
+    from jobs.memory_auth import method  # PyGithub, for GitHub App credentials
+
     config = rt.config
     results: list[dict[str, Any]] = []
     remote = config.remote

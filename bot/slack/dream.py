@@ -7,7 +7,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.intake import Intent, submit
+from bot.slack.claims import submit
+from bot.slack.intent import Intent, SlackContext
 from jobs.dream import FORGET_FILE, REVERT, SLACK_DREAM
 from jobs.runtime import Runtime
 from memory.dream.digest import FORGET_ACTION, REVERT_ACTION
@@ -63,8 +64,10 @@ def _digest_button(
         rt,
         Intent(task, {arg: value}),
         [(claim, value)],
-        key=key.format(value=value, ts=message_ts),
-        channel=channel,
-        thread_ts=message_ts,
-        user=user,
+        SlackContext(
+            key=key.format(value=value, ts=message_ts),
+            channel=channel,
+            thread_ts=message_ts,
+            user=user,
+        ),
     )

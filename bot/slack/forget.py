@@ -7,7 +7,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.intake import Intent, claim, submit
+from bot.slack.claims import claim, submit
+from bot.slack.intent import Intent, SlackContext
 from jobs.runtime import Runtime
 
 FORGET = "hippo.slack.forget"
@@ -39,8 +40,10 @@ def listen(bolt: App, rt: Runtime) -> None:
             rt,
             Intent(PICK, {"question": question, "pick": int(pick or -1)}),
             [("interaction", interaction)],
-            key=f"slack:{interaction}",
-            channel=channel,
-            message_ts=str(container.get("message_ts") or ""),
-            user=str((body.get("user") or {}).get("id") or ""),
+            SlackContext(
+                key=f"slack:{interaction}",
+                channel=channel,
+                message_ts=str(container.get("message_ts") or ""),
+                user=str((body.get("user") or {}).get("id") or ""),
+            ),
         )

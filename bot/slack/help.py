@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.slack.intake import Intent
+from bot.slack.intent import Intent
 
 HELP = "hippo.slack.help"
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.intake import Intent, submit
+from bot.slack.claims import submit
+from bot.slack.intent import Intent, SlackContext
 from integrations.slack import plain_text
 from jobs.runtime import Runtime
 
@@ -41,12 +42,14 @@ def listen(bolt: App, rt: Runtime) -> None:
             rt,
             intent,
             [("interaction", body["trigger_id"])],
-            key=f"slack:{body['trigger_id']}",
-            channel=str(channel.get("id") or ""),
-            channel_name=str(channel.get("name") or ""),
-            ts=ts,
-            thread_ts=str(message.get("thread_ts") or ts),
-            user=str((body.get("user") or {}).get("id") or ""),
+            SlackContext(
+                key=f"slack:{body['trigger_id']}",
+                channel=str(channel.get("id") or ""),
+                channel_name=str(channel.get("name") or ""),
+                ts=ts,
+                thread_ts=str(message.get("thread_ts") or ts),
+                user=str((body.get("user") or {}).get("id") or ""),
+            ),
         )
 
     @bolt.event("reaction_added")
@@ -60,10 +63,12 @@ def listen(bolt: App, rt: Runtime) -> None:
             rt,
             Intent(SAVE_REACTED),
             [("event", body["event_id"]), ("reacted", channel, ts)],
-            key=f"slack:{body['event_id']}",
-            channel=channel,
-            channel_name="",
-            ts=ts,
-            thread_ts="",
-            user=str(event.get("user") or ""),
+            SlackContext(
+                key=f"slack:{body['event_id']}",
+                channel=channel,
+                channel_name="",
+                ts=ts,
+                thread_ts="",
+                user=str(event.get("user") or ""),
+            ),
         )

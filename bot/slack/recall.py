@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.slack.intake import Intent
+from bot.slack.intent import Intent
 
 RECALL = "hippo.slack.recall"
 
