@@ -19,6 +19,13 @@ QUEUES = ("celery",)  # the Celery queues hippo uses (the default one)
 
 
 def register(app: Flask, rt: Runtime) -> None:
+    _install_request_hooks(app)
+    _install_routes(app, rt)
+
+
+def _install_request_hooks(app: Flask) -> None:
+    """Request id in and out, and the request metrics, around every route."""
+
     @app.before_request
     def _start() -> None:
         g.hippo_started = time.monotonic()
@@ -40,6 +47,8 @@ def register(app: Flask, rt: Runtime) -> None:
         if tokens is not None:
             observe.unbind(tokens)
 
+
+def _install_routes(app: Flask, rt: Runtime) -> None:
     @app.get("/healthz")
     def healthz() -> dict[str, str]:
         """Alive: the process answers. Nothing else is checked (that is /readyz)."""
