@@ -8,6 +8,7 @@ looks like one hippo could have made, and replaced otherwise.
 from __future__ import annotations
 
 import time
+from typing import Literal
 
 from flask import Flask, Response, g, jsonify, request
 
@@ -16,6 +17,8 @@ from jobs import health, observe
 from jobs.runtime import Runtime
 
 QUEUES = ("celery",)  # the Celery queues hippo uses (the default one)
+
+Readiness = Literal["ready", "not ready"]  # /readyz's "status"
 
 
 def register(app: Flask, rt: Runtime) -> None:
@@ -59,8 +62,9 @@ def _install_routes(app: Flask, rt: Runtime) -> None:
         """Ready: Redis answers, the memory remote answers, a worker beat in the last minute."""
         checks = health.readiness(rt, rt.config.ready_timeout)
         problems = {name: why for name, why in checks.items() if why}
+        status: Readiness = "not ready" if problems else "ready"
         body = {
-            "status": "not ready" if problems else "ready",
+            "status": status,
             "checks": {name: why or "ok" for name, why in checks.items()},
         }
         response = jsonify(body)

@@ -22,10 +22,10 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("--workspace", default="", help="workspace (default: HIPPO_WORKSPACE)")
     out.add_json(p)
-    p.set_defaults(func=dream)
+    p.set_defaults(func=cmd_dream)
 
 
-def dream(args: argparse.Namespace, rt: Runtime) -> int:
+def cmd_dream(args: argparse.Namespace, rt: Runtime) -> int:
     from jobs.dream import run_dream
 
     with out.progress("dream", total=len(STEPS)) as advance:

@@ -21,10 +21,10 @@ def add_commands(sub: Any) -> None:
         "over stdio. Commits are authored by --as (default: your login name).",
     )
     p.add_argument("--as", dest="author", default="", help="commit author name for writes")
-    p.set_defaults(func=serve)
+    p.set_defaults(func=cmd_mcp)
 
 
-def serve(args: argparse.Namespace, rt: Runtime) -> int:
+def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
     import anyio
 
     from bot.mcp.server import build_server, fixed

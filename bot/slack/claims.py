@@ -9,7 +9,8 @@ a retry that meets a pending claim gets 503 (Slack tries again later), never a s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from enum import StrEnum
+from typing import TYPE_CHECKING, Literal
 
 from bot.slack.intent import Intent, SlackContext
 from integrations import metrics
@@ -24,6 +25,18 @@ PENDING_TTL = 30  # a claim whose enqueue never finished: shorter than Slack's 1
 PREFIX = "hippo:slack:"
 
 
+class Claim(StrEnum):
+    """What a claim key holds in Redis."""
+
+    SEEN = "1"  # claim(): seen once, nothing queued by it
+    PENDING = "pending"  # submit(): its task is being queued
+    QUEUED = "queued"  # submit(): its task is queued
+
+
+# How a front door's ack ended, as counted in hippo_acks_total{outcome}.
+AckOutcome = Literal["queued", "duplicate"]
+
+
 class ClaimPending(Exception):
     """Another delivery of this request is being queued right now, or its enqueue died with
     Redis; the front door answers 503 so Slack retries rather than dropping it."""
@@ -32,7 +45,7 @@ class ClaimPending(Exception):
 def claim(rt: Runtime, *parts: str) -> bool:
     """True the first time these parts are seen (within DEDUPE_TTL), False for a repeat."""
     key = PREFIX + "seen:" + ":".join(parts)
-    return bool(rt.redis.set(key, "1", nx=True, ex=DEDUPE_TTL))
+    return bool(rt.redis.set(key, Claim.SEEN.value, nx=True, ex=DEDUPE_TTL))
 
 
 def release(rt: Runtime, *parts: str) -> None:
@@ -48,15 +61,15 @@ def submit(
     # One round trip for all claims: the ack path is a few Redis calls, each one counts.
     pipe = rt.redis.pipeline(transaction=False)
     for key in keys:
-        pipe.set(key, "pending", nx=True, ex=PENDING_TTL)
+        pipe.set(key, Claim.PENDING.value, nx=True, ex=PENDING_TTL)
     won = [k for k, ok in zip(keys, pipe.execute(), strict=True) if ok]
     if len(won) < len(keys):
         if won:
             rt.redis.delete(*won)
         held = rt.redis.mget([k for k in keys if k not in won])
-        if b"pending" in held:
+        if Claim.PENDING.value.encode() in held:
             raise ClaimPending("this request is being queued by another delivery")
-        metrics.ACKS.labels("slack", intent.task, "duplicate").inc()
+        _count(intent, "duplicate")
         return False
     try:
         enqueue(rt, intent.task, **context.as_kwargs(), **intent.args)
@@ -66,7 +79,11 @@ def submit(
         raise
     pipe = rt.redis.pipeline(transaction=False)
     for key in keys:
-        pipe.set(key, "queued", ex=DEDUPE_TTL)
+        pipe.set(key, Claim.QUEUED.value, ex=DEDUPE_TTL)
     pipe.execute()
-    metrics.ACKS.labels("slack", intent.task, "queued").inc()
+    _count(intent, "queued")
     return True
+
+
+def _count(intent: Intent, outcome: AckOutcome) -> None:
+    metrics.ACKS.labels("slack", intent.task, outcome).inc()

@@ -7,7 +7,7 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from bot.slack.claims import submit
-from bot.slack.help import HELP
+from bot.slack.help import HELP_TASK
 from bot.slack.intake import route
 from bot.slack.intent import SlackContext
 from integrations.slack import plain_text
@@ -22,7 +22,7 @@ def listen(bolt: App, rt: Runtime) -> None:
     def on_command(ack: Ack, command: dict[str, Any]) -> None:
         text = plain_text(str(command.get("text") or ""))
         intent = route(text)
-        if intent.task == HELP:  # help (asked for, or the answer to an unknown command)
+        if intent.task == HELP_TASK:  # help (asked for, or the answer to an unknown command)
             ack(help_text(rt))
             return
         trigger = str(command.get("trigger_id") or "")

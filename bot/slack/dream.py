@@ -49,7 +49,7 @@ def _digest_button(
     action: dict[str, Any],
     task: str,
     arg: str,
-    claim: str,
+    claim_kind: str,
     key: str,
 ) -> None:
     """A digest button whose value is `workspace|value`: queue `task` once for that value."""
@@ -63,7 +63,7 @@ def _digest_button(
     submit(
         rt,
         Intent(task, {arg: value}),
-        [(claim, value)],
+        [(claim_kind, value)],
         SlackContext(
             key=key.format(value=value, ts=message_ts),
             channel=channel,
