@@ -37,6 +37,9 @@ def _value(node: ast.expr, module: Any) -> str | None:
     return None
 
 
+# gunicorn's config file sets PROMETHEUS_MULTIPROC_DIR and creates its folder when imported (it
+# must, before gunicorn's workers import the app); it names no task.
+NOT_IMPORTED = {"gunicorn_conf.py"}
 TASK_NAME = re.compile(r"hippo\.[a-z_]+\.[a-z_]+")  # "hippo.slack.save_note"
 
 
@@ -46,6 +49,8 @@ def queued_tasks() -> dict[str, str]:
     listeners that build their own Intent and the webhook's `enqueue` calls all count."""
     found: dict[str, str] = {}
     for path in sorted((ROOT / "bot").rglob("*.py")):
+        if path.name in NOT_IMPORTED:
+            continue
         module = importlib.import_module(_module(path))
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant | ast.Name):
