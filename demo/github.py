@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from bot.app import create_app
-from demo.main import Demo
+from demo.context import Demo
 from integrations.github import sign
 from integrations.slack import Outbox
 from jobs.celery_app import set_runtime

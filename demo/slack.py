@@ -22,7 +22,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.app import create_app
 from bot.cli.server import serve_in_thread
-from demo.main import Demo
+from demo.context import Demo
 from integrations.slack import Outbox
 from jobs.celery_app import set_runtime
 from jobs.runtime import Runtime

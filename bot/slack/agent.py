@@ -14,7 +14,7 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.intake import Intent
+from bot.slack.intent import Intent
 from jobs.agent.tasks import RETRY_ACTION, TASK, retry_from_button
 from jobs.celery_app import enqueue
 from jobs.runtime import Runtime

@@ -7,11 +7,12 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.intake import Intent, claim, submit
+from bot.slack.claims import claim, submit
+from bot.slack.intent import Intent, SlackContext
 from jobs.runtime import Runtime
 
-FORGET = "hippo.slack.forget"
-PICK = "hippo.slack.forget_pick"
+FORGET_TASK = "hippo.slack.forget"
+FORGET_PICK_TASK = "hippo.slack.forget_pick"
 _FORGET = re.compile(r"^(?:please\s+)?forget\b\s*(?:that\s+|about\s+)?", re.I)
 _BUTTON = re.compile(r"^forget_(?:pick_\d+|cancel)$")  # action ids in jobs.slack.tasks
 
@@ -19,7 +20,7 @@ _BUTTON = re.compile(r"^forget_(?:pick_\d+|cancel)$")  # action ids in jobs.slac
 def parse(text: str) -> Intent | None:
     """ "forget (that|about) X" → forget X."""
     m = _FORGET.match(text)
-    return Intent(FORGET, {"query": text[m.end() :]}, ack="Looking for it…") if m else None
+    return Intent(FORGET_TASK, {"query": text[m.end() :]}, ack="Looking for it…") if m else None
 
 
 def listen(bolt: App, rt: Runtime) -> None:
@@ -37,10 +38,12 @@ def listen(bolt: App, rt: Runtime) -> None:
         interaction = str(body.get("trigger_id") or action.get("action_ts") or question)
         submit(
             rt,
-            Intent(PICK, {"question": question, "pick": int(pick or -1)}),
+            Intent(FORGET_PICK_TASK, {"question": question, "pick": int(pick or -1)}),
             [("interaction", interaction)],
-            key=f"slack:{interaction}",
-            channel=channel,
-            message_ts=str(container.get("message_ts") or ""),
-            user=str((body.get("user") or {}).get("id") or ""),
+            SlackContext(
+                key=f"slack:{interaction}",
+                channel=channel,
+                message_ts=str(container.get("message_ts") or ""),
+                user=str((body.get("user") or {}).get("id") or ""),
+            ),
         )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bot.slack.intake import Intent
+from bot.slack.intent import Intent
 
-HELP = "hippo.slack.help"
+HELP_TASK = "hippo.slack.help"
 
 
 def parse(text: str) -> Intent:
-    return Intent(HELP)
+    return Intent(HELP_TASK)

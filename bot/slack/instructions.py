@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from bot.slack.intake import Intent
+from bot.slack.intent import Intent
 
-ADD = "hippo.slack.instructions_add"
-LIST = "hippo.slack.instructions_list"
-REMOVE = "hippo.slack.instructions_remove"
+INSTRUCTIONS_ADD_TASK = "hippo.slack.instructions_add"
+INSTRUCTIONS_LIST_TASK = "hippo.slack.instructions_list"
+INSTRUCTIONS_REMOVE_TASK = "hippo.slack.instructions_remove"
 
 _HERE = re.compile(r"^(?:from\s+now\s+on\s+)?in\s+this\s+channel\b\s*[,:\-–]?\s*", re.I)
 _CMD = re.compile(
@@ -20,13 +20,17 @@ def parse(text: str) -> Intent | None:
     """ "in this channel, X" → add X; "instructions [list|add X|remove N]"."""
     m = _HERE.match(text)
     if m is not None:
-        return Intent(ADD, {"text": text[m.end() :]}, ack="Noting that for this channel…")
+        return Intent(
+            INSTRUCTIONS_ADD_TASK, {"text": text[m.end() :]}, ack="Noting that for this channel…"
+        )
     m = _CMD.match(text)
     if m is None:
         return None
     verb, rest = (m["verb"] or "list").lower(), m["rest"].strip()
     if verb == "add":
-        return Intent(ADD, {"text": rest}, ack="Noting that for this channel…")
+        return Intent(INSTRUCTIONS_ADD_TASK, {"text": rest}, ack="Noting that for this channel…")
     if verb == "list":
-        return Intent(LIST, ack="Listing this channel's instructions…")
-    return Intent(REMOVE, {"number": rest.lstrip("#")}, ack=f"Removing instruction {rest}…")
+        return Intent(INSTRUCTIONS_LIST_TASK, ack="Listing this channel's instructions…")
+    return Intent(
+        INSTRUCTIONS_REMOVE_TASK, {"number": rest.lstrip("#")}, ack=f"Removing instruction {rest}…"
+    )

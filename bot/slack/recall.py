@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from bot.slack.intake import Intent
+from bot.slack.intent import Intent
 
-RECALL = "hippo.slack.recall"
+RECALL_TASK = "hippo.slack.recall"
 
 _RECALL = re.compile(
     r"^(?:what\s+do\s+(?:you|we)\s+know\s+(?:about|of)|what\s+(?:is|are)|recall|search(?:\s+for)?"
@@ -17,4 +17,4 @@ _RECALL = re.compile(
 
 def parse(text: str) -> Intent | None:
     m = _RECALL.match(text)
-    return Intent(RECALL, {"query": m["query"]}, ack="Looking…") if m else None
+    return Intent(RECALL_TASK, {"query": m["query"]}, ack="Looking…") if m else None
