@@ -15,7 +15,7 @@ from flask import Flask, Response, jsonify, request
 from integrations import metrics
 from integrations.github import verify_signature
 from jobs.celery_app import BROKER_DOWN, enqueue
-from jobs.github.tasks import record_agent_push
+from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION, record_agent_push
 from jobs.runtime import Runtime
 from memory.lessons.outcomes import is_agent_pr
 
@@ -111,7 +111,7 @@ def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) ->
         repos = [_obj(r).get("full_name", "") for r in payload.get("repositories") or []]
         enqueue(
             rt,
-            "hippo.github.installation",
+            INSTALLATION,
             action=action,
             installation_id=installation,
             repos=[r for r in repos if r],
@@ -147,7 +147,7 @@ def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) ->
         return {"ignored": f"pull_request {action}"}
     enqueue(
         rt,
-        "hippo.github.handle_pull_request",
+        HANDLE_PULL_REQUEST,
         delivery_id=delivery,
         installation_id=installation,
         repo_full_name=repo,

@@ -14,7 +14,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from celery import Task
 from celery.schedules import crontab
 from github import Github
 
@@ -23,11 +22,11 @@ from integrations import metrics
 from integrations.dream_llm import ClaudeDreamer
 from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
 from jobs.agent.turn import agent_usage
-from jobs.celery_app import task, task_runtime
 from jobs.config import Config
 from jobs.read_counts import last_reads, recall_counts
 from jobs.runtime import Runtime
 from jobs.slack.tasks import RETRY, author, reply_once
+from jobs.task_base import HippoCelery, HippoTask, task
 from memory import notes, snapshot
 from memory.dream import digest
 from memory.dream.claims import Claim
@@ -203,16 +202,16 @@ def post_digest(rt: Runtime, report: Report, workspace: str) -> str:
     return rt.poster.post(channel, digest.text(report), blocks=blocks)
 
 
-@task(DREAM, bind=True, autoretry_for=RETRY["autoretry_for"], max_retries=3, retry_backoff=30)
-def dream_task(self: Task, *, workspace: str = "", now_iso: str | None = None) -> str:
+@task(DREAM, autoretry_for=RETRY["autoretry_for"], max_retries=3, retry_backoff=30)
+def dream_task(self: HippoTask, *, workspace: str = "", now_iso: str | None = None) -> str:
     """The nightly (and on-demand) dream; a retry continues where the last attempt stopped."""
-    return run_dream(task_runtime(), workspace, now_iso).status
+    return run_dream(self.runtime, workspace, now_iso).status
 
 
 @task(SLACK_DREAM, **RETRY)
-def slack_dream(self: Task, *, key: str, channel: str, user: str = "", **ctx: Any) -> None:
+def slack_dream(self: HippoTask, *, key: str, channel: str, user: str = "", **ctx: Any) -> None:
     """`/hippo dream`: workspace admins (owners too) only; the digest is the answer."""
-    rt = task_runtime()
+    rt = self.runtime
     if rt.config.slack_bot_token and not is_admin(rt, user):
         reply_once(rt, self, key, channel, "Only workspace admins can start a dream.")
         return
@@ -235,10 +234,10 @@ def is_admin(rt: Runtime, user: str) -> bool:
 
 @task(REVERT, **RETRY)
 def revert_step(
-    self: Task, *, key: str, commit: str, user: str, channel: str, thread_ts: str, **ctx: Any
+    self: HippoTask, *, key: str, commit: str, user: str, channel: str, thread_ts: str, **ctx: Any
 ) -> None:
     """The digest's Revert button: undo one step as a commit by the person, answer in thread."""
-    rt = task_runtime()
+    rt = self.runtime
     try:
         done = rt.store.revert(commit, author(user))
         what = rt.store.diff(commit).commit.summary
@@ -252,10 +251,10 @@ def revert_step(
 
 @task(FORGET_FILE, **RETRY)
 def forget_file(
-    self: Task, *, key: str, path: str, user: str, channel: str, thread_ts: str, **ctx: Any
+    self: HippoTask, *, key: str, path: str, user: str, channel: str, thread_ts: str, **ctx: Any
 ) -> None:
     """The digest's Forget button on a file nobody used: the person removes it (tombstoned)."""
-    rt = task_runtime()
+    rt = self.runtime
     today = datetime.now(UTC).date().isoformat()
     why = "nobody used it in 60 days and nothing could check it (the dream's digest)"
     try:
@@ -268,3 +267,8 @@ def forget_file(
     except MemoryStoreError as exc:
         text = f"Could not forget `{path}`: {exc}"
     reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
+
+
+def register(app: HippoCelery) -> None:
+    app.add_tasks(dream_task, slack_dream, revert_step, forget_file)
+    app.add_schedule(beat_schedule(app.runtime.config))

@@ -56,9 +56,7 @@ class Heartbeat(bootsteps.StartStopStep):  # type: ignore[misc]  # celery ships 
         self._thread: threading.Thread | None = None
 
     def start(self, worker: Any) -> None:
-        from jobs.celery_app import task_runtime
-
-        rt = task_runtime()
+        rt = worker.app.runtime  # the HippoCelery this worker runs (jobs/task_base.py)
         name = str(getattr(worker, "hostname", "") or "worker")
         self._stop.clear()
 
@@ -91,9 +89,7 @@ class MetricsEndpoint(bootsteps.StartStopStep):  # type: ignore[misc]  # celery 
         self._stop: Callable[[], None] | None = None
 
     def start(self, worker: Any) -> None:
-        from jobs.celery_app import task_runtime
-
-        port = task_runtime().config.metrics_port
+        port = worker.app.runtime.config.metrics_port
         if port:
             self._stop = metrics.serve(port)
             log.info("worker metrics on port %d", port)

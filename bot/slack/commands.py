@@ -6,11 +6,10 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.help import HELP
 from bot.slack.intake import route, submit
 from integrations.slack import plain_text
 from jobs.runtime import Runtime
-from jobs.slack.tasks import help_text
+from jobs.slack.tasks import SHOW_HELP, help_text
 
 COMMAND = "/hippo"  # manifest.yml: features.slash_commands[].command
 
@@ -20,7 +19,7 @@ def listen(bolt: App, rt: Runtime) -> None:
     def on_command(ack: Ack, command: dict[str, Any]) -> None:
         text = plain_text(str(command.get("text") or ""))
         intent = route(text)
-        if intent.task == HELP:  # help (asked for, or the answer to an unknown command)
+        if intent.task == SHOW_HELP:  # help (asked for, or the answer to an unknown command)
             ack(help_text(rt))
             return
         trigger = str(command.get("trigger_id") or "")

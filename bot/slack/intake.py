@@ -18,7 +18,7 @@ from typing import Any
 from integrations import metrics
 from jobs.celery_app import enqueue
 from jobs.runtime import Runtime
-from jobs.slack.instructions import remember_channel_name
+from jobs.slack.channels import remember_channel_name
 
 INTENT_MODULES: tuple[str, ...] = (
     "bot.slack.instructions",

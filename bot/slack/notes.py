@@ -10,9 +10,8 @@ from slack_bolt import Ack, App
 from bot.slack.intake import Intent, submit
 from integrations.slack import plain_text
 from jobs.runtime import Runtime
+from jobs.slack.tasks import SAVE_NOTE, SAVE_REACTED
 
-SAVE = "hippo.slack.save_note"
-SAVE_REACTED = "hippo.slack.save_reacted"
 SHORTCUT = "save_to_memory"  # manifest.yml: features.shortcuts[].callback_id
 
 _SAVE = re.compile(
@@ -26,7 +25,7 @@ def parse(text: str) -> Intent | None:
     m = _SAVE.match(text)
     if m is None:
         return None
-    return Intent(SAVE, {"text": text[m.end() :]}, ack="Saving that to memory…")
+    return Intent(SAVE_NOTE, {"text": text[m.end() :]}, ack="Saving that to memory…")
 
 
 def listen(bolt: App, rt: Runtime) -> None:
@@ -36,7 +35,7 @@ def listen(bolt: App, rt: Runtime) -> None:
         message = body.get("message") or {}
         channel = body.get("channel") or {}
         ts = str(message.get("ts") or body.get("message_ts") or "")
-        intent = Intent(SAVE, {"text": plain_text(str(message.get("text") or ""))})
+        intent = Intent(SAVE_NOTE, {"text": plain_text(str(message.get("text") or ""))})
         submit(
             rt,
             intent,

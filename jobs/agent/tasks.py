@@ -13,17 +13,16 @@ import logging
 from typing import Any
 
 import anthropic
-from celery import Task
 from redis.exceptions import LockError
 
 from jobs.agent.turn import PREFIX, Question, take_turn
-from jobs.celery_app import task, task_runtime
 from jobs.runtime import Runtime
+from jobs.task_base import HippoCelery, HippoTask, task
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 
 log = logging.getLogger("hippo.agent")
 
-TASK = "hippo.agent.answer"
+ANSWER = "hippo.agent.answer"
 RETRY_ACTION = "agent_retry"
 MAX_RETRIES = 3
 BACKOFF = 15  # seconds; then 30, 60 (all far inside the broker's visibility timeout)
@@ -41,9 +40,9 @@ RETRYABLE: tuple[type[Exception], ...] = (
 )
 
 
-@task(TASK, bind=True, max_retries=MAX_RETRIES, acks_late=True)
+@task(ANSWER, max_retries=MAX_RETRIES, acks_late=True)
 def answer(
-    self: Task,
+    self: HippoTask,
     *,
     channel: str,
     text: str,
@@ -60,7 +59,7 @@ def answer(
 
     Takes the mention router's context (`key`, `channel`, `ts`, `thread_ts`, `user`) or the
     explicit `team`/`event_id`; `retry_of` is the ts of a "Try again" message to replace."""
-    rt = task_runtime()
+    rt = self.runtime
     q = Question(team, channel, thread_ts or ts, ts, user, text, event_id or key or self.request.id)
     if rt.redis.exists(f"{PREFIX}done:{q.event_id}"):
         return "duplicate"
@@ -134,3 +133,7 @@ def _why(exc: Exception) -> str:
     if isinstance(exc, anthropic.APIConnectionError):
         return "Claude could not be reached in time"
     return f"the memory repository could not be written ({type(exc).__name__})"
+
+
+def register(app: HippoCelery) -> None:
+    app.add_tasks(answer)

@@ -14,15 +14,14 @@ from datetime import UTC, datetime
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
-from celery import Task
 from github import Github, GithubException
 from slack_sdk.errors import SlackApiError
 
 from integrations import github as gh
 from integrations.github_pulls import fetch_pull
 from integrations.lessons_llm import ClaudeJudge
-from jobs.celery_app import retrying, task, task_runtime
 from jobs.runtime import Runtime
+from jobs.task_base import HippoCelery, HippoTask, retrying, task
 from memory.errors import EntryConflict, TombstoneConflict
 from memory.git.store import Author, WriteResult
 from memory.lessons import gate as lessons
@@ -35,6 +34,8 @@ GITHUB_AUTHOR = Author("hippo github", "github@hippo.invalid")
 PUSHES_TTL = 90 * 24 * 3600  # an agent pull request rarely stays open longer than a quarter
 INSTALLATIONS = "hippo:github:installations"  # hash: owner/repo → installation id
 RETRY = retrying()
+HANDLE_PULL_REQUEST = "hippo.github.handle_pull_request"
+INSTALLATION = "hippo.github.installation"
 
 
 def settings(rt: Runtime) -> gh.GitHubSettings:
@@ -188,9 +189,9 @@ def process_pull_request(
     return learn(rt, facts, key=delivery_id)
 
 
-@task("hippo.github.handle_pull_request", **RETRY)
+@task(HANDLE_PULL_REQUEST, **RETRY)
 def handle_pull_request(
-    self: Task,
+    self: HippoTask,
     *,
     delivery_id: str,
     installation_id: int | None,
@@ -201,7 +202,7 @@ def handle_pull_request(
     sender_type: str = "",
 ) -> str:
     """A closed agent pull request: classify, archive the episode, maybe learn a lesson."""
-    rt = task_runtime()
+    rt = self.runtime
     try:
         outcome, plan, _ = process_pull_request(
             rt,
@@ -220,10 +221,12 @@ def handle_pull_request(
     return outcome
 
 
-@task("hippo.github.installation")
-def installation(*, action: str, installation_id: int, repos: Sequence[str]) -> None:
+@task(INSTALLATION)
+def installation(
+    self: HippoTask, *, action: str, installation_id: int, repos: Sequence[str]
+) -> None:
     """Remember which installation serves which repository (or forget it on deletion)."""
-    rt = task_runtime()
+    rt = self.runtime
     names = [*repos, "*"]  # '*': the installation to use when a delivery names none
     if action in ("deleted", "suspend"):
         if repos:
@@ -232,3 +235,7 @@ def installation(*, action: str, installation_id: int, repos: Sequence[str]) -> 
             rt.redis.hdel(INSTALLATIONS, "*")
     else:
         rt.redis.hset(INSTALLATIONS, mapping={name: str(installation_id) for name in names})
+
+
+def register(app: HippoCelery) -> None:
+    app.add_tasks(handle_pull_request, installation)

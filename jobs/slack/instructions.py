@@ -5,37 +5,19 @@ Same context and idempotency rules as jobs/slack/tasks.py (the key is the event 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from celery import Task
-
-from jobs.celery_app import task, task_runtime
 from jobs.runtime import Runtime
+from jobs.slack.channels import channel_slug
 from jobs.slack.tasks import RETRY, author, file_link, reply_once, source_for, today
+from jobs.task_base import HippoCelery, HippoTask, task
 from memory import format as fmt
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.ops import AddEntry, RemoveEntry
 
-# channel id → name, recorded by the front doors from requests that carry it (slash commands,
-# shortcuts), so a mention (which carries only the id) finds the same file, even offline.
-CHANNEL_NAMES = "hippo:slack:channel-names"
-_NOT_NAMES = ("", "privategroup", "directmessage")  # what slash commands send for those
-
-
-def remember_channel_name(rt: Runtime, channel: str, name: str) -> None:
-    if channel and name not in _NOT_NAMES:
-        rt.redis.hset(CHANNEL_NAMES, channel, name)
-
-
-def channel_slug(rt: Runtime, channel: str, name: str = "") -> str:
-    """The channel's file name: its Slack name (request, names seen, the API), else its id."""
-    if name in _NOT_NAMES:
-        seen = rt.redis.hget(CHANNEL_NAMES, channel)
-        name = seen.decode() if isinstance(seen, bytes) else ""
-    name = (name or rt.poster.channel_name(channel) or channel).lstrip("#").lower()
-    slug = re.sub(r"[^a-z0-9_.-]+", "-", name).strip("-.")
-    return slug or channel.lower()
+INSTRUCTIONS_ADD = "hippo.slack.instructions_add"
+INSTRUCTIONS_LIST = "hippo.slack.instructions_list"
+INSTRUCTIONS_REMOVE = "hippo.slack.instructions_remove"
 
 
 def path_for(slug: str) -> str:
@@ -47,12 +29,12 @@ def _entries(rt: Runtime, path: str) -> list[fmt.Entry]:
     return list(fmt.parse(text).entries) if text else []
 
 
-@task("hippo.slack.instructions_add", **RETRY)
+@task(INSTRUCTIONS_ADD, **RETRY)
 def instructions_add(
-    self: Task, *, key: str, channel: str, ts: str, user: str, text: str, **ctx: Any
+    self: HippoTask, *, key: str, channel: str, ts: str, user: str, text: str, **ctx: Any
 ) -> None:
     """Add one instruction for this channel and confirm it."""
-    rt = task_runtime()
+    rt = self.runtime
     slug = channel_slug(rt, channel, ctx.get("channel_name", ""))
     path = path_for(slug)
     note = " ".join(text.split())
@@ -75,10 +57,10 @@ def instructions_add(
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
 
 
-@task("hippo.slack.instructions_list", **RETRY)
-def instructions_list(self: Task, *, key: str, channel: str, **ctx: Any) -> None:
+@task(INSTRUCTIONS_LIST, **RETRY)
+def instructions_list(self: HippoTask, *, key: str, channel: str, **ctx: Any) -> None:
     """List this channel's instructions, numbered as `remove N` expects."""
-    rt = task_runtime()
+    rt = self.runtime
     slug = channel_slug(rt, channel, ctx.get("channel_name", ""))
     entries = _entries(rt, path_for(slug))
     if not entries:
@@ -89,12 +71,12 @@ def instructions_list(self: Task, *, key: str, channel: str, **ctx: Any) -> None
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
 
 
-@task("hippo.slack.instructions_remove", **RETRY)
+@task(INSTRUCTIONS_REMOVE, **RETRY)
 def instructions_remove(
-    self: Task, *, key: str, channel: str, user: str, number: str, **ctx: Any
+    self: HippoTask, *, key: str, channel: str, user: str, number: str, **ctx: Any
 ) -> None:
     """Remove instruction N (as numbered by the list) and confirm."""
-    rt = task_runtime()
+    rt = self.runtime
     slug = channel_slug(rt, channel, ctx.get("channel_name", ""))
     path = path_for(slug)
     entries = _entries(rt, path)
@@ -121,3 +103,7 @@ def instructions_remove(
         except MemoryStoreError as exc:
             reply = f"Not removed: {exc}."
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
+
+
+def register(app: HippoCelery) -> None:
+    app.add_tasks(instructions_add, instructions_list, instructions_remove)

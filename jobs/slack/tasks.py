@@ -16,18 +16,24 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import redis.exceptions
-from celery import Task
 from slack_sdk.errors import SlackApiError
 
 from integrations import metrics
 from integrations.slack import Blocks, plain_text
-from jobs.celery_app import retrying, task, task_runtime
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
+from jobs.task_base import HippoCelery, HippoTask, retrying, task
 from memory import notes
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.git.store import Author
 from memory.search import Hit
+
+SAVE_NOTE = "hippo.slack.save_note"
+SAVE_REACTED = "hippo.slack.save_reacted"
+FORGET = "hippo.slack.forget"
+FORGET_PICK = "hippo.slack.forget_pick"
+RECALL = "hippo.slack.recall"
+SHOW_HELP = "hippo.slack.help"
 
 REPLIED_TTL = 3 * 24 * 3600
 # Slack errors no retry can fix (the bot was removed, the channel archived…).
@@ -88,7 +94,7 @@ def source_for(rt: Runtime, channel: str, ts: str) -> str:
 
 def reply_once(
     rt: Runtime,
-    task: Task,
+    task: HippoTask,
     key: str,
     channel: str,
     text: str,
@@ -154,20 +160,22 @@ def _save(rt: Runtime, *, text: str, key: str, channel: str, ts: str, user: str)
     return f"Saved to {file_link(rt, saved.path)}: “{_short(saved.text)}”"
 
 
-@task("hippo.slack.save_note", **RETRY)
+@task(SAVE_NOTE, **RETRY)
 def save_note(
-    self: Task, *, key: str, channel: str, ts: str, user: str, text: str, **ctx: Any
+    self: HippoTask, *, key: str, channel: str, ts: str, user: str, text: str, **ctx: Any
 ) -> None:
     """A note from a mention, a slash command or the shortcut: save it, say where it went."""
-    rt = task_runtime()
+    rt = self.runtime
     reply = _save(rt, text=text, key=key, channel=channel, ts=ts, user=user)
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
 
 
-@task("hippo.slack.save_reacted", **RETRY)
-def save_reacted(self: Task, *, key: str, channel: str, ts: str, user: str, **ctx: Any) -> None:
+@task(SAVE_REACTED, **RETRY)
+def save_reacted(
+    self: HippoTask, *, key: str, channel: str, ts: str, user: str, **ctx: Any
+) -> None:
     """Someone reacted with the save emoji: read that message and save it."""
-    rt = task_runtime()
+    rt = self.runtime
     message = rt.poster.fetch_message(channel, ts)
     thread_ts = (message or {}).get("thread_ts") or ts
     if message is None:
@@ -178,12 +186,12 @@ def save_reacted(self: Task, *, key: str, channel: str, ts: str, user: str, **ct
     reply_once(rt, self, key, channel, reply, thread_ts=thread_ts)
 
 
-@task("hippo.slack.forget", **RETRY)
+@task(FORGET, **RETRY)
 def forget(
-    self: Task, *, key: str, channel: str, ts: str, user: str, query: str, **ctx: Any
+    self: HippoTask, *, key: str, channel: str, ts: str, user: str, query: str, **ctx: Any
 ) -> None:
     """Forget what the query names; when several entries match, ask with buttons first."""
-    rt = task_runtime()
+    rt = self.runtime
     thread_ts = ctx.get("thread_ts")
     if not query.strip():
         reply_once(
@@ -270,9 +278,9 @@ def question_blocks(text: str, key: str, matches: tuple[notes.Match, ...]) -> Bl
     ]
 
 
-@task("hippo.slack.forget_pick", **RETRY)
+@task(FORGET_PICK, **RETRY)
 def forget_pick(
-    self: Task,
+    self: HippoTask,
     *,
     key: str,
     channel: str,
@@ -283,7 +291,7 @@ def forget_pick(
     **ctx: Any,
 ) -> None:
     """A person answered a forget question: forget the chosen entry (or keep all)."""
-    rt = task_runtime()
+    rt = self.runtime
     raw = rt.redis.get(f"hippo:slack:question:{question}")
     if raw is None:
         rt.poster.update(channel, message_ts, "That question expired; ask me to forget again.")
@@ -314,10 +322,10 @@ def forget_pick(
         rt.poster.update(channel, message_ts, f"“{_short(text)}” is already gone from `{path}`.")
 
 
-@task("hippo.slack.recall", **RETRY)
-def recall(self: Task, *, key: str, channel: str, query: str, **ctx: Any) -> None:
+@task(RECALL, **RETRY)
+def recall(self: HippoTask, *, key: str, channel: str, query: str, **ctx: Any) -> None:
     """The best search hits for the query, with paths and sources, in the thread."""
-    rt = task_runtime()
+    rt = self.runtime
     found = rt.store.search(query, limit=10) if query.strip() else []
     hits = ([h for h in found if h.entry] or found)[:5]  # facts first; prose only if nothing else
     if not hits:
@@ -338,10 +346,10 @@ def _hit_line(rt: Runtime, hit: Hit) -> str:
     return f"• {_short(hit.text, 200)} — {file_link(rt, hit.path)}{tail}"
 
 
-@task("hippo.slack.help", **RETRY)
-def help_(self: Task, *, key: str, channel: str, **ctx: Any) -> None:
+@task(SHOW_HELP, **RETRY)
+def help_(self: HippoTask, *, key: str, channel: str, **ctx: Any) -> None:
     """An unknown request (or "help"): list what hippo can do, in the thread."""
-    rt = task_runtime()
+    rt = self.runtime
     reply_once(rt, self, key, channel, help_text(rt), thread_ts=ctx.get("thread_ts"))
 
 
@@ -355,3 +363,7 @@ def _forgot_text(rt: Runtime, what: str) -> str:
 
 def _short(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def register(app: HippoCelery) -> None:
+    app.add_tasks(save_note, save_reacted, forget, forget_pick, recall, help_)

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from bot.mcp.tools import MemoryTools
 from jobs.agent.turn import Question, take_turn
+from jobs.celery_app import make_celery
 from jobs.read_counts import recall_counts
 from jobs.runtime import Runtime
 from jobs.slack.tasks import recall
@@ -32,7 +33,7 @@ def seeded(rt: Runtime) -> Runtime:
 def test_slack_recall_counts_the_files_it_answers_from(slack_runtime: Runtime) -> None:
     """ "What do you know about X?" counts each file of its hits once, and no other file."""
     rt = seeded(slack_runtime)
-    rt.celery  # noqa: B018  (binds the tasks to this Runtime)
+    make_celery(rt)  # the current app: `recall.apply` runs on this Runtime
     recall.apply(kwargs={"key": "k1", "channel": "C1", "query": "cold caches"})
     assert recall_counts(rt.redis, rt.config.workspace) == {"services/checkout-api.md": 1}
 
