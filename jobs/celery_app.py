@@ -13,7 +13,7 @@ import logging
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from celery import signals
 
@@ -79,7 +79,13 @@ def enqueue(rt: Runtime, task: str, **kwargs: Any) -> None:
 
 # -- what every task does around its run: request id, logs, metrics, the journal ---------------
 
-_running: dict[str, tuple[Any, float]] = {}  # task id → (context tokens, start)
+
+class _Running(NamedTuple):
+    tokens: Any  # observe.bind's context tokens, for observe.unbind
+    started: float  # time.monotonic() at task_prerun
+
+
+_running: dict[str, _Running] = {}  # task id → its log context and start
 _running_lock = threading.Lock()
 
 
@@ -110,19 +116,19 @@ def _task_started(task_id: str = "", task: Any = None, **_: Any) -> None:
     rid = _request_id(task) or task_id  # a scheduled task: its own id
     tokens = observe.bind(rid, getattr(task, "name", ""))
     with _running_lock:
-        _running[task_id] = (tokens, time.monotonic())
+        _running[task_id] = _Running(tokens, time.monotonic())
     log.info("task started", extra={"task_id": task_id})
 
 
 def _task_finished(task_id: str = "", task: Any = None, state: str = "", **_: Any) -> None:
     with _running_lock:
-        tokens, started = _running.pop(task_id, (None, time.monotonic()))
+        ran = _running.pop(task_id, _Running(None, time.monotonic()))
     name = getattr(task, "name", "")
     metrics.TASKS.labels(name, state or "UNKNOWN").inc()
-    seconds = round(time.monotonic() - started, 3)
+    seconds = round(time.monotonic() - ran.started, 3)
     log.info("task %s", (state or "done").lower(), extra={"task_id": task_id, "seconds": seconds})
-    if tokens is not None:
-        observe.unbind(tokens)
+    if ran.tokens is not None:
+        observe.unbind(ran.tokens)
 
 
 def _setup_logging(**_: Any) -> None:

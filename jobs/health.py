@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis
 from celery import bootsteps
@@ -132,7 +132,12 @@ def _check_remote(rt: Runtime) -> str:
     return ""
 
 
-def _start(check: Callable[[], str], name: str) -> tuple[threading.Thread, list[str]]:
+class _Check(NamedTuple):
+    thread: threading.Thread
+    out: list[str]  # the check's complaint ("" when fine), once it has answered
+
+
+def _start(check: Callable[[], str], name: str) -> _Check:
     """Run `check` in a daemon thread; its complaint (or error) lands in the list."""
     out: list[str] = []
 
@@ -144,13 +149,13 @@ def _start(check: Callable[[], str], name: str) -> tuple[threading.Thread, list[
 
     thread = threading.Thread(target=target, name=f"hippo-readyz-{name}", daemon=True)
     thread.start()
-    return thread, out
+    return _Check(thread, out)
 
 
 def readiness(rt: Runtime, timeout: float) -> dict[str, str]:
     """Each check's complaint, "" when it is fine: redis, remote, worker."""
     client = _probe_client(rt, timeout)
-    started: dict[str, tuple[threading.Thread, list[str]] | str] = {
+    started: dict[str, _Check | str] = {
         "redis": _start(lambda: _check_redis(client), "redis"),
         "worker": _start(lambda: _check_worker(client, rt.config.workspace), "worker"),
     }

@@ -9,7 +9,8 @@ from slack_bolt import Ack, App
 from bot.slack.intake import route, submit
 from integrations.slack import plain_text
 from jobs.runtime import Runtime
-from jobs.slack.tasks import SHOW_HELP, help_text
+from jobs.slack.messages import help_text
+from jobs.slack.tasks import SHOW_HELP
 
 COMMAND = "/hippo"  # manifest.yml: features.slash_commands[].command
 
@@ -20,7 +21,7 @@ def listen(bolt: App, rt: Runtime) -> None:
         text = plain_text(str(command.get("text") or ""))
         intent = route(text)
         if intent.task == SHOW_HELP:  # help (asked for, or the answer to an unknown command)
-            ack(help_text(rt))
+            ack(help_text(rt.config.save_reaction))
             return
         trigger = str(command.get("trigger_id") or "")
         queued = submit(

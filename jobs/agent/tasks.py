@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, Literal
 
 import anthropic
 from redis.exceptions import LockError
@@ -29,6 +29,10 @@ BACKOFF = 15  # seconds; then 30, 60 (all far inside the broker's visibility tim
 LOCK_TTL = 15 * 60  # one turn at a time per thread; a turn that runs longer loses the lock
 LOCK_WAIT = 60  # then the task retries later rather than hold a worker while the thread is busy
 RETRY_TTL = 7 * 24 * 3600  # how long a "Try again" button works
+
+# How a question ended (the task's result, in its log): a redelivery of one answered, no
+# answer after the last retry (a "Try again" button), memory refused the edits, or answered.
+AnswerOutcome = Literal["duplicate", "gave up", "refused", "answered"]
 
 # What is worth retrying: the provider busy or unreachable, the memory remote unreachable.
 RETRYABLE: tuple[type[Exception], ...] = (
@@ -54,7 +58,7 @@ def answer(
     key: str = "",
     retry_of: str = "",
     **_: Any,
-) -> str:
+) -> AnswerOutcome:
     """Answer a question asked in Slack (see jobs.agent.turn.take_turn).
 
     Takes the mention router's context (`key`, `channel`, `ts`, `thread_ts`, `user`) or the

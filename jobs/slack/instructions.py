@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from jobs.config import today
 from jobs.runtime import Runtime
 from jobs.slack.channels import channel_slug
-from jobs.slack.tasks import RETRY, author, file_link, reply_once, source_for, today
+from jobs.slack.messages import file_link
+from jobs.slack.replies import RETRY, author, reply_once, source_for, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from memory import format as fmt
-from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.ops import AddEntry, RemoveEntry
 
 INSTRUCTIONS_ADD = "hippo.slack.instructions_add"
@@ -41,19 +42,18 @@ def instructions_add(
     if not note:
         reply = "Which instruction? Say `@hippo in this channel, <instruction>`."
     else:
-        meta = (("source", source_for(rt, channel, ts)), ("added", today(rt)), ("by", user))
-        try:
+        meta = (("source", source_for(rt, channel, ts)), ("added", today(rt.config)), ("by", user))
+
+        def write() -> str:
             rt.store.write(
                 [AddEntry(path, note, meta, title=f"Channel #{slug}: how to behave here")],
                 author=author(user),
                 message=f"instructions #{slug}: {note[:60]}",
                 key=key,
             )
-            reply = f"Noted for #{slug}: “{note}” ({file_link(rt, path)})."
-        except (RemoteError, LockTimeout):
-            raise
-        except MemoryStoreError as exc:
-            reply = f"Not saved: {exc}."
+            return f"Noted for #{slug}: “{note}” ({file_link(rt.config.public_url, path)})."
+
+        reply = write_or_refuse(write, "Not saved: {error}.")
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
 
 
@@ -67,7 +67,8 @@ def instructions_list(self: HippoTask, *, key: str, channel: str, **ctx: Any) ->
         reply = f"No instructions for #{slug} yet. Add one: `/hippo instructions add <text>`."
     else:
         lines = [f"{i}. {e.text}" for i, e in enumerate(entries, 1)]
-        reply = f"Instructions for #{slug} ({file_link(rt, path_for(slug))}):\n" + "\n".join(lines)
+        link = file_link(rt.config.public_url, path_for(slug))
+        reply = f"Instructions for #{slug} ({link}):\n" + "\n".join(lines)
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
 
 
@@ -90,18 +91,17 @@ def instructions_remove(
         )
     else:
         gone = entries[n - 1]
-        try:
+
+        def write() -> str:
             rt.store.write(
                 [RemoveEntry(path, gone.text)],
                 author=author(user),
                 message=f"instructions #{slug}: remove {gone.text[:60]}",
                 key=key,
             )
-            reply = f"Removed instruction {n} from #{slug}: “{gone.text}”."
-        except (RemoteError, LockTimeout):
-            raise
-        except MemoryStoreError as exc:
-            reply = f"Not removed: {exc}."
+            return f"Removed instruction {n} from #{slug}: “{gone.text}”."
+
+        reply = write_or_refuse(write, "Not removed: {error}.")
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
 
 

@@ -18,7 +18,8 @@ from bot.app import create_app
 from integrations.slack import Outbox
 from jobs.celery_app import make_celery
 from jobs.config import Config
-from jobs.github.tasks import learn, recorded_pushes
+from jobs.github.lessons import learn
+from jobs.github.tasks import recorded_pushes
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.git.store import Author
