@@ -43,7 +43,8 @@ class HippoCelery(Celery):  # type: ignore[misc]  # celery ships no types
         """Make each declared task one of this app's tasks (bound: its first argument is the
         task, whose `runtime` is this app's)."""
         for d in declared:
-            self.task(name=d.name, base=HippoTask, bind=True, **d.options)(d.run)
+            # shared=False: only this app (Celery's default would add it to every app made).
+            self.task(name=d.name, base=HippoTask, bind=True, shared=False, **d.options)(d.run)
 
     def add_schedule(self, entries: dict[str, Any]) -> None:
         """Add Celery `beat_schedule` entries (name → task, schedule, kwargs)."""

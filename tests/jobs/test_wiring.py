@@ -56,6 +56,7 @@ def test_each_app_gives_its_tasks_its_own_runtime(tmp_path: Path, embedded_redis
     assert app_one.tasks[slack.SAVE_NOTE].runtime is one
     assert app_two.tasks[slack.SAVE_NOTE].runtime is two
     assert app_one.tasks[ANSWER].runtime is one  # still, after another app was made
+    assert not EVERY_TASK & set(one.celery.tasks)  # the publishing app only sends by name
 
 
 def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
