@@ -16,7 +16,7 @@ from flask import Flask, Response, jsonify, request
 from integrations import metrics
 from integrations.github import verify_signature
 from jobs.celery_app import BROKER_DOWN, enqueue
-from jobs.github.tasks import record_agent_push
+from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION, record_agent_push
 from jobs.runtime import Runtime
 from memory.lessons.outcomes import is_agent_pr
 
@@ -121,7 +121,7 @@ def installation(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[st
     repos = [_obj(r).get("full_name", "") for r in payload.get("repositories") or []]
     enqueue(
         rt,
-        "hippo.github.installation",
+        INSTALLATION,
         action=str(payload.get("action") or ""),
         installation_id=_obj(payload.get("installation")).get("id"),
         repos=[r for r in repos if r],
@@ -156,7 +156,7 @@ def pull_request(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[st
         return {"ignored": f"pull_request {action}"}
     enqueue(
         rt,
-        "hippo.github.handle_pull_request",
+        HANDLE_PULL_REQUEST,
         delivery_id=delivery,
         installation_id=_obj(payload.get("installation")).get("id"),
         repo_full_name=repo,

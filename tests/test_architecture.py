@@ -82,11 +82,6 @@ def test_only_memory_git_imports_pygit2() -> None:
     assert bad == []
 
 
-# Import cycles that other branches of issue 15 remove (i15-jobs: the runtime moves onto the
-# Celery app; i15-memory: ops and version). The lead deletes this allowance when they merge.
-KNOWN_CYCLES: list[set[str]] = [
-    {"jobs.celery_app", "jobs.health", "jobs.leases", "jobs.runtime"},
-]
 CYCLE_PACKAGES = ("bot", "jobs", "memory", "integrations", "demo")
 
 
@@ -179,8 +174,5 @@ def test_the_import_graph_sees_every_kind_of_import() -> None:
 
 def test_no_import_cycles() -> None:
     """No module imports, directly or through others, a module that imports it (static imports,
-    function-level ones included), apart from KNOWN_CYCLES; bot/ and demo/ have none at all."""
-    found = cycles(import_graph())
-    unexpected = [sorted(c) for c in found if c not in KNOWN_CYCLES]
-    assert unexpected == []
-    assert not [c for c in found if any(m.split(".")[0] in ("bot", "demo") for m in c)]
+    function-level ones included)."""
+    assert [sorted(c) for c in cycles(import_graph())] == []

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from bot.slack.intent import Intent, SlackContext
 from integrations import metrics
 from jobs.celery_app import enqueue
-from jobs.slack.instructions import remember_channel_name
+from jobs.slack.channels import remember_channel_name
 
 if TYPE_CHECKING:
     from jobs.runtime import Runtime

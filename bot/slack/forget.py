@@ -10,9 +10,8 @@ from slack_bolt import Ack, App
 from bot.slack.claims import claim, submit
 from bot.slack.intent import Intent, SlackContext
 from jobs.runtime import Runtime
+from jobs.slack.tasks import FORGET, FORGET_PICK
 
-FORGET_TASK = "hippo.slack.forget"
-FORGET_PICK_TASK = "hippo.slack.forget_pick"
 _FORGET = re.compile(r"^(?:please\s+)?forget\b\s*(?:that\s+|about\s+)?", re.I)
 _BUTTON = re.compile(r"^forget_(?:pick_\d+|cancel)$")  # action ids in jobs.slack.tasks
 
@@ -20,7 +19,7 @@ _BUTTON = re.compile(r"^forget_(?:pick_\d+|cancel)$")  # action ids in jobs.slac
 def parse(text: str) -> Intent | None:
     """ "forget (that|about) X" → forget X."""
     m = _FORGET.match(text)
-    return Intent(FORGET_TASK, {"query": text[m.end() :]}, ack="Looking for it…") if m else None
+    return Intent(FORGET, {"query": text[m.end() :]}, ack="Looking for it…") if m else None
 
 
 def listen(bolt: App, rt: Runtime) -> None:
@@ -38,7 +37,7 @@ def listen(bolt: App, rt: Runtime) -> None:
         interaction = str(body.get("trigger_id") or action.get("action_ts") or question)
         submit(
             rt,
-            Intent(FORGET_PICK_TASK, {"question": question, "pick": int(pick or -1)}),
+            Intent(FORGET_PICK, {"question": question, "pick": int(pick or -1)}),
             [("interaction", interaction)],
             SlackContext(
                 key=f"slack:{interaction}",

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from bot.slack.intent import Intent
-
-HELP_TASK = "hippo.slack.help"
+from jobs.slack.tasks import SHOW_HELP
 
 
 def parse(text: str) -> Intent:
-    return Intent(HELP_TASK)
+    return Intent(SHOW_HELP)

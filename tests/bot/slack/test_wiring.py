@@ -15,6 +15,7 @@ from slack_bolt import App, BoltRequest, BoltResponse
 
 from bot.slack.app import make_slack_app
 from bot.slack.intake import INTENTS
+from jobs.celery_app import make_celery, registered_tasks
 from jobs.runtime import Runtime
 from tests.paths import ROOT
 
@@ -85,7 +86,7 @@ def test_every_task_a_front_door_queues_is_registered(slack_runtime: Runtime) ->
     assert {"hippo.slack.save_note", "hippo.slack.help", "hippo.github.installation"} <= set(
         queued
     )  # the scan finds literals, constants and imported names
-    registered = set(slack_runtime.celery.tasks)
+    registered = registered_tasks(make_celery(slack_runtime))
     missing = {name: where for name, where in queued.items() if name not in registered}
     assert missing == {}
 

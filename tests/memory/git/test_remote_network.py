@@ -15,6 +15,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory.errors import PushRejected, RemoteAuthError, RemoteUnreachable
@@ -379,7 +380,7 @@ def test_slack_note_while_the_server_is_down_lands_once_when_it_returns(
         rt.store.init()
         before = commits(t.bare)
         t.server.go_down()
-        with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+        with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
             client = create_app(config, rt).test_client()
             text = "save a note: the staging database restarts at 02:00"
             assert post(client, mention(text)).status_code == 200
