@@ -62,6 +62,12 @@ def _guard(fn: Callable[[], T]) -> T:
 
 def build_server(tools: MemoryTools, who: Who) -> MCPServer:
     server: MCPServer = MCPServer("hippo", instructions=INSTRUCTIONS, log_level="WARNING")
+    _add_read_tools(server, tools)
+    _add_write_tools(server, tools, who)
+    return server
+
+
+def _add_read_tools(server: MCPServer, tools: MemoryTools) -> None:
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     @server.tool(name="readMemory", annotations=read_only)
@@ -89,6 +95,8 @@ def build_server(tools: MemoryTools, who: Who) -> MCPServer:
         Each line names its source and status; tentative lines are not yet confirmed."""
         return _guard(lambda: tools.brief(task, repo, paths or (), budget))
 
+
+def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
     @server.tool(name="writeMemory")
     def write_memory(
         path: str,
@@ -137,5 +145,3 @@ def build_server(tools: MemoryTools, who: Who) -> MCPServer:
                 by, path, message, entries=entries or (), reason=reason, key=key or None
             )
         )
-
-    return server

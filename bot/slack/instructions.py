@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 
-from bot.slack.intake import Intent
+from bot.slack.intent import Intent
+from jobs.slack.instructions import INSTRUCTIONS_ADD as ADD
+from jobs.slack.instructions import INSTRUCTIONS_LIST as LIST
+from jobs.slack.instructions import INSTRUCTIONS_REMOVE as REMOVE
 from memory import repo_prefs
-
-ADD = "hippo.slack.instructions_add"
-LIST = "hippo.slack.instructions_list"
-REMOVE = "hippo.slack.instructions_remove"
 
 _HERE = re.compile(r"^(?:from\s+now\s+on\s+)?in\s+this\s+channel\b\s*[,:\-–]?\s*", re.I)
 # "in acme/shop, X": a question ("in acme/shop, why …?") is left to the agent.

@@ -21,7 +21,7 @@ from bot.mcp.server import build_server, fixed
 from bot.mcp.tools import MemoryTools
 from jobs import oplog
 from jobs.config import Config
-from jobs.read_counts import recall_counts
+from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
 from memory.git.store import Author
 from memory.ops import WriteFile
@@ -118,7 +118,7 @@ def test_cli_brief_counts_in_the_operational_log(
     assert oplog.day(rt.redis, ws, oplog.today())["briefings"] == 1
     used = oplog.lesson_uses(rt.redis, ws)
     assert ("conventions/acme/shop.md", LESSON, 1) in used
-    assert recall_counts(rt.redis, ws)["conventions/acme/shop.md"] == 1
+    assert read_counts(rt.redis, ws)["conventions/acme/shop.md"] == 1
 
 
 def test_cli_bad_requests_exit_2(rt: Runtime, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,7 @@ from flask.testing import FlaskClient
 from bot.app import create_app
 from jobs import oplog
 from jobs.agent.turn import Question, take_turn
+from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory.git.store import Author
@@ -96,7 +97,7 @@ def _runtime(tmp_path: Path, slack: SlackFake, claude: FakeAnthropic | None) -> 
         author=ANN,
         message="seed",
     )
-    rt.celery  # noqa: B018  (binds the tasks to this Runtime)
+    make_celery(rt)  # binds the tasks to this Runtime
     return rt
 
 
