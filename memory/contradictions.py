@@ -1,0 +1,110 @@
+"""The contradiction check: what a new entry is to the entries already on its subject.
+
+One of four verdicts, deterministic (memory.facts: content words, numbers, negations, opposite
+words, order words), optionally asked of Claude through a `Judge` (integrations/gate_llm.py):
+
+- confirm: an existing entry states the same fact (or more of it); the new one adds a source;
+- refine: the same subject, nothing at odds, and the new entry says more than the old one;
+- contradict: the same subject and something at odds (a number, a negation, an opposite word,
+  an order), e.g. "checkout retries 3 times" against "checkout retries 5 times";
+- new: nothing on the subject yet.
+
+The subject of an entry is its file: hippo's topic files are one subject each (services/x.md).
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal, Protocol
+
+from memory import facts
+from memory import format as fmt
+
+Verdict = Literal["confirm", "refine", "contradict", "new"]
+CONFIRM: Final = "confirm"
+REFINE: Final = "refine"
+CONTRADICT: Final = "contradict"
+NEW: Final = "new"
+VERDICTS: tuple[Verdict, ...] = (CONFIRM, REFINE, CONTRADICT, NEW)
+SUBJECT = 0.5  # Jaccard of content words from which two entries are on one subject
+MAX_JUDGED = 8  # entries Claude is asked about per new entry (the closest first)
+# contradict first: a person must hear of it even when another entry agrees
+_RANK = {CONTRADICT: 0, CONFIRM: 1, REFINE: 2, NEW: 3}
+
+
+class Judge(Protocol):
+    """Claude's verdict on (existing, new) entry texts; None = no opinion (use the words)."""
+
+    def verdict(self, existing: str, new: str) -> Verdict | None: ...
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The verdict on a new entry, and the existing entry it is about (None for `new`)."""
+
+    verdict: Verdict
+    entry: fmt.Entry | None = None
+    why: str = ""
+
+
+def compare(existing: str, new: str) -> tuple[Verdict, str]:
+    """The deterministic verdict of `new` against one `existing` entry text, and why."""
+    a, b = facts.fact(existing), facts.fact(new)
+    if len(a.words) < facts.MIN_WORDS or len(b.words) < facts.MIN_WORDS:
+        return NEW, "too few words to compare"
+    shared = len(a.words & b.words)
+    jaccard = shared / len(a.words | b.words)
+    conflict = facts.conflict(a, b)
+    if conflict is not None:
+        if jaccard >= SUBJECT or _narrow(a.words, b.words, shared):
+            return CONTRADICT, conflict
+        return NEW, f"a different subject ({conflict})"
+    if jaccard >= facts.SAME or b.words <= a.words:
+        return CONFIRM, "the same fact"
+    if a.words < b.words or jaccard >= SUBJECT:
+        return REFINE, "the same subject, said with more"
+    return NEW, "a different subject"
+
+
+def _narrow(a: frozenset[str], b: frozenset[str], shared: int) -> bool:
+    """Nearly every word of the shorter entry is in the longer: one subject, however long the
+    other entry runs on ("retries 3 times" inside a sentence about the checkout's retries)."""
+    return shared >= facts.MIN_WORDS and shared >= 0.8 * min(len(a), len(b))
+
+
+def check(
+    new: str,
+    existing: Iterable[fmt.Entry],
+    *,
+    judge: Judge | None = None,
+) -> Finding:
+    """The verdict of `new` against the live entries of its subject (revoked ones ignored):
+    a contradiction of any wins, then a confirmation, a refinement, else new."""
+    found: list[tuple[int, int, Finding]] = []
+    asked = 0
+    for i, entry in enumerate(existing):
+        if (entry.get("status") or "").lower() == "revoked":
+            continue
+        verdict, why = compare(entry.text, new)
+        if judge is not None and asked < MAX_JUDGED and _close(entry.text, new):
+            asked += 1
+            said = judge.verdict(entry.text, new)
+            if said in VERDICTS:
+                verdict, why = said, "Claude"
+        if verdict != NEW:
+            found.append((_RANK[verdict], i, Finding(verdict, entry, why)))
+    if not found:
+        return Finding(NEW)
+    return min(found, key=lambda f: (f[0], f[1]))[2]
+
+
+def _close(a: str, b: str) -> bool:
+    """Worth asking Claude: the two share at least two content words."""
+    return len(facts.fact(a).words & facts.fact(b).words) >= 2
+
+
+def findings(texts: Sequence[str], existing: Sequence[fmt.Entry]) -> list[Finding]:
+    """`check` for several new entries (the benchmark and tests use it)."""
+    return [check(t, existing) for t in texts]

@@ -1,0 +1,193 @@
+"""The quality gate for what agents write: a kind, `status: tentative`, and the contradiction check.
+
+Every entry an agent writes (the Slack agent's edits, an MCP client's writeMemory) passes
+`Gate.apply` before it is written: it gets `kind:` (pattern, pitfall, win, stack-note or fact;
+`fact` when the agent gave none or another word) and `status: tentative`, whatever status the
+agent wrote (an agent never promotes itself). Then memory.contradictions compares it with the
+entries of its file:
+
+- confirm: the new line is not added; the existing entry gains the new source as `evidence:`
+  (a second independent source: the dream's outcomes step promotes it, memory/dream/outcomes.py);
+- refine: added as tentative with `refines: <the older entry's text>`;
+- contradict: added as tentative with `contradicts: <the older entry's text>`; the older entry is
+  never overwritten, even when the agent edited it in place (the morning digest lists it);
+- new: added as tentative.
+
+People's own notes (Slack, the CLI, the console) never pass here: they start active, with no
+`status` at all. Pure: operations in, operations out, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from memory import contradictions as cx
+from memory import format as fmt
+from memory.operations import AddEntry, Meta, Operation, ReplaceEntry, WriteFile
+
+KINDS: Final = ("pattern", "pitfall", "win", "stack-note", "fact")
+DEFAULT_KIND: Final = "fact"
+TENTATIVE: Final = "tentative"
+MAX_QUOTE = 120  # characters of the older entry quoted in `contradicts:` / `refines:`
+
+Read = Callable[[str], str | None]
+
+
+def kind_of(value: str | None, default: str = DEFAULT_KIND) -> str:
+    """A kind hippo knows (case and spaces forgiven: 'Stack note' → stack-note), else `default`."""
+    word = "-".join((value or "").lower().split()).replace("_", "-")
+    return word if word in KINDS else default
+
+
+def quote(text: str) -> str:
+    """An entry's text as a metadata value: one line, cut at MAX_QUOTE characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= MAX_QUOTE else flat[: MAX_QUOTE - 1].rstrip() + "…"
+
+
+def is_live(entry: fmt.Entry) -> bool:
+    return (entry.get("status") or "").lower() != "revoked"
+
+
+def is_active(entry: fmt.Entry) -> bool:
+    """Active: confirmed, or a person's own (no status at all)."""
+    return (entry.get("status") or "active").lower() == "active"
+
+
+@dataclass(frozen=True)
+class Landed:
+    """What the check said of one entry an agent wrote: for counts and the agent's answer."""
+
+    path: str
+    text: str
+    verdict: cx.Verdict
+    other: str = ""  # the existing entry it confirms, refines or contradicts
+
+
+@dataclass
+class Gate:
+    """The gate for one write by an agent. `kind` is the kind for entries that name none."""
+
+    kind: str = DEFAULT_KIND
+    judge: cx.Judge | None = None
+    landed: list[Landed] = field(default_factory=list)
+
+    @property
+    def contradictions(self) -> int:
+        return sum(1 for x in self.landed if x.verdict == cx.CONTRADICT)
+
+    def stamp(self, meta: Meta) -> Meta:
+        """The agent's metadata with a known kind and `status: tentative`."""
+        kind = kind_of(dict((k.lower(), v) for k, v in meta).get("kind"), kind_of(self.kind))
+        out = [(k, v) for k, v in meta if k.lower() not in ("kind", "status")]
+        return (*out, ("kind", kind), ("status", TENTATIVE))
+
+    def apply(self, ops: Sequence[Operation], read: Read) -> list[Operation]:
+        """The agent's operations, gated against the files as `read` gives them now."""
+        docs: dict[str, list[fmt.Entry]] = {}
+
+        def entries(path: str) -> list[fmt.Entry]:
+            if path not in docs:
+                docs[path] = [e for e in fmt.parse(read(path) or "").entries if is_live(e)]
+            return docs[path]
+
+        out: list[Operation] = []
+        for op in ops:
+            if isinstance(op, AddEntry) and op.path.endswith(".md"):
+                out += self._add(op, entries(op.path))
+            elif isinstance(op, ReplaceEntry) and op.path.endswith(".md"):
+                out += self._replace(op, entries(op.path))
+            elif isinstance(op, WriteFile) and op.path.endswith(".md"):
+                out.append(self._write(op, read(op.path) or ""))
+            else:
+                out.append(op)
+        return out
+
+    def _add(self, op: AddEntry, known: list[fmt.Entry]) -> list[Operation]:
+        found = cx.check(op.text, known, judge=self.judge)
+        other = found.entry
+        self.landed.append(Landed(op.path, op.text, found.verdict, other.text if other else ""))
+        if found.verdict == cx.CONFIRM and other is not None:
+            return _confirm(op.path, other, op.meta)
+        meta = self.stamp(op.meta)
+        if other is not None and found.verdict in (cx.CONTRADICT, cx.REFINE):
+            key = "contradicts" if found.verdict == cx.CONTRADICT else "refines"
+            meta = (*meta, (key, quote(other.text)))
+        return [AddEntry(op.path, op.text, meta, title=op.title)]
+
+    def _replace(self, op: ReplaceEntry, known: list[fmt.Entry]) -> list[Operation]:
+        old = next((e for e in known if fmt.same_fact(e.text, op.match)), None)
+        if old is None:
+            return [op]  # the store refuses it with its own message (no such entry)
+        if fmt.normalise(old.text) == fmt.normalise(op.text):
+            # a metadata edit: the agent keeps the entry's status and kind as they are
+            meta = [(k, v) for k, v in op.meta if k.lower() not in ("status", "kind")]
+            meta += [(k, v) for k, v in old.meta if k.lower() in ("kind", "status")]
+            return [ReplaceEntry(op.path, op.match, op.text, tuple(meta))]
+        if is_active(old):
+            # an active entry is never overwritten by an agent: its new text lands beside it
+            others = [e for e in known if e is not old]
+            return self._add(AddEntry(op.path, op.text, op.meta), [old, *others])
+        found = cx.check(op.text, [e for e in known if e is not old], judge=self.judge)
+        self.landed.append(Landed(op.path, op.text, found.verdict, _text(found.entry)))
+        return [ReplaceEntry(op.path, op.match, op.text, self.stamp(op.meta))]
+
+    def _write(self, op: WriteFile, old: str) -> WriteFile:
+        """A whole file: each entry not in the old text is gated (against the old entries)."""
+        before = [e for e in fmt.parse(old).entries if is_live(e)]
+        known = {fmt.normalise(e.text) for e in before}
+        text = op.content
+        for e in fmt.parse(op.content).entries:
+            if fmt.normalise(e.text) in known:
+                continue
+            gated = self._add(AddEntry(op.path, e.text, e.meta), before)
+            # a confirmation keeps the agent's own line here: the file is written whole
+            meta = gated[0].meta if gated and isinstance(gated[0], AddEntry) else None
+            line = fmt.render_entry(
+                e.text, meta or self.stamp(e.meta), indent=e.indent, marker=e.marker
+            )
+            text = fmt.replace_line(text, e.line, line)
+        return WriteFile(op.path, text)
+
+
+def _text(entry: fmt.Entry | None) -> str:
+    return entry.text if entry is not None else ""
+
+
+def origins(entry: fmt.Entry) -> list[str]:
+    """The independent places an entry was seen: its sources and evidence, a Slack thread
+    counted once however many of its messages are cited; `by:` when it cites nothing."""
+    out: dict[str, None] = {}
+    for value in entry.get_all("source") + entry.get_all("evidence"):
+        out[_origin(fmt.unescape_value(value))] = None
+    if not out and entry.get("by"):
+        out[f"by {entry.get('by')}"] = None
+    return list(out)
+
+
+def _origin(value: str) -> str:
+    """A Slack permalink's thread (`…/p<ts>?thread_ts=<thread>` is a reply in <thread>)."""
+    base, _, query = value.strip().partition("?")
+    for part in query.split("&"):
+        if part.startswith("thread_ts=") and "/archives/" in base:
+            channel = base.split("/archives/", 1)[1].split("/", 1)[0]
+            return f"slack {channel} {part.split('=', 1)[1]}"
+    if "/archives/" in base and "/p" in base:
+        channel, _, ts = base.split("/archives/", 1)[1].partition("/p")
+        return f"slack {channel} {ts[:10]}.{ts[10:16]}"
+    return base
+
+
+def _confirm(path: str, entry: fmt.Entry, meta: Meta) -> list[Operation]:
+    """The agent said again what `entry` says: its source becomes evidence on that entry."""
+    seen = set(origins(entry))
+    new = [v for k, v in meta if k.lower() == "source" and _origin(v) not in seen]
+    if not new and not any(k.lower() == "source" for k, _ in meta):
+        by = next((v for k, v in meta if k.lower() == "by"), "")
+        new = [f"by {by}"] if by and f"by {by}" not in seen else []
+    if not new or is_active(entry):
+        return []  # nothing independent to add, or nothing left to confirm
+    evidence = tuple(("evidence", v) for v in new)
+    return [ReplaceEntry(path, entry.text, entry.text, (*entry.meta, *evidence))]
