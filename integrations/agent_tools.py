@@ -90,8 +90,10 @@ TOOLS: list[dict[str, Any]] = [
     {
         "name": "write_file",
         "description": "Create or overwrite a file with the full new content. One entry per "
-        "line: '- fact [source: …]'. Your edits are saved after your answer, attributed to "
-        "this thread.",
+        "line: '- fact [source: …; kind: pattern|pitfall|win|stack-note|fact]'. Your edits are "
+        "saved after your answer, attributed to this thread; what you add starts tentative "
+        "until a second source confirms it, and a line that contradicts an active entry is "
+        "added beside it, never over it.",
         "input_schema": {
             "type": "object",
             "properties": {"path": {"type": "string"}, "content": {"type": "string"}},

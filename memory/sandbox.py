@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from memory import format as fmt
 from memory.errors import InvalidPath, MemoryStoreError
+from memory.gate import Gate, Landed
 from memory.ops import (
     AddEntry,
     AppendLine,
@@ -244,6 +245,7 @@ class Pushed:
     commit: str | None
     paths: tuple[str, ...]
     refused: tuple[tuple[str, str], ...]
+    landed: tuple[Landed, ...] = ()  # the gate's verdicts on the agent's entries
 
 
 def push(
@@ -254,23 +256,29 @@ def push(
     author: Any,
     message: str,
     key: str,
+    gate: Gate | None = None,
 ) -> Pushed:
     """Write the working copy's changes as one commit on the newest tip, then drop the copy.
 
     A MemoryStoreError from the write (remote down, lock timeout, a race) propagates and the
-    copy stays on disk for the retry; refusals found beforehand are reported, never pushed."""
+    copy stays on disk for the retry; refusals found beforehand are reported, never pushed.
+    With a `gate` (an agent's edits) each entry passes memory.gate on the newest tip first."""
     base, work = store.tree(copy.base), copy.files()
     wanted = plan(base, work, who)
     store.sync()
     tip = store.tree()
-    checked = check(wanted.ops, lambda p: _decoded(tip.get(p)))
+    ops = wanted.ops
+    if gate is not None:
+        ops = gate.apply(ops, lambda p: _decoded(tip.get(p)))
+    checked = check(ops, lambda p: _decoded(tip.get(p)))
     refused = tuple(wanted.refused + checked.refused)
+    landed = tuple(gate.landed) if gate is not None else ()
     if not checked.ops:
         copy.discard()
-        return Pushed(None, (), refused)
+        return Pushed(None, (), refused, landed)
     result = store.write(checked.ops, author=author, message=message, key=key, source=who.source)
     copy.discard()
-    return Pushed(str(result.commit), tuple(checked.paths), refused)
+    return Pushed(str(result.commit), tuple(checked.paths), refused, landed)
 
 
 def _decoded(data: bytes | None) -> str | None:

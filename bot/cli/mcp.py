@@ -29,6 +29,7 @@ def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
 
     from bot.mcp.server import build_server, fixed
     from bot.mcp.tools import MemoryTools
+    from integrations.gate_llm import judge_for
 
     def stop(signum: int, _frame: object) -> None:
         # The stdio reader thread is blocked in read(2) on stdin, which no signal interrupts,
@@ -43,7 +44,12 @@ def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
         signal.signal(signum, stop)
     name = args.author or _login()
     rt.store.init()  # a laptop's first run creates the local memory, as `hippo serve` does
-    tools = MemoryTools(rt.store, workspace=rt.config.workspace, redis=rt.redis)
+    tools = MemoryTools(
+        rt.store,
+        workspace=rt.config.workspace,
+        redis=rt.redis,
+        judge=judge_for(rt.llm, rt.config.small_model),
+    )
     server = build_server(tools, fixed(name))
     try:
         anyio.run(server.run_stdio_async)

@@ -129,7 +129,14 @@ def register(app: Flask, rt: Runtime) -> None:
         nonlocal bridge
         with lock:
             if bridge is None:
-                tools = MemoryTools(rt.store, workspace=rt.config.workspace, redis=rt.redis)
+                from integrations.gate_llm import judge_for  # anthropic: at the first request
+
+                tools = MemoryTools(
+                    rt.store,
+                    workspace=rt.config.workspace,
+                    redis=rt.redis,
+                    judge=judge_for(rt.llm, rt.config.small_model),
+                )
                 # Over HTTP the author is always the token's name; "mcp" is never used.
                 bridge = Bridge(build_server(tools, fixed("mcp")))
                 app.extensions[EXTENSION] = bridge

@@ -30,7 +30,9 @@ and preferences, and what memory holds on the task. Start with readMemory
 (MEMORY.md: the short entries every session needs, then an index of topic files). Use
 searchMemory before asking people what the team already knows. Save what a teammate will want
 next week with writeMemory: one fact per entry, one line each, with [source: URL] when there is
-one. Never store secrets. deleteMemory records what it removes in forgotten.md."""
+one, and its kind ([kind: pattern|pitfall|win|stack-note|fact]): what agents write starts
+tentative until a second source confirms it. Never store secrets. deleteMemory records what it
+removes in forgotten.md."""
 
 
 def http_user(ctx: Context[Any, Any]) -> str | None:
@@ -107,11 +109,16 @@ def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
         content: str = "",
         title: str = "",
         key: str = "",
+        kind: str = "",
     ) -> dict[str, Any]:
         """Add entries to a file (created when missing, with `title`), replace entries (match is
         the old entry's text), or write a whole file (`content`). One commit with `message`.
-        Entries are one line each and may end in [source: URL; status: tentative]. `key` makes a
-        retried call change nothing."""
+        Entries are one line each and may end in [source: URL; kind: pitfall]. What you write
+        starts `status: tentative` until a second source confirms it; `kind` (pattern, pitfall,
+        win, stack-note or fact; default fact) is for entries that name none. An entry that
+        contradicts an active one is added beside it, never over it; the result's `landed`
+        says confirm, refine, contradict or new for each. `key` makes a retried call change
+        nothing."""
         # Plain `str` parameters (not `str | None`): the SDK JSON-decodes strings for any other
         # annotation, so a file whose content is JSON would arrive as a dict and be refused.
         by = who(ctx)
@@ -125,6 +132,7 @@ def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
                 content=content or None,
                 title=title or None,
                 key=key or None,
+                kind=kind,
             )
         )
 

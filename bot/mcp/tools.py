@@ -13,11 +13,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jobs import oplog
 from jobs.briefing import brief
 from jobs.read_counts import HashStore, count_read
 from memory import format as fmt
 from memory import ops, snapshot, tombstones, validate
+from memory.contradictions import Judge
 from memory.errors import NoteRejected, NotFound
+from memory.gate import Gate, Landed, kind_of
 from memory.git.store import Author, Store, WriteResult
 from memory.search import Hit
 
@@ -55,6 +58,7 @@ class MemoryTools:
     workspace: str = "default"
     redis: HashStore | None = None
     today: Callable[[], dt.date] = dt.date.today
+    judge: Judge | None = None  # Claude for the contradiction check, when a key is set
 
     def read(self, path: str = DEFAULT_FILE) -> str:
         path = ops.check_path(path or DEFAULT_FILE)
@@ -104,7 +108,9 @@ class MemoryTools:
         content: str | None = None,
         title: str | None = None,
         key: str | None = None,
+        kind: str = "",
     ) -> dict[str, Any]:
+        """Every MCP client is an agent: its entries pass the quality gate (memory.gate)."""
         path = ops.check_path(path)
         if content is not None and (entries or replace):
             raise NoteRejected("give either content (a whole file) or entries/replace, not both")
@@ -122,11 +128,18 @@ class MemoryTools:
         for r in replace:
             text, meta = parse_line(r.text)
             batch.append(ops.ReplaceEntry(path, r.match, text, meta))
+        gate = Gate(kind=kind_of(kind), judge=self.judge)
+        batch = gate.apply(batch, self.store.read_or_none)
         result = self.store.write(
             batch, author=author_for(by), message=_msg(message), key=_key(by, key)
         )
         snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
-        return _result(result)
+        self._count(gate)
+        return {**_result(result), "landed": [_landed(x) for x in gate.landed]}
+
+    def _count(self, gate: Gate) -> None:
+        if self.redis is not None and gate.contradictions:
+            oplog.count_in(self.redis, self.workspace, oplog.CONTRADICTIONS, gate.contradictions)
 
     def delete(
         self,
@@ -199,6 +212,12 @@ def _result(result: WriteResult) -> dict[str, Any]:
         "paths": sorted(result.paths),
         "removed": len(result.removed),
     }
+
+
+def _landed(x: Landed) -> dict[str, str]:
+    """The gate's verdict as the agent reads it in the tool's result."""
+    out = {"path": x.path, "text": x.text, "verdict": x.verdict}
+    return {**out, "about": x.other} if x.other else out
 
 
 def _plain(hit: object) -> dict[str, Any]:

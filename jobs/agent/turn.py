@@ -18,14 +18,18 @@ import anthropic
 
 from integrations import agent, slack_thread
 from integrations.agent_tools import Toolbox, ToolError
+from integrations.gate_llm import judge_for
 from integrations.llm import Usage
+from jobs import oplog
 from jobs.briefing import brief, guess_repo
 from jobs.config import today
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory import sandbox, secrets, snapshot
+from memory.contradictions import CONTRADICT
 from memory.errors import MemoryStoreError
+from memory.gate import Gate
 from memory.git.store import Author
 from memory.ops import AppendLine
 
@@ -194,6 +198,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
         author=Author(f"hippo for {q.user}", HIPPO_EMAIL),
         message=f"agent: edits from a Slack thread\n\nAsked: {q.text[:200]}",
         key=f"slack-agent:{q.event_id}",
+        gate=Gate(judge=judge_for(rt.llm, rt.config.small_model)),
     )
     if "MEMORY.md" in pushed.paths and pushed.commit:
         with contextlib.suppress(MemoryStoreError):  # the edit stands even if publishing fails
@@ -202,6 +207,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     out.files_read, out.files_touched = tools.read, list(pushed.paths)
     out.refused, out.hits = list(pushed.refused), [f"{h.path}:{h.line}" for h in tools.hits[:8]]
     _count_reads(rt, tools)
+    oplog.count(rt, oplog.CONTRADICTIONS, sum(x.verdict == CONTRADICT for x in pushed.landed))
     text = body + _citations(out, tools, copy_sources(rt, tools.read, body))
     rt.poster.post(q.channel, text, thread_ts=q.thread_ts or q.ts or None)
     rt.redis.set(f"{PREFIX}done:{q.event_id}", "1", ex=DONE_TTL)

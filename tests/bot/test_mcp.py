@@ -97,7 +97,7 @@ def test_write_adds_entries_authored_by_caller(tools: MemoryTools, store: Store)
     text = store.read("services/checkout.md")
     assert text.startswith("# checkout-api\n")
     assert "504s come from the vendor sandbox [source: https://x.test/p1; added: " in text
-    assert "by: claude]" in text
+    assert "by: claude; kind: fact; status: tentative]" in text  # every MCP client is an agent
     head = store.log(limit=1)[0]
     assert (head.author, head.summary) == ("claude", "note the sandbox 504s")
     assert json.loads(text_of(result))["commit"] == head.sha

@@ -110,7 +110,11 @@ def test_a_confirmation_from_another_thread_is_evidence() -> None:
     gate = Gate()
     assert gate.apply([AddEntry("d.md", "Deploys are frozen on Fridays after 15:00", (("source", again),))], lambda p: current) == []  # fmt: skip
     (op,) = gate.apply(
-        [AddEntry("d.md", "Deploys are frozen on Fridays after 15:00", (("source", OTHER_THREAD),))],
+        [
+            AddEntry(
+                "d.md", "Deploys are frozen on Fridays after 15:00", (("source", OTHER_THREAD),)
+            )
+        ],
         lambda p: current,
     )
     assert isinstance(op, ReplaceEntry) and ("evidence", OTHER_THREAD) in op.meta
