@@ -160,10 +160,10 @@ def origins(entry: fmt.Entry) -> list[str]:
     """The independent places an entry was seen: its sources and evidence, a Slack thread
     counted once however many of its messages are cited; `by:` when it cites nothing."""
     out: dict[str, None] = {}
+    if not entry.get_all("source") and entry.get("by"):
+        out[f"by {entry.get('by')}"] = None  # an MCP agent citing nothing is its own origin
     for value in entry.get_all("source") + entry.get_all("evidence"):
         out[_origin(fmt.unescape_value(value))] = None
-    if not out and entry.get("by"):
-        out[f"by {entry.get('by')}"] = None
     return list(out)
 
 

@@ -138,8 +138,9 @@ class MemoryTools:
         return {**_result(result), "landed": [_landed(x) for x in gate.landed]}
 
     def _count(self, gate: Gate) -> None:
-        if self.redis is not None and gate.contradictions:
-            oplog.count_in(self.redis, self.workspace, oplog.CONTRADICTIONS, gate.contradictions)
+        counters: Any = self.redis  # a redis.Redis: hashes and pipelines
+        if counters is not None and gate.contradictions:
+            oplog.count_in(counters, self.workspace, oplog.CONTRADICTIONS, gate.contradictions)
 
     def delete(
         self,

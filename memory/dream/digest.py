@@ -3,9 +3,10 @@
 Blocks: a header; the daily note; per step what changed (files, +/− lines) with a link to the
 console diff and a "Revert" button (`action_id` "dream_revert", value "<workspace>|<commit>"),
 except on the state step, which only touches `.dream/` (no person may write there);
-corrections with their evidence; deletions and whether the cap was hit; lessons that became
-active; unverified files; files nobody used in 60 days, each with a "Forget" button (`action_id`
-"dream_forget_file", value "<workspace>|<path>"); Claude tokens used and cache hits.
+corrections with their evidence; deletions and whether the cap was hit; lessons and agents'
+entries that became active; contradictions for a person to settle; unverified files; files
+nobody used in 60 days, each with a "Forget" button (`action_id` "dream_forget_file", value
+"<workspace>|<path>"); Claude tokens used and cache hits.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from memory import format as fmt
+from memory.dream.promote import Contradiction
 from memory.dream.run import Report, StepReport
 
 REVERT_ACTION = "dream_revert"
@@ -109,6 +111,7 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
     out.append(_section(deleted))
     if report.activated:
         out.append(_section("*Lessons now active*\n" + _listed(report.activated)))
+    out += contradiction_blocks(report.extra.get("contradictions") or [])
     if report.unverified:
         out.append(_section("*Unverified files*\n" + _listed(report.unverified, "files")))
     out += unused_blocks(report.unused, workspace) + oplog_blocks(
@@ -149,6 +152,20 @@ def oplog_blocks(day: dict[str, Any], used: list[tuple[str, str, int]] | None) -
         lines = [f"{text} ({n}×, `{path}`)" for path, text, n in used[:5]]
         text += "\n*Lessons briefed most*\n" + _listed(lines)
     return [_section(text)]
+
+
+def contradiction_blocks(found: list[Contradiction]) -> list[Block]:
+    """What agents wrote against an active entry (memory/gate.py): both are kept, the new one
+    tentative, until a person settles it (edit or forget one of them in the file)."""
+    if not found:
+        return []
+    lines = [
+        f"`{c.path}`: “{c.text}” contradicts “{c.contradicts}”"
+        + (f" (source: {c.source})" if c.source else "")
+        for c in found
+    ]
+    head = "*Contradictions to settle* (the active entry stands; the new one is tentative)\n"
+    return [_section(head + _listed(lines, "contradictions"))]
 
 
 def unused_blocks(paths: list[str], workspace: str) -> list[Block]:

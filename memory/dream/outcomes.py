@@ -7,7 +7,8 @@
   with `reason` and `evidence`, and kept, not deleted.
 
 The per-PR gate (memory/lessons/gate.py) does this for one pull request at a time; the night catches
-what arrived out of order, in parallel, or by hand.
+what arrived out of order, in parallel, or by hand. Entries agents wrote elsewhere (memory/gate.py)
+are promoted here too, by memory/dream/promote.py, and their open contradictions listed.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import replace
 
 from memory import format as fmt
 from memory.dream.context import Context, StepResult
+from memory.dream.promote import promote
 from memory.lessons.gate import ACTIVE, REVOKED, TENTATIVE
 from memory.lessons.outcomes import Signature
 from memory.ops import RemoveEntry, ReplaceEntry
@@ -116,7 +118,12 @@ def run(ctx: Context) -> StepResult:
         activated.extend(became)
     merged = sum(1 for op in result.ops if isinstance(op, RemoveEntry))
     revoked = sum(1 for line in result.body if line.startswith("- revoked"))
+    gate = promote(ctx, [p for p in sorted(ctx.tree) if not p.startswith(PREFIX)])
+    result.ops += gate.ops
+    result.body += gate.body
+    activated += gate.activated
     result.facts = {"activated": activated, "merged": merged, "revoked": revoked}
+    result.facts["contradictions"] = gate.open
     if result.ops:
         result.subject = (
             f"{merged} lessons merged, {len(activated)} became active, {revoked} revoked"

@@ -179,6 +179,7 @@ def _run_steps(
         if step is not None and name == "outcomes":  # for the operational log (jobs/oplog.py)
             became, revoked = step.facts.get("activated", []), step.facts.get("revoked", 0)
             report.extra["outcomes"] = {"promotions": len(became), "revocations": revoked}
+            report.extra["contradictions"] = list(step.facts.get("contradictions", []))
         if after_step is not None:
             after_step(name)  # e.g. extend the workspace lock (the tests crash here)
     report.deferred = lists["deferred"]
