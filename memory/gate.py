@@ -105,8 +105,12 @@ class Gate:
                 out.append(op)
         return out
 
-    def _add(self, op: AddEntry, known: list[fmt.Entry]) -> list[Operation]:
+    def _add(
+        self, op: AddEntry, known: list[fmt.Entry], replaced: fmt.Entry | None = None
+    ) -> list[Operation]:
         found = cx.check(op.text, known, judge=self.judge)
+        if found.verdict == cx.NEW and replaced is not None:
+            found = cx.Finding(cx.CONTRADICT, replaced, "edited in place")
         other = found.entry
         self.landed.append(Landed(op.path, op.text, found.verdict, other.text if other else ""))
         if found.verdict == cx.CONFIRM and other is not None:
@@ -127,9 +131,10 @@ class Gate:
             meta += [(k, v) for k, v in old.meta if k.lower() in ("kind", "status")]
             return [ReplaceEntry(op.path, op.match, op.text, tuple(meta))]
         if is_active(old):
-            # an active entry is never overwritten by an agent: its new text lands beside it
+            # an active entry is never overwritten by an agent: its new text lands beside it,
+            # and an edit in place the words cannot relate still means to replace it
             others = [e for e in known if e is not old]
-            return self._add(AddEntry(op.path, op.text, op.meta), [old, *others])
+            return self._add(AddEntry(op.path, op.text, op.meta), [old, *others], old)
         found = cx.check(op.text, [e for e in known if e is not old], judge=self.judge)
         self.landed.append(Landed(op.path, op.text, found.verdict, _text(found.entry)))
         return [ReplaceEntry(op.path, op.match, op.text, self.stamp(op.meta))]

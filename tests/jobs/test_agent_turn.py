@@ -138,6 +138,7 @@ def test_question_in_a_thread_end_to_end(
             },
         ),
         claude.text("Cold caches after deploys; warming them in the deploy job stops the 504s."),
+        claude.text("REFINE"),  # the contradiction check asks the small model about the new line
         claude.text('{"remember": ["warm caches on deploy"], "stale": ["504s today"]}'),
     )
     client = create_app(rt.config, rt).test_client()
@@ -159,7 +160,7 @@ def test_question_in_a_thread_end_to_end(
     assert "Hippo-Key: slack-agent:slack:EvQ1" in commits[0].message
     text = rt.store.read("services/checkout-api.md")
     assert f"- warming the cache in the deploy job stops them [source: {permalink}; added: " in text
-    assert "by: hippo for W222]" in text
+    assert "by: hippo for W222; kind: fact; status: tentative; refines: 504s after deploys" in text
     (episode,) = _archive(rt)
     assert episode["remember"] == ["warm caches on deploy"] and episode["stale"] == ["504s today"]
     assert episode["files_touched"] == ["services/checkout-api.md"]
