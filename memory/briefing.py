@@ -80,10 +80,13 @@ class Line:
     status: str  # active | tentative
     where: str  # path:line in the memory
     kind: str = ""  # pattern, pitfall, … when the entry records one
+    contradicts: str = ""  # the entry this tentative one disputes (memory/gate.py)
 
     def render(self) -> str:
         kind = f" {self.kind}" if self.kind else ""
-        return f"- [{self.status}{kind}] {self.text} (source: {self.source}; {self.where})"
+        disputed = f"; contradicts “{self.contradicts}”" if self.contradicts else ""
+        where = f"(source: {self.source}; {self.where})"
+        return f"- [{self.status}{kind}{disputed}] {self.text} {where}"
 
     def as_dict(self) -> dict[str, str]:
         return {
@@ -93,6 +96,7 @@ class Line:
             "status": self.status,
             "where": self.where,
             "kind": self.kind,
+            "contradicts": self.contradicts,
         }
 
 
@@ -152,7 +156,8 @@ def _line(section: str, path: str, entry: fmt.Entry) -> Line:
     sources = entry.get_all("source") + entry.get_all("evidence")
     where = f"{path}:{entry.line + 1}"
     source = ", ".join(dict.fromkeys(sources)) or where
-    return Line(section, entry.text, source, _status(entry), where, entry.get("kind") or "")
+    kind, disputed = entry.get("kind") or "", fmt.unescape_value(entry.get("contradicts") or "")
+    return Line(section, entry.text, source, _status(entry), where, kind, disputed)
 
 
 @dataclass(frozen=True)
@@ -216,9 +221,9 @@ def memory_hits(reader: Reader, words: Sequence[str], skip: set[str]) -> list[Li
         if hit.path in skip or hit.path == TOMBSTONES or status == "revoked":
             continue
         where = f"{hit.path}:{hit.line}"
-        out.append(
-            Line(MEMORY, hit.text, meta.get("source") or where, status, where, meta.get("kind", ""))
-        )
+        source, kind = meta.get("source") or where, meta.get("kind", "")
+        disputed = fmt.unescape_value(meta.get("contradicts", ""))
+        out.append(Line(MEMORY, hit.text, source, status, where, kind, disputed))
     return out[:MEMORY_HITS]
 
 

@@ -36,7 +36,8 @@ DECISIONS = {
     "target; '..', a leading '/' and empty targets are invalid links (lint reports them).",
     10: "MEMORY.md budget: 200 lines and 25 KB (25,600 bytes), as Claude Code uses.",
     11: "Our extra keys: by, status (tentative|active|revoked), verified, scope, removed, reason, "
-    "evidence. Unknown keys are kept and reported by lint only when malformed.",
+    "evidence, kind (pattern|pitfall|win|stack-note|fact), contradicts, refines. Unknown keys "
+    "are kept and reported by lint only when malformed.",
     12: "Imperative entries are parsed like any other entry: memory is data, never instructions "
     "(the agent's prompt says so; the parser gives no line special power).",
     13: "Concurrency is not left to git: writes are entry operations re-applied on the newest tip "
@@ -48,8 +49,11 @@ DECISIONS = {
 
 KNOWN_KEYS = frozenset(
     {"source", "added", "by", "status", "verified", "scope", "removed", "reason", "evidence"}
+    | {"kind", "contradicts", "refines"}
 )
 STATUSES = frozenset({"tentative", "active", "revoked"})
+# What an agent learned (memory/gate.py): the quality gate's kinds, in the design's order.
+KINDS = ("pattern", "pitfall", "win", "stack-note", "fact")
 INDEX_MAX_LINES = 200
 INDEX_MAX_BYTES = 25 * 1024
 

@@ -27,7 +27,7 @@ from memory import contradictions as cx
 from memory import format as fmt
 from memory.operations import AddEntry, Meta, Operation, ReplaceEntry, WriteFile
 
-KINDS: Final = ("pattern", "pitfall", "win", "stack-note", "fact")
+KINDS: Final = fmt.KINDS
 DEFAULT_KIND: Final = "fact"
 TENTATIVE: Final = "tentative"
 MAX_QUOTE = 120  # characters of the older entry quoted in `contradicts:` / `refines:`

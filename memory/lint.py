@@ -17,6 +17,7 @@ from memory import secrets
 from memory.format import (
     INDEX_MAX_BYTES,
     INDEX_MAX_LINES,
+    KINDS,
     STATUSES,
     Document,
     link_target,
@@ -164,6 +165,8 @@ def entry_problems(text: str, meta: Sequence[tuple[str, str]]) -> list[tuple[str
         elif k == "status" and value.strip().lower() not in STATUSES:
             allowed = " | ".join(sorted(STATUSES))
             out.append(("bad-status", f"'status: {value}' is not one of {allowed}"))
+        elif k == "kind" and value.strip().lower() not in KINDS:
+            out.append(("bad-kind", f"'kind: {value}' is not one of {' | '.join(KINDS)}"))
     return out
 
 

@@ -89,6 +89,8 @@ def promote(ctx: Context, paths: Iterable[str] | None = None) -> Promotions:
     for path in wanted:
         if not path.endswith(".md") or path.startswith(_NOT_HERE):
             continue
+        if "tentative" not in ctx.tree[path]:
+            continue  # most files: nothing an agent wrote waits there (no parse needed)
         live = [e for e in ctx.doc(path).entries if is_live(e)]
         for entry in (e for e in live if is_agents(e)):
             if entry.get("contradicts"):

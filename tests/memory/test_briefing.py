@@ -148,3 +148,21 @@ def test_estimate_leans_high_for_other_scripts() -> None:
     assert estimate_tokens("abcd" * 10) == 10
     assert estimate_tokens("返金") == 2  # six bytes
     assert briefing.DEFAULT_BUDGET == 1500
+
+
+def test_agents_entries_show_their_kind_status_and_dispute(store: Store) -> None:
+    """What an agent wrote through the gate (memory/gate.py) is marked tentative with its kind;
+    a line that contradicts an active entry says which; a revoked one never shows."""
+    person = "the refund api retries twice on a 502"
+    agent = "the refund api retries three times on a 502"
+    text = (
+        REFUNDS
+        + f"- {agent} [by: claude-code; kind: fact; status: tentative; contradicts: {person}]\n"
+        + "- refund exports need the ledger VPN [by: cursor; kind: pitfall; status: tentative]\n"
+        + "- refund exports run hourly [by: cursor; kind: fact; status: revoked]\n"
+    )
+    store.write([WriteFile("services/refunds.md", text)], author=ANN, message="agents")
+    b = build(store, "refund api retries exports")
+    assert f"- [tentative fact; contradicts “{person}”] {agent} (source: " in b.text
+    assert "- [tentative pitfall] refund exports need the ledger VPN" in b.text
+    assert f"- [active] {person}" in b.text and "hourly" not in b.text

@@ -162,6 +162,13 @@ def test_status_must_be_known() -> None:
     assert "active | revoked | tentative" in problem.message
 
 
+def test_kind_must_be_known() -> None:
+    """`kind` (what an agent learned, memory/gate.py) is pattern, pitfall, win, stack-note or fact."""
+    tree = good(**{"notes.md": b"- a [kind: gossip]\n- b [kind: stack-note]\n- c [kind: Pitfall]\n"})
+    [problem] = lint(tree)
+    assert (problem.line, problem.code) == (1, "bad-kind")
+
+
 def test_empty_values_are_reported() -> None:
     """A key with nothing after the colon is reported."""
     tree = good(**{"notes.md": b"- a [source: ; added: 2026-01-01]\n- b [by: U1]\n"})
