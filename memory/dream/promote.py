@@ -76,7 +76,11 @@ def _confirms(existing: fmt.Entry, entry: fmt.Entry) -> bool:
 
 
 def _lessons(ctx: Context) -> list[fmt.Entry]:
-    paths = sorted(p for p in ctx.tree if p.startswith(CONVENTIONS) and p.endswith(".md"))
+    paths = sorted(
+        p
+        for p, text in ctx.tree.items()
+        if p.startswith(CONVENTIONS) and p.endswith(".md") and "/pull/" in text
+    )
     return [e for p in paths for e in ctx.doc(p).entries if (e.get("status") or "") == "active"]
 
 
@@ -89,7 +93,7 @@ def promote(ctx: Context, paths: Iterable[str] | None = None) -> Promotions:
     for path in wanted:
         if not path.endswith(".md") or path.startswith(_NOT_HERE):
             continue
-        if "tentative" not in ctx.tree[path]:
+        if "kind:" not in ctx.tree[path] or "tentative" not in ctx.tree[path]:
             continue  # most files: nothing an agent wrote waits there (no parse needed)
         live = [e for e in ctx.doc(path).entries if is_live(e)]
         for entry in (e for e in live if is_agents(e)):

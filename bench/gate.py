@@ -1,0 +1,118 @@
+"""Time the quality gate on the generated 10,000-file memory (bench/search.py's).
+
+    python bench/gate.py [--files 10000] [--entries 300] [--agents 500] [--seed 7]
+
+1. The contradiction check per landed entry, as MCP `writeMemory` runs it: `Gate.apply` on one
+   AddEntry, reading the target file through hippo's Store (warm tree). The entries land in
+   random topic files: a third restate an entry there in other words (confirm), a third change
+   its number (contradict), a third are new sentences. Reported: ms per entry and the verdicts.
+2. The dream's promotion pass (`memory/dream/promote.py`) over the whole tree, after `--agents`
+   files got an agent's tentative entry (half of them with a second thread as evidence).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import date
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: the repository root holds `bench`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.search import Corpus, generate, git, pct
+from memory import format as fmt
+from memory.dream.context import Context
+from memory.dream.promote import promote
+from memory.dream.state import State
+from memory.gate import Gate
+from memory.git.store import Store
+from memory.ops import AddEntry
+
+THREAD = "https://acme.slack.com/archives/C0BENCH/p17000000000{:05d}"
+
+
+def variant(text: str, rng: random.Random, corpus: Corpus) -> tuple[str, str]:
+    """(expected verdict, entry text) for a new entry landing beside `text`."""
+    r = rng.random()
+    if r < 1 / 3:
+        return "confirm", text.lower()
+    if r < 2 / 3 and re.search(r"\d+", text):
+        return "contradict", re.sub(r"\d+", lambda m: str(int(m.group(0)) + 1), text, count=1)
+    return "new", corpus.sentence()
+
+
+def landing(store: Store, corpus: Corpus, rng: random.Random, n: int) -> None:
+    topics = [p for p in store.files() if p.startswith(("services/", "projects/"))]
+    times: list[float] = []
+    verdicts: Counter[str] = Counter()
+    expected: Counter[str] = Counter()
+    for i in range(n):
+        path = rng.choice(topics)
+        entries = fmt.parse(store.read(path)).entries
+        want, text = variant(rng.choice(entries).text, rng, corpus)
+        expected[want] += 1
+        gate = Gate()
+        op = AddEntry(path, text, (("source", THREAD.format(i)),))
+        t0 = time.perf_counter()
+        gate.apply([op], store.read_or_none)
+        times.append((time.perf_counter() - t0) * 1000)
+        verdicts[gate.landed[0].verdict] += 1
+    print(f"contradiction check per landed entry ({n}): p50 {pct(times, 50):.2f} ms, "
+          f"p95 {pct(times, 95):.2f} ms, max {max(times):.1f} ms")  # fmt: skip
+    print(f"  made as: {dict(expected)}; verdicts: {dict(verdicts)}")
+
+
+def dream_pass(store: Store, rng: random.Random, agents: int) -> None:
+    tree = {p: b.decode("utf-8", "replace") for p, b in store.tree().items()}
+    topics = sorted(p for p in tree if p.startswith(("services/", "projects/")))
+    for i, path in enumerate(rng.sample(topics, min(agents, len(topics)))):
+        extra = f"; evidence: {THREAD.format(90000 + i)}" if i % 2 else ""
+        meta = f"source: {THREAD.format(i)}{extra}; by: hippo for U1; kind: fact; status: tentative"
+        tree[path] += f"- an agent learned fact number {i} about {path} [{meta}]\n"
+    ctx = Context(run_id="bench", today=date(2026, 12, 1), tree=tree, state=State())
+    t0 = time.perf_counter()
+    done = promote(ctx)
+    seconds = time.perf_counter() - t0
+    print(f"dream promotion pass over {len(tree)} files ({agents} agents' entries): "
+          f"{seconds * 1000:.0f} ms; {len(done.activated)} promoted")  # fmt: skip
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--files", type=int, default=10_000)
+    ap.add_argument("--entries", type=int, default=300)
+    ap.add_argument("--agents", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=7)
+    opts = ap.parse_args()
+    rng = random.Random(opts.seed)
+    tmp = Path(tempfile.mkdtemp(prefix="hippo-bench-gate-"))
+    try:
+        root = tmp / "work"
+        root.mkdir(parents=True)
+        corpus = generate(root, opts.files, rng)
+        git(root, "init", "-q", "-b", "main")
+        git(root, "add", "-A")
+        git(root, "-c", "user.name=bench", "-c", "user.email=b@x", "commit", "-qm", "bench")
+        remote = str(tmp / "remote.git")
+        subprocess.run(["git", "clone", "-q", "--bare", str(root), remote], check=True)
+        store = Store.open(remote, tmp / "data", workspace="bench")
+        store.sync()
+        store.tree()  # warm, as a web or MCP process is
+        print(f"memory: {len(store.files())} files")
+        landing(store, corpus, rng, opts.entries)
+        dream_pass(store, rng, opts.agents)
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
