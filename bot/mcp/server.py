@@ -136,6 +136,10 @@ def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
             )
         )
 
+    _add_delete_tool(server, tools, who)
+
+
+def _add_delete_tool(server: MCPServer, tools: MemoryTools, who: Who) -> None:
     @server.tool(name="deleteMemory", annotations=ToolAnnotations(destructive_hint=True))
     def delete_memory(
         path: str,

@@ -18,18 +18,13 @@ import anthropic
 
 from integrations import agent, slack_thread
 from integrations.agent_tools import Toolbox, ToolError
-from integrations.gate_llm import judge_for
 from integrations.llm import Usage
-from jobs import oplog
+from jobs.agent.edits import HIPPO_EMAIL, push_edits
 from jobs.briefing import brief, guess_repo
-from jobs.config import today
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory import sandbox, secrets, snapshot
-from memory.contradictions import CONTRADICT
-from memory.errors import MemoryStoreError
-from memory.gate import Gate
 from memory.git.store import Author
 from memory.ops import AppendLine
 
@@ -38,7 +33,6 @@ DONE_TTL = 3 * 24 * 3600  # a redelivered task finds this and posts nothing twic
 THREAD_TTL = 90 * 24 * 3600  # a thread's pin and turns live this long after its last turn
 USAGE_TTL = 40 * 24 * 3600
 MAX_HISTORY = 20  # earlier turns sent with each question
-HIPPO_EMAIL = "hippo@hippo.invalid"
 NO_KEY_NOTE = (
     "_Written answers need an Anthropic API key (ANTHROPIC_API_KEY); "
     "here are the best matches in memory._"
@@ -190,24 +184,11 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     else:
         body, usage = _hits_answer(tools, q.text, briefing), Usage()
     permalink = rt.poster.permalink(q.channel, q.ts) if q.ts else f"slack:{q.channel}"
-    who = sandbox.Attribution(permalink, f"hippo for {q.user}", today(rt.config))
-    pushed = sandbox.push(
-        store,
-        copy,
-        who,
-        author=Author(f"hippo for {q.user}", HIPPO_EMAIL),
-        message=f"agent: edits from a Slack thread\n\nAsked: {q.text[:200]}",
-        key=f"slack-agent:{q.event_id}",
-        gate=Gate(judge=judge_for(rt.llm, rt.config.small_model)),
-    )
-    if "MEMORY.md" in pushed.paths and pushed.commit:
-        with contextlib.suppress(MemoryStoreError):  # the edit stands even if publishing fails
-            snapshot.publish(store, pushed.commit)  # new threads see the agent's index edit
+    pushed = push_edits(rt, copy, permalink, user=q.user, asked=q.text, event_id=q.event_id)
     out = Outcome(body, snap.version if snap else 0, usage, pushed.commit)
     out.files_read, out.files_touched = tools.read, list(pushed.paths)
     out.refused, out.hits = list(pushed.refused), [f"{h.path}:{h.line}" for h in tools.hits[:8]]
     _count_reads(rt, tools)
-    oplog.count(rt, oplog.CONTRADICTIONS, sum(x.verdict == CONTRADICT for x in pushed.landed))
     text = body + _citations(out, tools, copy_sources(rt, tools.read, body))
     rt.poster.post(q.channel, text, thread_ts=q.thread_ts or q.ts or None)
     rt.redis.set(f"{PREFIX}done:{q.event_id}", "1", ex=DONE_TTL)

@@ -1,0 +1,48 @@
+"""The Slack agent's edits pushed as one commit, each entry through the quality gate.
+
+memory/gate.py gives every entry the agent wrote a kind and `status: tentative` and runs the
+contradiction check (Claude's verdict when a key is set: integrations/gate_llm.py); what
+contradicts an existing entry is counted in the operational log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from integrations.gate_llm import judge_for
+from jobs import oplog
+from jobs.config import today
+from jobs.runtime import Runtime
+from memory import sandbox, snapshot
+from memory.contradictions import CONTRADICT
+from memory.errors import MemoryStoreError
+from memory.gate import Gate
+from memory.git.store import Author
+
+HIPPO_EMAIL = "hippo@hippo.invalid"
+
+
+def push_edits(
+    rt: Runtime,
+    copy: sandbox.WorkingCopy,
+    permalink: str,
+    *,
+    user: str,
+    asked: str,
+    event_id: str,
+) -> sandbox.Pushed:
+    """The turn's edits as one commit keyed by the Slack event, attributed to the thread."""
+    pushed = sandbox.push(
+        rt.store,
+        copy,
+        sandbox.Attribution(permalink, f"hippo for {user}", today(rt.config)),
+        author=Author(f"hippo for {user}", HIPPO_EMAIL),
+        message=f"agent: edits from a Slack thread\n\nAsked: {asked[:200]}",
+        key=f"slack-agent:{event_id}",
+        gate=Gate(judge=judge_for(rt.llm, rt.config.small_model)),
+    )
+    if "MEMORY.md" in pushed.paths and pushed.commit:
+        with contextlib.suppress(MemoryStoreError):  # the edit stands even if publishing fails
+            snapshot.publish(rt.store, pushed.commit)  # new threads see the agent's index edit
+    oplog.count(rt, oplog.CONTRADICTIONS, sum(x.verdict == CONTRADICT for x in pushed.landed))
+    return pushed
