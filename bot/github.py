@@ -15,6 +15,7 @@ from flask import Flask, Response, jsonify, request
 from integrations import metrics
 from integrations.github import verify_signature
 from jobs.celery_app import BROKER_DOWN, enqueue
+from jobs.github.checks import check_pitfalls
 from jobs.github.tasks import record_agent_push
 from jobs.runtime import Runtime
 from memory.lessons.outcomes import is_agent_pr
@@ -137,12 +138,13 @@ def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) ->
         return {"ignored": "not an agent pull request"}
     sender = _obj(payload.get("sender"))
     if action in ("opened", "synchronize", "reopened"):
-        if str(sender.get("login", "")).lower() in {a.lower() for a in config.agent_logins}:
-            sha = payload.get("after") or _obj(pr.get("head")).get("sha", "")
-            if sha:
-                record_agent_push(rt, repo, number, str(sha))
-                return {"recorded": sha}
-        return {"ignored": "a push by someone other than the agent"}
+        sha = str(payload.get("after") or _obj(pr.get("head")).get("sha", "") or "")
+        said = check_pitfalls(rt, repo, number, sha, installation)
+        agents = {a.lower() for a in config.agent_logins}
+        if sha and str(sender.get("login", "")).lower() in agents:
+            record_agent_push(rt, repo, number, sha)
+            return {"recorded": sha, **said}
+        return {"ignored": "a push by someone other than the agent", **said}
     if action != "closed":
         return {"ignored": f"pull_request {action}"}
     enqueue(

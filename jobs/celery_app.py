@@ -32,6 +32,7 @@ TASK_MODULES: tuple[str, ...] = (
     "jobs.slack.instructions",
     "jobs.agent.tasks",
     "jobs.github.tasks",
+    "jobs.github.checks",
     "jobs.dream",
     "jobs.maintenance",
 )

@@ -1,8 +1,9 @@
 """Celery tasks behind the GitHub app: learn from how people finished the agent's pull requests.
 
 Thin: fetch through integrations.github_pulls, decide with memory.lessons (outcomes, gate),
-write through the store with the delivery GUID as the idempotency key (a redelivery commits
-nothing and posts nothing), and post a short Slack note when a lesson becomes active.
+write through the store keyed by the pull request's outcome (a redelivery, or the same pull
+request learned again by the CLI, commits nothing and posts nothing), post a short Slack note
+when a lesson becomes active, and comment on the pull request (jobs/github/comments.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from integrations import github as gh
 from integrations.github_pulls import fetch_pull
 from integrations.lessons_llm import ClaudeJudge
 from jobs.celery_app import retrying, task, task_runtime
+from jobs.github import comments
 from jobs.runtime import Runtime
 from memory.errors import EntryConflict, TombstoneConflict
 from memory.git.store import Author, WriteResult
@@ -84,6 +86,13 @@ def _text(raw: bytes | str) -> str:
 
 def today(rt: Runtime) -> str:
     return datetime.now(ZoneInfo(rt.config.timezone or "UTC")).date().isoformat()
+
+
+def outcome_key(facts: po.PullFacts) -> str:
+    """The idempotency key of an ended pull request: its outcome, not the delivery that told us.
+    The webhook, `hippo github learn` and `backfill` (and a second delivery id) share it."""
+    landed = facts.landed_sha or facts.closed_at
+    return f"github:pr:{facts.repo}#{facts.number}@{landed}"
 
 
 def learn(
@@ -173,10 +182,11 @@ def process_pull_request(
     read: po.ContentReader | None = None,
 ) -> tuple[str, lessons.LessonPlan, bool]:
     """Fetch an ended agent pull request and learn from it (idempotent by delivery id)."""
-    if rt.store.find_key(delivery_id):
+    if rt.store.find_key(delivery_id):  # learned before keys were outcomes (older hippo)
         return "", lessons.LessonPlan(), False
+    gh = client or github_client(rt, installation_id, repo_full_name)
     facts = fetch_pull(
-        client or github_client(rt, installation_id, repo_full_name),
+        gh,
         repo_full_name,
         number,
         agent_logins=rt.config.agent_logins,
@@ -185,7 +195,9 @@ def process_pull_request(
         closed_by_type=sender_type,
         read=read,
     )
-    return learn(rt, facts, key=delivery_id)
+    learned = learn(rt, facts, key=outcome_key(facts))
+    comments.comment(rt, gh, repo_full_name, number, facts.url)
+    return learned
 
 
 @task("hippo.github.handle_pull_request", **RETRY)
