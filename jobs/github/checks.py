@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+import requests
 from celery import Task
 from github import Github, GithubException
 
@@ -101,7 +102,7 @@ def check_pull(
     return CheckResult(conclusion, findings, run.id)
 
 
-@task("hippo.github.check_pull_request", **retrying())
+@task("hippo.github.check_pull_request", **retrying(requests.RequestException))
 def check_pull_request(
     self: Task,
     *,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 
+import requests
 from github import Github, GithubException
 
 from integrations.github_checks import upsert_comment
@@ -19,8 +20,6 @@ from memory import format as fmt
 from memory.lessons.gate import conventions_path
 
 log = logging.getLogger(__name__)
-
-TRANSIENT = (429, 500, 502, 503, 504)
 
 
 def _short(url: str) -> str:
@@ -66,9 +65,10 @@ def body(entry: fmt.Entry, url: str, link: str) -> str:
 def comment(rt: Runtime, gh: Github, repo: str, number: int, url: str) -> str:
     """Post or edit hippo's comment on the pull request; '' when there is nothing to say.
 
-    A refusal (the App lacks Pull requests: write, the pull request is locked) is logged and
-    loses nothing; a transient GitHub error is raised so the task retries (everything before it
-    is idempotent)."""
+    Feedback, never a reason to fail: a refusal (the App lacks Pull requests: write, the pull
+    request is locked) or GitHub failing past PyGithub's own retries is logged, and the lesson,
+    already committed, stands. The next learn of the same pull request (a redelivery, `hippo
+    github learn`) posts it then."""
     if not rt.config.github_comments:
         return ""
     entry = lesson_for(rt.store.read_or_none(conventions_path(repo)), url)
@@ -78,7 +78,7 @@ def comment(rt: Runtime, gh: Github, repo: str, number: int, url: str) -> str:
     try:
         return upsert_comment(gh, repo, number, body(entry, url, link))
     except GithubException as exc:
-        if exc.status in TRANSIENT:
-            raise
         log.warning("could not comment on %s#%s: %s %s", repo, number, exc.status, exc.data)
-        return ""
+    except requests.RequestException as exc:
+        log.warning("could not comment on %s#%s: %s", repo, number, exc)
+    return ""
