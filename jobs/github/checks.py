@@ -10,6 +10,7 @@ a redelivery, or the same push delivered under another id, posts nothing new.
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass
 
 import requests
@@ -27,6 +28,7 @@ from memory.lessons.gate import conventions_path
 log = logging.getLogger(__name__)
 
 CHECK_TTL = 30 * 24 * 3600
+CLAIM_TTL = 600  # a claim whose task is gone (not redelivered) frees the commit after this
 TRANSIENT = (429, 500, 502, 503, 504)
 
 
@@ -78,12 +80,26 @@ def check_pull(
     head_sha: str,
     installation_id: int | None = None,
     client: Github | None = None,
+    owner: str = "",
 ) -> CheckResult:
     """Post the check run for `head_sha` once (a Redis claim per repository and commit)."""
     claim = _claim_key(repo, head_sha)
-    if rt.redis.get(claim):
+    # Claimed before the work, so two deliveries of one push racing each other post one run;
+    # the same task run again (its worker died) holds the claim already and goes on.
+    mine = f"pending:{owner or uuid.uuid4().hex}"
+    if (
+        not rt.redis.set(claim, mine, nx=True, ex=CLAIM_TTL)
+        and rt.redis.get(claim) != mine.encode()
+    ):
         return CheckResult("", [])
-    gh = client or github_client(rt, installation_id, repo)
+    try:
+        return _post(rt, repo, number, head_sha, client or github_client(rt, installation_id, repo))
+    except BaseException:
+        rt.redis.delete(claim)  # nothing was posted: a retry or a redelivery must run it
+        raise
+
+
+def _post(rt: Runtime, repo: str, number: int, head_sha: str, gh: Github) -> CheckResult:
     findings, lessons = find(rt, gh, repo, number)
     conclusion = rt.config.check_conclusion if findings else "neutral"
     title = f"{len(findings)} known pitfall(s)" if findings else "No known pitfall"
@@ -98,7 +114,7 @@ def check_pull(
         findings=findings,
         details_url=link if link.startswith("https://") else "",
     )
-    rt.redis.set(claim, str(run.id), ex=CHECK_TTL)
+    rt.redis.set(_claim_key(repo, head_sha), str(run.id), ex=CHECK_TTL)
     return CheckResult(conclusion, findings, run.id)
 
 
@@ -120,6 +136,7 @@ def check_pull_request(
             number=number,
             head_sha=head_sha,
             installation_id=installation_id,
+            owner=str(self.request.id or ""),
         )
     except GithubException as exc:
         if exc.status in TRANSIENT:

@@ -22,11 +22,20 @@ from jobs.github.tasks import process_pull_request
 from jobs.runtime import Runtime
 from memory import format as fmt
 from tests.fakes.anthropic import FakeAnthropic
-from tests.fakes.github import FakeGitHub, delivery_headers, pull_request_payload
+from tests.fakes.github import (
+    FakeGitHub,
+    commit_body,
+    delivery_headers,
+    file_body,
+    pull_body,
+    pull_request_payload,
+)
 from tests.github_scenario import (
     AGENT,
     EXPECTED,
     REPO,
+    TAUGHT_NEW,
+    TAUGHT_OLD,
     Branch,
     build_branches,
     serve_later,
@@ -253,3 +262,27 @@ def test_with_a_key_claude_adds_findings_that_cite_a_lesson(
     assert lines == [(3, "mock"), (13, "mock"), (15, "Claude")]
     note = fake_github.annotations(branch.head_sha)[-1]
     assert "asserts on a patched mock" in note["message"] and "Lesson:" in note["message"]
+
+
+def test_a_revoking_pull_request_is_told_the_lesson_is_revoked(
+    rt: Runtime, fake_github: FakeGitHub
+) -> None:
+    """A later pull request where people put the old way back revokes the lesson, and its
+    comment says so, with the reason; the earlier pull requests' comments stay one each."""
+    for n in (1, 2):
+        serve_taught(fake_github, n)
+        process_pull_request(
+            rt, delivery_id=f"d{n}", installation_id=None, repo_full_name=REPO, number=n
+        )
+    path = "tests/unit/test_3.py"
+    commits = [commit_body("a3", AGENT, AGENT), commit_body("h3", "bob", "web-flow")]
+    pull = pull_body(REPO, 3, commits=2, head_sha="h3", merge_commit_sha="m3")
+    fake_github.add_pull(REPO, pull, commits=commits, files=[file_body(path)])
+    fake_github.add_files(REPO, "a3", {path: TAUGHT_NEW.format(n=3)})
+    fake_github.add_files(REPO, "m3", {path: TAUGHT_OLD.format(n=3)})
+    process_pull_request(rt, delivery_id="d3", installation_id=None, repo_full_name=REPO, number=3)
+    entry = lesson(rt)
+    assert entry is not None and entry.get("status") == "revoked"
+    [said] = comments_on(fake_github, 3)
+    assert "(lesson revoked)" in said and "put the old way back in pull request #3" in said
+    assert [len(comments_on(fake_github, n)) for n in (1, 2)] == [1, 1]
