@@ -12,9 +12,7 @@ installation token. Every served body has `https://api.github.com` rewritten to 
 its prefix), because PyGithub follows embedded URLs and refuses other hosts. Every request is
 recorded in `requests`. Writes hippo makes are kept as GitHub keeps them: check runs
 (`POST /repos/{r}/check-runs`, later `PATCH`es append annotations, as GitHub does) in
-`check_runs`, and issue comments (`POST /repos/{r}/issues/{n}/comments`, `PATCH
-/repos/{r}/issues/comments/{id}`) in `comments`, each answered in the shape of a recorded
-api.github.com response (check-runs.create.201.json, issues.comments.get.200.json). App auth: `POST /app/installations/{id}/access_tokens` checks the JWT
+`check_runs`, and issue comments in `comments` (tests/fakes/github_writes.py). App auth: `POST /app/installations/{id}/access_tokens` checks the JWT
 (RS256) against `public_key` when one is set.
 """
 
@@ -24,9 +22,7 @@ import base64
 import copy
 import hashlib
 import hmac
-import itertools
 import json
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +34,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import jwt
 
 from tests.conftest import CONFORMANCE
+from tests.fakes.github_writes import CheckRun, IssueComment, Writes
 
 REST = CONFORMANCE / "github-rest" / "json"
 Json = Any
@@ -129,30 +126,6 @@ def comment_body(kind: str, login: str, body: str, *, path: str = "", state: str
 
 
 @dataclass
-class CheckRun:
-    """A check run as the fake keeps it: what was posted, annotations appended by updates."""
-
-    id: int
-    repo: str
-    body: Json  # the fields last sent (name, head_sha, status, conclusion, output…)
-    annotations: list[Json]
-
-
-@dataclass
-class IssueComment:
-    id: int
-    repo: str
-    number: int
-    login: str
-    body: str
-
-
-_CHECK_RUN = re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/check-runs(?:/(?P<id>\d+))?$")
-_ISSUE_COMMENTS = re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<n>\d+)/comments$")
-_COMMENT = re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/comments/(?P<id>\d+)$")
-
-
-@dataclass
 class Request:
     method: str
     path: str
@@ -171,10 +144,10 @@ class FakeGitHub:
         self.app_id: str = ""
         self._routes: dict[tuple[str, str], Handler] = {}
         self._files: dict[str, dict[str, dict[str, str]]] = {}  # repo → sha → path → text
-        self.check_runs: list[CheckRun] = []
-        self.comments: list[IssueComment] = []
-        self.login = "hippo-app[bot]"  # who the App's writes are by
-        self._ids = itertools.count(1001)
+        self.writes = Writes()  # check runs and issue comments, as GitHub keeps them
+        self.check_runs: list[CheckRun] = self.writes.check_runs
+        self.comments: list[IssueComment] = self.writes.comments
+        self.annotations = self.writes.annotations  # (head_sha='') → every annotation
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(
@@ -224,9 +197,7 @@ class FakeGitHub:
         self.route("GET", f"{base}/pulls/{n}/reviews", list(reviews))
         self.route("GET", f"{base}/pulls/{n}/comments", list(review_comments))
         for c in issue_comments:
-            self.comments.append(
-                IssueComment(int(c["id"]), repo, n, str(c["user"]["login"]), str(c["body"]))
-            )
+            self.writes.add_comment(repo, n, str(c["user"]["login"]), str(c["body"]), int(c["id"]))
         self.route("GET", f"{base}/issues/{n}", {**pull, "url": pull["issue_url"]})
         self.route("GET", f"{base}/issues/{n}/events", list(events))
 
@@ -252,82 +223,10 @@ class FakeGitHub:
         handler = self._routes.get((req.method, path))
         if handler is not None:
             return handler(req.query, req.body)
-        if m := _CHECK_RUN.match(path):
-            return self._check_run(req, m["repo"], int(m["id"] or 0))
-        if m := _ISSUE_COMMENTS.match(path):
-            return self._issue_comments(req, m["repo"], int(m["n"]))
-        if (m := _COMMENT.match(path)) and req.method == "PATCH":
-            return self._edit_comment(req, m["repo"], int(m["id"]))
+        written = self.writes.answer(req.method, path, req.body)
+        if written is not None:
+            return written
         return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com"}
-
-    # --- check runs and issue comments ------------------------------------------------------
-
-    def annotations(self, head_sha: str = "") -> list[Json]:
-        """Every annotation of the check runs (on `head_sha` when given)."""
-        runs = [r for r in self.check_runs if not head_sha or r.body["head_sha"] == head_sha]
-        return [a for r in runs for a in r.annotations]
-
-    def _check_run(self, req: Request, repo: str, run_id: int) -> tuple[int, Json]:
-        sent = json.loads(req.body or b"{}")
-        if req.method == "POST" and not run_id:
-            if not sent.get("name") or not sent.get("head_sha"):
-                return 422, {"message": "Invalid request.\n\nname and head_sha are required"}
-            run = CheckRun(next(self._ids), repo, {}, [])
-            with self._lock:
-                self.check_runs.append(run)
-        else:
-            found = [r for r in self.check_runs if r.id == run_id and r.repo == repo]
-            if not found or req.method != "PATCH":
-                return 404, {"message": "Not Found"}
-            run = found[0]
-        output = sent.get("output") or {}
-        if len(output.get("annotations") or []) > 50:
-            return 422, {"message": "Only 50 annotations are allowed per request"}
-        with self._lock:
-            run.annotations.extend(output.get("annotations") or [])
-            run.body = {**run.body, **sent}
-        return (201 if req.method == "POST" else 200), self._run_body(run)
-
-    def _run_body(self, run: CheckRun) -> Json:
-        body = copy.deepcopy(_recorded("check-runs.create.201.json"))
-        text = json.dumps(body).replace("dhruvmanila/pygithub-testing", run.repo)
-        body = json.loads(text.replace("1296027873", str(run.id)))
-        sent = run.body
-        body.update(name=sent.get("name"), head_sha=sent.get("head_sha"))
-        body.update(status=sent.get("status", "queued"), conclusion=sent.get("conclusion"))
-        body["details_url"] = sent.get("details_url") or body["html_url"]
-        out = sent.get("output") or {}
-        body["output"].update(title=out.get("title"), summary=out.get("summary"))
-        body["output"].update(text=out.get("text"), annotations_count=len(run.annotations))
-        return body
-
-    def _comment_body(self, c: IssueComment) -> Json:
-        body = copy.deepcopy(_recorded("issues.comments.get.200.json"))
-        text = json.dumps(body).replace("PyGithub/PyGithub", c.repo)
-        text = text.replace("/issues/28", f"/issues/{c.number}").replace("20227753", str(c.id))
-        body = json.loads(text)
-        body.update(body=c.body, user=user_body(c.login))
-        return body
-
-    def _issue_comments(self, req: Request, repo: str, n: int) -> tuple[int, Json]:
-        if req.method == "POST":
-            sent = json.loads(req.body or b"{}")
-            if not isinstance(sent.get("body"), str):
-                return 422, {"message": 'Invalid request.\n\n"body" wasn\'t supplied.'}
-            c = IssueComment(next(self._ids), repo, n, self.login, sent["body"])
-            with self._lock:
-                self.comments.append(c)
-            return 201, self._comment_body(c)
-        mine = [c for c in self.comments if c.repo == repo and c.number == n]
-        return 200, [self._comment_body(c) for c in mine]
-
-    def _edit_comment(self, req: Request, repo: str, comment_id: int) -> tuple[int, Json]:
-        found = [c for c in self.comments if c.id == comment_id and c.repo == repo]
-        if not found:
-            return 404, {"message": "Not Found"}
-        with self._lock:
-            found[0].body = json.loads(req.body or b"{}")["body"]
-        return 200, self._comment_body(found[0])
 
     def _mint(self, req: Request) -> tuple[int, Json]:
         if self.public_key is not None:
