@@ -37,6 +37,7 @@ from tests.github_scenario import (
     AGENT,
     EXPECTED,
     REPO,
+    Branch,
     build_branches,
     serve_later,
     serve_taught,
@@ -84,6 +85,29 @@ def teach(rt: Runtime, web: Any, fake: FakeGitHub) -> None:
     print(f"lesson: {entry.render()}\n")
 
 
+def check(web: Any, fake: FakeGitHub, b: Branch, latencies: list[float]) -> bool:
+    """Push pull request b's head; print its check run; True when it flags exactly EXPECTED."""
+    serve_later(fake, b)
+    start = time.perf_counter()
+    post(
+        web,
+        pull_request_payload(
+            "synchronize", repo=REPO, number=b.number, sender=AGENT, head_sha=b.head_sha
+        ),
+    )
+    run = wait_for(lambda: [r for r in fake.check_runs if r.body["head_sha"] == b.head_sha])[0]
+    latencies.append((time.perf_counter() - start) * 1000)
+    flagged = [(a["path"], a["start_line"]) for a in run.annotations]
+    right = flagged == EXPECTED[b.number]
+    verdict = "as expected" if right else f"EXPECTED {EXPECTED[b.number]}"
+    print(
+        f"#{b.number} {b.head_sha[:7]}: check run {run.body['conclusion']}, {run.body['output']['title']} ({verdict})"
+    )
+    for a in run.annotations:
+        print(f"    {a['path']}:{a['start_line']}  {a['raw_details'].strip()}")
+    return right
+
+
 def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="hippo-pitfalls-"))
     branches = build_branches(work / "shop")
@@ -101,35 +125,11 @@ def main() -> int:
         rt = Runtime(config)
         rt.store.init()
         web = create_app(config, rt).test_client()
-        ok, latencies = True, []
+        latencies: list[float] = []
         try:
             with start_worker(rt.celery, pool="solo", perform_ping_check=False):
                 teach(rt, web, fake)
-                for b in branches:
-                    serve_later(fake, b)
-                    start = time.perf_counter()
-                    post(
-                        web,
-                        pull_request_payload(
-                            "synchronize",
-                            repo=REPO,
-                            number=b.number,
-                            sender=AGENT,
-                            head_sha=b.head_sha,
-                        ),
-                    )
-                    run = wait_for(
-                        lambda b=b: [r for r in fake.check_runs if r.body["head_sha"] == b.head_sha]
-                    )[0]
-                    latencies.append((time.perf_counter() - start) * 1000)
-                    flagged = [(a["path"], a["start_line"]) for a in run.annotations]
-                    right = flagged == EXPECTED[b.number]
-                    ok &= right
-                    print(
-                        f"#{b.number} {b.head_sha[:7]}: check run {run.body['conclusion']}, {run.body['output']['title']} ({'as expected' if right else 'EXPECTED ' + str(EXPECTED[b.number])})"
-                    )
-                    for a in run.annotations:
-                        print(f"    {a['path']}:{a['start_line']}  {a['raw_details'].strip()}")
+                ok = all([check(web, fake, b, latencies) for b in branches])
         finally:
             rt.close()
             server.close()

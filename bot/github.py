@@ -138,13 +138,7 @@ def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) ->
         return {"ignored": "not an agent pull request"}
     sender = _obj(payload.get("sender"))
     if action in ("opened", "synchronize", "reopened"):
-        sha = str(payload.get("after") or _obj(pr.get("head")).get("sha", "") or "")
-        said = check_pitfalls(rt, repo, number, sha, installation)
-        agents = {a.lower() for a in config.agent_logins}
-        if sha and str(sender.get("login", "")).lower() in agents:
-            record_agent_push(rt, repo, number, sha)
-            return {"recorded": sha, **said}
-        return {"ignored": "a push by someone other than the agent", **said}
+        return _pushed(rt, payload, repo, number, str(sender.get("login", "")))
     if action != "closed":
         return {"ignored": f"pull_request {action}"}
     enqueue(
@@ -159,3 +153,17 @@ def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) ->
         sender_type=str(sender.get("type", "")),
     )
     return {"queued": "handle_pull_request"}
+
+
+def _pushed(
+    rt: Runtime, payload: dict[str, Any], repo: str, number: int, sender: str
+) -> dict[str, Any]:
+    """A new head on an agent pull request: queue the pitfall check; record the agent's own."""
+    pr = _obj(payload.get("pull_request"))
+    sha = str(payload.get("after") or _obj(pr.get("head")).get("sha", "") or "")
+    installation = _obj(payload.get("installation")).get("id")
+    said = check_pitfalls(rt, repo, number, sha, installation)
+    if sha and sender.lower() in {a.lower() for a in rt.config.agent_logins}:
+        record_agent_push(rt, repo, number, sha)
+        return {"recorded": sha, **said}
+    return {"ignored": "a push by someone other than the agent", **said}
