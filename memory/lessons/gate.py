@@ -195,7 +195,7 @@ def plan(
         out.became_active = match.get("status") != ACTIVE
         kept = [(k, v) for k, v in match.meta if k.lower() not in ("source", "status", "pitfall")]
         pit = _confirmed_pitfall(match, facts, outcome)
-        new_meta = tuple([("source", s) for s in out.sources] + kept + [("status", ACTIVE)] + pit)
+        new_meta = tuple([("source", s) for s in out.sources] + kept + pit + [("status", ACTIVE)])
         text = match.text
         if match.text.startswith(EDIT_PREFIX):  # our own observation, not a line Claude wrote
             text = _shared_text(facts, outcome, _entry_sig(match), sig) or text
