@@ -45,11 +45,15 @@ def body(entry: fmt.Entry, url: str, link: str) -> str:
         reason = entry.get("reason") or "people put the old way back"
         lines.append(f"Revoked: {reason}. hippo keeps it, marked, and no longer uses it.")
     elif status == "active":
-        others = [_short(s) for s in sources if s != url]
-        seen = " and ".join(others) or "an earlier pull request"
+        others = " and ".join(_short(s) for s in sources if s != url) or "an earlier pull request"
+        if sources and sources[-1] == url:
+            said = (
+                f"This lesson is now **active**: this pull request confirmed what {others} showed."
+            )
+        else:
+            said = f"This lesson is **active**: people made the same change here and in {others}."
         lines.append(
-            f"This lesson is now **active**: this pull request confirmed what {seen} showed. "
-            "The agent's next pull requests are checked against it (check run "
+            f"{said} The agent's next pull requests are checked against it (check run "
             "*hippo conventions*)."
         )
     else:

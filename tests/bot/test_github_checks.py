@@ -196,10 +196,17 @@ def test_learning_comments_once_and_says_when_a_lesson_became_active(
     learned = learn_one(rt, REPO, 2)
     assert not learned.committed and rt.store.head() == head
     assert comments_on(fake_github, 2) == second
-    edits = [
-        r for r in fake_github.requests if r.method in ("POST", "PATCH") and "comments" in r.path
-    ]
-    assert len(edits) == 2  # one comment created on each pull request, none edited or repeated
+    assert writes(fake_github) == ["POST", "POST"]  # one comment on each pull request, no more
+    # Learned again later, #1 now belongs to an active lesson: its one comment is edited.
+    assert not learn_one(rt, REPO, 1).committed
+    [edited] = comments_on(fake_github, 1)
+    assert "(lesson active)" in edited and "the same change here and in #2" in edited
+    assert writes(fake_github) == ["POST", "POST", "PATCH"]
+
+
+def writes(fake: FakeGitHub) -> list[str]:
+    """The comment writes hippo sent, in order."""
+    return [r.method for r in fake.requests if "comments" in r.path and r.method != "GET"]
 
 
 def test_one_archive_episode_per_outcome_whatever_the_door(
