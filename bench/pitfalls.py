@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from celery.contrib.testing.worker import start_worker
 
 from bot.app import create_app
+from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory import format as fmt
@@ -127,7 +128,7 @@ def main() -> int:
         web = create_app(config, rt).test_client()
         latencies: list[float] = []
         try:
-            with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+            with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
                 teach(rt, web, fake)
                 ok = all([check(web, fake, b, latencies) for b in branches])
         finally:

@@ -2,7 +2,7 @@
 
 `hippo github backfill owner/repo` walks the repository's recently closed pull requests, keeps
 the agent's, and learns from each, oldest first, exactly as the webhook task does. The write key
-is the pull request's outcome (jobs.github.tasks.outcome_key), shared with the webhook: running
+is the pull request's outcome (jobs.github.lessons.outcome_key), shared with the webhook: running
 it twice, or after the webhook learned the same pull request, changes nothing.
 """
 
@@ -16,7 +16,8 @@ from github import Github
 
 from integrations.github_pulls import fetch_pull
 from jobs.github import comments
-from jobs.github.tasks import github_client, learn, outcome_key, recorded_pushes
+from jobs.github.lessons import learn, outcome_key
+from jobs.github.tasks import github_client, recorded_pushes
 from jobs.runtime import Runtime
 from memory.lessons import outcomes as po
 

@@ -14,22 +14,22 @@ import uuid
 from dataclasses import dataclass
 
 import requests
-from celery import Task
 from github import Github, GithubException
 
 from integrations import github_checks as checks
 from integrations.pitfalls_llm import ClaudeReviewer
-from jobs.celery_app import enqueue, retrying, task, task_runtime
-from jobs.github.tasks import github_client, settings
+from jobs.github.tasks import github_client
 from jobs.runtime import Runtime
+from jobs.task_base import HippoCelery, HippoTask, retrying, task
 from memory.lessons import pitfalls
 from memory.lessons.gate import conventions_path
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("hippo.github")
 
 CHECK_TTL = 30 * 24 * 3600
 CLAIM_TTL = 600  # a claim whose task is gone (not redelivered) frees the commit after this
 TRANSIENT = (429, 500, 502, 503, 504)
+CHECK_PULL_REQUEST = "hippo.github.check_pull_request"
 
 
 @dataclass(frozen=True)
@@ -118,9 +118,9 @@ def _post(rt: Runtime, repo: str, number: int, head_sha: str, gh: Github) -> Che
     return CheckResult(conclusion, findings, run.id)
 
 
-@task("hippo.github.check_pull_request", **retrying(requests.RequestException))
+@task(CHECK_PULL_REQUEST, **retrying(requests.RequestException))
 def check_pull_request(
-    self: Task,
+    self: HippoTask,
     *,
     repo_full_name: str,
     number: int,
@@ -128,7 +128,7 @@ def check_pull_request(
     installation_id: int | None = None,
 ) -> str:
     """An agent pull request opened or pushed: the "hippo conventions" check run."""
-    rt = task_runtime()
+    rt = self.runtime
     try:
         result = check_pull(
             rt,
@@ -146,18 +146,5 @@ def check_pull_request(
     return result.conclusion
 
 
-def check_pitfalls(
-    rt: Runtime, repo: str, number: int, head_sha: str, installation_id: object
-) -> dict[str, str]:
-    """From the webhook route: queue the check for this head (when GitHub is configured)."""
-    if not head_sha or not settings(rt).configured:
-        return {}
-    enqueue(
-        rt,
-        "hippo.github.check_pull_request",
-        repo_full_name=repo,
-        number=number,
-        head_sha=head_sha,
-        installation_id=installation_id if isinstance(installation_id, int) else None,
-    )
-    return {"check": "queued"}
+def register(app: HippoCelery) -> None:
+    app.add_tasks(check_pull_request)

@@ -19,7 +19,7 @@ from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.lessons.gate import conventions_path
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("hippo.github")
 
 
 def _short(url: str) -> str:

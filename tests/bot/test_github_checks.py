@@ -15,6 +15,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
+from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.github.backfill import learn_one
 from jobs.github.checks import check_pull
@@ -86,7 +87,7 @@ def client(rt: Runtime) -> FlaskClient:
 def worker(rt: Runtime) -> Iterator[Runtime]:
     from celery.contrib.testing.worker import start_worker
 
-    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
         yield rt
 
 
