@@ -41,6 +41,13 @@ class Learning(NamedTuple):
 NOTHING = Learning("", lessons.LessonPlan(), False)
 
 
+def outcome_key(facts: po.PullFacts) -> str:
+    """The idempotency key of an ended pull request: its outcome, not the delivery that told us.
+    The webhook, `hippo github learn` and `backfill` (and a second delivery id) share it."""
+    landed = facts.landed_sha or facts.closed_at
+    return f"github:pr:{facts.repo}#{facts.number}@{landed}"
+
+
 def learn(
     rt: Runtime,
     facts: po.PullFacts,

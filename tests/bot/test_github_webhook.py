@@ -20,6 +20,7 @@ from jobs import oplog
 from jobs.briefing import brief
 from jobs.celery_app import make_celery
 from jobs.config import Config
+from jobs.github.checks import CHECK_PULL_REQUEST
 from jobs.github.lessons import learn
 from jobs.github.tasks import recorded_pushes
 from jobs.runtime import Runtime
@@ -147,14 +148,17 @@ def test_other_peoples_pull_requests_are_ignored(client: FlaskClient, rt: Runtim
 
 
 def test_agent_pushes_are_recorded(client: FlaskClient, rt: Runtime) -> None:
-    """opened/synchronize by the agent record its head SHA; a person's push is not recorded."""
+    """opened/synchronize by the agent record its head SHA; a person's push is not recorded.
+    Every head of an agent pull request, whoever pushed it, gets the pitfall check queued."""
     opened = pull_request_payload("opened", repo=REPO, number=4, sender=AGENT, head_sha="s1")
     sync = pull_request_payload("synchronize", repo=REPO, number=4, sender=AGENT, head_sha="s2")
     human = pull_request_payload("synchronize", repo=REPO, number=4, sender="bob", head_sha="s3")
     for payload in (opened, sync, human):
-        assert post(client, "pull_request", payload).status_code == 202
+        response = post(client, "pull_request", payload)
+        assert response.status_code == 202 and response.json["check"] == "queued"
     assert recorded_pushes(rt, REPO, 4) == ["s1", "s2"]
-    assert queued(rt) == 0
+    tasks = [json.loads(m)["headers"]["task"] for m in rt.redis.lrange("celery", 0, -1)]
+    assert tasks == [CHECK_PULL_REQUEST] * 3
 
 
 def test_installation_reviews_comments_and_bad_bodies(client: FlaskClient, rt: Runtime) -> None:
