@@ -30,8 +30,9 @@ NEW: Final = "new"
 VERDICTS: tuple[Verdict, ...] = (CONFIRM, REFINE, CONTRADICT, NEW)
 SUBJECT = 0.5  # Jaccard of content words from which two entries are on one subject
 MAX_JUDGED = 8  # entries Claude is asked about per new entry (the closest first)
-# contradict first: a person must hear of it even when another entry agrees
-_RANK = {CONTRADICT: 0, CONFIRM: 1, REFINE: 2, NEW: 3}
+# An entry that already says it wins (a second thread repeating a disputed claim is evidence
+# on that claim's line, not a second disputed line); then a contradiction, a person must hear.
+_RANK = {CONFIRM: 0, CONTRADICT: 1, REFINE: 2, NEW: 3}
 
 
 class Judge(Protocol):
@@ -81,7 +82,7 @@ def check(
     judge: Judge | None = None,
 ) -> Finding:
     """The verdict of `new` against the live entries of its subject (revoked ones ignored):
-    a contradiction of any wins, then a confirmation, a refinement, else new."""
+    a confirmation of any wins, then a contradiction, a refinement, else new."""
     found: list[tuple[int, int, Finding]] = []
     asked = 0
     for i, entry in enumerate(existing):

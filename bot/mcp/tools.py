@@ -134,7 +134,8 @@ class MemoryTools:
             batch, author=author_for(by), message=_msg(message), key=_key(by, key)
         )
         snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
-        self._count(gate)
+        if result.created:  # a retried call (same key) counts nothing again
+            self._count(gate)
         return {**_result(result), "landed": [_landed(x) for x in gate.landed]}
 
     def _count(self, gate: Gate) -> None:

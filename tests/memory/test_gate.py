@@ -52,8 +52,8 @@ def entries(text: str) -> list[fmt.Entry]:
     return fmt.parse(text).entries
 
 
-def test_a_contradiction_wins_over_an_agreement() -> None:
-    """Of several entries on the subject, the one contradicted is named (a person must hear)."""
+def test_the_contradicted_entry_is_named() -> None:
+    """Of several entries on the subject, the one contradicted is named (revoked ones ignored)."""
     known = entries(
         "# checkout\n"
         "- The checkout API retries vendor calls 5 times before failing\n"
@@ -146,3 +146,15 @@ def test_a_metadata_edit_keeps_status() -> None:
         lambda p: current,
     )
     assert isinstance(op, ReplaceEntry) and dict(op.meta)["status"] == "tentative"
+
+
+def test_a_second_thread_repeating_a_disputed_claim_is_evidence_on_it() -> None:
+    """Thread B says what thread A's disputed line says: evidence there, not a second line."""
+    new = "The checkout API retries vendor calls 3 times before failing"
+    disputed = f"- {new} [source: {SLACK}; kind: fact; status: tentative; contradicts: x y z]\n"
+    gate = Gate()
+    (op,) = gate.apply(
+        [AddEntry("c.md", new, (("source", OTHER_THREAD),))], lambda p: PERSON + disputed
+    )
+    assert isinstance(op, ReplaceEntry) and op.match == new
+    assert ("evidence", OTHER_THREAD) in op.meta and gate.contradictions == 0
