@@ -5,7 +5,8 @@ A tentative entry with a `kind` (an agent's, memory/gate.py) becomes `active` wh
 1. it was seen from two independent places: its sources and `evidence:` (another Slack thread,
    another agent) name two origins (memory.gate.origins: one thread counts once);
 2. a verifier found every claim in it true (the corrections step wrote `verified: <date>`);
-3. a person's own entry in the same file (no `status`, no `kind`) states the same fact;
+3. a person's own entry (no `status`, no `kind`) in the same file or in inbox.md, where notes
+   land that name no topic, states the same fact;
 4. a lesson of a pull request outcome (`conventions/`, citing the pull request) states it.
 
 The evidence is recorded on the entry (`evidence:`) and in the step's commit message. An entry
@@ -25,6 +26,7 @@ from memory.gate import is_live, origins
 from memory.ops import Operation, ReplaceEntry
 
 CONVENTIONS = "conventions/"
+INBOX = "inbox.md"
 _NOT_HERE = ("archive/", ".dream/", "daily/")
 
 
@@ -84,6 +86,10 @@ def _lessons(ctx: Context) -> list[fmt.Entry]:
     return [e for p in paths for e in ctx.doc(p).entries if (e.get("status") or "") == "active"]
 
 
+def _inbox(ctx: Context, path: str) -> list[fmt.Entry]:
+    return [] if path == INBOX or INBOX not in ctx.tree else ctx.doc(INBOX).entries
+
+
 def promote(ctx: Context, paths: Iterable[str] | None = None) -> Promotions:
     """The promotions of tonight, and the contradictions still open, over `paths` (default:
     every markdown file outside the archive, state and daily notes)."""
@@ -101,7 +107,7 @@ def promote(ctx: Context, paths: Iterable[str] | None = None) -> Promotions:
                 out.open.append(_open(path, entry))
                 continue
             lessons = _lessons(ctx) if lessons is None else lessons
-            found = evidence(entry, live, lessons)
+            found = evidence(entry, [*live, *_inbox(ctx, path)], lessons)
             if found:
                 _promote(out, path, entry, found)
     return out

@@ -39,6 +39,9 @@ CONVENTIONS = f"""# Conventions: acme/shop
 - {LESSON} [source: {PR1}; source: {PR2}; by: github; status: active]
 """
 STACK = f"# shop\n\n- {LESSON} [by: cursor; kind: pattern; status: tentative]\n"
+VPN = "The ledger export needs the office VPN"
+INBOX = f"# Inbox\n\n- the ledger export needs the office VPN [source: {THREAD_B}; by: U7]\n"
+LEDGER = f"# ledger\n\n- {VPN} [source: {THREAD_A}; by: hippo for U1; {AGENT}]\n"
 
 
 def test_the_outcomes_step_promotes_on_a_second_source(tmp_path: Path) -> None:
@@ -49,6 +52,8 @@ def test_the_outcomes_step_promotes_on_a_second_source(tmp_path: Path) -> None:
         "ops/deploys.md": DEPLOYS,
         "conventions/acme/shop.md": CONVENTIONS,
         "stack/shop.md": STACK,
+        "inbox.md": INBOX,
+        "services/ledger.md": LEDGER,
     }
     store.write([WriteFile(p, t) for p, t in files.items()], author=Author("a", "a@x"), message="s")
     report = dream(store, now=datetime(2026, 11, 30, 3))
@@ -67,7 +72,8 @@ def test_the_outcomes_step_promotes_on_a_second_source(tmp_path: Path) -> None:
     assert checkout[refunds] == ("active", ["verified 2026-11-20"])
     assert meta("ops/deploys.md")["Deploys freeze on Fridays after 15:00"] == ("active", ["by bob"])
     assert meta("stack/shop.md")[LESSON] == ("active", [PR2])
-    assert report.extra["outcomes"]["promotions"] == 4
+    assert meta("services/ledger.md")[VPN] == ("active", [THREAD_B])  # a person's inbox note
+    assert report.extra["outcomes"]["promotions"] == 5
     message = store.diff(at).commit.message
     assert "- active in ops/deploys.md: 'Deploys freeze on Fridays after 15:00' (evidence: by bob)" in message  # fmt: skip
 
