@@ -69,6 +69,8 @@ class Outcome:
     files_touched: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)
     hits: list[str] = field(default_factory=list)
+    # (new, existing): what the agent saved beside an entry it contradicts (memory/gate.py)
+    disputed: list[tuple[str, str]] = field(default_factory=list)
 
 
 def pin(rt: Runtime, q: Question) -> snapshot.Snapshot | None:
@@ -188,6 +190,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     out = Outcome(body, snap.version if snap else 0, usage, pushed.commit)
     out.files_read, out.files_touched = tools.read, list(pushed.paths)
     out.refused, out.hits = list(pushed.refused), [f"{h.path}:{h.line}" for h in tools.hits[:8]]
+    out.disputed = [(x.text, x.other) for x in pushed.landed if x.verdict == "contradict"]
     _count_reads(rt, tools)
     text = body + _citations(out, tools, copy_sources(rt, tools.read, body))
     rt.poster.post(q.channel, text, thread_ts=q.thread_ts or q.ts or None)
@@ -240,6 +243,8 @@ def _citations(out: Outcome, tools: Toolbox, sources: list[str]) -> str:
         parts.append(f"Saved: {saved} (commit `{out.commit[:8]}`)")
     for path, why in out.refused[:3]:
         parts.append(f"Not saved: `{path}`: {why}")
+    for new, old in out.disputed[:3]:
+        parts.append(f"Kept “{old}”: “{new}” is saved beside it as tentative; a person settles it")
     return ("\n\n" + "\n".join(f"_{p}_" for p in parts)) if parts else ""
 
 

@@ -62,7 +62,9 @@ def judge(claude: FakeAnthropic) -> Any:
     return answer
 
 
-def test_the_agents_edits_pass_the_gate(rt: Runtime, claude: FakeAnthropic) -> None:
+def test_the_agents_edits_pass_the_gate(
+    rt: Runtime, claude: FakeAnthropic, slack_fake: SlackFake
+) -> None:
     """Thread A: the agent rewrites a person's entry (5 → 3 retries), adds a REST line and a
     pitfall: all tentative with a kind, the person's entries intact, two contradictions
     counted (one by Claude). Thread B says the pitfall again: evidence. The dream promotes it."""
@@ -79,7 +81,10 @@ def test_the_agents_edits_pass_the_gate(rt: Runtime, claude: FakeAnthropic) -> N
         claude.text("Noted."),
     )
     claude.default = judge(claude)
-    take_turn(rt, _q("retries are 3 now, and we moved to REST", n=1))
+    out = take_turn(rt, _q("retries are 3 now, and we moved to REST", n=1))
+    assert out.disputed == [(new[0], RETRIES), (new[1], GRPC)]
+    reply = slack_fake.calls("chat.postMessage")[-1].form["text"]
+    assert f"Kept “{RETRIES}”: “{new[0]}” is saved beside it as tentative" in reply
     doc = {e.text: e for e in fmt.parse(rt.store.read(PATH)).entries}
     assert doc[RETRIES].get("status") is None and doc[GRPC].get("status") is None
     assert (doc[new[0]].get("status"), doc[new[0]].get("contradicts")) == ("tentative", RETRIES)
