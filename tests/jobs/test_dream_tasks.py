@@ -247,3 +247,31 @@ def test_the_dream_counts_its_promotions_and_the_digest_shows_the_day_before(
     assert oplog.day(rt.redis, "default", oplog.today())["promotions"] == 1
     texts = [b.get("text", {}).get("text", "") for b in digest_post(slack_fake)["blocks"]]
     assert any(t.startswith("*Activity on 2026-11-29*: 0 recalls · 4 briefings") for t in texts)
+
+
+def test_the_digest_lists_contradictions_and_the_agents_entries_made_active(
+    slack_runtime: Runtime, slack_fake: SlackFake
+) -> None:
+    """The quality gate through the nightly door: an agent's entry seen in two threads becomes
+    active (one promotion counted), a disputed one is listed for a person in the posted digest,
+    with the day before's contradictions counted."""
+    from jobs import oplog
+
+    old = "the release train leaves at 12:00"
+    agent = "kind: fact; status: tentative; by: hippo for U1"
+    a, b = (f"https://acme.slack.com/archives/C{n}/p170000000000010{n}" for n in (1, 2))
+    text = (
+        f"# Release\n\n- {old} [by: alice]\n"
+        f"- the release train leaves at 13:00 [source: {a}; {agent}; contradicts: {old}]\n"
+        f"- release trains skip bank holidays [source: {a}; evidence: {b}; {agent}]\n"
+    )
+    rt = seeded(slack_runtime)
+    rt.store.write([WriteFile("teams/train.md", text)], author=Author("a", "a@x"), message="m")
+    oplog.count_in(rt.redis, "default", oplog.CONTRADICTIONS, 2, day="2026-11-29")
+    assert run_dream(rt, now_iso="2026-11-30T03:00").status == "done"
+    assert oplog.day(rt.redis, "default", oplog.today())["promotions"] == 1
+    texts = [x.get("text", {}).get("text", "") for x in digest_post(slack_fake)["blocks"]]
+    settle = next(t for t in texts if t.startswith("*Contradictions to settle*"))
+    assert f"• `teams/train.md`: “the release train leaves at 13:00” contradicts “{old}”" in settle
+    assert "*Lessons now active*\n• release trains skip bank holidays" in texts
+    assert any(t.startswith("*Activity on 2026-11-29*:") and "2 contradictions" in t for t in texts)
