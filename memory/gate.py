@@ -25,7 +25,7 @@ from typing import Final
 
 from memory import contradictions as cx
 from memory import format as fmt
-from memory.operations import AddEntry, Meta, Operation, ReplaceEntry, WriteFile
+from memory.operations import AddEntry, Meta, Operation, RemoveEntry, ReplaceEntry, WriteFile
 
 KINDS: Final = fmt.KINDS
 DEFAULT_KIND: Final = "fact"
@@ -103,7 +103,19 @@ class Gate:
                 out.append(self._write(op, read(op.path) or ""))
             else:
                 out.append(op)
-        return out
+        return self._keep_disputed(out)
+
+    def _keep_disputed(self, ops: list[Operation]) -> list[Operation]:
+        """An agent removing the entry its new line contradicts (a delete and an add, not an
+        edit in place) would overwrite it all the same: the removal is dropped."""
+        disputed = {
+            (x.path, fmt.normalise(x.other)) for x in self.landed if x.verdict == cx.CONTRADICT
+        }
+        return [
+            op
+            for op in ops
+            if not (isinstance(op, RemoveEntry) and (op.path, fmt.normalise(op.match)) in disputed)
+        ]
 
     def _add(
         self, op: AddEntry, known: list[fmt.Entry], replaced: fmt.Entry | None = None

@@ -7,7 +7,7 @@ import pytest
 from memory import contradictions as cx
 from memory import format as fmt
 from memory.gate import Gate, kind_of, origins
-from memory.ops import AddEntry, ReplaceEntry, WriteFile
+from memory.ops import AddEntry, RemoveEntry, ReplaceEntry, WriteFile
 
 SLACK = "https://acme.slack.com/archives/C1/p1700000000000100"
 OTHER_THREAD = "https://acme.slack.com/archives/C2/p1700000500000200"
@@ -158,3 +158,13 @@ def test_a_second_thread_repeating_a_disputed_claim_is_evidence_on_it() -> None:
     )
     assert isinstance(op, ReplaceEntry) and op.match == new
     assert ("evidence", OTHER_THREAD) in op.meta and gate.contradictions == 0
+
+
+def test_removing_the_contradicted_entry_is_dropped() -> None:
+    """A delete of the person's entry and an add of the contradicting one: the entry stays."""
+    old = "The checkout API retries vendor calls 5 times before failing"
+    new = "The checkout API retries vendor calls 3 times before failing"
+    gate = Gate()
+    ops = gate.apply([RemoveEntry("c.md", old), AddEntry("c.md", new)], lambda p: PERSON)
+    assert [type(op).__name__ for op in ops] == ["AddEntry"]
+    assert dict(ops[0].meta)["contradicts"] == old  # type: ignore[union-attr]
