@@ -111,7 +111,7 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
     out.append(_section(deleted))
     if report.activated:
         out.append(_section("*Lessons now active*\n" + _listed(report.activated)))
-    out += contradiction_blocks(report.extra.get("contradictions") or [])
+    out += contradiction_blocks(report.extra.get("contradictions") or [], console_url)
     if report.unverified:
         out.append(_section("*Unverified files*\n" + _listed(report.unverified, "files")))
     out += unused_blocks(report.unused, workspace) + oplog_blocks(
@@ -154,18 +154,21 @@ def oplog_blocks(day: dict[str, Any], used: list[tuple[str, str, int]] | None) -
     return [_section(text)]
 
 
-def contradiction_blocks(found: list[Contradiction]) -> list[Block]:
+def contradiction_blocks(found: list[Contradiction], console_url: str = "") -> list[Block]:
     """What agents wrote against an active entry (memory/gate.py): both are kept, the new one
-    tentative, until a person settles it (edit or forget one of them in the file)."""
+    tentative, until a person settles it (edits or forgets one of them in the file: each line
+    links to the file in the console)."""
     if not found:
         return []
-    lines = [
-        f"`{c.path}`: “{c.text}” contradicts “{c.contradicts}”"
-        + (f" (source: {c.source})" if c.source else "")
-        for c in found
-    ]
+    base = console_url.rstrip("/")
+    lines = []
+    for c in found[:MAX_LIST]:
+        where = f"<{base}/console/file/{c.path}|{_escape(c.path)}>" if base else f"`{c.path}`"
+        source = f" (source: {_escape(c.source)})" if c.source else ""
+        lines.append(f"{where}: “{_escape(c.text)}” contradicts “{_escape(c.contradicts)}”{source}")
+    more = f"\n…and {len(found) - MAX_LIST} more" if len(found) > MAX_LIST else ""
     head = "*Contradictions to settle* (the active entry stands; the new one is tentative)\n"
-    return [_section(head + _listed(lines, "contradictions"))]
+    return [_section(head + "\n".join(f"• {line}" for line in lines) + more)]
 
 
 def unused_blocks(paths: list[str], workspace: str) -> list[Block]:

@@ -272,6 +272,9 @@ def test_the_digest_lists_contradictions_and_the_agents_entries_made_active(
     assert oplog.day(rt.redis, "default", oplog.today())["promotions"] == 1
     texts = [x.get("text", {}).get("text", "") for x in digest_post(slack_fake)["blocks"]]
     settle = next(t for t in texts if t.startswith("*Contradictions to settle*"))
-    assert f"• `teams/train.md`: “the release train leaves at 13:00” contradicts “{old}”" in settle
+    assert (
+        "/console/file/teams/train.md|teams/train.md>: “the release train leaves at 13:00” "
+        in settle
+    )
     assert "*Lessons now active*\n• release trains skip bank holidays" in texts
     assert any(t.startswith("*Activity on 2026-11-29*:") and "2 contradictions" in t for t in texts)

@@ -81,6 +81,7 @@ def test_the_outcomes_step_promotes_on_a_second_source(tmp_path: Path) -> None:
         b.get("text", {}).get("text", "") for b in digest.blocks(report, console_url="http://h")
     ]
     settle = next(t for t in texts if t.startswith("*Contradictions to settle*"))
-    assert f"• `services/checkout.md`: “{NEW}” contradicts “{OLD}” (source: {THREAD_A})" in settle
+    link = "<http://h/console/file/services/checkout.md|services/checkout.md>"
+    assert f"• {link}: “{NEW}” contradicts “{OLD}” (source: {THREAD_A})" in settle
     active = next(t for t in texts if t.startswith("*Lessons now active*"))
     assert "• The vendor sandbox answers 504 under load" in active
