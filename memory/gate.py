@@ -26,11 +26,13 @@ from typing import Final
 from memory import contradictions as cx
 from memory import format as fmt
 from memory.operations import AddEntry, Meta, Operation, RemoveEntry, ReplaceEntry, WriteFile
+from memory.validate import MAX_FILE_BYTES
 
 KINDS: Final = fmt.KINDS
 DEFAULT_KIND: Final = "fact"
 TENTATIVE: Final = "tentative"
 MAX_QUOTE = 120  # characters of the older entry quoted in `contradicts:` / `refines:`
+MAX_COMPARISONS = 50_000  # ~2 µs each (cached word sets): a write's check stays under ~0.1 s
 
 Read = Callable[[str], str | None]
 
@@ -73,14 +75,18 @@ class Gate:
     kind: str = DEFAULT_KIND
     judge: cx.Judge | None = None
     landed: list[Landed] = field(default_factory=list)
+    budget: int = MAX_COMPARISONS  # entry pairs compared in one write, at most
 
     @property
     def contradictions(self) -> int:
         return sum(1 for x in self.landed if x.verdict == cx.CONTRADICT)
 
     def stamp(self, meta: Meta) -> Meta:
-        """The agent's metadata with a known kind and `status: tentative`."""
+        """The agent's metadata with a known kind and `status: tentative`. A status that is no
+        status at all is left for the write path to refuse with its message, as lint would."""
         kind = kind_of(dict((k.lower(), v) for k, v in meta).get("kind"), kind_of(self.kind))
+        if any(k.lower() == "status" and v.strip().lower() not in fmt.STATUSES for k, v in meta):
+            return (*[(k, v) for k, v in meta if k.lower() != "kind"], ("kind", kind))
         out = [(k, v) for k, v in meta if k.lower() not in ("kind", "status")]
         return (*out, ("kind", kind), ("status", TENTATIVE))
 
@@ -120,7 +126,7 @@ class Gate:
     def _add(
         self, op: AddEntry, known: list[fmt.Entry], replaced: fmt.Entry | None = None
     ) -> list[Operation]:
-        found = cx.check(op.text, known, judge=self.judge)
+        found = cx.check(op.text, self._within_budget(known), judge=self.judge)
         if found.verdict == cx.NEW and replaced is not None:
             found = cx.Finding(cx.CONTRADICT, replaced, "edited in place")
         other = found.entry
@@ -153,10 +159,13 @@ class Gate:
 
     def _write(self, op: WriteFile, old: str) -> WriteFile:
         """A whole file: each entry not in the old text is gated (against the old entries)."""
+        if len(op.content) > MAX_FILE_BYTES:
+            return op  # the write path refuses it with its limit: nothing worth gating
         before = [e for e in fmt.parse(old).entries if is_live(e)]
         known = {fmt.normalise(e.text) for e in before}
-        text = op.content
-        for e in fmt.parse(op.content).entries:
+        doc = fmt.parse(op.content)
+        lines = list(doc.lines)  # with their line endings: one pass, however long the file
+        for e in doc.entries:
             if fmt.normalise(e.text) in known:
                 continue
             gated = self._add(AddEntry(op.path, e.text, e.meta), before)
@@ -165,8 +174,17 @@ class Gate:
             line = fmt.render_entry(
                 e.text, meta or self.stamp(e.meta), indent=e.indent, marker=e.marker
             )
-            text = fmt.replace_line(text, e.line, line)
-        return WriteFile(op.path, text)
+            raw = lines[e.line]
+            lines[e.line] = line + raw[len(raw.rstrip("\r\n")) :]
+        return WriteFile(op.path, "".join(lines))
+
+    def _within_budget(self, known: list[fmt.Entry]) -> list[fmt.Entry]:
+        """The entries to compare a new one with, while the write's budget of comparisons
+        lasts (a whole file of new lines against a long file); past it, entries land as new."""
+        if len(known) > self.budget:
+            return []
+        self.budget -= len(known)
+        return known
 
 
 def _text(entry: fmt.Entry | None) -> str:

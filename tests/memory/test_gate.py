@@ -168,3 +168,24 @@ def test_removing_the_contradicted_entry_is_dropped() -> None:
     ops = gate.apply([RemoveEntry("c.md", old), AddEntry("c.md", new)], lambda p: PERSON)
     assert [type(op).__name__ for op in ops] == ["AddEntry"]
     assert dict(ops[0].meta)["contradicts"] == old  # type: ignore[union-attr]
+
+
+def test_a_long_whole_file_is_gated_in_one_pass_within_a_budget() -> None:
+    """2,000 old entries and 5,000 new ones: one pass over the lines, at most MAX_COMPARISONS
+    entry pairs compared (the rest land as new); a file over the size cap is left to the
+    write path, which refuses it."""
+    import time
+
+    old = "# big\n\n" + "".join(f"- service {i} answers on port {i + 1000}\n" for i in range(2000))
+    new = old + "".join(f"- worker {i} drains queue {i} nightly\n" for i in range(5000))
+    gate = Gate()
+    started = time.perf_counter()
+    (op,) = gate.apply([WriteFile("big.md", new)], lambda p: old)
+    assert time.perf_counter() - started < 10
+    assert isinstance(op, WriteFile)
+    got = entries(op.content)
+    assert len(got) == 7000 and got[0].get("status") is None
+    assert all(e.get("status") == "tentative" for e in got[2000:])
+    assert gate.budget >= 0 and len(gate.landed) == 5000
+    huge = WriteFile("huge.md", "- a line of text\n" * 200_000)
+    assert Gate().apply([huge], lambda p: None) == [huge]
