@@ -1,7 +1,8 @@
 """Search over one commit's tree: words and "quoted phrases", case-insensitive, ranked.
 
 The text lives in one folded blob (`memory.search_blob`), so finding a term is one C-speed pass
-rather than a Python loop over files. The rarest term drives the scan; other terms are checked
+rather than a Python loop over files. After a commit the index is updated from the tree diff
+(`SearchIndex.updated`), not rebuilt. The rarest term drives the scan; other terms are checked
 on the lines it finds. Every line has a prior (entry bonus less length penalty) computed at
 build, so with thousands of candidates only those whose upper bound can still make the top
 `limit` are scored, and only the final hits are decoded and parsed as entries.
@@ -38,6 +39,10 @@ ARCHIVE = "archive/"
 PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes
 WHOLE_PASS = 2000  # candidates still in reach above which whole-word lines are looked up
 PRESCORE = 4  # with many candidates, first score limit * PRESCORE of the best-looking ones
+# An update touching more files than this (or a quarter of them) builds afresh, and so does one
+# after which the text of replaced and removed files would pass this share of the blob.
+REBUILD_FILES = 256
+REBUILD_DEAD = 0.25
 
 _TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
 # Starts with a literal, so re's scanner jumps to it (a leading class would try every byte).
@@ -101,19 +106,26 @@ def matches_entry(query: str, text: str) -> bool:
 class SearchIndex:
     """A warm, read-only view of one commit's tree for search. Build once per commit."""
 
-    def __init__(self, blob: Blob) -> None:
+    def __init__(
+        self, blob: Blob, *, archive: bool = False, prior: list[float] | None = None, age: int = 0
+    ) -> None:
+        """The index of `blob`; `prior` holds the priors of its first lines when it grew from
+        an older index's blob (those lines are unchanged), so only new lines are scored."""
         self._blob = blob
         self.paths = blob.paths
+        self.archive = archive
+        self.age = age  # updates applied since the last full build
+        start = len(prior) if prior else 0
         # What a line scores before its query terms: the entry bonus, less the length penalty.
-        self._prior = [
+        self._prior = [*(prior or ())] + [
             (ENTRY_BONUS if b else 0.0) - LENGTH_PENALTY * min(n, LONG) / LONG
-            for b, n in zip(blob.bullet, blob.body, strict=False)
+            for b, n in zip(blob.bullet[start:], blob.body[start:], strict=True)
         ]
         # Facts removed on purpose (tombstones, revoked lessons) still hit, after live ones.
-        for k in blob.lines_matching(_REVOKED):
+        for k in blob.lines_matching(_REVOKED, start):
             self._prior[k] -= DEMOTED
-        if FORGOTTEN in self.paths:
-            f = self.paths.index(FORGOTTEN)
+        f = blob.live.get(FORGOTTEN)
+        if f is not None and blob.firsts[f] >= start:
             for k in range(blob.firsts[f], blob.firsts[f + 1]):
                 self._prior[k] -= DEMOTED
 
@@ -123,10 +135,28 @@ class SearchIndex:
         skipped. The archive (episodes, never put in context) is left out; `archive=True`
         indexes only it, for a search of episodes on purpose."""
         kept = {p: b for p, b in tree.items() if p.startswith(ARCHIVE) == archive}
-        return cls(Blob.build(kept))
+        return cls(Blob.build(kept), archive=archive)
+
+    def updated(self, tree: Mapping[str, bytes], changed: Iterable[str]) -> SearchIndex:
+        """The index of `tree`, which differs from this index's tree only in the `changed`
+        paths (added, modified or removed: a tree diff). A small change is applied to a copy;
+        a large one, or one that would leave dead text over REBUILD_DEAD of the blob, builds
+        afresh. This index stays as it was, for searches still running on it."""
+        blob = self._blob
+        mine = [p for p in dict.fromkeys(changed) if p.startswith(ARCHIVE) == self.archive]
+        if not mine:
+            return self
+        old = [blob.live[p] for p in mine if p in blob.live]
+        dying = blob.dead_bytes + sum(blob.starts[f + 1] - blob.starts[f] for f in old)
+        if len(mine) > max(REBUILD_FILES, len(blob.live) // 4) or dying > len(blob.data) * (
+            REBUILD_DEAD
+        ):
+            return SearchIndex.build(tree, archive=self.archive)
+        grown = blob.updated(tree, mine)
+        return SearchIndex(grown, archive=self.archive, prior=self._prior, age=self.age + 1)
 
     def __len__(self) -> int:
-        return len(self.paths)
+        return len(self._blob.live)
 
     def search(self, query: str, limit: int = 20) -> list[Hit]:
         """The best `limit` hits for `query`: every word/phrase occurs in the line or in its
@@ -140,7 +170,7 @@ class SearchIndex:
         # A line scores at most its prior + q.best + its file's context bonus. With many
         # candidates, score the best-looking few first: the k-th of those is a bar most of the
         # rest cannot reach, so they are dropped unscored; the rest go best-looking first.
-        heap: list[tuple[float, bytes, int, int, int]] = []
+        heap: list[tuple[float, bytes, int, int, int, int]] = []
         if len(found) <= limit * PRESCORE:
             self._rank(found, found, q, limit, heap, 0.0)
         else:
@@ -161,7 +191,7 @@ class SearchIndex:
                     [k for k in rest if k not in whole], found, q, limit, heap, q.partial, True
                 )
         heap.sort(reverse=True)
-        return [self._hit(k, f, score) for score, _, _, k, f in heap]
+        return [self._hit(k, f, score) for score, _, _, _, k, f in heap]
 
     def _rank(
         self,
@@ -169,15 +199,17 @@ class SearchIndex:
         files: Mapping[int, int],
         q: _Query,
         limit: int,
-        heap: list[tuple[float, bytes, int, int, int]],
+        heap: list[tuple[float, bytes, int, int, int, int]],
         short: float,
         ordered: bool = False,
     ) -> None:
-        """Push the scored `lines` into the top-`limit` heap (score, added, -line, line, file).
+        """Push the scored `lines` into the top-`limit` heap (score, added, -file rank, -line,
+        line, file): ties go to the first path, then the first line, as in a fresh build.
         Once it is full, skip a line whose bound (prior + context bonus + q.best - `short`, what
         these lines are known to miss) cannot reach the smallest; when `lines` come by falling
         prior, stop at the first that cannot, whatever its bonus."""
         prior, bonus, seq, blob = self._prior, q.bonus.get, q.sequence, self._blob
+        rank = blob.rank
         best = q.best - short
         top = best + max(q.bonus.values(), default=0.0)
         for k in lines:
@@ -191,7 +223,7 @@ class SearchIndex:
                 if bound < heap[0][0]:
                     continue
             score, added = self._score(k, f, q)
-            item = (score, added, -k, k, f)
+            item = (score, added, -rank[f], -k, k, f)
             if len(heap) < limit:
                 heapq.heappush(heap, item)
             elif item > heap[0]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import pairwise
@@ -41,7 +41,12 @@ def fold(text: str) -> str:
 class Blob:
     """Files f = 0..n-1 and lines k = 0..m-1 of the folded text. File f spans
     data[starts[f]:starts[f+1]-1] and line k spans data[lines[k]:lines[k+1]-1]; each file ends
-    with a b"\\n" of its own, so no line crosses files. Both lists end with len(data)."""
+    with a b"\\n" of its own, so no line crosses files. Both lists end with len(data).
+
+    A blob grows by `updated`: the old version of a changed file stays where it is, marked
+    dead (never a hit), and the new version is appended, so a commit costs what it changed
+    plus a copy of the arrays, not a fold of every file. `rank` orders files by path, so hits
+    tie-break as a fresh build of the same tree would."""
 
     paths: list[str]
     raws: list[bytes]  # the original bytes, to show hits as written
@@ -56,60 +61,49 @@ class Blob:
     body: list[int]  # per line: bytes before a trailing metadata bracket
     bullet: bytearray  # per line: 1 when it looks like an entry (a bullet in a .md file)
     fenced: set[int]  # files with code fences, where bullet-looking lines may be code
+    dead: frozenset[int] = frozenset()  # files replaced or removed since the blob was built
+    dead_bytes: int = 0  # the bytes of dead files, still scanned: a rebuild drops them
+    rank: list[int] = field(default_factory=list)  # per file: its place in path order
+    live: dict[str, int] = field(default_factory=dict)  # path -> file, live files only
     _entry_lines: dict[int, frozenset[int]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, tree: Mapping[str, bytes]) -> Blob:
         """Fold every UTF-8 text file of `tree`; binary and non-UTF-8 files are skipped."""
-        paths: list[str] = []
-        raws: list[bytes] = []
-        parts: list[bytes] = []
-        starts: list[int] = []
-        ctx_parts: list[bytes] = []
-        title_at: list[int] = []
-        fenced: set[int] = set()
-        pos = 0
-        for path in sorted(tree):
-            raw = tree[path]
-            low = _fold_bytes(raw)
-            if low is None:
-                continue
-            lo, hi = _first_line(low)
-            if b"```" in low or b"~~~" in low:
-                fenced.add(len(paths))
-            paths.append(path)
-            raws.append(raw)
-            starts.append(pos)
-            title_at.append(pos + lo)
-            parts += (low, b"\n")
-            ctx_parts.append(fold(path).encode() + b" " + low[lo:hi] + b"\n")
-            pos += len(low) + 1
-        data = b"".join(parts)
-        starts.append(len(data))
-        lines = [0, *(m.end() for m in _NEWLINE.finditer(data))]
-        line_of = {offset: k for k, offset in enumerate(lines)}
-        firsts = [line_of[s] for s in starts]
-        line_file: list[int] = []
-        for f, (a, b) in enumerate(pairwise(firsts)):
-            line_file += [f] * (b - a)
-        body = list(map(sub, lines[1:], lines))
-        for start, end in [m.span() for m in _META_TAIL.finditer(data)]:
-            k = line_of[end] - 1
-            body[k] = start - lines[k]
-        bullet = bytearray(len(lines) - 1)
-        heads = [m.start() + 1 for m in _BULLET_NL.finditer(data)]
-        heads += [0] if _BULLET.match(data) else []
-        md = [path.endswith(".md") for path in paths]
-        for k in map(line_of.__getitem__, heads):
-            bullet[k] = md[line_file[k]]
-        ctx_starts = [0]
-        for part in ctx_parts:
-            ctx_starts.append(ctx_starts[-1] + len(part))
-        titles = [line_of[t] for t in title_at]
-        ctx = b"".join(ctx_parts)
-        return cls(
-            paths, raws, data, starts, lines, ctx, ctx_starts, titles, firsts, line_file, body,
-            bullet, fenced,
+        empty = cls([], [], b"", [0], [0], b"", [0], [], [0], [], [], bytearray(), set())
+        return empty._extend(tree, frozenset())
+
+    def updated(self, tree: Mapping[str, bytes], changed: Iterable[str]) -> Blob:
+        """A new blob for `tree`, where only the `changed` paths (added, modified or removed)
+        differ from this blob's; this blob is left as it was, for searches still using it."""
+        paths = set(changed)
+        gone = {self.live[p] for p in paths if p in self.live}
+        return self._extend({p: tree[p] for p in paths if p in tree}, self.dead | gone)
+
+    def _extend(self, tree: Mapping[str, bytes], dead: frozenset[int]) -> Blob:
+        """This blob plus the files of `tree` appended (in path order), with `dead` files."""
+        seg = _Segment(tree)
+        n, m, size = len(self.paths), len(self.lines) - 1, len(self.data)
+        paths = self.paths + seg.paths
+        order = sorted(range(len(paths)), key=paths.__getitem__)
+        rank = [0] * len(paths)
+        for r, f in enumerate(order):
+            rank[f] = r
+        live = {p: f for p, f in self.live.items() if f not in dead}
+        live.update((p, n + i) for i, p in enumerate(seg.paths))
+        dead_bytes = sum(self.starts[f + 1] - self.starts[f] for f in dead)
+        return Blob(
+            paths, self.raws + seg.raws, self.data + seg.data,
+            self.starts[:-1] + [size + s for s in seg.starts],
+            self.lines + [size + x for x in seg.lines[1:]],
+            self.ctx + seg.ctx,
+            self.ctx_starts + [len(self.ctx) + c for c in seg.ctx_starts[1:]],
+            self.titles + [m + t for t in seg.titles],
+            self.firsts[:-1] + [m + x for x in seg.firsts],
+            self.line_file + [n + f for f in seg.line_file],
+            self.body + seg.body, self.bullet + seg.bullet,
+            self.fenced | {n + f for f in seg.fenced},
+            dead, dead_bytes, rank, live, dict(self._entry_lines),
         )  # fmt: skip
 
     def line(self, k: int) -> bytes:
@@ -124,7 +118,7 @@ class Blob:
         while pos >= 0:
             out.add(bisect_right(self.ctx_starts, pos) - 1)
             pos = find(term, ctx.find(b"\n", pos) + 1)
-        return out
+        return out - self.dead if self.dead else out
 
     def estimate(self, term: bytes) -> float:
         """Roughly how often `term` occurs, from a few evenly spaced samples."""
@@ -155,7 +149,11 @@ class Blob:
                 offsets.append(pos)
                 pos = find(term, pos + step, hi)
         line_of = partial(bisect_right, self.lines)
-        return [k - 1 for k in dict.fromkeys(map(line_of, offsets))]
+        found = [k - 1 for k in dict.fromkeys(map(line_of, offsets))]
+        if f is None and self.dead:
+            dead, line_file = self.dead, self.line_file
+            return [k for k in found if line_file[k] not in dead]
+        return found
 
     def whole_word_lines(self, terms: list[bytes], lines: list[int]) -> set[int]:
         """Those of `lines` where one of `terms` occurs as a whole word (no ASCII letter or
@@ -173,12 +171,12 @@ class Blob:
         rxs, at = [re.compile(word) for word in words], self.lines
         return {k for k in lines if any(rx.search(self.data, at[k], at[k + 1]) for rx in rxs)}
 
-    def lines_matching(self, rx: re.Pattern[bytes]) -> list[int]:
-        """The lines where `rx` matches (in the folded text), once each."""
+    def lines_matching(self, rx: re.Pattern[bytes], start: int = 0) -> list[int]:
+        """The lines from line `start` on where `rx` matches (in the folded text), once each;
+        lines of dead files may be among them."""
         line_of = partial(bisect_right, self.lines)
-        return [
-            k - 1 for k in dict.fromkeys(map(line_of, (m.start() for m in rx.finditer(self.data))))
-        ]
+        found = rx.finditer(self.data, self.lines[start])
+        return [k - 1 for k in dict.fromkeys(map(line_of, (m.start() for m in found)))]
 
     def has(self, term: bytes, k: int) -> bool:
         return self.data.find(term, self.lines[k], self.lines[k + 1] - 1) >= 0
@@ -206,6 +204,63 @@ class Blob:
         else:  # folding may have moved byte offsets: go by line number
             text = raw.split(b"\n")[self.line_no(k, f) - 1]
         return text.decode("utf-8").rstrip("\r")
+
+
+class _Segment:
+    """The folded files of one `tree`, with offsets from 0: what `Blob._extend` appends."""
+
+    def __init__(self, tree: Mapping[str, bytes]) -> None:
+        self.paths: list[str] = []
+        self.raws: list[bytes] = []
+        parts: list[bytes] = []
+        self.starts: list[int] = []
+        ctx_parts: list[bytes] = []
+        title_at: list[int] = []
+        self.fenced: set[int] = set()
+        pos = 0
+        for path in sorted(tree):
+            raw = tree[path]
+            low = _fold_bytes(raw)
+            if low is None:
+                continue
+            lo, hi = _first_line(low)
+            if b"```" in low or b"~~~" in low:
+                self.fenced.add(len(self.paths))
+            self.paths.append(path)
+            self.raws.append(raw)
+            self.starts.append(pos)
+            title_at.append(pos + lo)
+            parts += (low, b"\n")
+            ctx_parts.append(fold(path).encode() + b" " + low[lo:hi] + b"\n")
+            pos += len(low) + 1
+        self.data = b"".join(parts)
+        self.ctx = b"".join(ctx_parts)
+        self.ctx_starts = [0]
+        for part in ctx_parts:
+            self.ctx_starts.append(self.ctx_starts[-1] + len(part))
+        self._index_lines(title_at)
+
+    def _index_lines(self, title_at: list[int]) -> None:
+        """Line offsets, files, bodies, bullets and titles of the folded text."""
+        data = self.data
+        self.starts.append(len(data))
+        self.lines = lines = [0, *(m.end() for m in _NEWLINE.finditer(data))]
+        line_of = {offset: k for k, offset in enumerate(lines)}
+        self.firsts = [line_of[s] for s in self.starts]
+        self.line_file: list[int] = []
+        for f, (a, b) in enumerate(pairwise(self.firsts)):
+            self.line_file += [f] * (b - a)
+        self.body = list(map(sub, lines[1:], lines))
+        for start, end in [m.span() for m in _META_TAIL.finditer(data)]:
+            k = line_of[end] - 1
+            self.body[k] = start - lines[k]
+        self.bullet = bytearray(len(lines) - 1)
+        heads = [m.start() + 1 for m in _BULLET_NL.finditer(data)]
+        heads += [0] if _BULLET.match(data) else []
+        md = [path.endswith(".md") for path in self.paths]
+        for k in map(line_of.__getitem__, heads):
+            self.bullet[k] = md[self.line_file[k]]
+        self.titles = [line_of[t] for t in title_at]
 
 
 def _fold_bytes(raw: bytes) -> bytes | None:
