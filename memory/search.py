@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import heapq
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
@@ -107,20 +108,28 @@ class SearchIndex:
     """A warm, read-only view of one commit's tree for search. Build once per commit."""
 
     def __init__(
-        self, blob: Blob, *, archive: bool = False, prior: list[float] | None = None, age: int = 0
+        self,
+        blob: Blob,
+        *,
+        archive: bool = False,
+        prior: list[float] | None = None,
+        start: int = 0,
+        age: int = 0,
     ) -> None:
-        """The index of `blob`; `prior` holds the priors of its first lines when it grew from
-        an older index's blob (those lines are unchanged), so only new lines are scored."""
+        """The index of `blob`; `prior` holds the priors of its first `start` lines when it grew
+        from an older index's blob (those lines are unchanged), so only new lines are scored."""
         self._blob = blob
         self.paths = blob.paths
         self.archive = archive
         self.age = age  # updates applied since the last full build
-        start = len(prior) if prior else 0
+        start = 0 if prior is None else start
+        m = blob.size_lines
         # What a line scores before its query terms: the entry bonus, less the length penalty.
-        self._prior = [*(prior or ())] + [
+        fresh = [
             (ENTRY_BONUS if b else 0.0) - LENGTH_PENALTY * min(n, LONG) / LONG
-            for b, n in zip(blob.bullet[start:], blob.body[start:], strict=True)
+            for b, n in zip(blob.bullet[start:m], blob.body[start:m], strict=True)
         ]
+        self._prior = _grown(prior, start, fresh)
         # Facts removed on purpose (tombstones, revoked lessons) still hit, after live ones.
         for k in blob.lines_matching(_REVOKED, start):
             self._prior[k] -= DEMOTED
@@ -153,7 +162,9 @@ class SearchIndex:
         ):
             return SearchIndex.build(tree, archive=self.archive)
         grown = blob.updated(tree, mine)
-        return SearchIndex(grown, archive=self.archive, prior=self._prior, age=self.age + 1)
+        return SearchIndex(
+            grown, archive=self.archive, prior=self._prior, start=blob.size_lines, age=self.age + 1
+        )
 
     def __len__(self) -> int:
         return len(self._blob.live)
@@ -311,6 +322,21 @@ class SearchIndex:
             if entry is not None:
                 return Hit(path, line_no, entry.text, entry.metadata, score)
         return Hit(path, line_no, text.strip() or path, {}, score, entry=False)
+
+
+_GROW = threading.Lock()
+
+
+def _grown(prior: list[float] | None, start: int, fresh: list[float]) -> list[float]:
+    """The first `start` of `prior` then `fresh`: appended in place when no other index grew
+    from `prior` yet (the older index reads only its own lines), else on a copy."""
+    if prior is None:
+        return fresh
+    with _GROW:
+        if len(prior) == start:
+            prior.extend(fresh)
+            return prior
+    return prior[:start] + fresh
 
 
 class _Query:

@@ -8,6 +8,7 @@ Pure; built once per commit by `memory.search.SearchIndex`.
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -43,10 +44,10 @@ class Blob:
     data[starts[f]:starts[f+1]-1] and line k spans data[lines[k]:lines[k+1]-1]; each file ends
     with a b"\\n" of its own, so no line crosses files. Both lists end with len(data).
 
-    A blob grows by `updated`: the old version of a changed file stays where it is, marked
-    dead (never a hit), and the new version is appended, so a commit costs what it changed
-    plus a copy of the arrays, not a fold of every file. `rank` orders files by path, so hits
-    tie-break as a fresh build of the same tree would."""
+    A blob grows by `updated`: the old version of a changed file stays where it is, dead and
+    blanked (spaces, its newlines kept, so it can never hit), and the new version is appended,
+    so a commit costs what it changed plus one copy of the text, not a fold of every file.
+    `rank` orders files by path, so hits tie-break as a fresh build of the same tree would."""
 
     paths: list[str]
     raws: list[bytes]  # the original bytes, to show hits as written
@@ -62,48 +63,54 @@ class Blob:
     bullet: bytearray  # per line: 1 when it looks like an entry (a bullet in a .md file)
     fenced: set[int]  # files with code fences, where bullet-looking lines may be code
     dead: frozenset[int] = frozenset()  # files replaced or removed since the blob was built
-    dead_bytes: int = 0  # the bytes of dead files, still scanned: a rebuild drops them
+    dead_bytes: int = 0  # the bytes of dead files, blanked but still scanned: a rebuild drops them
     rank: list[int] = field(default_factory=list)  # per file: its place in path order
     live: dict[str, int] = field(default_factory=dict)  # path -> file, live files only
     _entry_lines: dict[int, frozenset[int]] = field(default_factory=dict)
+    # The per-line lists may be longer than this blob's lines: a newer blob grown from this one
+    # appends to them in place (this blob never reads past its own lines).
+    size_lines: int = 0
 
     @classmethod
     def build(cls, tree: Mapping[str, bytes]) -> Blob:
         """Fold every UTF-8 text file of `tree`; binary and non-UTF-8 files are skipped."""
         empty = cls([], [], b"", [0], [0], b"", [0], [], [0], [], [], bytearray(), set())
-        return empty._extend(tree, frozenset())
+        return empty._extend(tree, set())
 
     def updated(self, tree: Mapping[str, bytes], changed: Iterable[str]) -> Blob:
         """A new blob for `tree`, where only the `changed` paths (added, modified or removed)
         differ from this blob's; this blob is left as it was, for searches still using it."""
         paths = set(changed)
         gone = {self.live[p] for p in paths if p in self.live}
-        return self._extend({p: tree[p] for p in paths if p in tree}, self.dead | gone)
+        return self._extend({p: tree[p] for p in paths if p in tree}, gone)
 
-    def _extend(self, tree: Mapping[str, bytes], dead: frozenset[int]) -> Blob:
-        """This blob plus the files of `tree` appended (in path order), with `dead` files."""
+    def _extend(self, tree: Mapping[str, bytes], gone: set[int]) -> Blob:
+        """This blob with the `gone` files blanked and the files of `tree` appended."""
         seg = _Segment(tree)
-        n, m, size = len(self.paths), len(self.lines) - 1, len(self.data)
-        paths = self.paths + seg.paths
-        order = sorted(range(len(paths)), key=paths.__getitem__)
-        rank = [0] * len(paths)
-        for r, f in enumerate(order):
-            rank[f] = r
-        live = {p: f for p, f in self.live.items() if f not in dead}
+        n, m, size = len(self.paths), self.size_lines, len(self.data)
+        live = dict(self.live)
+        kept_rank = {p: self.rank[f] for p, f in live.items() if f in gone}
+        for f in gone:
+            del live[self.paths[f]]
         live.update((p, n + i) for i, p in enumerate(seg.paths))
-        dead_bytes = sum(self.starts[f + 1] - self.starts[f] for f in dead)
+        rank = self.rank + [kept_rank.get(p, -1) for p in seg.paths]
+        if -1 in rank[n:]:  # a new path: rank every live file again (a changed one keeps its own)
+            for r, (_, f) in enumerate(sorted(live.items())):
+                rank[f] = r
+        lines, line_file, body, bullet = _grow(
+            self, [size + x for x in seg.lines[1:]], [n + f for f in seg.line_file], seg
+        )
         return Blob(
-            paths, self.raws + seg.raws, self.data + seg.data,
-            self.starts[:-1] + [size + s for s in seg.starts],
-            self.lines + [size + x for x in seg.lines[1:]],
-            self.ctx + seg.ctx,
+            self.paths + seg.paths, self.raws + seg.raws,
+            _blanked(self.data, self.starts, gone, seg.data),
+            self.starts[:-1] + [size + s for s in seg.starts], lines,
+            _blanked(self.ctx, self.ctx_starts, gone, seg.ctx),
             self.ctx_starts + [len(self.ctx) + c for c in seg.ctx_starts[1:]],
             self.titles + [m + t for t in seg.titles],
-            self.firsts[:-1] + [m + x for x in seg.firsts],
-            self.line_file + [n + f for f in seg.line_file],
-            self.body + seg.body, self.bullet + seg.bullet,
-            self.fenced | {n + f for f in seg.fenced},
-            dead, dead_bytes, rank, live, dict(self._entry_lines),
+            self.firsts[:-1] + [m + x for x in seg.firsts], line_file, body, bullet,
+            self.fenced | {n + f for f in seg.fenced}, self.dead | gone,
+            self.dead_bytes + sum(self.starts[f + 1] - self.starts[f] for f in gone),
+            rank, live, dict(self._entry_lines), m + len(seg.lines) - 1,
         )  # fmt: skip
 
     def line(self, k: int) -> bytes:
@@ -118,7 +125,7 @@ class Blob:
         while pos >= 0:
             out.add(bisect_right(self.ctx_starts, pos) - 1)
             pos = find(term, ctx.find(b"\n", pos) + 1)
-        return out - self.dead if self.dead else out
+        return out
 
     def estimate(self, term: bytes) -> float:
         """Roughly how often `term` occurs, from a few evenly spaced samples."""
@@ -149,11 +156,7 @@ class Blob:
                 offsets.append(pos)
                 pos = find(term, pos + step, hi)
         line_of = partial(bisect_right, self.lines)
-        found = [k - 1 for k in dict.fromkeys(map(line_of, offsets))]
-        if f is None and self.dead:
-            dead, line_file = self.dead, self.line_file
-            return [k for k in found if line_file[k] not in dead]
-        return found
+        return [k - 1 for k in dict.fromkeys(map(line_of, offsets))]
 
     def whole_word_lines(self, terms: list[bytes], lines: list[int]) -> set[int]:
         """Those of `lines` where one of `terms` occurs as a whole word (no ASCII letter or
@@ -163,7 +166,7 @@ class Blob:
         words = [
             re.escape(t) + rb"(?<![A-Za-z0-9]" + re.escape(t) + rb")(?![A-Za-z0-9])" for t in terms
         ]
-        if len(lines) > len(self.lines) // 8:  # a good share of all lines: one pass is cheaper
+        if len(lines) > self.size_lines // 8:  # a good share of all lines: one pass is cheaper
             found: set[int] = set()
             for word in words:
                 found.update(self.lines_matching(re.compile(word + rb"[^\n]*")))
@@ -172,8 +175,7 @@ class Blob:
         return {k for k in lines if any(rx.search(self.data, at[k], at[k + 1]) for rx in rxs)}
 
     def lines_matching(self, rx: re.Pattern[bytes], start: int = 0) -> list[int]:
-        """The lines from line `start` on where `rx` matches (in the folded text), once each;
-        lines of dead files may be among them."""
+        """The lines from line `start` on where `rx` matches (in the folded text), once each."""
         line_of = partial(bisect_right, self.lines)
         found = rx.finditer(self.data, self.lines[start])
         return [k - 1 for k in dict.fromkeys(map(line_of, (m.start() for m in found)))]
@@ -204,6 +206,41 @@ class Blob:
         else:  # folding may have moved byte offsets: go by line number
             text = raw.split(b"\n")[self.line_no(k, f) - 1]
         return text.decode("utf-8").rstrip("\r")
+
+
+_GROW = threading.Lock()
+_BLANK = bytes(10 if b == 10 else 32 for b in range(256))  # every byte a space, but newlines
+
+
+def _grow(
+    blob: Blob, lines: list[int], line_file: list[int], seg: _Segment
+) -> tuple[list[int], list[int], list[int], bytearray]:
+    """`blob`'s per-line lists with a segment's appended: in place when no other blob grew
+    from `blob` yet (an older blob reads only its own lines), else on a copy."""
+    m = blob.size_lines
+    with _GROW:
+        if len(blob.line_file) != m:
+            return (
+                blob.lines[: m + 1] + lines, blob.line_file[:m] + line_file,
+                blob.body[:m] + seg.body, blob.bullet[:m] + seg.bullet,
+            )  # fmt: skip
+        blob.lines.extend(lines)
+        blob.line_file.extend(line_file)
+        blob.body.extend(seg.body)
+        blob.bullet.extend(seg.bullet)
+        return blob.lines, blob.line_file, blob.body, blob.bullet
+
+
+def _blanked(data: bytes, starts: list[int], files: set[int], tail: bytes) -> bytes:
+    """`data` with the spans of `files` blanked, then `tail`: one copy of the text."""
+    view, pos = memoryview(data), 0
+    parts: list[bytes | memoryview] = []
+    for f in sorted(files):
+        a, b = starts[f], starts[f + 1]
+        parts += (view[pos:a], data[a:b].translate(_BLANK))
+        pos = b
+    parts += (view[pos:], tail)
+    return b"".join(parts)
 
 
 class _Segment:

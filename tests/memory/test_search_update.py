@@ -44,11 +44,17 @@ def test_an_updated_index_answers_as_a_fresh_build(
     """Through any chain of commits (files added, changed, removed, made binary, tombstones and
     revoked entries), the updated index gives exactly the hits, scores and order of an index
     built afresh from the same tree, at any limit; the one it grew from still answers for its
-    own tree."""
+    own tree, whatever else grew from it."""
     index = SearchIndex.build(trees[0], archive=arch)
     for old, new in pairwise(trees):
         before = index
         index = index.updated(new, changes(old, new))
+        same_answers(index, new)
+        same_answers(before, old)
+        # A second index grown from the same one (two threads, two commits) disturbs neither.
+        other = old | {"fork.md": b"- a b fork\n"}
+        fork = before.updated(other, ["fork.md"])
+        same_answers(fork, other)
         same_answers(index, new)
         same_answers(before, old)
 
