@@ -134,10 +134,7 @@ def changed_paths(repo: pygit2.Repository, old: str, new: str, limit: int) -> li
     d = a.diff_to_tree(b)
     if len(d) > limit:
         return None
-    out: list[str] = []
-    for delta in d.deltas:
-        out += dict.fromkeys((delta.old_file.path, delta.new_file.path))
-    return out
+    return [p for delta in d.deltas for p in (delta.old_file.path, delta.new_file.path)]
 
 
 def revert_ops(

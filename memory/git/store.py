@@ -92,6 +92,7 @@ class Store(WritePath):
         self._remote_obj: pygit2.Repository | None = None
         self._trees: dict[str, dict[str, bytes]] = {}
         self._search: tuple[str, Any] | None = None
+        self._tree_diff: tuple[str, str, list[str]] = ("", "", [])  # from, to, paths changed
         self._paths: tuple[str, list[str]] | None = None
 
     @classmethod
@@ -336,7 +337,7 @@ class Store(WritePath):
         with self._tree_lock:  # web threads and the writer share this cache
             if sha not in self._trees:
                 target = self._repo[sha].peel(pygit2.Commit).tree
-                files = self._tree_from_cache(target)
+                files = self._tree_from_cache(sha, target)
                 if files is None:
                     files = {}
                     _walk(self._repo, target, "", files)
@@ -345,7 +346,7 @@ class Store(WritePath):
                 self._trees[sha] = files
             return self._trees[sha]
 
-    def _tree_from_cache(self, target: pygit2.Tree) -> dict[str, bytes] | None:
+    def _tree_from_cache(self, sha: str, target: pygit2.Tree) -> dict[str, bytes] | None:
         if not self._trees:
             return None
         base_sha = next(reversed(self._trees))
@@ -354,6 +355,8 @@ class Store(WritePath):
         if len(diff) > 500:
             return None  # far apart: a full walk is as cheap
         files = dict(self._trees[base_sha])
+        # The search index of base_sha is updated from the same diff (see `search`).
+        self._tree_diff = (base_sha, sha, [p for d in diff.deltas for p in _paths_of(d)])
         for delta in diff.deltas:
             if delta.status_char() == "D":
                 files.pop(delta.old_file.path, None)
@@ -393,7 +396,12 @@ class Store(WritePath):
             # After a commit the warm index is updated from the tree diff, not rebuilt.
             tree, index = self.tree(sha), None
             if warm is not None:
-                changed = history.changed_paths(self._repo, warm[0], sha, 2000)
+                known = self._tree_diff
+                changed = (
+                    known[2]
+                    if known[:2] == (warm[0], sha)
+                    else history.changed_paths(self._repo, warm[0], sha, 2000)
+                )
                 index = None if changed is None else warm[1].updated(tree, changed)
             warm = self._search = (sha, SearchIndex.build(tree) if index is None else index)
         return list(warm[1].search(query, limit=limit))
@@ -575,3 +583,7 @@ def _walk(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str, out: dict[str
             _walk(repo, obj, path + "/", out)
         elif isinstance(obj, pygit2.Blob):
             out[path] = bytes(obj.data)
+
+
+def _paths_of(delta: pygit2.DiffDelta) -> tuple[str, str]:
+    return delta.old_file.path, delta.new_file.path
