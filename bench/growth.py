@@ -133,7 +133,9 @@ def one_size(n: int, n_notes: int, n_queries: int, seed: int) -> dict[str, Any]:
         r["generate_s"] = time.perf_counter() - t0
         store = Store.open(str(remote), tmp / "data")
         r["first_fetch_ms"] = ms(store.sync)
+        phases = r["rss_by_phase_mb"] = {"fetched": rss_mb()}
         r["search_cold_ms"] = ms(lambda: store.search(qs[0], 20))
+        phases["indexed"] = rss_mb()
         warm = [ms(lambda q=q: store.search(q, 20)) for q in qs]
         r["search_p50_ms"], r["search_p99_ms"] = pct(warm, 50), pct(warm, 99)
         greps = [ms(lambda q=q: grep(remote, q)) for q in qs[:10]]
@@ -142,16 +144,18 @@ def one_size(n: int, n_notes: int, n_queries: int, seed: int) -> dict[str, Any]:
         r["note_p50_ms"], r["note_p99_ms"] = pct(ran["note"], 50), pct(ran["note"], 99)
         r["after_write_p50_ms"] = pct(ran["after"], 50)
         r["after_write_p99_ms"] = pct(ran["after"], 99)
+        phases["noted"] = rss_mb()
         gw = git_writer(work, max(3, n_notes // 4))
         r["git_writer_p50_ms"] = pct(gw, 50)
         tree = store.tree()
         r["lint_ms"] = ms(lambda: lint(tree))
+        phases["linted"] = rss_mb()
         verifiers, _ = fake_verifiers(random.Random(seed))
         t0 = time.perf_counter()
         report = dream(store, now=datetime(2026, 11, 30, 3, 0), verifiers=verifiers)
         r["dream_s"] = time.perf_counter() - t0
         r["dream_steps_s"] = {s.step: round(s.seconds, 3) for s in report.steps}
-        r["rss_now_mb"] = rss_mb()
+        r["rss_now_mb"] = phases["dreamed"] = rss_mb()
         r["rss_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
         r["cache_mb"] = du(tmp / "data") / 1e6
         r["remote_mb"] = du(remote) / 1e6
