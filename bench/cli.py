@@ -66,7 +66,7 @@ def main() -> int:
         cache = next((tmp / "d").rglob("cache.git"))
         commands = {
             "git --version": ["git", "--version"],
-            "git log -1": ["git", "-C", str(cache), "log", "-1", "hippo/main"],
+            "git log -1": ["git", "-C", str(cache), "log", "-1", "origin/main"],
             "hippo --help": [hippo, "--help"],
             "hippo note": [hippo, "note"],
             "hippo search": [hippo, "search", "ledger fact"],

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from integrations.safe_http import PrivateAllowance
-
 SLACK_API_DEFAULT = "https://slack.com/api/"
 GITHUB_API_DEFAULT = "https://api.github.com"
 
@@ -83,6 +81,8 @@ def _list(value: str) -> tuple[str, ...]:
 def _addresses(name: str, value: str) -> tuple[str, ...]:
     """HIPPO_VERIFY_PRIVATE: addresses, networks or address:port items."""
     items = _list(value)
+    if items:  # requests and urllib3 come with it: only when there is something to check
+        from integrations.safe_http import PrivateAllowance
     for item in items:
         try:
             PrivateAllowance.parse(item)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
-from jobs.dream import Outcome, run_dream
-from jobs.runtime import Runtime
-from memory.dream.run import STEPS
+
+if TYPE_CHECKING:  # the dream, its LLM client and Celery load when a dream runs, not for --help
+    from jobs.dream import Outcome
+    from jobs.runtime import Runtime
 
 
 def add_commands(sub: Any) -> None:
@@ -24,6 +25,9 @@ def add_commands(sub: Any) -> None:
 
 
 def dream(args: argparse.Namespace, rt: Runtime) -> int:
+    from jobs.dream import run_dream
+    from memory.dream.run import STEPS
+
     with out.progress("dream", total=len(STEPS)) as advance:
         outcome = run_dream(rt, args.workspace, args.now, on_step=advance)
     if args.json:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
-from typing import Any
-
-from github import GithubException
+from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
-from integrations.github import GitHubNotConfigured
-from jobs.github.backfill import Learned, backfill, learn_one
-from jobs.runtime import Runtime
+
+if TYPE_CHECKING:  # PyGithub loads when a command talks to GitHub, not for --help
+    from jobs.github.backfill import Learned
+    from jobs.runtime import Runtime
 
 
 def add_commands(sub: Any) -> None:
@@ -43,6 +42,11 @@ def _line(item: Learned) -> str:
 
 
 def run(args: argparse.Namespace, rt: Runtime) -> int:
+    from github import GithubException
+
+    from integrations.github import GitHubNotConfigured
+    from jobs.github.backfill import backfill, learn_one
+
     if "/" not in args.repo:
         out.error("give the repository as OWNER/REPO")
         return out.USAGE

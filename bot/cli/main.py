@@ -11,17 +11,18 @@ import argparse
 import importlib
 import importlib.metadata
 import signal
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
-
-import redis
+from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
 from jobs.config import Config, ConfigError
-from jobs.runtime import Runtime
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
+
+if TYPE_CHECKING:
+    from jobs.runtime import Runtime
 
 # Each module: `add_commands(sub)` adding subparsers whose defaults set
 # `func=handler`, `handler(args: argparse.Namespace, rt: Runtime) -> int`.
@@ -102,7 +103,9 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
         from pathlib import Path
 
         config = replace(config, data_dir=Path(args.data_dir))
-    rt = Runtime(config)
+    from jobs.runtime import Runtime  # the store and git: not for --help or a usage error
+
+    rt: Runtime = Runtime(config)
     previous = _exit_on_sigterm()
     try:
         return int(args.func(args, rt))
@@ -115,15 +118,24 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
     except MemoryStoreError as exc:
         out.error(str(exc))
         return out.FAILED
-    except redis.RedisError as exc:
-        out.error(f"Redis did not answer ({exc}); check REDIS_URL")
-        return out.UNREACHABLE
     except KeyboardInterrupt:
         return out.INTERRUPTED
+    except Exception as exc:
+        if not _is_redis_error(exc):
+            raise
+        out.error(f"Redis did not answer ({exc}); check REDIS_URL")
+        return out.UNREACHABLE
     finally:
         rt.close()  # leave the embedded Redis (the last hippo process to leave stops it)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _is_redis_error(exc: Exception) -> bool:
+    """A Redis error, without importing redis for commands that never use it (a command that
+    used Redis has imported it)."""
+    redis = sys.modules.get("redis")
+    return redis is not None and isinstance(exc, redis.RedisError)
 
 
 def _stop(signum: int, frame: object) -> None:

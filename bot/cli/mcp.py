@@ -7,13 +7,10 @@ import getpass
 import os
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from bot.mcp.server import build_server, fixed
-from bot.mcp.tools import MemoryTools
-from jobs.runtime import Runtime
+if TYPE_CHECKING:  # the MCP SDK loads when `hippo mcp` serves, not for --help
+    from jobs.runtime import Runtime
 
 
 def add_commands(sub: Any) -> None:
@@ -36,6 +33,11 @@ def serve(args: argparse.Namespace, rt: Runtime) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(128 + signum)
+
+    import anyio
+
+    from bot.mcp.server import build_server, fixed
+    from bot.mcp.tools import MemoryTools
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, stop)

@@ -7,15 +7,14 @@ import argparse
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.cli.output import progress
 from jobs.config import ConfigError
-from jobs.memory_auth import method
-from jobs.runtime import Runtime
 from memory.errors import MemoryStoreError
-from memory.git.store import BRANCH, is_local
-from memory.git.transport import is_ssh, redact
+
+if TYPE_CHECKING:  # the store (pygit2) loads when a command runs, not for --help
+    from jobs.runtime import Runtime
 
 Sub = Any
 
@@ -35,6 +34,10 @@ def _check(name: str, fn: Callable[[], str]) -> dict[str, Any]:
 
 
 def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
+    from jobs.memory_auth import method
+    from memory.git.store import BRANCH
+    from memory.git.transport import is_ssh, redact
+
     config = rt.config
     results: list[dict[str, Any]] = []
     remote = config.remote
@@ -86,6 +89,8 @@ def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_maintenance(args: argparse.Namespace, rt: Runtime) -> int:
+    from memory.git.store import is_local
+
     rt.store.sync()
     with progress("repacking", total=2 if is_local(rt.store.remote) else 1) as advance:
         done = rt.store.maintain(only_if_needed=args.if_needed, progress=advance)

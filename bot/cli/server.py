@@ -13,16 +13,15 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from filelock import FileLock
-from filelock import Timeout as FileLockTimeout
-from flask import Flask
-from werkzeug.serving import BaseWSGIServer, make_server
-
-from jobs import observe
 from jobs.metrics_dir import prepare
-from jobs.runtime import Runtime
+
+if TYPE_CHECKING:  # Flask, werkzeug and the store load when a server starts, not for --help
+    from flask import Flask
+    from werkzeug.serving import BaseWSGIServer
+
+    from jobs.runtime import Runtime
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
 
@@ -48,6 +47,8 @@ def metrics_env(rt: Runtime) -> dict[str, str]:
 def serve_in_thread(app: Flask, host: str = "127.0.0.1", port: int = 0) -> BaseWSGIServer:
     """Serve `app` from a daemon thread (threaded, like gunicorn's threads); `.shutdown()` ends it.
     The bound port is `server.server_port` (port 0 picks a free one)."""
+    from werkzeug.serving import make_server
+
     server = make_server(host, port, app, threaded=True)
     threading.Thread(target=server.serve_forever, name="hippo-web", daemon=True).start()
     return server
@@ -140,7 +141,11 @@ def cmd_beat(args: argparse.Namespace, rt: Runtime) -> int:
 
 def cmd_dev(args: argparse.Namespace, rt: Runtime) -> int:
     """Web (in this process) + worker with embedded beat (a child), until Ctrl-C or SIGTERM."""
+    from filelock import FileLock
+    from filelock import Timeout as FileLockTimeout
+
     from bot.app import create_app
+    from jobs import observe
 
     observe.install("web", rt.config.log_format, rt.config.log_level)
     # One `hippo dev` per data folder: a second would run a second beat (every digest twice).
@@ -171,6 +176,8 @@ def _holder(rt: Runtime) -> str:
 
 
 def _dev(args: argparse.Namespace, rt: Runtime, create_app: Any) -> int:
+    from werkzeug.serving import make_server
+
     rt.store.init()
     port = args.port or rt.config.port
     server = make_server(args.host, port, create_app(rt.config, rt), threaded=True)
@@ -209,6 +216,7 @@ def cmd_socket(args: argparse.Namespace, rt: Runtime) -> int:
     from slack_bolt.adapter.socket_mode import SocketModeHandler
 
     from bot.slack.app import make_slack_app
+    from jobs import observe
 
     observe.install("socket", rt.config.log_format, rt.config.log_level)
     handler = SocketModeHandler(make_slack_app(rt, socket_mode=True), rt.config.slack_app_token)
