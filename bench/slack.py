@@ -111,6 +111,7 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=3917)
     parser.add_argument("--pool", default="threads", help="Celery pool, as in the Procfile")
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--preload", action="store_true", help="gunicorn --preload")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="hippo-bench-slack-"))
@@ -141,6 +142,7 @@ def main() -> int:
             "8",
             "--bind",
             f"127.0.0.1:{args.port}",
+            *(["--preload"] if args.preload else []),
         ],
         env,
         work / "web.log",
@@ -148,12 +150,16 @@ def main() -> int:
     celery = ["-m", "celery", "-A", "jobs.worker", "worker", "-l", "warning", "--pool", args.pool]
     celery += ["--concurrency", str(args.concurrency), "--without-mingle", "--without-gossip"]
     worker = start([sys.executable, *celery], env, work / "worker.log")
+    # The floor, in the same run: an interpreter that imports nothing.
+    bare = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     try:
         wait_http(f"http://127.0.0.1:{args.port}/healthz")
         time.sleep(3)  # let the worker connect before the clock starts
-        return run(args, rt, work)
+        code = run(args, rt, work)
+        print_memory(web, worker, bare)
+        return code
     finally:
-        for p in (web, worker):
+        for p in (web, worker, bare):
             p.terminate()
         for p in (web, worker):
             try:
@@ -161,6 +167,23 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 p.kill()
         rt.close()
+
+
+def print_memory(web: Any, worker: Any, bare: Any) -> None:
+    """RSS and PSS (shared pages split among their sharers) of each process, after the run."""
+    import psutil
+
+    master = psutil.Process(web.pid)
+    rows = [("gunicorn master", master)]
+    rows += [(f"gunicorn worker {i + 1}", p) for i, p in enumerate(master.children())]
+    rows += [
+        ("celery worker", psutil.Process(worker.pid)),
+        ("bare python (floor)", psutil.Process(bare.pid)),
+    ]
+    print(f"{'process':24} {'RSS MB':>8} {'PSS MB':>8}")
+    for name, proc in rows:
+        info = proc.memory_full_info()
+        print(f"{name:24} {info.rss / 1e6:8.1f} {info.pss / 1e6:8.1f}")
 
 
 def run(args: argparse.Namespace, rt: Runtime, work: Path) -> int:
