@@ -34,8 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dream import fake_verifiers, generate  # bench/dream.py, this script's neighbour
-
+from bench.dream import fake_verifiers, generate
 from memory import notes
 from memory.dream.run import dream
 from memory.git.store import Author, Store
