@@ -2,7 +2,7 @@
 with the offsets that map a match back to its file and line, and per-line features for ranking.
 
 One blob makes a query a few C-speed `bytes.find` passes instead of a Python loop over files.
-Pure; built once per commit by `memory.search.SearchIndex`.
+Pure; built once by `memory.search.SearchIndex`, then grown from the tree diff of each commit.
 """
 
 from __future__ import annotations
