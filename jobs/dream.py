@@ -11,18 +11,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from celery import Task
 from celery.schedules import crontab
-from github import Github
 
 from integrations import github as gh
 from integrations import metrics
-from integrations.dream_llm import ClaudeDreamer
-from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
-from jobs.agent.turn import agent_usage
 from jobs.celery_app import task, task_runtime
 from jobs.config import Config
 from jobs.read_counts import last_reads, recall_counts
@@ -34,6 +30,11 @@ from memory.dream.claims import Claim
 from memory.dream.run import Report, dream
 from memory.dream.verifiers import Verdict, Verifier, Verifiers
 from memory.errors import MemoryStoreError
+
+# The verifiers (PyGithub, requests), Claude (anthropic) and the agent's counters load when a
+# dream runs: the web process imports this module to enqueue.
+if TYPE_CHECKING:
+    from github import Github
 
 log = logging.getLogger("hippo.dream")
 
@@ -88,6 +89,8 @@ class CountedVerifiers(Verifiers):
 
 def make_verifiers(rt: Runtime) -> Verifiers:
     """GitHub when configured, Slack when a bot token is set, HTTP for HIPPO_VERIFY_HOSTS."""
+    from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+
     config = rt.config
     found: list[Verifier] = []
     settings = gh.GitHubSettings(
@@ -141,6 +144,8 @@ def run_dream(
         verifiers = make_verifiers(rt)
         claude = None
         if rt.llm is not None:
+            from integrations.dream_llm import ClaudeDreamer
+
             claude = ClaudeDreamer(
                 rt.llm, verifiers, model=rt.config.model, allowed_hosts=rt.config.verify_hosts
             )
@@ -167,6 +172,8 @@ def run_dream(
         # a dream that died after its state commit still owes the snapshot and the digest
         if claude is not None:
             report.extra["usage"] = claude.usage()
+        from jobs.agent.turn import agent_usage
+
         # The agent's cache hits of the day before (its counters are per UTC day).
         yesterday = (now.astimezone(UTC) - timedelta(days=1)).date().isoformat()
         report.extra["agent_usage"] = agent_usage(rt.redis, yesterday)

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 from celery import Task
 from redis.exceptions import LockError
 
-from jobs.agent.turn import PREFIX, Question, take_turn
 from jobs.celery_app import task, task_runtime
 from jobs.runtime import Runtime
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
@@ -31,14 +29,24 @@ LOCK_TTL = 15 * 60  # one turn at a time per thread; a turn that runs longer los
 LOCK_WAIT = 60  # then the task retries later rather than hold a worker while the thread is busy
 RETRY_TTL = 7 * 24 * 3600  # how long a "Try again" button works
 
-# What is worth retrying: the provider busy or unreachable, the memory remote unreachable.
-RETRYABLE: tuple[type[Exception], ...] = (
-    anthropic.RateLimitError,
-    anthropic.InternalServerError,  # 500, 503, 504 and 529 (OverloadedError)
-    anthropic.APIConnectionError,  # APITimeoutError included
-    RemoteError,
-    LockTimeout,
-)
+# The agent (jobs.agent.turn) and the anthropic SDK load when a question is answered: the web
+# process imports this module to enqueue, and a worker without an API key never needs them
+# (anthropic alone is about 70 MB of a process).
+if TYPE_CHECKING:
+    from jobs.agent.turn import Question
+
+
+def retryable() -> tuple[type[Exception], ...]:
+    """What is worth retrying: the provider busy or unreachable, the memory remote unreachable."""
+    import anthropic
+
+    return (
+        anthropic.RateLimitError,
+        anthropic.InternalServerError,  # 500, 503, 504 and 529 (OverloadedError)
+        anthropic.APIConnectionError,  # APITimeoutError included
+        RemoteError,
+        LockTimeout,
+    )
 
 
 @task(TASK, bind=True, max_retries=MAX_RETRIES, acks_late=True)
@@ -60,6 +68,8 @@ def answer(
 
     Takes the mention router's context (`key`, `channel`, `ts`, `thread_ts`, `user`) or the
     explicit `team`/`event_id`; `retry_of` is the ts of a "Try again" message to replace."""
+    from jobs.agent.turn import PREFIX, Question, take_turn
+
     rt = task_runtime()
     q = Question(team, channel, thread_ts or ts, ts, user, text, event_id or key or self.request.id)
     if rt.redis.exists(f"{PREFIX}done:{q.event_id}"):
@@ -71,7 +81,7 @@ def answer(
         raise self.retry(countdown=BACKOFF)
     try:
         take_turn(rt, q)
-    except RETRYABLE as exc:
+    except retryable() as exc:
         retries = int(self.request.retries or 0)
         if retries < MAX_RETRIES:
             log.warning("agent turn %s failed (%s); retry %d", q.event_id, exc, retries + 1)
@@ -94,6 +104,8 @@ def answer(
 
 def offer_retry(rt: Runtime, q: Question, exc: Exception) -> None:
     """Tell the thread the turn failed, with a "Try again" button that re-runs it."""
+    from jobs.agent.turn import PREFIX
+
     rt.redis.set(f"{PREFIX}retry:{q.event_id}", json.dumps(q.__dict__), ex=RETRY_TTL)
     text = (
         f"Sorry, I could not answer: {_why(exc)}, even after retrying. Your question is kept, "
@@ -118,6 +130,8 @@ def offer_retry(rt: Runtime, q: Question, exc: Exception) -> None:
 
 def retry_from_button(rt: Runtime, value: str, action_ts: str) -> Question | None:
     """The question behind a "Try again" press, claimed once (a second press finds nothing)."""
+    from jobs.agent.turn import PREFIX, Question
+
     raw = rt.redis.getdel(f"{PREFIX}retry:{value}")
     if raw is None:
         return None
@@ -127,6 +141,8 @@ def retry_from_button(rt: Runtime, value: str, action_ts: str) -> Question | Non
 
 
 def _why(exc: Exception) -> str:
+    import anthropic
+
     if isinstance(exc, anthropic.RateLimitError):
         return "Claude's rate limit was reached"
     if isinstance(exc, anthropic.InternalServerError):

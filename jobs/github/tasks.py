@@ -11,16 +11,14 @@ import logging
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from celery import Task
-from github import Github, GithubException
 from slack_sdk.errors import SlackApiError
 
 from integrations import github as gh
-from integrations.github_pulls import fetch_pull
-from integrations.lessons_llm import ClaudeJudge
 from jobs.celery_app import retrying, task, task_runtime
 from jobs.runtime import Runtime
 from memory.errors import EntryConflict, TombstoneConflict
@@ -28,6 +26,9 @@ from memory.git.store import Author, WriteResult
 from memory.lessons import gate as lessons
 from memory.lessons import outcomes as po
 from memory.ops import Operation
+
+if TYPE_CHECKING:  # PyGithub loads when a pull request is fetched (the web imports this module)
+    from github import Github
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,8 @@ def learn(
     agents = rt.config.agent_logins
     outcome = po.classify(facts, agents)
     now = now or datetime.now(UTC).isoformat(timespec="seconds")
+    from integrations.lessons_llm import ClaudeJudge  # anthropic: only with an API key
+
     judge = ClaudeJudge(rt.llm, rt.config.small_model) if rt.llm is not None else None
     path = lessons.conventions_path(facts.repo)
     subject = f"pull request {facts.repo}#{facts.number}: {outcome.replace('_', ' ')}"
@@ -173,6 +176,8 @@ def process_pull_request(
     read: po.ContentReader | None = None,
 ) -> tuple[str, lessons.LessonPlan, bool]:
     """Fetch an ended agent pull request and learn from it (idempotent by delivery id)."""
+    from integrations.github_pulls import fetch_pull  # PyGithub: when a pull request is fetched
+
     if rt.store.find_key(delivery_id):
         return "", lessons.LessonPlan(), False
     facts = fetch_pull(
@@ -201,6 +206,8 @@ def handle_pull_request(
     sender_type: str = "",
 ) -> str:
     """A closed agent pull request: classify, archive the episode, maybe learn a lesson."""
+    from github import GithubException
+
     rt = task_runtime()
     try:
         outcome, plan, _ = process_pull_request(
