@@ -258,6 +258,7 @@ def run(args: argparse.Namespace, rt: Runtime, work: Path) -> int:
         "rate_per_s": args.rate,
         "sent_in_s": round(sent_for, 2),
         "http_failures": len(failures),
+        "failures_seen": sorted(set(failures))[:5],
         "ack_p50_ms": round(p50, 1),
         "ack_p99_ms": round(p99, 1),
         "ack_max_ms": round(latencies[-1], 1),
