@@ -129,10 +129,16 @@ class Runtime:
 
     @cached_property
     def celery(self) -> Celery:
-        """The Celery app on this Runtime's Redis; tasks run in this process use this Runtime."""
-        from jobs.celery_app import make_celery  # it imports this module
+        """The Celery app this process sends tasks through, by name (`jobs.celery_app.enqueue`).
+        Tasks run in the app `jobs.celery_app.make_celery(runtime)` builds, which carries its
+        Runtime to them; this one holds no tasks and never becomes Celery's current app."""
+        from celery import Celery
 
-        return make_celery(self.config, self)
+        from jobs import broker
+
+        app = Celery("hippo", set_as_current=False)
+        app.conf.update(broker.settings(self.config, self.redis_url))
+        return app
 
     def close(self) -> None:
         """Leave the embedded Redis, if this Runtime used it; the last process to leave stops it.

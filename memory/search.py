@@ -1,9 +1,9 @@
 """Search over one commit's tree: words and "quoted phrases", case-insensitive, ranked.
 
-The text lives in one folded blob (`memory.search_blob`), so finding a term is one C-speed pass
-rather than a Python loop over files. After a commit the index is updated from the tree diff
-(`SearchIndex.updated`), not rebuilt. The rarest term drives the scan; other terms are checked
-on the lines it finds. Every line has a prior (entry bonus less length penalty) computed at
+The text lives in one folded string (`memory.search_text.FoldedText`), so finding a term is one
+C-speed pass rather than a Python loop over files. After a commit the index is updated from the
+tree diff (`SearchIndex.updated`), not rebuilt. The rarest term drives the scan; other terms are
+checked on the lines it finds. Every line has a prior (entry bonus less length penalty) computed at
 build, so with thousands of candidates only those whose upper bound can still make the top
 `limit` are scored, and only the final hits are decoded and parsed as entries.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from memory.format import parse_entry
-from memory.search_blob import Blob, fold
+from memory.search_text import FoldedText, fold
 
 # Ranking weights. A hit's score is the sum of its term weights plus bonuses, minus penalties for
 # spread-out matches and long entries; `added` only breaks ties.
@@ -109,7 +109,7 @@ class SearchIndex:
 
     def __init__(
         self,
-        blob: Blob,
+        blob: FoldedText,
         *,
         archive: bool = False,
         prior: list[float] | None = None,
@@ -144,7 +144,7 @@ class SearchIndex:
         skipped. The archive (episodes, never put in context) is left out; `archive=True`
         indexes only it, for a search of episodes on purpose."""
         kept = {p: b for p, b in tree.items() if p.startswith(ARCHIVE) == archive}
-        return cls(Blob.build(kept), archive=archive)
+        return cls(FoldedText.build(kept), archive=archive)
 
     def updated(self, tree: Mapping[str, bytes], changed: Iterable[str]) -> SearchIndex:
         """The index of `tree`, which differs from this index's tree only in the `changed`

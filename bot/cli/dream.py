@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
 
-if TYPE_CHECKING:  # the dream, its LLM client and Celery load when a dream runs, not for --help
+if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
     from jobs.dream import Outcome
     from jobs.runtime import Runtime
 
@@ -21,10 +21,10 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("--workspace", default="", help="workspace (default: HIPPO_WORKSPACE)")
     out.add_json(p)
-    p.set_defaults(func=dream)
+    p.set_defaults(func=cmd_dream)
 
 
-def dream(args: argparse.Namespace, rt: Runtime) -> int:
+def cmd_dream(args: argparse.Namespace, rt: Runtime) -> int:
     from jobs.dream import run_dream
     from memory.dream.run import STEPS
 

@@ -32,7 +32,7 @@ def add_commands(sub: Any) -> None:
             help="GitHub App installation id (default: looked up from OWNER)",
         )
         out.add_json(q)
-        q.set_defaults(func=run)
+        q.set_defaults(func=cmd_github)
 
 
 def _line(item: Learned) -> str:
@@ -41,7 +41,7 @@ def _line(item: Learned) -> str:
     return f"#{item.number} {item.outcome.replace('_', ' ')}{lesson}{again}"
 
 
-def run(args: argparse.Namespace, rt: Runtime) -> int:
+def cmd_github(args: argparse.Namespace, rt: Runtime) -> int:
     from github import GithubException
 
     from integrations.github import GitHubNotConfigured

@@ -21,10 +21,15 @@ def add_commands(sub: Any) -> None:
         "over stdio. Commits are authored by --as (default: your login name).",
     )
     p.add_argument("--as", dest="author", default="", help="commit author name for writes")
-    p.set_defaults(func=serve)
+    p.set_defaults(func=cmd_mcp)
 
 
-def serve(args: argparse.Namespace, rt: Runtime) -> int:
+def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
+    import anyio
+
+    from bot.mcp.server import build_server, fixed
+    from bot.mcp.tools import MemoryTools
+
     def stop(signum: int, _frame: object) -> None:
         # The stdio reader thread is blocked in read(2) on stdin, which no signal interrupts,
         # and both asyncio's SIGINT handling (it cancels the task, then waits for that thread)
@@ -33,11 +38,6 @@ def serve(args: argparse.Namespace, rt: Runtime) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(128 + signum)
-
-    import anyio
-
-    from bot.mcp.server import build_server, fixed
-    from bot.mcp.tools import MemoryTools
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, stop)

@@ -7,11 +7,11 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.intake import Intent, claim, submit
+from bot.slack.claims import claim, submit
+from bot.slack.intent import Intent, SlackContext
 from jobs.runtime import Runtime
+from jobs.slack.tasks import FORGET, FORGET_PICK
 
-FORGET = "hippo.slack.forget"
-PICK = "hippo.slack.forget_pick"
 _FORGET = re.compile(r"^(?:please\s+)?forget\b\s*(?:that\s+|about\s+)?", re.I)
 _BUTTON = re.compile(r"^forget_(?:pick_\d+|cancel)$")  # action ids in jobs.slack.tasks
 
@@ -37,10 +37,12 @@ def listen(bolt: App, rt: Runtime) -> None:
         interaction = str(body.get("trigger_id") or action.get("action_ts") or question)
         submit(
             rt,
-            Intent(PICK, {"question": question, "pick": int(pick or -1)}),
+            Intent(FORGET_PICK, {"question": question, "pick": int(pick or -1)}),
             [("interaction", interaction)],
-            key=f"slack:{interaction}",
-            channel=channel,
-            message_ts=str(container.get("message_ts") or ""),
-            user=str((body.get("user") or {}).get("id") or ""),
+            SlackContext(
+                key=f"slack:{interaction}",
+                channel=channel,
+                message_ts=str(container.get("message_ts") or ""),
+                user=str((body.get("user") or {}).get("id") or ""),
+            ),
         )

@@ -127,16 +127,6 @@ def diff(repo: pygit2.Repository, commit: pygit2.Commit) -> Diff:
     return Diff(info(commit), files)
 
 
-def changed_paths(repo: pygit2.Repository, old: str, new: str, limit: int) -> list[str] | None:
-    """The paths added, modified or removed between two commits (a tree diff, which skips
-    unchanged subtrees), or None when more than `limit` changed."""
-    a, b = (repo[sha].peel(pygit2.Commit).tree for sha in (old, new))
-    d = a.diff_to_tree(b)
-    if len(d) > limit:
-        return None
-    return [p for delta in d.deltas for p in (delta.old_file.path, delta.new_file.path)]
-
-
 def revert_ops(
     repo: pygit2.Repository, target: pygit2.Commit, tip: pygit2.Commit
 ) -> list[Operation]:

@@ -2,7 +2,7 @@
 with the offsets that map a match back to its file and line, and per-line features for ranking.
 
 One blob makes a query a few C-speed `bytes.find` passes instead of a Python loop over files.
-Pure; built once by `memory.search.SearchIndex`, then grown from the tree diff of each commit.
+Pure; built once per commit by `memory.search.SearchIndex`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def fold(text: str) -> str:
 
 
 @dataclass
-class Blob:
+class FoldedText:
     """Files f = 0..n-1 and lines k = 0..m-1 of the folded text. File f spans
     data[starts[f]:starts[f+1]-1] and line k spans data[lines[k]:lines[k+1]-1]; each file ends
     with a b"\\n" of its own, so no line crosses files. Both lists end with len(data).
@@ -72,19 +72,19 @@ class Blob:
     size_lines: int = 0
 
     @classmethod
-    def build(cls, tree: Mapping[str, bytes]) -> Blob:
+    def build(cls, tree: Mapping[str, bytes]) -> FoldedText:
         """Fold every UTF-8 text file of `tree`; binary and non-UTF-8 files are skipped."""
         empty = cls([], [], b"", [0], [0], b"", [0], [], [0], [], [], bytearray(), set())
         return empty._extend(tree, set())
 
-    def updated(self, tree: Mapping[str, bytes], changed: Iterable[str]) -> Blob:
+    def updated(self, tree: Mapping[str, bytes], changed: Iterable[str]) -> FoldedText:
         """A new blob for `tree`, where only the `changed` paths (added, modified or removed)
         differ from this blob's; this blob is left as it was, for searches still using it."""
         paths = set(changed)
         gone = {self.live[p] for p in paths if p in self.live}
         return self._extend({p: tree[p] for p in paths if p in tree}, gone)
 
-    def _extend(self, tree: Mapping[str, bytes], gone: set[int]) -> Blob:
+    def _extend(self, tree: Mapping[str, bytes], gone: set[int]) -> FoldedText:
         """This blob with the `gone` files blanked and the files of `tree` appended."""
         seg = _Segment(tree)
         n, m, size = len(self.paths), self.size_lines, len(self.data)
@@ -100,7 +100,7 @@ class Blob:
         lines, line_file, body, bullet = _grow(
             self, [size + x for x in seg.lines[1:]], [n + f for f in seg.line_file], seg
         )
-        return Blob(
+        return FoldedText(
             self.paths + seg.paths, self.raws + seg.raws,
             _blanked(self.data, self.starts, gone, seg.data),
             self.starts[:-1] + [size + s for s in seg.starts], lines,
@@ -213,7 +213,7 @@ _BLANK = bytes(10 if b == 10 else 32 for b in range(256))  # every byte a space,
 
 
 def _grow(
-    blob: Blob, lines: list[int], line_file: list[int], seg: _Segment
+    blob: FoldedText, lines: list[int], line_file: list[int], seg: _Segment
 ) -> tuple[list[int], list[int], list[int], bytearray]:
     """`blob`'s per-line lists with a segment's appended: in place when no other blob grew
     from `blob` yet (an older blob reads only its own lines), else on a copy."""
@@ -244,7 +244,7 @@ def _blanked(data: bytes, starts: list[int], files: set[int], tail: bytes) -> by
 
 
 class _Segment:
-    """The folded files of one `tree`, with offsets from 0: what `Blob._extend` appends."""
+    """The folded files of one `tree`, with offsets from 0: what `FoldedText._extend` appends."""
 
     def __init__(self, tree: Mapping[str, bytes]) -> None:
         self.paths: list[str] = []
