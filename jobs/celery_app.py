@@ -22,6 +22,7 @@ from jobs import dream, journal, maintenance, observe
 from jobs.agent import tasks as agent_tasks
 from jobs.broker import BROKER_DOWN, settings
 from jobs.config import Config
+from jobs.github import checks as github_checks
 from jobs.github import tasks as github_tasks
 from jobs.health import Heartbeat, MetricsEndpoint
 from jobs.leases import LeaseRenewal
@@ -37,6 +38,7 @@ TASK_MODULES: tuple[TaskModule, ...] = (
     instructions,
     agent_tasks,
     github_tasks,
+    github_checks,
     dream,
     maintenance,
 )

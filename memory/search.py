@@ -11,6 +11,7 @@ build, so with thousands of candidates only those whose upper bound can still ma
 from __future__ import annotations
 
 import heapq
+import math
 import re
 import threading
 from collections.abc import Iterable, Mapping
@@ -40,6 +41,11 @@ ARCHIVE = "archive/"
 PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes
 WHOLE_PASS = 2000  # candidates still in reach above which whole-word lines are looked up
 PRESCORE = 4  # with many candidates, first score limit * PRESCORE of the best-looking ones
+ANY_TERMS = 12  # search_any weighs at most this many of the query's words
+ANY_WINDOWS = 4  # … estimating how rare each is from this many samples of the text
+ANY_FILES = 200  # … and looks for all but the rarest in at most this many files
+COMMON_SHARE = 0.01  # search_any drops words found in more than this share of the lines
+COMMON_FLOOR = 500.0  # … and more than this many times (a small memory keeps every word)
 # An update touching more files than this (or a quarter of them) builds afresh, and so does one
 # after which the text of replaced and removed files would pass this share of the blob.
 REBUILD_FILES = 256
@@ -203,6 +209,46 @@ class SearchIndex:
                 )
         heap.sort(reverse=True)
         return [self._hit(k, f, score) for score, _, _, _, k, f in heap]
+
+    def search_any(self, query: str, limit: int = 10) -> list[Hit]:
+        """The best `limit` lines holding any of the query's words, for a task written as prose
+        (a briefing), where few lines hold every word. Rarer words weigh more, a line holding
+        more of them ranks higher, and so does a file whose path or title holds them. Words on
+        more than COMMON_SHARE of the lines (and COMMON_FLOOR times) are dropped: they say
+        little about the task. For speed one word, the rarest, is looked for everywhere (one
+        pass over the text); the others only in the files that it, or a path or title, found
+        (at most ANY_FILES). Deterministic for a given tree and query; on an index updated
+        from a tree diff the rarity samples fall elsewhere in the text, so over 512 KB of text
+        (where `estimate` samples instead of counting) its weights can differ slightly."""
+        blob = self._blob
+        total = blob.size_lines - blob.dead_lines  # live lines: a fresh build's count
+        terms = list(dict.fromkeys(t.text for t in parse_query(query)))[:ANY_TERMS]
+        cap = max(total * COMMON_SHARE, COMMON_FLOOR)
+        seen = sorted((blob.estimate(t, ANY_WINDOWS), t) for t in terms)
+        weight = {t: math.log(1 + total / (1 + n)) for n, t in seen if n <= cap}
+        if limit <= 0 or not weight:
+            return []
+        named: dict[int, float] = {}  # file -> weight of the words its path or title holds
+        for t, w in weight.items():
+            for f in blob.context_files(t):
+                named[f] = named.get(f, 0.0) + w * CONTEXT_ONLY
+        driver = next(iter(weight))
+        scores = dict.fromkeys(blob.lines_with(driver), weight[driver])
+        # By path order (rank), not file number: an updated index appends files out of order.
+        rank = blob.rank
+        near = sorted({*named, *(blob.line_file[k] for k in scores)}, key=rank.__getitem__)
+        near = near[:ANY_FILES]
+        for t, w in list(weight.items())[1:]:
+            for f in near:
+                for k in blob.lines_with(t, f):
+                    scores[k] = scores.get(k, 0.0) + w
+        prior, line_file = self._prior, blob.line_file
+        ranked = (  # ties: the first path, then the first line, as in a fresh build
+            (round(w + prior[k] + named.get(f, 0.0), 4), -rank[f], -k, f)
+            for k, w in scores.items()
+            for f in (line_file[k],)
+        )
+        return [self._hit(-k, f, score) for score, _, k, f in heapq.nlargest(limit, ranked)]
 
     def _rank(
         self,

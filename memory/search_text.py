@@ -64,6 +64,7 @@ class FoldedText:
     fenced: set[int]  # files with code fences, where bullet-looking lines may be code
     dead: frozenset[int] = frozenset()  # files replaced or removed since the blob was built
     dead_bytes: int = 0  # the bytes of dead files, blanked but still scanned: a rebuild drops them
+    dead_lines: int = 0  # the lines of dead files (size_lines less this: the live lines)
     rank: list[int] = field(default_factory=list)  # per file: its place in path order
     live: dict[str, int] = field(default_factory=dict)  # path -> file, live files only
     _entry_lines: dict[int, frozenset[int]] = field(default_factory=dict)
@@ -110,6 +111,7 @@ class FoldedText:
             self.firsts[:-1] + [m + x for x in seg.firsts], line_file, body, bullet,
             self.fenced | {n + f for f in seg.fenced}, self.dead | gone,
             self.dead_bytes + sum(self.starts[f + 1] - self.starts[f] for f in gone),
+            self.dead_lines + sum(self.firsts[f + 1] - self.firsts[f] for f in gone),
             rank, live, dict(self._entry_lines), m + len(seg.lines) - 1,
         )  # fmt: skip
 
@@ -127,16 +129,14 @@ class FoldedText:
             pos = find(term, ctx.find(b"\n", pos) + 1)
         return out
 
-    def estimate(self, term: bytes) -> float:
-        """Roughly how often `term` occurs, from a few evenly spaced samples."""
+    def estimate(self, term: bytes, windows: int = _SAMPLE_WINDOWS) -> float:
+        """Roughly how often `term` occurs, from `windows` evenly spaced samples."""
         data, size = self.data, len(self.data)
-        if size <= _SAMPLE_WINDOWS * _SAMPLE_SIZE * 2:
+        if size <= windows * _SAMPLE_SIZE * 2:
             return float(data.count(term))
-        step = size // _SAMPLE_WINDOWS
-        seen = sum(
-            data.count(term, i * step, i * step + _SAMPLE_SIZE) for i in range(_SAMPLE_WINDOWS)
-        )
-        return seen * size / (_SAMPLE_WINDOWS * _SAMPLE_SIZE)
+        step = size // windows
+        seen = sum(data.count(term, i * step, i * step + _SAMPLE_SIZE) for i in range(windows))
+        return seen * size / (windows * _SAMPLE_SIZE)
 
     def lines_with(self, term: bytes, f: int | None = None) -> list[int]:
         """The lines (in order, once each) containing `term`, in all files or in file `f`."""

@@ -292,10 +292,17 @@ class Store:
         return [p for p in paths if p.startswith(prefix)]
 
     def search(
-        self, query: str, limit: int = 20, commit: str | None = None, *, archive: bool = False
+        self,
+        query: str,
+        limit: int = 20,
+        commit: str | None = None,
+        *,
+        archive: bool = False,
+        any_word: bool = False,
     ) -> list[Hit]:
         """Ranked hits over the tree at `commit` (a warm index kept for the newest commit); the
-        archive is never searched unless asked for (`archive=True` searches only it)."""
+        archive is never searched unless asked for (`archive=True` searches only it).
+        `any_word`: lines holding any of the words (a task in prose), see search_any."""
         if commit is None and self.tip() is None:
             return []
         sha = str(self._commit(commit).id)
@@ -309,6 +316,8 @@ class Store:
                 changed = self.trees.changes(warm[0], sha)
                 index = None if changed is None else warm[1].updated(tree, changed)
             warm = self._search = (sha, SearchIndex.build(tree) if index is None else index)
+        if any_word:
+            return warm[1].search_any(query, limit=limit)
         return warm[1].search(query, limit=limit)
 
     def log(self, path: str | None = None, limit: int = 50) -> list[history.CommitInfo]:
