@@ -56,18 +56,19 @@ def imported(tmp_path: Path, *argv: str) -> tuple[int, set[str]]:
         ["search", "checkout queue"],
         ["show", "MEMORY.md"],
         ["log"],
+        ["brief", "checkout queue"],
     ],
 )
 def test_memory_commands_import_no_heavy_library(tmp_path: Path, argv: list[str]) -> None:
-    """`hippo --help`, `note`, `search`, `show` and `log` run (exit 0) on a local memory and
-    import none of anthropic, Celery, Slack, Flask, PyGithub or the MCP SDK; --help imports
-    not even the store (pygit2)."""
+    """`hippo --help`, `note`, `search`, `show`, `log` and `brief` run (exit 0) on a local
+    memory and import none of anthropic, Celery, Slack, Flask, PyGithub or the MCP SDK; --help
+    imports not even the store (pygit2) or the briefing."""
     assert imported(tmp_path, "init")[0] == 0
     code, modules = imported(tmp_path, *argv)
     assert code == 0
     assert sorted(modules.intersection(HEAVY)) == []
     if argv == ["--help"]:
-        assert "pygit2" not in modules and "redis" not in modules
+        assert not modules.intersection({"pygit2", "redis", "memory.briefing"})
     else:
         assert "pygit2" in modules  # the probe sees what the command loaded
 
