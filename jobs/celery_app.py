@@ -30,6 +30,7 @@ from memory.errors import LockTimeout, RemoteError
 TASK_MODULES: tuple[str, ...] = (
     "jobs.slack.tasks",
     "jobs.slack.instructions",
+    "jobs.slack.home",
     "jobs.agent.tasks",
     "jobs.github.tasks",
     "jobs.dream",

@@ -8,6 +8,7 @@ Nothing reads os.environ outside `Config.from_env`. Tests build a Config directl
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +81,18 @@ def _list(value: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip())
 
 
+def _slack_ids(name: str, value: str) -> tuple[str, ...]:
+    """HIPPO_ADMINS: Slack user group ids (S…) and user ids (U…, W…), comma-separated."""
+    items = _list(value)
+    for item in items:
+        if not re.fullmatch(r"[SUW][A-Z0-9]{2,}", item):
+            raise ConfigError(
+                f"{name} item {item!r} is not a Slack user group id (S…) or user id (U…, W…); "
+                "find a group's id in its Slack page's URL or with usergroups.list"
+            )
+    return items
+
+
 def _addresses(name: str, value: str) -> tuple[str, ...]:
     """HIPPO_VERIFY_PRIVATE: addresses, networks or address:port items."""
     items = _list(value)
@@ -133,6 +146,7 @@ class Config:
     slack_client_id: str = ""
     slack_client_secret: str = ""
     save_reaction: str = "brain"
+    slack_admins: tuple[str, ...] = ()  # HIPPO_ADMINS: who may revert, forget and dream
     # GitHub
     github_app_id: str = ""
     github_app_private_key: str = ""
@@ -189,6 +203,7 @@ class Config:
             repo, _, channel = item.partition("=")
             if channel:
                 channels[repo.strip()] = channel.strip()
+        port = _int("PORT", get("PORT", "3000") or "3000")
         return cls(
             data_dir=Path(get("HIPPO_DATA_DIR", ".hippo")),
             memory_remote=get("HIPPO_MEMORY_REMOTE"),
@@ -208,7 +223,7 @@ class Config:
             ),
             workspace=get("HIPPO_WORKSPACE", "default"),
             redis_url=get("REDIS_URL"),
-            port=_int("PORT", get("PORT", "3000") or "3000"),
+            port=port,
             task_lease=_seconds("HIPPO_TASK_LEASE", get("HIPPO_TASK_LEASE", "60") or "60"),
             slack_bot_token=get("SLACK_BOT_TOKEN"),
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
@@ -217,6 +232,7 @@ class Config:
             slack_client_id=get("SLACK_CLIENT_ID"),
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
             save_reaction=get("HIPPO_SAVE_REACTION", "brain").strip(":") or "brain",
+            slack_admins=_slack_ids("HIPPO_ADMINS", get("HIPPO_ADMINS")),
             github_app_id=get("GITHUB_APP_ID"),
             github_app_private_key=get("GITHUB_APP_PRIVATE_KEY").replace("\\n", "\n"),
             github_token=get("GITHUB_TOKEN"),
@@ -238,7 +254,8 @@ class Config:
             console_token=get("HIPPO_CONSOLE_TOKEN"),
             secret_key=get("HIPPO_SECRET_KEY"),
             mcp_tokens=_tokens(get("HIPPO_MCP_TOKENS")),
-            public_url=get("HIPPO_PUBLIC_URL", "http://localhost:3000") or "http://localhost:3000",
+            # Unset: where this web process listens, so links work on any PORT.
+            public_url=get("HIPPO_PUBLIC_URL") or f"http://localhost:{port}",
             log_format=_choice("HIPPO_LOG_FORMAT", get("HIPPO_LOG_FORMAT") or "auto", LOG_FORMATS),
             log_level=_choice("HIPPO_LOG_LEVEL", get("HIPPO_LOG_LEVEL").upper() or "INFO", LEVELS),
             metrics_port=_int("HIPPO_METRICS_PORT", get("HIPPO_METRICS_PORT") or "0"),

@@ -27,6 +27,8 @@ from jobs.celery_app import task, task_runtime
 from jobs.config import Config
 from jobs.read_counts import last_reads, recall_counts
 from jobs.runtime import Runtime
+from jobs.slack import permissions, replies
+from jobs.slack.home import refresh_homes
 from jobs.slack.tasks import RETRY, author, reply_once
 from memory import notes, snapshot
 from memory.dream import digest
@@ -178,6 +180,7 @@ def run_dream(
             except MemoryStoreError as exc:  # the weekly run catches up; the dream succeeded
                 log.warning("maintenance after the dream failed: %s", exc)
         rt.redis.set(posted, ts or "-", ex=DIGEST_TTL)
+        refresh_homes(rt)  # App Home shows the last dream: republish it for recent viewers
         return Outcome("skipped" if report.skipped else "done", report, snap.version, ts)
     finally:
         try:
@@ -211,10 +214,11 @@ def dream_task(self: Task, *, workspace: str = "", now_iso: str | None = None) -
 
 @task(SLACK_DREAM, **RETRY)
 def slack_dream(self: Task, *, key: str, channel: str, user: str = "", **ctx: Any) -> None:
-    """`/hippo dream`: workspace admins (owners too) only; the digest is the answer."""
+    """`/hippo dream` or App Home's button: admins (permissions.is_admin) only; the digest is
+    the answer."""
     rt = task_runtime()
-    if rt.config.slack_bot_token and not is_admin(rt, user):
-        reply_once(rt, self, key, channel, "Only workspace admins can start a dream.")
+    if not permissions.is_admin(rt, user):
+        reply_once(rt, self, key, channel, permissions.refusal(rt, "start a dream"))
         return
     outcome = run_dream(rt, rt.config.workspace, ctx.get("now_iso") or None)
     if outcome.status == "busy":
@@ -223,14 +227,19 @@ def slack_dream(self: Task, *, key: str, channel: str, user: str = "", **ctx: An
         reply_once(rt, self, key, channel, "Tonight's dream already ran; nothing changed.")
 
 
-def is_admin(rt: Runtime, user: str) -> bool:
-    try:
-        info = rt.slack.users_info(user=user)
-    except Exception as exc:
-        log.warning("users.info %s failed: %s", user, exc)
+def refused(rt: Runtime, ctx: dict[str, Any], user: str, channel: str, what: str) -> bool:
+    """True (and the person told, only them) when `user` may not press a destructive button.
+    The button's claim is released, so an admin's press after the refusal still counts."""
+    if permissions.is_admin(rt, user):
         return False
-    person = info.get("user") or {}
-    return bool(person.get("is_admin") or person.get("is_owner"))
+    if ctx.get("claim"):
+        rt.redis.delete(str(ctx["claim"]))
+    text = permissions.refusal(rt, what)
+    try:
+        replies.ephemeral(rt, channel, user, text)
+    except Exception as exc:  # SlackApiError, a channel gone: the refusal stands regardless
+        log.warning("could not tell %s that %s was refused: %s", user, what, exc)
+    return True
 
 
 @task(REVERT, **RETRY)
@@ -239,6 +248,8 @@ def revert_step(
 ) -> None:
     """The digest's Revert button: undo one step as a commit by the person, answer in thread."""
     rt = task_runtime()
+    if refused(rt, ctx, user, channel, "revert a dream step"):
+        return
     try:
         done = rt.store.revert(commit, author(user))
         what = rt.store.diff(commit).commit.summary
@@ -256,6 +267,8 @@ def forget_file(
 ) -> None:
     """The digest's Forget button on a file nobody used: the person removes it (tombstoned)."""
     rt = task_runtime()
+    if refused(rt, ctx, user, channel, "forget files from the digest"):
+        return
     today = datetime.now(UTC).date().isoformat()
     why = "nobody used it in 60 days and nothing could check it (the dream's digest)"
     try:

@@ -24,6 +24,7 @@ LISTENER_MODULES: tuple[str, ...] = (
     "bot.slack.forget",  # the "which one?" buttons
     "bot.slack.agent",  # the agent's "Try again" button
     "bot.slack.dream",  # the digest's Revert buttons
+    "bot.slack.home",  # App Home: app_home_opened, its dream and console buttons
 )
 
 log = logging.getLogger("hippo.slack")

@@ -7,7 +7,7 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.intake import Intent, submit
+from bot.slack.intake import PREFIX, Intent, submit
 from jobs.dream import FORGET_FILE, REVERT, SLACK_DREAM
 from jobs.runtime import Runtime
 from memory.dream.digest import FORGET_ACTION, REVERT_ACTION
@@ -67,4 +67,5 @@ def _digest_button(
         channel=channel,
         thread_ts=message_ts,
         user=user,
+        claim=f"{PREFIX}seen:{claim}:{value}",  # released when the person may not do this
     )
