@@ -55,6 +55,12 @@ class SlackFake:
         self.requests: list[Call] = []
         self.channels: dict[str, str] = {"C111": "dev"}
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}
+        # users.info answers (user id → Slack's user object), user groups (id → member ids),
+        # each user's channels (users.conversations), channels hippo is not in (not_in_channel)
+        self.users: dict[str, dict[str, Any]] = {}
+        self.usergroups: dict[str, list[str]] = {}
+        self.memberships: dict[str, list[str]] = {}
+        self.not_joined: set[str] = set()
         self._scripts: dict[str, deque[Reply]] = {}
         self._delays: dict[str, deque[float]] = {}
         self._outages: dict[str, tuple[float, tuple[int, ...]]] = {}
@@ -108,6 +114,11 @@ class SlackFake:
     def calls(self, api: str) -> list[Call]:
         with self._lock:
             return [c for c in self.requests if c.api == api]
+
+    def hooks(self) -> list[Call]:
+        """Posts to response URLs (any path under /hooks/ on this server)."""
+        with self._lock:
+            return [c for c in self.requests if c.path.startswith("/hooks/")]
 
     def posts(self) -> list[dict[str, Any]]:
         """The form of every chat.postMessage that succeeded-or-not, in order."""
@@ -174,6 +185,24 @@ class SlackFake:
                 "team": "Test",
                 "url": "https://test.slack.com/",
             }
+        if call.api == "chat.postMessage" and f.get("channel") in self.not_joined:
+            return {"ok": False, "error": "not_in_channel"}
+        if call.api == "chat.postEphemeral" and f.get("channel") in self.not_joined:
+            return {"ok": False, "error": "not_in_channel"}
+        if call.api == "chat.postEphemeral":
+            return {"ok": True, "message_ts": f"{int(time.time())}.000001"}
+        if call.api == "users.info":
+            user = str(f.get("user"))
+            return {"ok": True, "user": {"id": user, **self.users.get(user, {})}}
+        if call.api == "usergroups.users.list":
+            group = str(f.get("usergroup"))
+            if group not in self.usergroups:
+                return {"ok": False, "error": "no_such_subteam"}
+            return {"ok": True, "users": self.usergroups[group]}
+        if call.api == "users.conversations":
+            ids = self.memberships.get(str(f.get("user")), [])
+            found = [{"id": c, "name": self.channels.get(c, c.lower())} for c in ids]
+            return {"ok": True, "channels": found, "response_metadata": {"next_cursor": ""}}
         if call.api == "chat.postMessage":
             with self._lock:
                 self._seq += 1

@@ -116,6 +116,7 @@ def test_revert_button_reverts_one_step_and_confirms_in_thread(
     """Pressing Revert on the tidy step reverts that commit as the presser, confirms in the
     digest's thread, and leaves the other steps alone; a second press changes nothing."""
     rt = seeded(celery_worker_for)
+    slack_fake.users["W222"] = {"is_admin": True}  # Revert is for admins (test_slack_permissions)
     outcome = run_dream(rt, now_iso="2026-11-30T03:00")
     assert outcome.report is not None
     tidy = outcome.report.commits["tidy"]
