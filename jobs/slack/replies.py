@@ -58,6 +58,10 @@ def deliver(
     Raises what the channel post raised when no other place worked (the caller decides)."""
     ctx = context(task)
     url, user = str(ctx.get("response_url") or ""), str(ctx.get("user") or "")
+    if url and not rt.config.slack_bot_token:  # offline: no Slack to answer; the outbox
+        if ctx.get("share") or not user:
+            return rt.poster.post(channel, text, blocks=blocks, thread_ts=thread_ts)
+        return ephemeral(rt, channel, user, text, blocks=blocks)
     if url and respond(rt, url, text, blocks=blocks, share=bool(ctx.get("share"))):
         return ""
     if url and user:  # the response URL expired (30 minutes, 5 uses): only the person sees it
