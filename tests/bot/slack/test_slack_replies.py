@@ -128,3 +128,31 @@ def test_share_word_and_response_url_hosts() -> None:
     assert response_url_ok(rt, "http://127.0.0.1:5555/hooks/x")
     assert not response_url_ok(rt, "https://evil.example/hooks.slack.com")
     assert not response_url_ok(rt, "http://127.0.0.1:6666/hooks/x")
+
+
+def test_forget_question_from_a_command_is_answered_in_place(
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """`/hippo forget …` matching two entries asks ephemerally; the pick replaces that
+    ephemeral question through the button's response_url (chat.update cannot reach it)."""
+    from tests.fakes.slack import payload_body
+    from tests.slack_helpers import conformance
+
+    rt = celery_worker_for
+    rt.store.write([AddEntry("inbox.md", "checkout-api retries twice")],
+                   author=Author("a", "a@x"), message="seed 2")  # fmt: skip
+    body = command("forget checkout-api", trigger="f.1", response_url=hook(slack_fake, "f"))
+    assert post(client, body).status_code == 200
+    wait(lambda: slack_fake.hooks())
+    question = slack_fake.hooks()[0].form
+    assert question["response_type"] == "ephemeral" and "Which one" in question["text"]
+    [first] = [b for b in question["blocks"] if b["type"] == "actions"][0]["elements"][:1]
+    press = conformance("block_actions.json")
+    press["response_url"] = hook(slack_fake, "pick")
+    press["container"].update(message_ts="111.222", channel_id="C111", is_ephemeral=True)
+    press["actions"][0].update(action_id=first["action_id"], value=first["value"])
+    assert post(client, payload_body(press)).status_code == 200
+    wait(lambda: len(slack_fake.hooks()) == 2)
+    edit = slack_fake.hooks()[1].form
+    assert edit["replace_original"] is True and edit["text"].startswith("Forgot ")
+    assert slack_fake.calls("chat.update") == []
