@@ -13,7 +13,7 @@ import logging
 from typing import Any
 from urllib.parse import urlsplit
 
-from celery import Task
+from celery import Task, current_task
 from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
@@ -32,9 +32,11 @@ INVITE = (
 )
 
 
-def context(task: Task) -> dict[str, Any]:
-    """The keyword arguments the running task was called with (its front door's context)."""
-    return dict(getattr(task.request, "kwargs", None) or {})
+def context(task: Task | None = None) -> dict[str, Any]:
+    """The keyword arguments the running task (`task`, else Celery's current one) was called
+    with: its front door's context. Empty outside a task."""
+    request = getattr(task or current_task, "request", None)
+    return dict(getattr(request, "kwargs", None) or {})
 
 
 def response_url_ok(rt: Runtime, url: str) -> bool:
@@ -47,7 +49,7 @@ def response_url_ok(rt: Runtime, url: str) -> bool:
 
 def deliver(
     rt: Runtime,
-    task: Task,
+    task: Task | None,
     channel: str,
     text: str,
     *,

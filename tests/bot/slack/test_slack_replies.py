@@ -146,7 +146,7 @@ def test_forget_question_from_a_command_is_answered_in_place(
     wait(lambda: slack_fake.hooks())
     question = slack_fake.hooks()[0].form
     assert question["response_type"] == "ephemeral" and "Which one" in question["text"]
-    [first] = [b for b in question["blocks"] if b["type"] == "actions"][0]["elements"][:1]
+    [first] = next(b for b in question["blocks"] if b["type"] == "actions")["elements"][:1]
     press = conformance("block_actions.json")
     press["response_url"] = hook(slack_fake, "pick")
     press["container"].update(message_ts="111.222", channel_id="C111", is_ephemeral=True)
@@ -156,3 +156,17 @@ def test_forget_question_from_a_command_is_answered_in_place(
     edit = slack_fake.hooks()[1].form
     assert edit["replace_original"] is True and edit["text"].startswith("Forgot ")
     assert slack_fake.calls("chat.update") == []
+
+
+def test_question_asked_with_a_command_is_answered_only_to_the_person(
+    client: FlaskClient, slack_fake: SlackFake
+) -> None:
+    """`/hippo why …?` goes to the agent, whose answer comes through the response_url too."""
+    body = command(
+        "why does checkout-api time out?", trigger="q.1", response_url=hook(slack_fake, "q")
+    )
+    assert post(client, body).status_code == 200
+    wait(lambda: slack_fake.hooks(), timeout=60)
+    said = slack_fake.hooks()[0].form
+    assert said["response_type"] == "ephemeral" and "checkout-api" in said["text"]
+    assert slack_fake.calls("chat.postMessage") == []
