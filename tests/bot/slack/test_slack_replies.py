@@ -170,3 +170,19 @@ def test_question_asked_with_a_command_is_answered_only_to_the_person(
     said = slack_fake.hooks()[0].form
     assert said["response_type"] == "ephemeral" and "checkout-api" in said["text"]
     assert slack_fake.calls("chat.postMessage") == []
+
+
+def test_shortcut_in_a_channel_hippo_never_joined_saves_and_answers_in_a_dm(
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """The Save to memory shortcut works in any channel; where hippo cannot post, the person
+    learns in their DM with hippo that it was saved and how to invite hippo."""
+    from tests.slack_helpers import shortcut
+
+    slack_fake.not_joined.add("C111")
+    assert post(client, shortcut("the VPN drops every night at 2am")).status_code == 200
+    posts = slack_fake.wait_for("chat.postMessage", 2)
+    dm = posts[1].form
+    assert dm["channel"] == "W111" and "`/invite @hippo`" in dm["text"]
+    assert "Saved to" in dm["text"]
+    assert "the VPN drops every night at 2am" in celery_worker_for.store.read("inbox.md")
