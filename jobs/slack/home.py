@@ -1,5 +1,5 @@
 """App Home: publish the person's Home tab (`views.publish`) when they open it, and again for
-everyone who opened it lately after each dream (jobs/dream.py enqueues HOME_REFRESH).
+everyone who opened it lately after each dream (jobs/dream.py calls refresh_homes).
 
 The memory part of the view (files, entries, last dream, lessons, deletions, unverified files)
 depends only on the memory's head commit, so it is computed once per commit and kept in Redis;
@@ -20,7 +20,7 @@ from celery import Task
 from slack_sdk.errors import SlackApiError
 
 from integrations.slack import Outbox
-from jobs.celery_app import enqueue, task, task_runtime
+from jobs.celery_app import task, task_runtime
 from jobs.runtime import Runtime
 from jobs.slack import permissions
 from jobs.slack.home_view import Glance, LastDream, home_view
@@ -32,7 +32,6 @@ from memory.dream.state import PATH as STATE_PATH
 from memory.dream.state import State
 
 HOME = "hippo.slack.home"
-HOME_REFRESH = "hippo.slack.home_refresh"
 VIEWERS_DAYS = 30  # after a dream, refresh the Home of whoever opened it this recently
 GLANCE_TTL = 24 * 3600
 LOG_LIMIT = 500  # commits read to find the last dream and the tree of a week ago
@@ -153,23 +152,23 @@ def home(self: Task, *, user: str, **ctx: Any) -> None:
     publish(rt, user)
 
 
-@task(HOME_REFRESH, **RETRY)
-def home_refresh(self: Task, **ctx: Any) -> None:
-    """After a dream: republish the Home of everyone who opened it in the last VIEWERS_DAYS."""
-    rt = task_runtime()
-    key = _viewers_key(rt)
-    rt.redis.zremrangebyscore(key, 0, time.time() - VIEWERS_DAYS * 86400)
-    for raw in rt.redis.zrange(key, 0, -1):
-        user = raw.decode() if isinstance(raw, bytes) else str(raw)
+def refresh_homes(rt: Runtime) -> None:
+    """After a dream: republish the Home of everyone who opened it in the last VIEWERS_DAYS.
+    Called in the dream's own task (or `hippo dream`), not queued: jobs/ queues nothing itself,
+    and a refresh that fails costs only a stale Home, never the dream."""
+    if not rt.config.slack_bot_token:
+        return  # offline there is no Home to refresh
+    try:
+        key = _viewers_key(rt)
+        rt.redis.zremrangebyscore(key, 0, time.time() - VIEWERS_DAYS * 86400)
+        viewers = [
+            v.decode() if isinstance(v, bytes) else str(v) for v in rt.redis.zrange(key, 0, -1)
+        ]
+    except Exception as exc:  # Redis away: the dream succeeded; the Homes catch up on open
+        log.warning("App Home refresh skipped: %s", exc)
+        return
+    for user in viewers:
         try:
             publish(rt, user)
-        except SlackApiError as exc:  # one person's Home (a deactivated account) stops no one
-            log.warning("views.publish for %s failed: %s", user, exc.response.get("error"))
-
-
-def refresh_homes(rt: Runtime) -> None:
-    """Queue HOME_REFRESH (after a dream); a queue that is down loses only a refresh."""
-    try:
-        enqueue(rt, HOME_REFRESH)
-    except Exception as exc:
-        log.warning("App Home refresh not queued: %s", exc)
+        except Exception as exc:  # one person's Home (a deactivated account) stops no one
+            log.warning("views.publish for %s failed: %s", user, exc)
