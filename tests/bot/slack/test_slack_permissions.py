@@ -5,13 +5,13 @@ presser (chat.postEphemeral) and does not block an admin's press after it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from bot.app import create_app
-from jobs.celery_app import set_runtime
 from jobs.config import Config, ConfigError
 from jobs.dream import run_dream
 from jobs.runtime import Runtime
@@ -62,13 +62,21 @@ def test_revert_by_a_member_is_refused_then_an_admin_reverts(
     assert rt.store.log(limit=1)[0].author == "W444"
 
 
+@pytest.fixture
+def admins_worker(slack_runtime: Runtime) -> Iterator[Runtime]:
+    """A real Celery worker on a Runtime whose HIPPO_ADMINS names the group S0ADMINS."""
+    from celery.contrib.testing.worker import start_worker
+
+    rt = Runtime(replace(slack_runtime.config, slack_admins=("S0ADMINS",)))
+    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+        yield rt
+
+
 def test_hippo_admins_group_members_may_revert(
-    celery_worker_for: Runtime, slack_fake: SlackFake
+    admins_worker: Runtime, slack_fake: SlackFake
 ) -> None:
     """A member of a HIPPO_ADMINS user group (not a workspace admin) may revert."""
-    config = replace(celery_worker_for.config, slack_admins=("S0ADMINS",))
-    worker_rt = Runtime(config)
-    set_runtime(worker_rt)  # the worker's tasks read HIPPO_ADMINS from this Runtime
+    worker_rt, config = admins_worker, admins_worker.config
     slack_fake.usergroups["S0ADMINS"] = ["W555"]
     rt = seeded(worker_rt)
     outcome = run_dream(rt, now_iso="2026-11-30T03:00")
@@ -83,21 +91,19 @@ def test_hippo_admins_group_members_may_revert(
 
 
 def test_refusal_names_the_group_and_dream_from_a_member_is_refused(
-    celery_worker_for: Runtime, slack_fake: SlackFake
+    admins_worker: Runtime, slack_fake: SlackFake
 ) -> None:
     """`/hippo dream` by a member outside the group is refused, naming the group, only to them."""
-    config = replace(celery_worker_for.config, slack_admins=("S0ADMINS",))
-    set_runtime(Runtime(config))
     slack_fake.usergroups["S0ADMINS"] = ["W555"]
-    client = create_app(config, Runtime(config)).test_client()
+    client = create_app(admins_worker.config, admins_worker).test_client()
     hook = slack_fake.url + "hooks/commands/T111/1/dream"
     assert post(client, command("dream", trigger="d.1", response_url=hook)).status_code == 200
     wait(lambda: slack_fake.hooks())
     said = slack_fake.hooks()[0].form
     assert said["response_type"] == "ephemeral"
     assert said["text"].startswith("Only workspace admins and owners and members of <!subteam^S0")
-    celery_worker_for.store.sync()
-    assert not [c for c in celery_worker_for.store.log() if c.summary.startswith("dream(")]
+    admins_worker.store.sync()
+    assert not [c for c in admins_worker.store.log() if c.summary.startswith("dream(")]
 
 
 def test_is_admin_asks_slack_and_says_no_on_errors(
