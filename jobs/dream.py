@@ -27,7 +27,7 @@ from jobs.celery_app import task, task_runtime
 from jobs.config import Config
 from jobs.read_counts import last_reads, recall_counts
 from jobs.runtime import Runtime
-from jobs.slack import permissions, replies
+from jobs.slack import delivery, permissions
 from jobs.slack.home import refresh_homes
 from jobs.slack.tasks import RETRY, author, reply_once
 from memory import notes, snapshot
@@ -236,7 +236,7 @@ def refused(rt: Runtime, ctx: dict[str, Any], user: str, channel: str, what: str
         rt.redis.delete(str(ctx["claim"]))
     text = permissions.refusal(rt, what)
     try:
-        replies.ephemeral(rt, channel, user, text)
+        delivery.ephemeral(rt, channel, user, text)
     except Exception as exc:  # SlackApiError, a channel gone: the refusal stands regardless
         log.warning("could not tell %s that %s was refused: %s", user, what, exc)
     return True

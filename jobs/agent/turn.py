@@ -21,7 +21,7 @@ from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
-from jobs.slack import replies
+from jobs.slack import delivery
 from memory import format as fmt
 from memory import sandbox, secrets, snapshot
 from memory.errors import MemoryStoreError
@@ -191,7 +191,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
         count_read(rt.redis, rt.config.workspace, path)
     text = body + _citations(out, tools, copy_sources(rt, tools.read, body))
     # asked with /hippo: only the person sees it (response_url), as every command's answer
-    replies.deliver(rt, None, q.channel, text, thread_ts=q.thread_ts or q.ts or None)
+    delivery.deliver(rt, None, q.channel, text, thread_ts=q.thread_ts or q.ts or None)
     rt.redis.set(f"{PREFIX}done:{q.event_id}", "1", ex=DONE_TTL)
     rt.redis.rpush(f"{PREFIX}turns:{q.thread}", json.dumps([asked, body]))
     rt.redis.expire(f"{PREFIX}turns:{q.thread}", THREAD_TTL)

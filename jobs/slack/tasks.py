@@ -24,7 +24,7 @@ from integrations.slack import Blocks, plain_text
 from jobs.celery_app import retrying, task, task_runtime
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
-from jobs.slack import replies
+from jobs.slack import delivery
 from memory import notes
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.git.store import Author
@@ -109,7 +109,7 @@ def reply_once(
             return None
     try:
         # A slash command answers through its response_url; a channel hippo is not in, in a DM.
-        ts = replies.deliver(rt, task, channel, text, blocks=blocks, thread_ts=thread_ts or None)
+        ts = delivery.deliver(rt, task, channel, text, blocks=blocks, thread_ts=thread_ts or None)
     except SlackApiError as exc:
         if exc.response.get("error") in PERMANENT:  # retrying cannot help; the write stands
             log.warning("reply for %s not posted in %s: %s", key, channel, exc.response["error"])
@@ -291,12 +291,12 @@ def forget_pick(
     raw = rt.redis.get(f"hippo:slack:question:{question}")
     if raw is None:
         expired = "That question expired; ask me to forget again."
-        replies.update(rt, self, channel, message_ts, expired)
+        delivery.update(rt, self, channel, message_ts, expired)
         return
     asked = json.loads(raw)
     if pick < 0 or pick >= len(asked["matches"]):
         kept = f"Kept everything (<@{user}> chose to keep all)."
-        replies.update(rt, self, channel, message_ts, kept)
+        delivery.update(rt, self, channel, message_ts, kept)
         return
     path, text = asked["matches"][pick]
     # A rerun whose commit landed (the worker died before the edit) makes no second attempt.
@@ -315,10 +315,10 @@ def forget_pick(
         )
     if done is None or done.status == "removed":
         what = f"“{_short(text)}” from {file_link(rt, path)}"
-        replies.update(rt, self, channel, message_ts, _forgot_text(rt, what) + f" (<@{user}>)")
+        delivery.update(rt, self, channel, message_ts, _forgot_text(rt, what) + f" (<@{user}>)")
     else:
         gone = f"“{_short(text)}” is already gone from `{path}`."
-        replies.update(rt, self, channel, message_ts, gone)
+        delivery.update(rt, self, channel, message_ts, gone)
 
 
 @task("hippo.slack.recall", **RETRY)
