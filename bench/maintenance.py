@@ -3,7 +3,7 @@
     .venv/bin/python bench/maintenance.py [--notes 20000] [--threads 10]
 
 Saves N notes into a local remote through hippo (one process, T threads: group commits, one
-commit per note), then measures, before and after `Store.maintain()` (repack with a bitmap,
+commit per note), then measures, before and after `maintain(store)` (repack with a bitmap,
 prune): the remote's and the cache's size on disk and loose objects, the time of a first fetch
 into a new hippo cache (pygit2), and the time of `git clone --bare --no-local` (git's pack
 protocol, as a new host or a person cloning would pay). The git CLI's own `git gc` on a copy of
@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memory import notes
-from memory.git.maintenance import disk_bytes
+from memory.git.maintenance import disk_bytes, maintain
 from memory.git.store import Author, Store
 
 A = Author("bench", "bench@example.com")
@@ -104,7 +104,7 @@ def main() -> None:
         subprocess.run(["git", "-C", str(baseline), "gc", "-q"], check=True, capture_output=True)
         git_gc = time.perf_counter() - t0
         t0 = time.perf_counter()
-        done = store.maintain()
+        done = maintain(store)
         hippo_maint = time.perf_counter() - t0
         rows.append(measure(remote, store.cache, work, "after"))
         cols = list(rows[0])

@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
-import importlib
+from typing import Protocol
 
 from flask import Flask
 
+from bot import github, limits, ops
+from bot.console import app as console
+from bot.mcp import http as mcp_http
+from bot.slack import routes as slack_routes
 from jobs.config import Config
 from jobs.runtime import Runtime
 
-# Each feature module has `register(app: Flask, rt: Runtime) -> None`. One line per feature.
-FEATURES: tuple[str, ...] = (
-    "bot.ops",  # first: the request id and metrics wrap every other route
-    "bot.limits",
-    "bot.mcp.http",
-    "bot.console",
-    "bot.slack.routes",
-    "bot.github",
+
+class Register(Protocol):
+    """A feature module's `register`: add its routes and hooks to the Flask app."""
+
+    def __call__(self, app: Flask, rt: Runtime) -> None: ...
+
+
+# One line per feature, in order.
+FEATURES: tuple[Register, ...] = (
+    ops.register,  # first: the request id and metrics wrap every other route
+    limits.register,
+    mcp_http.register,
+    console.register,
+    slack_routes.register,
+    github.register,
 )
 
 
@@ -25,6 +36,6 @@ def create_app(config: Config | None = None, runtime: Runtime | None = None) -> 
     rt = runtime or Runtime(config)
     app = Flask("hippo")
     app.extensions["hippo"] = rt
-    for name in FEATURES:
-        importlib.import_module(name).register(app, rt)
+    for register in FEATURES:
+        register(app, rt)
     return app

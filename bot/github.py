@@ -7,6 +7,7 @@ X-GitHub-Delivery GUID, which is the dedupe key here and the write path's idempo
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -15,7 +16,7 @@ from flask import Flask, Response, jsonify, request
 from integrations import metrics
 from integrations.github import verify_signature
 from jobs.celery_app import BROKER_DOWN, enqueue
-from jobs.github.tasks import record_agent_push
+from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION, record_agent_push
 from jobs.runtime import Runtime
 from memory.lessons.outcomes import is_agent_pr
 
@@ -105,24 +106,32 @@ def _payload(raw: bytes, mimetype: str) -> Any:
 
 def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) -> dict[str, Any]:
     """Route one verified, first-seen delivery; returns what the response says about it."""
-    action = str(payload.get("action") or "")
-    installation = _obj(payload.get("installation")).get("id")
-    if event == "installation":
-        repos = [_obj(r).get("full_name", "") for r in payload.get("repositories") or []]
-        enqueue(
-            rt,
-            "hippo.github.installation",
-            action=action,
-            installation_id=installation,
-            repos=[r for r in repos if r],
-        )
-        return {"queued": "installation"}
     if event in ("pull_request_review", "issue_comment"):
         # Reviews and comments are read from the API when the pull request closes, complete and
         # in order; one delivery each would only race with that read.
         return {"ignored": f"{event} is read when the pull request closes"}
-    if event != "pull_request":
+    handler = HANDLERS.get(event)
+    if handler is None:
         return {"ignored": event}
+    return handler(rt, delivery, payload)
+
+
+def installation(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """The app was installed, changed or removed: queue the installation task."""
+    repos = [_obj(r).get("full_name", "") for r in payload.get("repositories") or []]
+    enqueue(
+        rt,
+        INSTALLATION,
+        action=str(payload.get("action") or ""),
+        installation_id=_obj(payload.get("installation")).get("id"),
+        repos=[r for r in repos if r],
+    )
+    return {"queued": "installation"}
+
+
+def pull_request(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """An agent pull request: record the agent's pushes, queue the lesson when it closes."""
+    action = str(payload.get("action") or "")
     pr = _obj(payload.get("pull_request"))
     repo = _obj(payload.get("repository")).get("full_name", "")
     number = _number(pr, payload)
@@ -147,9 +156,9 @@ def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) ->
         return {"ignored": f"pull_request {action}"}
     enqueue(
         rt,
-        "hippo.github.handle_pull_request",
+        HANDLE_PULL_REQUEST,
         delivery_id=delivery,
-        installation_id=installation,
+        installation_id=_obj(payload.get("installation")).get("id"),
         repo_full_name=repo,
         number=number,
         action=action,
@@ -157,3 +166,9 @@ def dispatch(rt: Runtime, event: str, delivery: str, payload: dict[str, Any]) ->
         sender_type=str(sender.get("type", "")),
     )
     return {"queued": "handle_pull_request"}
+
+
+Handler = Callable[[Runtime, str, dict[str, Any]], dict[str, Any]]
+
+# X-GitHub-Event → its handler (gidgethub's router, as a table); any other event is ignored.
+HANDLERS: dict[str, Handler] = {"installation": installation, "pull_request": pull_request}

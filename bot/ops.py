@@ -8,6 +8,7 @@ looks like one hippo could have made, and replaced otherwise.
 from __future__ import annotations
 
 import time
+from typing import Literal
 
 from flask import Flask, Response, g, jsonify, request
 
@@ -17,8 +18,17 @@ from jobs.runtime import Runtime
 
 QUEUES = ("celery",)  # the Celery queues hippo uses (the default one)
 
+Readiness = Literal["ready", "not ready"]  # /readyz's "status"
+
 
 def register(app: Flask, rt: Runtime) -> None:
+    _install_request_hooks(app)
+    _install_routes(app, rt)
+
+
+def _install_request_hooks(app: Flask) -> None:
+    """Request id in and out, and the request metrics, around every route."""
+
     @app.before_request
     def _start() -> None:
         g.hippo_started = time.monotonic()
@@ -40,6 +50,8 @@ def register(app: Flask, rt: Runtime) -> None:
         if tokens is not None:
             observe.unbind(tokens)
 
+
+def _install_routes(app: Flask, rt: Runtime) -> None:
     @app.get("/healthz")
     def healthz() -> dict[str, str]:
         """Alive: the process answers. Nothing else is checked (that is /readyz)."""
@@ -50,8 +62,9 @@ def register(app: Flask, rt: Runtime) -> None:
         """Ready: Redis answers, the memory remote answers, a worker beat in the last minute."""
         checks = health.readiness(rt, rt.config.ready_timeout)
         problems = {name: why for name, why in checks.items() if why}
+        status: Readiness = "not ready" if problems else "ready"
         body = {
-            "status": "not ready" if problems else "ready",
+            "status": status,
             "checks": {name: why or "ok" for name, why in checks.items()},
         }
         response = jsonify(body)

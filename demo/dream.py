@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from demo.main import Demo
+from demo.context import Demo
 from jobs.dream import run_dream
 
 

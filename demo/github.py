@@ -19,10 +19,10 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from bot.app import create_app
-from demo.main import Demo
+from demo.context import Demo
 from integrations.github import sign
 from integrations.slack import Outbox
-from jobs.celery_app import set_runtime
+from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.lessons.gate import conventions_path
@@ -121,11 +121,8 @@ def run(ctx: Demo) -> None:
         rt = Runtime(config)
         rt.store.init()
         web = create_app(config, rt).test_client()
-        try:
-            with start_worker(rt.celery, pool="solo", perform_ping_check=False):
-                _replay(ctx, rt, web, deliveries)
-        finally:
-            set_runtime(ctx.rt)  # later steps' tasks use the demo's own Runtime again
+        with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+            _replay(ctx, rt, web, deliveries)
         ctx.say(f"GitHub API requests served by the replay: {api.served}")
 
 

@@ -1,40 +1,24 @@
 """`make demo`: hippo on sample data with embedded defaults, start to finish, then exit.
 
-Each step is a module in STEPS with `run(ctx: Demo) -> None`; they run in order on one fresh
-memory repository under .hippo/demo (a local bare remote and hippo's cache).
+Each step is a module with `run(ctx: Demo) -> None` (the `Step` protocol, demo/context.py),
+imported here and listed in STEPS; they run in order on one fresh memory repository under
+.hippo/demo (a local bare remote and hippo's cache).
 """
 
 from __future__ import annotations
 
-import importlib
 import shutil
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
+from demo import dream, github, memory, slack
+from demo.context import Demo, Step
 from jobs.config import Config
 from jobs.runtime import Runtime
 
-STEPS: tuple[str, ...] = (
-    "demo.memory",
-    "demo.github",
-    "demo.slack",
-    "demo.dream",
-)
-
-
-@dataclass
-class Demo:
-    rt: Runtime
-    workdir: Path
-
-    def say(self, text: str = "") -> None:
-        print(text, flush=True)
-
-    def heading(self, text: str) -> None:
-        self.say()
-        self.say(f"== {text} " + "=" * max(0, 70 - len(text)))
+STEPS: tuple[Step, ...] = (memory.run, github.run, slack.run, dream.run)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,8 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     demo = Demo(Runtime(config), workdir)
     started = time.monotonic()
-    for name in STEPS:
-        importlib.import_module(name).run(demo)
+    for step in STEPS:
+        step(demo)
     demo.heading(f"done in {time.monotonic() - started:.1f}s")
     demo.say(f"memory remote: {config.remote}")
     demo.say(f"try: .venv/bin/hippo --remote {config.remote} log")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from demo.main import Demo
+from demo.context import Demo
 from memory import notes, ops
 from memory.errors import MemoryStoreError
 from memory.git.store import Author
@@ -28,21 +28,32 @@ SAMPLE_NOTES = [
 ]
 
 
-def run(ctx: Demo) -> None:
-    store = ctx.rt.store
-    today = date.today().isoformat()
-    person = Author("Ada (demo)", "ada@example.com")
+PERSON = Author("Ada (demo)", "ada@example.com")
 
+
+def run(ctx: Demo) -> None:
+    today = date.today().isoformat()
+    _create(ctx)
+    _save_notes(ctx, today)
+    _forget(ctx, today)
+    _read(ctx)
+
+
+def _create(ctx: Demo) -> None:
+    store = ctx.rt.store
     ctx.heading("memory: create the repository (local bare remote)")
     head = store.init()
     ctx.say(f"remote {store.remote} at {head[:8]}; files: {', '.join(store.files())}")
     store.write(
         [ops.WriteFile(p, text) for p, text in SAMPLE_TOPICS.items()],
-        author=person,
+        author=PERSON,
         message="topics: checkout-api and nightly-batch",
         key="demo:topics",
     )
 
+
+def _save_notes(ctx: Demo, today: str) -> None:
+    store = ctx.rt.store
     ctx.heading("memory: save notes (each its own commit, routed to the topic it names)")
     for i, (text, user) in enumerate(SAMPLE_NOTES):
         saved = notes.save_note(
@@ -56,23 +67,26 @@ def run(ctx: Demo) -> None:
         )
         ctx.say(f"saved → {saved.path}: {saved.text} ({saved.result.commit[:8]})")
     again = notes.save_note(
-        store, SAMPLE_NOTES[0][0], today=today, author=person, key="demo:note:0"
+        store, SAMPLE_NOTES[0][0], today=today, author=PERSON, key="demo:note:0"
     )
     ctx.say(f"redelivered note with the same key: created={again.result.created}")
 
     ctx.heading("memory: bad input is refused and nothing is committed")
     for bad in ("", "the deploy token is ghp_" + "x" * 36):
         try:
-            notes.save_note(store, bad, today=today, author=person)
+            notes.save_note(store, bad, today=today, author=PERSON)
         except MemoryStoreError as exc:
             ctx.say(f"{bad[:24]!r}… → {exc}")
 
+
+def _forget(ctx: Demo, today: str) -> None:
+    store = ctx.rt.store
     ctx.heading("memory: forget (removed and tombstoned)")
     out = notes.forget(
         store,
         "the nightly batch alert is expected",
         today=today,
-        author=person,
+        author=PERSON,
         by="U0G9QF9C6",
         reason="the batch alert pages now",
     )
@@ -82,11 +96,14 @@ def run(ctx: Demo) -> None:
             store,
             "The nightly batch alert is EXPECTED, nobody acts on it!",
             today=today,
-            author=person,
+            author=PERSON,
         )
     except MemoryStoreError as exc:
         ctx.say(f"re-adding it is refused: {exc}")
 
+
+def _read(ctx: Demo) -> None:
+    store = ctx.rt.store
     ctx.heading("memory: search")
     for query in ("checkout 504", '"staging database"', "deploys"):
         hits = store.search(query, limit=3)

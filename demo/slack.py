@@ -22,9 +22,9 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.app import create_app
 from bot.cli.server import serve_in_thread
-from demo.main import Demo
+from demo.context import Demo
 from integrations.slack import Outbox
-from jobs.celery_app import set_runtime
+from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
 
 DAY = Path(__file__).resolve().parent / "samples" / "slack" / "day.json"
@@ -129,7 +129,7 @@ def run(ctx: Demo) -> None:
     url = f"http://127.0.0.1:{web.server_port}/slack/events"
     base, posted = int(time.time()) - 3600, len(box.messages(1000))
     try:
-        with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+        with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
             for item in day["requests"]:
                 raw, ctype = request_body(item, day["channel"], base)
                 status, text, ms = send(url, raw, ctype, int(item.get("retry", 0)))
@@ -140,7 +140,6 @@ def run(ctx: Demo) -> None:
                 wait_for(box, posted)
     finally:
         web.shutdown()
-        set_runtime(ctx.rt)  # later steps' tasks use the demo's own Runtime again
     ctx.heading("slack: the console outbox (what hippo would have posted; also GET /outbox)")
     for m in box.messages(1000)[-sum(int(i["expect"]) for i in day["requests"]) :]:
         where = f"{m['channel']}" + (f" thread {m['thread_ts']}" if m.get("thread_ts") else "")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 
-import pygit2
 from github import Github, GithubException
 from github.Commit import Commit as GhCommit
 from github.NamedUser import NamedUser
@@ -19,6 +18,7 @@ from github.Organization import Organization
 from github.PullRequest import PullRequest
 from github.Repository import Repository
 
+from memory.git.blobs import clone_reader
 from memory.lessons import outcomes as po
 
 # GitHub's pull-request commit list stops at 250 (codecov/shared#31); compare goes to 10,000.
@@ -58,7 +58,7 @@ def rest_reader(repo: Repository) -> po.ContentReader:
             data = found.decoded_content
         else:
             data = _blob(repo, found.sha)
-        return _text(data)
+        return _decoded(data)
 
     return read
 
@@ -68,7 +68,7 @@ def _blob(repo: Repository, sha: str) -> bytes:
     return base64.b64decode(blob.content) if blob.encoding == "base64" else blob.content.encode()
 
 
-def _text(data: bytes) -> str | None:
+def _decoded(data: bytes) -> str | None:
     if b"\x00" in data[:8000]:
         return ""  # binary: seen, but not a line diff anyone learns from
     return data.decode("utf-8", errors="replace")
@@ -76,17 +76,11 @@ def _text(data: bytes) -> str | None:
 
 def git_reader(path: str) -> po.ContentReader:
     """Read a file at a commit from a local clone (bare or not): no API calls at all."""
-    repo = pygit2.Repository(path)
+    read_blob = clone_reader(path)
 
     def read(sha: str, file: str) -> str | None:
-        try:
-            tree = repo.revparse_single(sha).peel(pygit2.Commit).tree
-            obj = repo[tree[file].id]
-        except (KeyError, ValueError):
-            return None
-        if not isinstance(obj, pygit2.Blob):
-            return None
-        return _text(obj.data)
+        data = read_blob(sha, file)
+        return None if data is None else _decoded(data)
 
     return read
 
@@ -126,6 +120,17 @@ def _closer(repo: Repository, pr: PullRequest) -> tuple[str, bool]:
     return "", False
 
 
+def _needs_diff(
+    commits: Sequence[po.Commit], agents: Sequence[str], agent_sha: str, landed: str
+) -> bool:
+    """Only people's commits or a rewritten agent tip can make a correction (po.classify), so
+    the common untouched case costs no file reads at all."""
+    if not (agent_sha and landed and agent_sha != landed):
+        return False
+    touched = any(not po.is_agent_commit(c, agents) for c in commits)
+    return touched or agent_sha not in {c.sha for c in commits}
+
+
 def fetch_pull(
     gh: Github,
     repo_full_name: str,
@@ -150,13 +155,8 @@ def fetch_pull(
     agent_sha = po.agent_tip(commits, agents, recorded)
     landed = (pr.merge_commit_sha or "") if pr.merged else pr.head.sha
     diff: tuple[po.FileDiff, ...] = ()
-    # Only people's commits or a rewritten agent tip can make a correction (po.classify), so the
-    # common untouched case costs no file reads at all.
-    touched = any(not po.is_agent_commit(c, agents) for c in commits)
-    rewritten = agent_sha not in {c.sha for c in commits}
-    if agent_sha and landed and agent_sha != landed and (touched or rewritten):
-        reader = read or rest_reader(repo)
-        diff = po.diff_files(reader, agent_sha, landed, files, MAX_FILES)
+    if _needs_diff(commits, agents, agent_sha, landed):
+        diff = po.diff_files(read or rest_reader(repo), agent_sha, landed, files, MAX_FILES)
     if closed_by:
         closer, bot = closed_by, closed_by_type == "Bot"
     else:

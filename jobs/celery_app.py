@@ -1,165 +1,69 @@
-"""The Celery app factory, and how tasks reach the Runtime inside a worker process.
+"""The Celery app factory, the task modules it wires in, and `enqueue`.
 
-Task modules define their tasks with `@shared_task` and are listed in TASK_MODULES (one line each).
-A task module may also define `beat_schedule(config) -> dict` (Celery `beat_schedule` entries);
-`make_celery` merges them all. Tasks get their Runtime from `task_runtime()`: the one passed to
-`make_celery` (tests, the demo, `hippo dev`), else one built once from the environment.
+`make_celery(rt)` builds the app that runs hippo's tasks on `rt` (a `HippoCelery`: each task
+reads `self.runtime` from it, see jobs/task_base.py). Each task module is imported here by name
+and listed in TASK_MODULES; its `register(app)` adds its tasks and beat entries. A new feature's
+task module: declare tasks with `@task(NAME)`, write `register(app)`, add the module below.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
+import sys
 import threading
 import time
-from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple
 
-import redis.exceptions
-from celery import Celery, shared_task, signals
-from kombu.exceptions import OperationalError
+from celery import signals
 
 from integrations import metrics
-from jobs import journal, observe
+from jobs import dream, journal, maintenance, observe
+from jobs.agent import tasks as agent_tasks
+from jobs.broker import BROKER_DOWN, settings
 from jobs.config import Config
+from jobs.github import tasks as github_tasks
+from jobs.health import Heartbeat, MetricsEndpoint
+from jobs.leases import LeaseRenewal
 from jobs.runtime import Runtime
-from memory.errors import LockTimeout, RemoteError
+from jobs.slack import home, instructions
+from jobs.slack import tasks as slack_tasks
+from jobs.task_base import HippoCelery, TaskModule
 
-# Each module defines tasks with @shared_task (and optionally `beat_schedule(config)`).
-TASK_MODULES: tuple[str, ...] = (
-    "jobs.slack.tasks",
-    "jobs.slack.instructions",
-    "jobs.slack.home",
-    "jobs.agent.tasks",
-    "jobs.github.tasks",
-    "jobs.dream",
-    "jobs.maintenance",
+__all__ = ["BROKER_DOWN", "TASK_MODULES", "enqueue", "make_celery", "registered_tasks"]
+
+TASK_MODULES: tuple[TaskModule, ...] = (
+    slack_tasks,
+    instructions,
+    home,
+    agent_tasks,
+    github_tasks,
+    dream,
+    maintenance,
 )
-
-# The broker connection's timeouts. A publisher (the web's front doors, the CLI) must fail fast
-# when Redis is down or half-open: Slack gives up after 3 s, so connect + one retry stay under 2.5 s
-# and the route answers 503 (Slack and GitHub redeliver). A worker may wait longer on a busy Redis.
-PUBLISH_TIMEOUTS = {"socket_connect_timeout": 1.0, "socket_timeout": 1.0}
-WORKER_TIMEOUTS = {"socket_connect_timeout": 5.0, "socket_timeout": 10.0}
-PUBLISH_RETRY = {"max_retries": 1, "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.2}
-
-# What a front door sees while Redis is down or half-open (a claim, or publishing the task):
-# answer 503 so the sender redelivers, rather than 500 or a hang.
-BROKER_DOWN: tuple[type[Exception], ...] = (
-    redis.exceptions.ConnectionError,
-    redis.exceptions.TimeoutError,
-    OperationalError,
-)
+log = logging.getLogger("hippo.tasks")
 
 
-def retrying(*also: type[Exception]) -> dict[str, Any]:
-    """Task options for transient failures: the memory remote unreachable (`RemoteError`, which
-    includes an unreachable remote), the write lock busy, Redis or a socket away, plus `also`.
-    The task runs again with the same key, so nothing doubles. Backoff doubles from 2 s up to a
-    60 s cap (jittered), so a write waiting on a remote that came back lands within a minute;
-    500 tries keep trying for about four hours."""
-    return {
-        "bind": True,
-        "autoretry_for": (RemoteError, LockTimeout, ConnectionError, *BROKER_DOWN[:2], *also),
-        "retry_backoff": 2,
-        "retry_backoff_max": 60,
-        "retry_jitter": True,
-        "max_retries": 500,
-    }
-
-
-_runtime: Runtime | None = None
-log = logging.getLogger("hippo.celery")
-F = TypeVar("F", bound=Callable[..., Any])
-_runtime_lock = threading.Lock()
-
-
-def task(name: str, **options: Any) -> Callable[[F], F]:
-    """`@shared_task(name=...)`, typed for mypy (Celery ships no stubs). Send tasks by name
-    with `enqueue`, so callers never need the Task object."""
-    return cast(Callable[[F], F], shared_task(name=name, **options))
-
-
-def set_runtime(rt: Runtime | None) -> None:
-    """Make `rt` the Runtime tasks use in this process (None: build from the env on next use)."""
-    global _runtime
-    with _runtime_lock:
-        _runtime = rt
-
-
-def task_runtime() -> Runtime:
-    """The Runtime a task should use; built lazily from the environment in a bare worker."""
-    global _runtime
-    with _runtime_lock:
-        if _runtime is None:
-            _runtime = Runtime(Config.from_env())
-        return _runtime
-
-
-def beat_schedule(config: Config) -> dict[str, Any]:
-    """Every task module's `beat_schedule(config)`, merged."""
-    schedule: dict[str, Any] = {}
-    for name in TASK_MODULES:
-        hook = getattr(importlib.import_module(name), "beat_schedule", None)
-        if hook is not None:
-            schedule.update(hook(config))
-    return schedule
-
-
-def transport_options(config: Config, *, worker: bool = False) -> dict[str, Any]:
-    """kombu's Redis options: a short visibility timeout that live workers renew (jobs/leases.py),
-    swept every lease/12 s by every worker, and timeouts for the role."""
-    lease = config.task_lease
-    return {
-        "visibility_timeout": lease,
-        "unacked_restore_interval": max(0.5, lease / 12),
-        "unacked_restore_throttle": 1,  # sweep on every interval, not every 10th
-        "unacked_mutex_expire": max(1, int(lease)),  # a sweeper that died frees the sweep soon
-        **(WORKER_TIMEOUTS if worker else PUBLISH_TIMEOUTS),
-    }
-
-
-def make_celery(config: Config, runtime: Runtime | None = None, *, worker: bool = False) -> Celery:
-    """A Celery app on hippo's Redis with at-least-once delivery for idempotent tasks.
+def make_celery(rt: Runtime, *, worker: bool = False) -> HippoCelery:
+    """The app that runs hippo's tasks on `rt` (and becomes Celery's current app).
     `worker`: the app a `celery worker` runs (longer broker timeouts than a publisher)."""
-    if runtime is not None:
-        set_runtime(runtime)
-    rt = runtime or task_runtime()
-    app = Celery("hippo", include=list(TASK_MODULES), set_as_current=True)
-    app.conf.update(
-        broker_url=rt.redis_url,
-        # Results are not read by anyone: tasks report through Slack, the outbox and git.
-        result_backend=None,
-        task_ignore_result=True,
-        task_serializer="json",
-        result_serializer="json",
-        accept_content=["json"],
-        # Redeliver a task whose worker died mid-run; every task is idempotent by its key.
-        task_acks_late=True,
-        task_reject_on_worker_lost=True,
-        worker_prefetch_multiplier=1,
-        broker_transport_options=transport_options(config, worker=worker),
-        task_publish_retry_policy=PUBLISH_RETRY,
-        broker_connection_retry_on_startup=True,
-        worker_hijack_root_logger=False,
-        timezone=config.timezone or "UTC",
-        enable_utc=True,
-        beat_schedule=beat_schedule(config),
-        # Task events (and the "sent" event) so Flower and `celery events` can follow tasks.
-        worker_send_task_events=True,
-        task_send_sent_event=True,
-    )
-    from jobs.health import Heartbeat, MetricsEndpoint  # it imports this module
-    from jobs.leases import LeaseRenewal  # it imports celery's worker machinery: only here
-
+    app = HippoCelery(rt, set_as_current=True)
+    app.conf.update(settings(rt.config, rt.redis_url, worker=worker), beat_schedule={})
+    for module in TASK_MODULES:
+        module.register(app)
     app.steps["worker"].update({Heartbeat, MetricsEndpoint})
     app.steps["consumer"].add(LeaseRenewal)
+    _connect_signals()
     return app
 
 
+def registered_tasks(app: HippoCelery) -> frozenset[str]:
+    """The names of hippo's tasks in `app` (Celery's own built-in tasks left out)."""
+    return frozenset(name for name in app.tasks if not name.startswith("celery."))
+
+
 def enqueue(rt: Runtime, task: str, **kwargs: Any) -> None:
-    """Send the task named `task` (e.g. "hippo.slack.save_note") with JSON keyword arguments,
+    """Send the task named `task` (e.g. `jobs.slack.tasks.SAVE_NOTE`) with JSON keyword arguments,
     and the current request id in its headers (the task's logs and commits carry it), written
     down in the intake journal first (jobs/journal.py) so no acked request is lost."""
     rid = observe.REQUEST_ID.get() or observe.new_id()
@@ -174,20 +78,31 @@ def enqueue(rt: Runtime, task: str, **kwargs: Any) -> None:
     log.info("queued %s", task, extra={"request_id": rid, "task": task})
 
 
-def _task_ran(task_id: str = "", state: str = "", **_: Any) -> None:
+# -- what every task does around its run: request id, logs, metrics, the journal ---------------
+
+
+class _Running(NamedTuple):
+    tokens: Any  # observe.bind's context tokens, for observe.unbind
+    started: float  # time.monotonic() at task_prerun
+
+
+_running: dict[str, _Running] = {}  # task id → its log context and start
+_running_lock = threading.Lock()
+
+
+def _runtime_of(task: Any) -> Runtime | None:
+    app = getattr(task, "app", None)
+    return app.runtime if isinstance(app, HippoCelery) else None
+
+
+def _task_ran(task_id: str = "", task: Any = None, state: str = "", **_: Any) -> None:
     """A task that ran (done, or failed for good) leaves the journal; one waiting to retry stays."""
-    if task_id and state != "RETRY":
+    rt = _runtime_of(task)
+    if task_id and state != "RETRY" and rt is not None:
         try:
-            journal.finished(task_runtime().redis, task_id)
+            journal.finished(rt.redis, task_id)
         except BROKER_DOWN as exc:  # the sweep will run it again, harmlessly (idempotent)
             log.warning("could not clear journal entry %s: %s", task_id, exc)
-
-
-# -- what every task does around its run: request id, logs, metrics ----------------------------
-
-log = logging.getLogger("hippo.tasks")
-_running: dict[str, tuple[Any, float]] = {}  # task id → (context tokens, start)
-_running_lock = threading.Lock()
 
 
 def _request_id(task: Any) -> str:
@@ -202,31 +117,31 @@ def _task_started(task_id: str = "", task: Any = None, **_: Any) -> None:
     rid = _request_id(task) or task_id  # a scheduled task: its own id
     tokens = observe.bind(rid, getattr(task, "name", ""))
     with _running_lock:
-        _running[task_id] = (tokens, time.monotonic())
+        _running[task_id] = _Running(tokens, time.monotonic())
     log.info("task started", extra={"task_id": task_id})
 
 
 def _task_finished(task_id: str = "", task: Any = None, state: str = "", **_: Any) -> None:
     with _running_lock:
-        tokens, started = _running.pop(task_id, (None, time.monotonic()))
+        ran = _running.pop(task_id, _Running(None, time.monotonic()))
     name = getattr(task, "name", "")
     metrics.TASKS.labels(name, state or "UNKNOWN").inc()
-    seconds = round(time.monotonic() - started, 3)
+    seconds = round(time.monotonic() - ran.started, 3)
     log.info("task %s", (state or "done").lower(), extra={"task_id": task_id, "seconds": seconds})
-    if tokens is not None:
-        observe.unbind(tokens)
+    if ran.tokens is not None:
+        observe.unbind(ran.tokens)
 
 
 def _setup_logging(**_: Any) -> None:
     """`celery worker|beat`: our handler (JSON off a terminal) instead of Celery's."""
-    import sys
-
     config = Config.from_env()
     role = "beat" if "beat" in sys.argv else "worker"
     observe.install(role, config.log_format, config.log_level)
 
 
-signals.task_prerun.connect(_task_started)
-signals.task_postrun.connect(_task_finished)
-signals.task_postrun.connect(_task_ran, weak=False)
-signals.setup_logging.connect(_setup_logging)
+def _connect_signals() -> None:
+    """Once per process (the uids make a second call a no-op), when the first app is made."""
+    signals.task_prerun.connect(_task_started, dispatch_uid="hippo.started")
+    signals.task_postrun.connect(_task_finished, dispatch_uid="hippo.finished")
+    signals.task_postrun.connect(_task_ran, weak=False, dispatch_uid="hippo.journal")
+    signals.setup_logging.connect(_setup_logging, dispatch_uid="hippo.logging")

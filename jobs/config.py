@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from integrations.safe_http import PrivateAllowance
@@ -193,71 +195,111 @@ class Config:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
-        e = os.environ if env is None else env
+        """Every setting from the environment (`env`, else os.environ); a bad value raises
+        ConfigError naming the variable."""
+        get = _getter(os.environ if env is None else env)
+        return cls(**_memory_settings(get), **_service_settings(get), **_behaviour_settings(get))
 
-        def get(name: str, default: str = "") -> str:
-            return e.get(name, default).strip()
 
-        channels = {}
-        for item in _list(get("HIPPO_REPO_CHANNELS")):
-            repo, _, channel = item.partition("=")
-            if channel:
-                channels[repo.strip()] = channel.strip()
-        port = _int("PORT", get("PORT", "3000") or "3000")
-        return cls(
-            data_dir=Path(get("HIPPO_DATA_DIR", ".hippo")),
-            memory_remote=get("HIPPO_MEMORY_REMOTE"),
-            memory_auth=_choice(
-                "HIPPO_MEMORY_AUTH", get("HIPPO_MEMORY_AUTH", "auto") or "auto", MEMORY_AUTHS
-            ),
-            memory_token=get("HIPPO_MEMORY_TOKEN"),
-            memory_username=get("HIPPO_MEMORY_USERNAME"),
-            memory_ssh_key=get("HIPPO_MEMORY_SSH_KEY"),
-            memory_ssh_passphrase=e.get("HIPPO_MEMORY_SSH_PASSPHRASE", ""),
-            memory_known_hosts=get("HIPPO_MEMORY_KNOWN_HOSTS"),
-            memory_ssh_insecure=_bool(
-                "HIPPO_MEMORY_SSH_INSECURE", get("HIPPO_MEMORY_SSH_INSECURE", "")
-            ),
-            memory_timeout=_seconds(
-                "HIPPO_MEMORY_TIMEOUT", get("HIPPO_MEMORY_TIMEOUT", "30") or "30"
-            ),
-            workspace=get("HIPPO_WORKSPACE", "default"),
-            redis_url=get("REDIS_URL"),
-            port=port,
-            task_lease=_seconds("HIPPO_TASK_LEASE", get("HIPPO_TASK_LEASE", "60") or "60"),
-            slack_bot_token=get("SLACK_BOT_TOKEN"),
-            slack_signing_secret=get("SLACK_SIGNING_SECRET"),
-            slack_app_token=get("SLACK_APP_TOKEN"),
-            slack_api_url=get("SLACK_API_URL", SLACK_API_DEFAULT) or SLACK_API_DEFAULT,
-            slack_client_id=get("SLACK_CLIENT_ID"),
-            slack_client_secret=get("SLACK_CLIENT_SECRET"),
-            save_reaction=get("HIPPO_SAVE_REACTION", "brain").strip(":") or "brain",
-            slack_admins=_slack_ids("HIPPO_ADMINS", get("HIPPO_ADMINS")),
-            github_app_id=get("GITHUB_APP_ID"),
-            github_app_private_key=get("GITHUB_APP_PRIVATE_KEY").replace("\\n", "\n"),
-            github_token=get("GITHUB_TOKEN"),
-            github_api_url=get("GITHUB_API_URL", GITHUB_API_DEFAULT) or GITHUB_API_DEFAULT,
-            github_webhook_secret=get("GITHUB_WEBHOOK_SECRET"),
-            agent_logins=_list(get("HIPPO_AGENT_LOGINS", "hippo-agent[bot]")),
-            agent_label=get("HIPPO_AGENT_LABEL", "hippo-agent"),
-            repo_channels=channels,
-            anthropic_api_key=get("ANTHROPIC_API_KEY"),
-            anthropic_base_url=get("ANTHROPIC_BASE_URL"),
-            model=get("HIPPO_MODEL", "claude-sonnet-5-5") or "claude-sonnet-5-5",
-            small_model=get("HIPPO_SMALL_MODEL", "claude-haiku-5-5") or "claude-haiku-5-5",
-            llm_timeout=_seconds("HIPPO_LLM_TIMEOUT", get("HIPPO_LLM_TIMEOUT", "60") or "60"),
-            dream_at=_clock("HIPPO_DREAM_AT", get("HIPPO_DREAM_AT", "03:00") or "03:00"),
-            timezone=_zone("HIPPO_TIMEZONE", get("HIPPO_TIMEZONE", "UTC") or "UTC"),
-            digest_channel=get("HIPPO_DIGEST_CHANNEL"),
-            verify_hosts=_list(get("HIPPO_VERIFY_HOSTS")),
-            verify_private=_addresses("HIPPO_VERIFY_PRIVATE", get("HIPPO_VERIFY_PRIVATE")),
-            console_token=get("HIPPO_CONSOLE_TOKEN"),
-            secret_key=get("HIPPO_SECRET_KEY"),
-            mcp_tokens=_tokens(get("HIPPO_MCP_TOKENS")),
-            # Unset: where this web process listens, so links work on any PORT.
-            public_url=get("HIPPO_PUBLIC_URL") or f"http://localhost:{port}",
-            log_format=_choice("HIPPO_LOG_FORMAT", get("HIPPO_LOG_FORMAT") or "auto", LOG_FORMATS),
-            log_level=_choice("HIPPO_LOG_LEVEL", get("HIPPO_LOG_LEVEL").upper() or "INFO", LEVELS),
-            metrics_port=_int("HIPPO_METRICS_PORT", get("HIPPO_METRICS_PORT") or "0"),
-            ready_timeout=_seconds("HIPPO_READY_TIMEOUT", get("HIPPO_READY_TIMEOUT", "3") or "3"),
-        )
+Get = Callable[..., str]
+
+
+def _getter(env: Mapping[str, str]) -> Get:
+    def get(name: str, default: str = "", *, strip: bool = True) -> str:
+        value = env.get(name, default)
+        return value.strip() if strip else value
+
+    return get
+
+
+def _channels(value: str) -> dict[str, str]:
+    """HIPPO_REPO_CHANNELS: 'owner/repo=channel,...' → {owner/repo: channel}."""
+    channels = {}
+    for item in _list(value):
+        repo, _, channel = item.partition("=")
+        if channel:
+            channels[repo.strip()] = channel.strip()
+    return channels
+
+
+def _port(get: Get) -> int:
+    return _int("PORT", get("PORT", "3000") or "3000")
+
+
+def _memory_settings(get: Get) -> dict[str, Any]:
+    """Where the memory lives and how hippo reaches it."""
+    return dict(
+        data_dir=Path(get("HIPPO_DATA_DIR", ".hippo")),
+        memory_remote=get("HIPPO_MEMORY_REMOTE"),
+        memory_auth=_choice(
+            "HIPPO_MEMORY_AUTH", get("HIPPO_MEMORY_AUTH", "auto") or "auto", MEMORY_AUTHS
+        ),
+        memory_token=get("HIPPO_MEMORY_TOKEN"),
+        memory_username=get("HIPPO_MEMORY_USERNAME"),
+        memory_ssh_key=get("HIPPO_MEMORY_SSH_KEY"),
+        memory_ssh_passphrase=get("HIPPO_MEMORY_SSH_PASSPHRASE", strip=False),
+        memory_known_hosts=get("HIPPO_MEMORY_KNOWN_HOSTS"),
+        memory_ssh_insecure=_bool(
+            "HIPPO_MEMORY_SSH_INSECURE", get("HIPPO_MEMORY_SSH_INSECURE", "")
+        ),
+        memory_timeout=_seconds("HIPPO_MEMORY_TIMEOUT", get("HIPPO_MEMORY_TIMEOUT", "30") or "30"),
+        workspace=get("HIPPO_WORKSPACE", "default"),
+        redis_url=get("REDIS_URL"),
+        port=_port(get),
+        task_lease=_seconds("HIPPO_TASK_LEASE", get("HIPPO_TASK_LEASE", "60") or "60"),
+    )
+
+
+def _service_settings(get: Get) -> dict[str, Any]:
+    """Slack, GitHub and Anthropic."""
+    return dict(
+        slack_bot_token=get("SLACK_BOT_TOKEN"),
+        slack_signing_secret=get("SLACK_SIGNING_SECRET"),
+        slack_app_token=get("SLACK_APP_TOKEN"),
+        slack_api_url=get("SLACK_API_URL", SLACK_API_DEFAULT) or SLACK_API_DEFAULT,
+        slack_client_id=get("SLACK_CLIENT_ID"),
+        slack_client_secret=get("SLACK_CLIENT_SECRET"),
+        save_reaction=get("HIPPO_SAVE_REACTION", "brain").strip(":") or "brain",
+        slack_admins=_slack_ids("HIPPO_ADMINS", get("HIPPO_ADMINS")),
+        github_app_id=get("GITHUB_APP_ID"),
+        github_app_private_key=get("GITHUB_APP_PRIVATE_KEY").replace("\\n", "\n"),
+        github_token=get("GITHUB_TOKEN"),
+        github_api_url=get("GITHUB_API_URL", GITHUB_API_DEFAULT) or GITHUB_API_DEFAULT,
+        github_webhook_secret=get("GITHUB_WEBHOOK_SECRET"),
+        agent_logins=_list(get("HIPPO_AGENT_LOGINS", "hippo-agent[bot]")),
+        agent_label=get("HIPPO_AGENT_LABEL", "hippo-agent"),
+        repo_channels=_channels(get("HIPPO_REPO_CHANNELS")),
+        anthropic_api_key=get("ANTHROPIC_API_KEY"),
+        anthropic_base_url=get("ANTHROPIC_BASE_URL"),
+        model=get("HIPPO_MODEL", "claude-sonnet-5-5") or "claude-sonnet-5-5",
+        small_model=get("HIPPO_SMALL_MODEL", "claude-haiku-5-5") or "claude-haiku-5-5",
+        llm_timeout=_seconds("HIPPO_LLM_TIMEOUT", get("HIPPO_LLM_TIMEOUT", "60") or "60"),
+    )
+
+
+def _behaviour_settings(get: Get) -> dict[str, Any]:
+    """Dreaming, the console and MCP, operations."""
+    return dict(
+        dream_at=_clock("HIPPO_DREAM_AT", get("HIPPO_DREAM_AT", "03:00") or "03:00"),
+        timezone=_zone("HIPPO_TIMEZONE", get("HIPPO_TIMEZONE", "UTC") or "UTC"),
+        digest_channel=get("HIPPO_DIGEST_CHANNEL"),
+        verify_hosts=_list(get("HIPPO_VERIFY_HOSTS")),
+        verify_private=_addresses("HIPPO_VERIFY_PRIVATE", get("HIPPO_VERIFY_PRIVATE")),
+        console_token=get("HIPPO_CONSOLE_TOKEN"),
+        secret_key=get("HIPPO_SECRET_KEY"),
+        mcp_tokens=_tokens(get("HIPPO_MCP_TOKENS")),
+        # Unset: where this web process listens, so links work on any PORT.
+        public_url=get("HIPPO_PUBLIC_URL") or f"http://localhost:{_port(get)}",
+        log_format=_choice("HIPPO_LOG_FORMAT", get("HIPPO_LOG_FORMAT") or "auto", LOG_FORMATS),
+        log_level=_choice("HIPPO_LOG_LEVEL", get("HIPPO_LOG_LEVEL").upper() or "INFO", LEVELS),
+        metrics_port=_int("HIPPO_METRICS_PORT", get("HIPPO_METRICS_PORT") or "0"),
+        ready_timeout=_seconds("HIPPO_READY_TIMEOUT", get("HIPPO_READY_TIMEOUT", "3") or "3"),
+    )
+
+
+def today(config: Config) -> str:
+    """The team's date (HIPPO_TIMEZONE), ISO: the day written on what hippo adds to memory on
+    someone's behalf (notes, instructions, forgets, lessons, the agent's edits), as the team
+    would date it. Internal per-day counters (the agent's token usage) stay in UTC days instead,
+    and say so where they are kept."""
+    return datetime.now(ZoneInfo(config.timezone or "UTC")).date().isoformat()

@@ -11,10 +11,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from celery import Task
 from celery.schedules import crontab
 from github import Github
 
@@ -23,19 +22,20 @@ from integrations import metrics
 from integrations.dream_llm import ClaudeDreamer
 from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
 from jobs.agent.turn import agent_usage
-from jobs.celery_app import task, task_runtime
-from jobs.config import Config
-from jobs.read_counts import last_reads, recall_counts
+from jobs.config import Config, today
+from jobs.read_counts import last_reads, read_counts
 from jobs.runtime import Runtime
 from jobs.slack import delivery, permissions
 from jobs.slack.home import refresh_homes
-from jobs.slack.tasks import RETRY, author, reply_once
+from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
+from jobs.task_base import HippoCelery, HippoTask, task
 from memory import notes, snapshot
 from memory.dream import digest
 from memory.dream.claims import Claim
 from memory.dream.run import Report, dream
 from memory.dream.verifiers import Verdict, Verifier, Verifiers
 from memory.errors import MemoryStoreError
+from memory.git.maintenance import maintain
 
 log = logging.getLogger("hippo.dream")
 
@@ -48,11 +48,15 @@ OUTBOX_CHANNEL = "digest"
 DIGEST_TTL = 3 * 24 * 3600  # "this night's digest was posted": a rerun within days posts nothing
 
 
+# busy: another dream of the workspace runs; skipped: tonight's already ran; done: it ran now.
+DreamStatus = Literal["busy", "skipped", "done"]
+
+
 @dataclass
 class Outcome:
     """What a dream request came to: busy (another one runs), skipped (done tonight), or a run."""
 
-    status: str  # "busy" | "skipped" | "done"
+    status: DreamStatus
     report: Report | None = None
     snapshot: int = 0
     digest_ts: str = ""
@@ -138,55 +142,68 @@ def run_dream(
     if not lock.acquire(blocking=False):
         log.info("a dream of %s is already running; this one stops", workspace)
         return Outcome("busy")
-    started = time.monotonic()
     try:
-        verifiers = make_verifiers(rt)
-        claude = None
-        if rt.llm is not None:
-            claude = ClaudeDreamer(
-                rt.llm, verifiers, model=rt.config.model, allowed_hosts=rt.config.verify_hosts
-            )
-        now = parse_now(rt.config, now_iso)
-        report = dream(
-            rt.store,
-            now=now,
-            verifiers=verifiers,
-            checker=claude,
-            writer=claude,
-            confirm=claude.same if claude is not None else None,
-            recall=recall_counts(rt.redis, workspace),
-            last_read=last_reads(rt.redis, workspace),
-            allowed_hosts=rt.config.verify_hosts,
-            # each step renews the lock
-            after_step=lambda step: _after_step(lock, step, on_step),
-        )
-        metrics.DREAM_SECONDS.observe(time.monotonic() - started)
-        for step in report.steps:
-            metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()
-        posted = f"hippo:dream:digest:{workspace}:{report.run_id}"
-        if report.skipped and (rt.redis.exists(posted) or not report.steps):
-            return Outcome("skipped", report)
-        # a dream that died after its state commit still owes the snapshot and the digest
-        if claude is not None:
-            report.extra["usage"] = claude.usage()
-        # The agent's cache hits of the day before (its counters are per UTC day).
-        yesterday = (now.astimezone(UTC) - timedelta(days=1)).date().isoformat()
-        report.extra["agent_usage"] = agent_usage(rt.redis, yesterday)
-        snap = snapshot.publish(rt.store, report.head)
-        ts = post_digest(rt, report, workspace)
-        if report.steps:  # a big dream leaves many loose objects: repack past git's gc.auto
-            try:
-                rt.store.maintain(only_if_needed=True)
-            except MemoryStoreError as exc:  # the weekly run catches up; the dream succeeded
-                log.warning("maintenance after the dream failed: %s", exc)
-        rt.redis.set(posted, ts or "-", ex=DIGEST_TTL)
-        refresh_homes(rt)  # App Home shows the last dream: republish it for recent viewers
-        return Outcome("skipped" if report.skipped else "done", report, snap.version, ts)
+        return _dream_locked(rt, workspace, parse_now(rt.config, now_iso), lock, on_step)
     finally:
         try:
             lock.release()
         except Exception:  # expired meanwhile: nothing to release
             log.warning("the dream lock of %s expired before the dream ended", workspace)
+
+
+def _dream_locked(
+    rt: Runtime,
+    workspace: str,
+    now: datetime,
+    lock: Any,
+    on_step: Callable[[str], None] | None,
+) -> Outcome:
+    started = time.monotonic()
+    verifiers = make_verifiers(rt)
+    claude = None
+    if rt.llm is not None:
+        claude = ClaudeDreamer(
+            rt.llm, verifiers, model=rt.config.model, allowed_hosts=rt.config.verify_hosts
+        )
+    report = dream(
+        rt.store,
+        now=now,
+        verifiers=verifiers,
+        checker=claude,
+        writer=claude,
+        confirm=claude.same if claude is not None else None,
+        recall=read_counts(rt.redis, workspace),
+        last_read=last_reads(rt.redis, workspace),
+        allowed_hosts=rt.config.verify_hosts,
+        after_step=lambda step: _after_step(lock, step, on_step),  # each step renews the lock
+    )
+    metrics.DREAM_SECONDS.observe(time.monotonic() - started)
+    for step in report.steps:
+        metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()
+    posted = f"hippo:dream:digest:{workspace}:{report.run_id}"
+    if report.skipped and (rt.redis.exists(posted) or not report.steps):
+        return Outcome("skipped", report)
+    # a dream that died after its state commit still owes the snapshot and the digest
+    if claude is not None:
+        report.extra["usage"] = claude.usage()
+    return _publish(rt, report, workspace, now, posted)
+
+
+def _publish(rt: Runtime, report: Report, workspace: str, now: datetime, posted: str) -> Outcome:
+    """The dream's snapshot and digest, then a repack when it left many loose objects."""
+    # The agent's cache hits of the day before (its counters are per UTC day).
+    yesterday = (now.astimezone(UTC) - timedelta(days=1)).date().isoformat()
+    report.extra["agent_usage"] = agent_usage(rt.redis, yesterday)
+    snap = snapshot.publish(rt.store, report.head)
+    ts = post_digest(rt, report, workspace)
+    if report.steps:  # a big dream leaves many loose objects: repack past git's gc.auto
+        try:
+            maintain(rt.store, only_if_needed=True)
+        except MemoryStoreError as exc:  # the weekly run catches up; the dream succeeded
+            log.warning("maintenance after the dream failed: %s", exc)
+    rt.redis.set(posted, ts or "-", ex=DIGEST_TTL)
+    refresh_homes(rt)  # App Home shows the last dream: republish it for recent viewers
+    return Outcome("skipped" if report.skipped else "done", report, snap.version, ts)
 
 
 def _after_step(lock: Any, step: str, on_step: Callable[[str], None] | None) -> None:
@@ -206,17 +223,17 @@ def post_digest(rt: Runtime, report: Report, workspace: str) -> str:
     return rt.poster.post(channel, digest.text(report), blocks=blocks)
 
 
-@task(DREAM, bind=True, autoretry_for=RETRY["autoretry_for"], max_retries=3, retry_backoff=30)
-def dream_task(self: Task, *, workspace: str = "", now_iso: str | None = None) -> str:
+@task(DREAM, autoretry_for=RETRY["autoretry_for"], max_retries=3, retry_backoff=30)
+def dream_task(self: HippoTask, *, workspace: str = "", now_iso: str | None = None) -> DreamStatus:
     """The nightly (and on-demand) dream; a retry continues where the last attempt stopped."""
-    return run_dream(task_runtime(), workspace, now_iso).status
+    return run_dream(self.runtime, workspace, now_iso).status
 
 
 @task(SLACK_DREAM, **RETRY)
-def slack_dream(self: Task, *, key: str, channel: str, user: str = "", **ctx: Any) -> None:
+def slack_dream(self: HippoTask, *, key: str, channel: str, user: str = "", **ctx: Any) -> None:
     """`/hippo dream` or App Home's button: admins (permissions.is_admin) only; the digest is
     the answer."""
-    rt = task_runtime()
+    rt = self.runtime
     if not permissions.is_admin(rt, user):
         reply_once(rt, self, key, channel, permissions.refusal(rt, "start a dream"))
         return
@@ -244,40 +261,53 @@ def refused(rt: Runtime, ctx: dict[str, Any], user: str, channel: str, what: str
 
 @task(REVERT, **RETRY)
 def revert_step(
-    self: Task, *, key: str, commit: str, user: str, channel: str, thread_ts: str, **ctx: Any
+    self: HippoTask, *, key: str, commit: str, user: str, channel: str, thread_ts: str, **ctx: Any
 ) -> None:
     """The digest's Revert button: undo one step as a commit by the person, answer in thread."""
-    rt = task_runtime()
+    rt = self.runtime
     if refused(rt, ctx, user, channel, "revert a dream step"):
         return
-    try:
+
+    def write() -> str:
         done = rt.store.revert(commit, author(user))
         what = rt.store.diff(commit).commit.summary
-        text = f"<@{user}> reverted “{what}” (commit {done.commit[:8]})."
         if not done.created:
-            text = f"“{what}” was already reverted (commit {done.commit[:8]})."
-    except MemoryStoreError as exc:
-        text = f"Could not revert {commit[:8]}: {exc}"
+            return f"“{what}” was already reverted (commit {done.commit[:8]})."
+        return f"<@{user}> reverted “{what}” (commit {done.commit[:8]})."
+
+    text = write_or_refuse(write, f"Could not revert {commit[:8]}: {{error}}")
     reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
 
 
 @task(FORGET_FILE, **RETRY)
 def forget_file(
-    self: Task, *, key: str, path: str, user: str, channel: str, thread_ts: str, **ctx: Any
+    self: HippoTask, *, key: str, path: str, user: str, channel: str, thread_ts: str, **ctx: Any
 ) -> None:
     """The digest's Forget button on a file nobody used: the person removes it (tombstoned)."""
-    rt = task_runtime()
+    rt = self.runtime
     if refused(rt, ctx, user, channel, "forget files from the digest"):
         return
-    today = datetime.now(UTC).date().isoformat()
     why = "nobody used it in 60 days and nothing could check it (the dream's digest)"
-    try:
+
+    def write() -> str:
         done = notes.forget_file(
-            rt.store, path, by=user, reason=why, key=key, today=today, author=author(user)
+            rt.store,
+            path,
+            by=user,
+            reason=why,
+            key=key,
+            today=today(rt.config),
+            author=author(user),
         )
-        text = f"<@{user}> forgot `{path}`." if done else f"`{path}` is already gone."
-        if done is not None:
-            snapshot.publish_if_index_changed(rt.store, done)
-    except MemoryStoreError as exc:
-        text = f"Could not forget `{path}`: {exc}"
+        if done is None:
+            return f"`{path}` is already gone."
+        snapshot.publish_if_index_changed(rt.store, done)
+        return f"<@{user}> forgot `{path}`."
+
+    text = write_or_refuse(write, f"Could not forget `{path}`: {{error}}")
     reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
+
+
+def register(app: HippoCelery) -> None:
+    app.add_tasks(dream_task, slack_dream, revert_step, forget_file)
+    app.add_schedule(beat_schedule(app.runtime.config))

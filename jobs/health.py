@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis
 from celery import bootsteps
@@ -56,9 +56,7 @@ class Heartbeat(bootsteps.StartStopStep):  # type: ignore[misc]  # celery ships 
         self._thread: threading.Thread | None = None
 
     def start(self, worker: Any) -> None:
-        from jobs.celery_app import task_runtime
-
-        rt = task_runtime()
+        rt = worker.app.runtime  # the HippoCelery this worker runs (jobs/task_base.py)
         name = str(getattr(worker, "hostname", "") or "worker")
         self._stop.clear()
 
@@ -91,9 +89,7 @@ class MetricsEndpoint(bootsteps.StartStopStep):  # type: ignore[misc]  # celery 
         self._stop: Callable[[], None] | None = None
 
     def start(self, worker: Any) -> None:
-        from jobs.celery_app import task_runtime
-
-        port = task_runtime().config.metrics_port
+        port = worker.app.runtime.config.metrics_port
         if port:
             self._stop = metrics.serve(port)
             log.info("worker metrics on port %d", port)
@@ -136,7 +132,12 @@ def _check_remote(rt: Runtime) -> str:
     return ""
 
 
-def _start(check: Callable[[], str], name: str) -> tuple[threading.Thread, list[str]]:
+class _Check(NamedTuple):
+    thread: threading.Thread
+    out: list[str]  # the check's complaint ("" when fine), once it has answered
+
+
+def _start(check: Callable[[], str], name: str) -> _Check:
     """Run `check` in a daemon thread; its complaint (or error) lands in the list."""
     out: list[str] = []
 
@@ -148,13 +149,13 @@ def _start(check: Callable[[], str], name: str) -> tuple[threading.Thread, list[
 
     thread = threading.Thread(target=target, name=f"hippo-readyz-{name}", daemon=True)
     thread.start()
-    return thread, out
+    return _Check(thread, out)
 
 
 def readiness(rt: Runtime, timeout: float) -> dict[str, str]:
     """Each check's complaint, "" when it is fine: redis, remote, worker."""
     client = _probe_client(rt, timeout)
-    started: dict[str, tuple[threading.Thread, list[str]] | str] = {
+    started: dict[str, _Check | str] = {
         "redis": _start(lambda: _check_redis(client), "redis"),
         "worker": _start(lambda: _check_worker(client, rt.config.workspace), "worker"),
     }

@@ -18,7 +18,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis
 
@@ -30,6 +30,14 @@ UNACKED = "unacked"
 GIVE_UP = 24 * 3600  # an entry this old that is nowhere is dropped (logged), not run again
 
 Publish = Callable[[str, dict[str, Any], str], None]
+
+
+class Swept(NamedTuple):
+    """One sweep's result: task ids published again, and ids missing this time (to check next
+    time: `suspects` of the next sweep)."""
+
+    again: list[str]
+    suspects: set[str]
 
 
 def record(client: redis.Redis, name: str, kwargs: dict[str, Any]) -> str:
@@ -57,16 +65,14 @@ def _ids(raw_messages: list[bytes], *, unacked: bool) -> set[str]:
     return ids
 
 
-def sweep(
-    client: redis.Redis, publish: Publish, *, grace: float, suspects: set[str]
-) -> tuple[list[str], set[str]]:
-    """One sweep: (task ids published again, ids missing this time to check next time).
+def sweep(client: redis.Redis, publish: Publish, *, grace: float, suspects: set[str]) -> Swept:
+    """One sweep: the task ids published again, and the ids missing this time.
 
     `suspects` are the ids found missing by the previous sweep; an id is published again only
     when it is missing twice, so a message between BRPOP and the unacked write is not mistaken
     for a lost one."""
     if not client.set(SWEEP_LOCK, "1", nx=True, ex=max(1, int(grace))):
-        return [], suspects  # another worker swept moments ago
+        return Swept([], suspects)  # another worker swept moments ago
     now = time.time()
     old: dict[str, dict[str, Any]] = {}
     for task_id, raw in client.hgetall(JOURNAL).items():
@@ -74,7 +80,7 @@ def sweep(
         if now - float(entry.get("at", now)) > grace:
             old[task_id.decode() if isinstance(task_id, bytes) else str(task_id)] = entry
     if not old:
-        return [], set()
+        return Swept([], set())
     pipe = client.pipeline(transaction=True)  # one snapshot of the queue and the held messages
     pipe.lrange(QUEUE, 0, -1)
     pipe.hvals(UNACKED)
@@ -92,4 +98,4 @@ def sweep(
         client.hset(JOURNAL, task_id, json.dumps({**entry, "at": now}))
         publish(str(entry["task"]), dict(entry["kwargs"]), task_id)
         again.append(task_id)
-    return again, missing - set(again)
+    return Swept(again, missing - set(again))

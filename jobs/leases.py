@@ -106,14 +106,12 @@ class LeaseRenewal(bootsteps.StartStopStep):  # type: ignore[misc]
                     channels.remove(channel)
 
     def _sweep(self, app: Any, grace: float) -> None:
-        from jobs.celery_app import task_runtime  # it imports this module
-
         def publish(name: str, kwargs: dict[str, Any], task_id: str) -> None:
             app.send_task(name, kwargs=kwargs, task_id=task_id)
 
         try:
             _, self._suspects = journal.sweep(
-                task_runtime().redis, publish, grace=grace, suspects=self._suspects
+                app.runtime.redis, publish, grace=grace, suspects=self._suspects
             )
         except Exception as exc:  # Redis away: the next sweep tries again
             log.warning("could not sweep the intake journal: %s", exc)

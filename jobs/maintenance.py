@@ -1,16 +1,17 @@
 """`hippo.maintenance`: repack and prune the workspace's cache (and a local remote), weekly from
-beat and after a dream that left many loose objects. Thin: the work is Store.maintain."""
+beat and after a dream that left many loose objects. Thin: the work is
+memory.git.maintenance.maintain."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from celery import Task
 from celery.schedules import crontab
 
-from jobs.celery_app import task, task_runtime
 from jobs.config import Config
+from jobs.task_base import HippoCelery, HippoTask, task
+from memory.git.maintenance import maintain
 
 log = logging.getLogger("hippo.maintenance")
 MAINTENANCE = "hippo.maintenance"
@@ -30,13 +31,18 @@ def beat_schedule(config: Config) -> dict[str, Any]:
     }
 
 
-@task(MAINTENANCE, bind=True)
-def maintenance(self: Task, *, if_needed: bool = False) -> list[str]:
-    rt = task_runtime()
-    done = rt.store.maintain(only_if_needed=if_needed)
+@task(MAINTENANCE)
+def maintenance(self: HippoTask, *, if_needed: bool = False) -> list[str]:
+    rt = self.runtime
+    done = maintain(rt.store, only_if_needed=if_needed)
     for d in done:
         log.info(
             "repacked %s: %d → %d bytes, %d → %d loose objects in %.2f s",
             d.path, d.bytes_before, d.bytes_after, d.loose_before, d.loose_after, d.seconds,
         )  # fmt: skip
     return [d.path for d in done]
+
+
+def register(app: HippoCelery) -> None:
+    app.add_tasks(maintenance)
+    app.add_schedule(beat_schedule(app.runtime.config))

@@ -1,14 +1,14 @@
-"""Recall counts: how often each memory file is read by a person or an agent.
+"""Read counts: how often each memory file is read by a person or an agent.
 
 The console, MCP (readMemory, searchMemory), Slack recall and the agent's turns call `count_read`
-for every file they hand out; dreaming calls `recall_counts` (path → reads) and `last_reads`
+for every file they hand out; dreaming calls `read_counts` (path → reads) and `last_reads`
 (path → the day it was last read) to find files no session used. Two Redis hashes per workspace.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import date
+from datetime import UTC, datetime
 from typing import Protocol
 
 from redis.exceptions import RedisError
@@ -28,14 +28,16 @@ class HashStore(Protocol):
     def hsetnx(self, name: str, key: str, value: str) -> object: ...
 
 
-def key_for(workspace: str) -> str:
+def counts_key(workspace: str) -> str:
+    """The hash path → reads (its name predates "read counts"; kept so counts survive)."""
     return f"hippo:recall:{workspace}"
 
 
-SINCE = ""
+SINCE = ""  # the field of last_read_key holding the day reads began to be dated
 
 
-def last_key_for(workspace: str) -> str:
+def last_read_key(workspace: str) -> str:
+    """The hash path → the day of its last read."""
     return f"hippo:recall-at:{workspace}"
 
 
@@ -43,18 +45,18 @@ def count_read(redis: HashStore, workspace: str, path: str, today: str = "") -> 
     """Add one read of `path` and remember the day (UTC unless given). A Redis outage never
     fails the read itself: it is only logged."""
     try:
-        redis.hincrby(key_for(workspace), path, 1)
-        day = today or date.today().isoformat()
-        redis.hset(last_key_for(workspace), path, day)
-        redis.hsetnx(last_key_for(workspace), SINCE, day)  # when reads began to be dated
+        redis.hincrby(counts_key(workspace), path, 1)
+        day = today or datetime.now(UTC).date().isoformat()
+        redis.hset(last_read_key(workspace), path, day)
+        redis.hsetnx(last_read_key(workspace), SINCE, day)  # when reads began to be dated
     except RedisError as exc:
-        log.warning("recall count for %s not recorded: %s", path, exc)
+        log.warning("read count for %s not recorded: %s", path, exc)
 
 
 def last_reads(redis: HashStore, workspace: str) -> dict[str, str]:
     """Every read path with the day it was last read (paths never read are absent), and under
     SINCE ("") the day the first read was dated: before that, "never read" means "not known"."""
-    raw = redis.hgetall(last_key_for(workspace))
+    raw = redis.hgetall(last_read_key(workspace))
     out: dict[str, str] = {}
     if isinstance(raw, dict):
         for k, v in raw.items():
@@ -63,9 +65,9 @@ def last_reads(redis: HashStore, workspace: str) -> dict[str, str]:
     return out
 
 
-def recall_counts(redis: HashStore, workspace: str) -> dict[str, int]:
+def read_counts(redis: HashStore, workspace: str) -> dict[str, int]:
     """Every counted path with its number of reads (paths never read are absent)."""
-    raw = redis.hgetall(key_for(workspace))
+    raw = redis.hgetall(counts_key(workspace))
     out: dict[str, int] = {}
     if isinstance(raw, dict):
         for k, v in raw.items():

@@ -20,7 +20,7 @@ from slack_sdk import WebClient
 from integrations import metrics
 from integrations.llm import make_client
 from integrations.slack import Outbox, Poster, SlackPoster, make_web_client
-from jobs import embedded_redis
+from jobs import broker, embedded_redis
 from jobs.config import Config
 from memory.git.store import Store
 
@@ -113,10 +113,12 @@ class Runtime:
 
     @cached_property
     def celery(self) -> Celery:
-        """The Celery app on this Runtime's Redis; tasks run in this process use this Runtime."""
-        from jobs.celery_app import make_celery  # it imports this module
-
-        return make_celery(self.config, self)
+        """The Celery app this process sends tasks through, by name (`jobs.celery_app.enqueue`).
+        Tasks run in the app `jobs.celery_app.make_celery(runtime)` builds, which carries its
+        Runtime to them; this one holds no tasks and never becomes Celery's current app."""
+        app = Celery("hippo", set_as_current=False)
+        app.conf.update(broker.settings(self.config, self.redis_url))
+        return app
 
     def close(self) -> None:
         """Leave the embedded Redis, if this Runtime used it; the last process to leave stops it.

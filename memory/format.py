@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from memory import folding
 
@@ -112,13 +113,19 @@ class Entry:
         return replace(self, meta=tuple(meta))
 
 
+class Heading(NamedTuple):
+    line: int  # 0-based
+    level: int  # the number of '#'
+    text: str
+
+
 @dataclass
 class Document:
     """A parsed markdown file. `lines` keep their line endings, so rendering is byte-exact."""
 
     lines: list[str]
     entries: list[Entry] = field(default_factory=list)
-    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, text)
+    headings: list[Heading] = field(default_factory=list)
     index_span: tuple[int, int] | None = None  # [start, end) lines of the ## Index section
 
     @property
@@ -184,7 +191,7 @@ def parse(text: str) -> Document:
         heading = _HEADING.match(line)
         if heading:
             level, title = len(heading.group(1)), heading.group(2).strip()
-            doc.headings.append((i, level, title))
+            doc.headings.append(Heading(i, level, title))
             stack.clear()
             continue
         entry = _parse_bullet(line, i)
@@ -203,10 +210,10 @@ def parse(text: str) -> Document:
     return doc
 
 
-def _index_span(headings: list[tuple[int, int, str]], n: int) -> tuple[int, int] | None:
+def _index_span(headings: list[Heading], n: int) -> tuple[int, int] | None:
     for pos, (line, level, title) in enumerate(headings):
         if level == 2 and title.lower() == "index":
-            end = next((h[0] for h in headings[pos + 1 :] if h[1] <= 2), n)
+            end = next((h.line for h in headings[pos + 1 :] if h.level <= 2), n)
             return line, end
     return None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from memory import format as fmt
 from memory import secrets, tombstones
@@ -61,9 +62,13 @@ class Match:
     meta: Mapping[str, str]
 
 
+# What forget did: removed the one entry that matched, or nothing (several matched, or none).
+ForgetStatus = Literal["removed", "ambiguous", "none"]
+
+
 @dataclass(frozen=True)
 class Forgot:
-    status: str  # "removed" | "ambiguous" | "none"
+    status: ForgetStatus
     matches: tuple[Match, ...]
     result: WriteResult | None = None
 

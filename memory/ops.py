@@ -1,245 +1,67 @@
 """Entry-level operations and their pure application to a tree.
 
-A write is a list of operations applied to the newest tip. `apply_ops` reads files through a
-callable and returns the new contents; it refuses secrets, tombstoned facts, protected paths,
-paths that collide with a file or folder, text lint would reject, control characters, oversized
-files and operations whose target is gone, and never guesses. `check_op` is the part of those
-rules that needs no tree: the write path runs it before a request joins a group commit.
+A write is a list of operations (memory/operations.py, re-exported here) applied to the newest
+tip. `apply_ops` reads files through a callable and returns the new contents; it refuses
+secrets, tombstoned facts, protected paths, paths that collide with a file or folder, text lint
+would reject, control characters, oversized files and operations whose target is gone, and
+never guesses. `check_op` is the part of those rules that needs no tree: the write path runs it
+before a request joins a group commit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from typing import Any
 
 from memory import format as fmt
 from memory import tombstones, validate, version
+from memory.edited import EditedFile
 from memory.errors import (
     AppendOnly,
-    EntryConflict,
     InvalidMetadata,
-    InvalidPath,
-    InvalidText,
     MemoryStoreError,
     PathConflict,
-    ProtectedPath,
     TargetGone,
 )
 from memory.lint import entry_problems as lint_entry
+from memory.operations import (
+    AddEntry,
+    AddTombstone,
+    AppendLine,
+    Applied,
+    DeleteFile,
+    Meta,
+    MoveFile,
+    Operation,
+    Reader,
+    RemoveEntry,
+    ReplaceEntry,
+    WriteFile,
+    check_op,
+    check_path,
+    paths_of,
+)
 
-Meta = tuple[tuple[str, str], ...]
-Reader = Callable[[str], str | None]
+__all__ = [
+    "AddEntry",
+    "AddTombstone",
+    "AppendLine",
+    "Applied",
+    "DeleteFile",
+    "Meta",
+    "MoveFile",
+    "Operation",
+    "Reader",
+    "RemoveEntry",
+    "ReplaceEntry",
+    "WriteFile",
+    "apply_ops",
+    "check_op",
+    "check_path",
+    "paths_of",
+]
 
-
-@dataclass(frozen=True)
-class AddEntry:
-    """Append one entry to `path` (created with `title` as its first line when missing)."""
-
-    path: str
-    text: str
-    meta: Meta = ()
-    title: str | None = None
-
-
-@dataclass(frozen=True)
-class AddTombstone(AddEntry):
-    """Record in forgotten.md that an entry was removed on purpose: the only operation a door
-    other than dreaming may apply to forgotten.md (forget and MCP deleteMemory build it; an
-    agent's or a console's edit of forgotten.md is refused)."""
-
-
-@dataclass(frozen=True)
-class ReplaceEntry:
-    """Replace the entry whose text is `match` (compared normalised) with `text` and `meta`."""
-
-    path: str
-    match: str
-    text: str
-    meta: Meta = ()
-
-
-@dataclass(frozen=True)
-class RemoveEntry:
-    """Remove the entry whose text is `match` (compared normalised)."""
-
-    path: str
-    match: str
-
-
-@dataclass(frozen=True)
-class AppendLine:
-    """Append one raw line to an append-only file such as archive/YYYY-MM-DD.jsonl."""
-
-    path: str
-    line: str
-
-
-@dataclass(frozen=True)
-class WriteFile:
-    path: str
-    content: str
-
-
-@dataclass(frozen=True)
-class MoveFile:
-    src: str
-    dst: str
-
-
-@dataclass(frozen=True)
-class DeleteFile:
-    path: str
-
-
-Operation = AddEntry | ReplaceEntry | RemoveEntry | AppendLine | WriteFile | MoveFile | DeleteFile
-
-
-@dataclass
-class Applied:
-    """The outcome of applying operations: new contents (None = deleted) and removed entries."""
-
-    changes: dict[str, str | None] = field(default_factory=dict)
-    removed: list[tuple[str, fmt.Entry]] = field(default_factory=list)
-
-
-def check_path(path: str) -> str:
-    """`path` if it is a safe relative path inside the repository, else InvalidPath."""
-    if not path or not path.strip():
-        raise InvalidPath(path, "empty")
-    if path.startswith("/") or "\\" in path or (len(path) > 1 and path[1] == ":"):
-        raise InvalidPath(path, "absolute paths are not allowed")
-    parts = path.split("/")
-    if any(p in ("", ".", "..") for p in parts):
-        raise InvalidPath(path, "'..', '.' and empty segments are not allowed")
-    if parts[0] == ".git" or ".git" in parts:
-        raise InvalidPath(path, ".git is not part of the memory")
-    try:
-        validate.text("the path", path, one_line=True, path=path)
-    except InvalidText:
-        raise InvalidPath(path, "control characters and broken Unicode are not allowed") from None
-    if len(path) > 1024:
-        raise InvalidPath(path, "longer than 1,024 characters")
-    return path
-
-
-def check_op(op: Operation, *, dreamer: bool = False, restoring: bool = False) -> None:
-    """The rules for one operation that need no tree: paths, protected files, and every text
-    that becomes part of a file (Unicode, control characters, secrets, metadata, size).
-    `restoring`: hippo's own revert puts back earlier text, so forgotten.md may change (undoing
-    a forget) and lint's metadata rules are not applied again to what history held."""
-    internal = dreamer or restoring
-    for p in paths_of(op):
-        check_path(p)
-        if (p == ".dream" or p.startswith(".dream/")) and not dreamer:
-            raise ProtectedPath(p)
-        if p == tombstones.PATH and not internal and type(op) is not AddTombstone:
-            raise ProtectedPath(
-                p,
-                "forgotten.md keeps what was removed on purpose: only forget (and dreaming) "
-                "change it. To bring a fact back, save it again with force",
-            )
-    if isinstance(op, AddTombstone) and op.path != tombstones.PATH:
-        raise InvalidPath(op.path, f"tombstones are kept in {tombstones.PATH}")
-    if isinstance(op, AddEntry | ReplaceEntry):
-        validate.entry(op.text, op.meta, path=op.path)
-        if isinstance(op, AddEntry) and not internal:
-            validate.lint_rules(op.text, op.meta, path=op.path)
-    if isinstance(op, AddEntry) and op.title is not None:
-        validate.text(f"the title of {op.path}", op.title, one_line=True, path=op.path)
-        if len(op.title) > validate.MAX_NAME_CHARS:
-            raise InvalidText(
-                f"the title of {op.path}", f"is over {validate.MAX_NAME_CHARS} characters"
-            )
-    elif isinstance(op, ReplaceEntry):
-        validate.unicode(f"the entry to replace in {op.path}", op.match)
-    elif isinstance(op, RemoveEntry):
-        validate.unicode(f"the entry to remove from {op.path}", op.match)
-    elif isinstance(op, AppendLine):
-        validate.text(f"a line for {op.path}", op.line.rstrip("\r\n"), one_line=True, path=op.path)
-        validate.size(f"a line for {op.path}", op.line)
-    elif isinstance(op, WriteFile):
-        validate.size(op.path, op.content)
-        validate.text(op.path, op.content, path=op.path)
-
-
-def paths_of(op: Operation) -> list[str]:
-    if isinstance(op, MoveFile):
-        return [op.src, op.dst]
-    return [op.path]
-
-
-class _Doc:
-    """One file being edited by a batch of operations. Removed lines become holes (None), so
-    line numbers stay stable, and an index of entries by normalised text is kept up to date:
-    each operation costs O(1) after the first parse instead of a parse of the whole file."""
-
-    def __init__(self, text: str) -> None:
-        self.lines: list[str | None] = list(text.splitlines(keepends=True))
-        self._index: dict[str, list[fmt.Entry]] | None = None
-        self._text: str | None = text
-
-    def text(self) -> str:
-        if self._text is None:
-            self._text = "".join(x for x in self.lines if x is not None)
-        return self._text
-
-    def index(self) -> dict[str, list[fmt.Entry]]:
-        if self._index is None:
-            self._index = {}
-            alive = [i for i, x in enumerate(self.lines) if x is not None]
-            for e in fmt.parse(self.text()).entries:
-                self._add_to_index(replace(e, line=alive[e.line]))
-        return self._index
-
-    def _add_to_index(self, entry: fmt.Entry) -> None:
-        assert self._index is not None
-        self._index.setdefault(_key(entry.text), []).append(entry)
-
-    def find(self, path: str, match: str) -> fmt.Entry:
-        for entry in self.index().get(_key(match), []):
-            return entry
-        raise EntryConflict(
-            f"no entry in {path} reads {match!r} any more: another writer changed or removed "
-            "it; read the file again and retry",
-            path,
-        )
-
-    def has(self, text: str) -> bool:
-        if self._index is None and not _might_contain(self.text(), text):
-            return False  # skip parsing the whole file for a fact that cannot be there
-        return bool(self.index().get(_key(text)))
-
-    def _drop(self, entry: fmt.Entry) -> None:
-        bucket = self.index()[_key(entry.text)]
-        bucket.remove(entry)
-
-    def remove(self, entry: fmt.Entry) -> None:
-        self._drop(entry)
-        self.lines[entry.line] = None
-        self._text = None
-
-    def replace(self, entry: fmt.Entry, new_line: str) -> None:
-        self._drop(entry)
-        self._text = None
-        old = self.lines[entry.line] or ""
-        self.lines[entry.line] = new_line + old[len(old.rstrip("\r\n")) :]
-        parsed = fmt.parse_entry(new_line, entry.line)
-        if parsed is not None:
-            self._add_to_index(parsed)
-
-    def append(self, new_line: str, *, indexed: bool = True) -> None:
-        if self._text is not None:
-            sep = "" if not self._text or self._text.endswith("\n") else "\n"
-            self._text = self._text + sep + new_line + "\n"
-        at = next((i for i in range(len(self.lines) - 1, -1, -1) if self.lines[i] is not None), -1)
-        last = self.lines[at] if at >= 0 else None
-        if last is not None and not last.endswith("\n"):
-            self.lines[at] = last + "\n"
-        self.lines.append(new_line + "\n")
-        if indexed and self._index is not None:
-            parsed = fmt.parse_entry(new_line, len(self.lines) - 1)
-            if parsed is not None:
-                self._add_to_index(parsed)
+Refused = Callable[[Operation, MemoryStoreError], None]
 
 
 def apply_ops(
@@ -248,7 +70,7 @@ def apply_ops(
     *,
     dreamer: bool = False,
     force: bool = False,
-    on_refused: Callable[[Operation, MemoryStoreError], None] | None = None,
+    on_refused: Refused | None = None,
     folder: Callable[[str], bool] | None = None,
     restoring: bool = False,
 ) -> Applied:
@@ -256,115 +78,152 @@ def apply_ops(
     With `on_refused`, a refused operation is reported there and skipped instead (every check
     runs before an operation changes anything, so a skipped one leaves no trace). `folder`
     tells whether a path is a folder of that tree (so no file is written where one is)."""
-    out = Applied()
     if ops:
         version.check(read(version.STATE))  # a newer hippo's memory: write nothing to it
-    docs: dict[str, _Doc | None] = {}  # None: deleted by an earlier operation
-    stones: list[tuple[str, list[tombstones.Tombstone]]] = []
+    edit = _Edit(read, dreamer=dreamer, force=force, folder=folder, restoring=restoring)
+    for op in ops:
+        try:
+            edit.apply(op)
+        except MemoryStoreError as exc:
+            if on_refused is None:
+                raise
+            on_refused(op, exc)
+    edit.out.changes = {p: (None if d is None else d.text()) for p, d in edit.docs.items()}
+    return edit.out
 
-    base: dict[str, str | None] = {}  # what the tree held before these operations, read once
 
-    def current(path: str) -> str | None:
-        if path in docs:
-            doc = docs[path]
+class _Edit:
+    """The tree as a batch of operations changes it: files read once, edited in memory."""
+
+    def __init__(
+        self,
+        read: Reader,
+        *,
+        dreamer: bool,
+        force: bool,
+        folder: Callable[[str], bool] | None,
+        restoring: bool,
+    ) -> None:
+        self.read, self.folder = read, folder
+        self.dreamer, self.force, self.restoring = dreamer, force, restoring
+        self.out = Applied()
+        self.docs: dict[str, EditedFile | None] = {}  # None: deleted by an earlier operation
+        self.base: dict[str, str | None] = {}  # what the tree held before, read once
+        self.stones: list[tuple[str, list[tombstones.Tombstone]]] = []
+
+    @property
+    def internal(self) -> bool:
+        """Dreaming, or hippo's own revert: lint's rules for new text do not apply."""
+        return self.dreamer or self.restoring
+
+    def current(self, path: str) -> str | None:
+        if path in self.docs:
+            doc = self.docs[path]
             return None if doc is None else doc.text()
-        if path not in base:
-            base[path] = read(path)
-        return base[path]
+        if path not in self.base:
+            self.base[path] = self.read(path)
+        return self.base[path]
 
-    def doc_of(path: str) -> _Doc:
-        doc = docs.get(path)
+    def doc_of(self, path: str) -> EditedFile:
+        doc = self.docs.get(path)
         if doc is None:
-            doc = docs[path] = _Doc(_existing(current, path))
+            doc = self.docs[path] = EditedFile(_existing(self.current, path))
         return doc
 
-    def forgotten() -> list[tombstones.Tombstone]:
-        text = current(tombstones.PATH) or ""
-        if not stones or stones[0][0] != text:
-            stones[:] = [(text, tombstones.load(text))]
-        return stones[0][1]
+    def forgotten(self) -> list[tombstones.Tombstone]:
+        text = self.current(tombstones.PATH) or ""
+        if not self.stones or self.stones[0][0] != text:
+            self.stones[:] = [(text, tombstones.load(text))]
+        return self.stones[0][1]
 
-    def collide(path: str) -> None:
+    def collide(self, path: str) -> None:
         """PathConflict when a new file at `path` would sit under a file (git would drop that
         file to make room for the folder) or where a folder is (git would keep the folder)."""
         parts = path.split("/")
         for i in range(1, len(parts)):
             parent = "/".join(parts[:i])
-            if current(parent) is not None:
+            if self.current(parent) is not None:
                 raise PathConflict(
                     path, f"{parent} is a file, and a path under it would delete that file"
                 )
-        if current(path) is None:
+        if self.current(path) is None:
             inside = path + "/"
-            if any(d is not None and p.startswith(inside) for p, d in docs.items()) or (
-                folder is not None and folder(path)
+            if any(d is not None and p.startswith(inside) for p, d in self.docs.items()) or (
+                self.folder is not None and self.folder(path)
             ):
                 raise PathConflict(path, f"{path} is a folder; write a file inside it")
 
-    def _apply_one(op: Operation) -> None:
-        check_op(op, dreamer=dreamer, restoring=restoring)
+    def apply(self, op: Operation) -> None:
+        """Every check first, then the change: a refused operation leaves no trace."""
+        check_op(op, dreamer=self.dreamer, restoring=self.restoring)
         if isinstance(op, AddEntry | AppendLine | WriteFile):
-            collide(op.path)
+            self.collide(op.path)
         elif isinstance(op, MoveFile):
-            collide(op.dst)
-        _check_append_only(op, current)
-        if not force:
-            _check_tombstones(op, current, forgotten)
-        if isinstance(op, WriteFile) and not (dreamer or restoring):
-            _check_new_entries(op, current(op.path))
-        if isinstance(op, AddEntry):
-            if current(op.path) is None:
-                head = f"# {' '.join(op.title.split())}\n\n" if op.title else ""
-                docs[op.path] = _Doc(head)
-            doc = doc_of(op.path)
-            # The same fact already there: two adds of one fact make one entry.
-            if not (fmt.normalise(op.text) and doc.has(op.text)):
-                line = fmt.render_entry(op.text, op.meta)
-                validate.size(op.path, doc.text(), line)
-                doc.append(line)
-        elif isinstance(op, ReplaceEntry):
-            doc = doc_of(op.path)
-            entry = doc.find(op.path, op.match)
-            if not (dreamer or restoring):
-                _check_new_meta(op, entry)
-            doc.replace(entry, fmt.render_entry(op.text, op.meta, indent=entry.indent))
-        elif isinstance(op, RemoveEntry):
-            doc = doc_of(op.path)
-            entry = doc.find(op.path, op.match)
-            out.removed.append((op.path, entry))
-            doc.remove(entry)
-        elif isinstance(op, AppendLine):
-            if current(op.path) is None:
-                docs[op.path] = _Doc("")
-            doc = doc_of(op.path)
-            validate.size(op.path, doc.text(), op.line)
-            doc.append(op.line.rstrip("\r\n"), indexed=False)
-        elif isinstance(op, WriteFile):
-            docs[op.path] = _Doc(op.content)
-        elif isinstance(op, MoveFile):
-            text = _existing(current, op.src)
-            if current(op.dst) is not None:
-                raise TargetGone(f"cannot move {op.src} to {op.dst}: it exists", op.dst)
-            docs[op.src] = None
-            docs[op.dst] = _Doc(text)
-        elif isinstance(op, DeleteFile):
-            _existing(current, op.path)
-            docs[op.path] = None
+            self.collide(op.dst)
+        _check_append_only(op, self.current)
+        if not self.force:
+            _check_tombstones(op, self.current, self.forgotten)
+        if isinstance(op, WriteFile) and not self.internal:
+            _check_new_entries(op, self.current(op.path))
+        _APPLY[type(op)](self, op)
 
-    for op in ops:
-        try:
-            _apply_one(op)
-        except MemoryStoreError as exc:
-            if on_refused is None:
-                raise
-            on_refused(op, exc)
-    out.changes = {p: (None if d is None else d.text()) for p, d in docs.items()}
-    return out
+    def add_entry(self, op: AddEntry) -> None:
+        if self.current(op.path) is None:
+            head = f"# {' '.join(op.title.split())}\n\n" if op.title else ""
+            self.docs[op.path] = EditedFile(head)
+        doc = self.doc_of(op.path)
+        # The same fact already there: two adds of one fact make one entry.
+        if not (fmt.normalise(op.text) and doc.has(op.text)):
+            line = fmt.render_entry(op.text, op.meta)
+            validate.size(op.path, doc.text(), line)
+            doc.append(line)
+
+    def replace_entry(self, op: ReplaceEntry) -> None:
+        doc = self.doc_of(op.path)
+        entry = doc.find(op.path, op.match)
+        if not self.internal:
+            _check_new_meta(op, entry)
+        doc.replace(entry, fmt.render_entry(op.text, op.meta, indent=entry.indent))
+
+    def remove_entry(self, op: RemoveEntry) -> None:
+        doc = self.doc_of(op.path)
+        entry = doc.find(op.path, op.match)
+        self.out.removed.append((op.path, entry))
+        doc.remove(entry)
+
+    def append_line(self, op: AppendLine) -> None:
+        if self.current(op.path) is None:
+            self.docs[op.path] = EditedFile("")
+        doc = self.doc_of(op.path)
+        validate.size(op.path, doc.text(), op.line)
+        doc.append(op.line.rstrip("\r\n"), indexed=False)
+
+    def write_file(self, op: WriteFile) -> None:
+        self.docs[op.path] = EditedFile(op.content)
+
+    def move_file(self, op: MoveFile) -> None:
+        text = _existing(self.current, op.src)
+        if self.current(op.dst) is not None:
+            raise TargetGone(f"cannot move {op.src} to {op.dst}: it exists", op.dst)
+        self.docs[op.src] = None
+        self.docs[op.dst] = EditedFile(text)
+
+    def delete_file(self, op: DeleteFile) -> None:
+        _existing(self.current, op.path)
+        self.docs[op.path] = None
 
 
-def _key(text: str) -> str:
-    """An entry's index key (an entry with no words is found by its exact text only)."""
-    return fmt.fact_key(text)
+# Each operation's change, by its type (every check ran before in _Edit.apply).
+_APPLY: dict[type[Any], Callable[[_Edit, Any], None]] = {
+    AddEntry: _Edit.add_entry,
+    AddTombstone: _Edit.add_entry,
+    ReplaceEntry: _Edit.replace_entry,
+    RemoveEntry: _Edit.remove_entry,
+    AppendLine: _Edit.append_line,
+    WriteFile: _Edit.write_file,
+    MoveFile: _Edit.move_file,
+    DeleteFile: _Edit.delete_file,
+}
 
 
 def _existing(current: Reader, path: str) -> str:
@@ -430,28 +289,13 @@ def _check_tombstones(
     stones: list[tombstones.Tombstone] | None = None
     haystack = current(tombstones.PATH) or ""
     for t in texts:
-        if not _might_repeat(haystack, t):
+        if not might_repeat(haystack, t):
             continue  # cheap: forgotten.md lacks this fact's longest word, so no tombstone
         stones = stones if stones is not None else forgotten()
         tombstones.check(t, stones)
 
 
-def _might_contain(haystack: str, text: str) -> bool:
-    """False only when the file `haystack` cannot hold an entry whose normalised text equals
-    `text`'s: an entry's normalised words stand contiguously among the file's words."""
-    phrase = fmt.normalise(text)
-    if not phrase:
-        return False
-    if haystack.isascii():
-        # Folding ASCII only lowers it, so a word missing from the lowered file is missing from
-        # its words. (A file with other scripts may fold a look-alike into the word: no shortcut.)
-        lowered = haystack.lower()
-        if not all(w in lowered for w in set(phrase.split())):
-            return False  # a substring search per word is far cheaper than normalising the file
-    return f" {phrase} " in f" {fmt.words(haystack)} "
-
-
-def _might_repeat(haystack: str, text: str) -> bool:
+def might_repeat(haystack: str, text: str) -> bool:
     """False only when forgotten.md (`haystack`) cannot hold a tombstone that `text` repeats:
     one of the tombstone's words would have to be among `text`'s words, and the file holds
     none of them (a substring search per word is far cheaper than parsing the file)."""

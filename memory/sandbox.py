@@ -263,7 +263,7 @@ def push(
     wanted = plan(base, work, who)
     store.sync()
     tip = store.tree()
-    checked = check(wanted.ops, lambda p: _text(tip.get(p)))
+    checked = check(wanted.ops, lambda p: _decoded(tip.get(p)))
     refused = tuple(wanted.refused + checked.refused)
     if not checked.ops:
         copy.discard()
@@ -273,5 +273,5 @@ def push(
     return Pushed(str(result.commit), tuple(checked.paths), refused)
 
 
-def _text(data: bytes | None) -> str | None:
+def _decoded(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", errors="replace")

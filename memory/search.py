@@ -1,10 +1,10 @@
 """Search over one commit's tree: words and "quoted phrases", case-insensitive, ranked.
 
-The text lives in one folded blob (`memory.search_blob`), so finding a term is one C-speed pass
-rather than a Python loop over files. The rarest term drives the scan; other terms are checked
-on the lines it finds. Every line has a prior (entry bonus less length penalty) computed at
-build, so with thousands of candidates only those whose upper bound can still make the top
-`limit` are scored, and only the final hits are decoded and parsed as entries.
+The text lives in one folded string (`memory.search_text.FoldedText`), so finding a term is one
+C-speed pass rather than a Python loop over files. The rarest term drives the scan; other terms
+are checked on the lines it finds. Every line has a prior (entry bonus less length penalty)
+computed at build, so with thousands of candidates only those whose upper bound can still make
+the top `limit` are scored, and only the final hits are decoded and parsed as entries.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from memory.format import parse_entry
-from memory.search_blob import Blob, fold
+from memory.search_text import FoldedText, fold
 
 # Ranking weights. A hit's score is the sum of its term weights plus bonuses, minus penalties for
 # spread-out matches and long entries; `added` only breaks ties.
@@ -101,7 +101,7 @@ def matches_entry(query: str, text: str) -> bool:
 class SearchIndex:
     """A warm, read-only view of one commit's tree for search. Build once per commit."""
 
-    def __init__(self, blob: Blob) -> None:
+    def __init__(self, blob: FoldedText) -> None:
         self._blob = blob
         self.paths = blob.paths
         # What a line scores before its query terms: the entry bonus, less the length penalty.
@@ -123,7 +123,7 @@ class SearchIndex:
         skipped. The archive (episodes, never put in context) is left out; `archive=True`
         indexes only it, for a search of episodes on purpose."""
         kept = {p: b for p, b in tree.items() if p.startswith(ARCHIVE) == archive}
-        return cls(Blob.build(kept))
+        return cls(FoldedText.build(kept))
 
     def __len__(self) -> int:
         return len(self.paths)

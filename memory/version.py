@@ -11,12 +11,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
 
 from memory.errors import FormatTooNew
-
-if TYPE_CHECKING:
-    from memory.ops import Operation
+from memory.operations import Operation, WriteFile
 
 FORMAT_VERSION = 1
 STATE = ".dream/state.json"
@@ -57,8 +54,6 @@ def migrate_ops(tree: Mapping[str, str]) -> tuple[int, list[Operation]]:
     text = tree.get(STATE)
     if found == FORMAT_VERSION and text and _KEY.search(text):
         return found, ops
-    from memory.ops import WriteFile  # here: memory.ops imports this module
-
     try:
         data = json.loads(text) if text else {}
     except ValueError:

@@ -12,6 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
 from tests.fakes.slack import SECRET as SLACK_SECRET
@@ -178,5 +179,5 @@ def celery_worker_for(slack_runtime: Runtime) -> Iterator[Runtime]:
     """A real Celery worker thread (solo pool) consuming slack_runtime's Redis queue."""
     from celery.contrib.testing.worker import start_worker
 
-    with start_worker(slack_runtime.celery, pool="solo", perform_ping_check=False):
+    with start_worker(make_celery(slack_runtime), pool="solo", perform_ping_check=False):
         yield slack_runtime

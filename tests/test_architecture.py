@@ -68,3 +68,111 @@ def test_memory_does_no_network_io() -> None:
         if network(f)
     ]
     assert bad == []
+
+
+def test_only_memory_git_imports_pygit2() -> None:
+    """git is reached through memory/git/ alone (store, writer, transport, history, blobs…)."""
+    bad = [
+        str(f.relative_to(ROOT))
+        for pkg in ("bot", "jobs", "integrations", "memory", "demo")
+        for f in (ROOT / pkg).rglob("*.py")
+        if any(m == "pygit2" or m.startswith("pygit2.") for m in modules(f))
+        and (ROOT / "memory" / "git") not in f.parents
+    ]
+    assert bad == []
+
+
+CYCLE_PACKAGES = ("bot", "jobs", "memory", "integrations", "demo")
+
+
+def module_files() -> dict[str, Path]:
+    """Dotted module name → file, for every module of the packages that must not cycle."""
+    files = {}
+    for pkg in CYCLE_PACKAGES:
+        for f in (ROOT / pkg).rglob("*.py"):
+            files[".".join(f.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")] = f
+    return files
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module → the modules of ours it imports anywhere in the file (top level, inside functions,
+    under TYPE_CHECKING): `from a.b import c` depends on a.b, and on a.b.c when that is a module."""
+    files = module_files()
+    graph: dict[str, set[str]] = {}
+    for name, f in files.items():
+        package = name if f.name == "__init__.py" else name.rpartition(".")[0]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative: from the package, `level - 1` packages up
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*parts, base] if base else parts)
+                deps.add(base)
+                deps.update(f"{base}.{a.name}" for a in node.names)
+        graph[name] = {d for d in deps if d in files and d != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, edges = work[-1]
+            w = next(edges, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                component = set()
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.add(w)
+                    if w == v:
+                        break
+                if len(component) > 1:
+                    found.append(component)
+    return found
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    """The check is real: a two-module and a three-module loop are found, a chain is not."""
+    graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c"}, "f": {"a"}, "g": set()}
+    assert sorted(map(sorted, cycles(graph))) == [["a", "b"], ["c", "d", "e"]]
+
+
+def test_the_import_graph_sees_every_kind_of_import() -> None:
+    """Top-level, function-level and `from package import module` imports are all edges."""
+    graph = import_graph()
+    assert "bot.slack.intake" in graph["bot.app"] or "bot.slack.routes" in graph["bot.app"]
+    assert "bot.console.auth" in graph["bot.console.app"]  # from bot.console import auth
+    assert "bot.app" in graph["bot.cli.server"]  # imported inside cmd_dev
+
+
+def test_no_import_cycles() -> None:
+    """No module imports, directly or through others, a module that imports it (static imports,
+    function-level ones included)."""
+    assert [sorted(c) for c in cycles(import_graph())] == []

@@ -335,13 +335,13 @@ def test_a_lone_surrogate_fails_only_its_own_write_in_a_group_commit(
     with lock:  # the first writer leads and waits for the lock; the others queue behind it
         first = threading.Thread(target=write, args=(0,))
         first.start()
-        while not store._leading:
+        while not store.writer.leading:
             time.sleep(0.005)
         rest = [threading.Thread(target=write, args=(i,)) for i in range(1, 8)]
         for t in rest:
             t.start()
         deadline = time.monotonic() + 10
-        while len(store._queue) + (3 in results) < 7 and time.monotonic() < deadline:
+        while store.writer.queued + (3 in results) < 7 and time.monotonic() < deadline:
             time.sleep(0.005)
     for t in [first, *rest]:
         t.join(30)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
-from jobs.dream import Outcome, run_dream
-from jobs.runtime import Runtime
 from memory.dream.run import STEPS
+
+if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+    from jobs.dream import Outcome
+    from jobs.runtime import Runtime
 
 
 def add_commands(sub: Any) -> None:
@@ -20,10 +22,12 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("--workspace", default="", help="workspace (default: HIPPO_WORKSPACE)")
     out.add_json(p)
-    p.set_defaults(func=dream)
+    p.set_defaults(func=cmd_dream)
 
 
-def dream(args: argparse.Namespace, rt: Runtime) -> int:
+def cmd_dream(args: argparse.Namespace, rt: Runtime) -> int:
+    from jobs.dream import run_dream
+
     with out.progress("dream", total=len(STEPS)) as advance:
         outcome = run_dream(rt, args.workspace, args.now, on_step=advance)
     if args.json:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
-from typing import Any
-
-from github import GithubException
+from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
-from integrations.github import GitHubNotConfigured
-from jobs.github.backfill import Learned, backfill, learn_one
-from jobs.runtime import Runtime
+
+if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+    from jobs.github.backfill import Learned
+    from jobs.runtime import Runtime
 
 
 def add_commands(sub: Any) -> None:
@@ -33,7 +32,7 @@ def add_commands(sub: Any) -> None:
             help="GitHub App installation id (default: looked up from OWNER)",
         )
         out.add_json(q)
-        q.set_defaults(func=run)
+        q.set_defaults(func=cmd_github)
 
 
 def _line(item: Learned) -> str:
@@ -42,7 +41,12 @@ def _line(item: Learned) -> str:
     return f"#{item.number} {item.outcome.replace('_', ' ')}{lesson}{again}"
 
 
-def run(args: argparse.Namespace, rt: Runtime) -> int:
+def cmd_github(args: argparse.Namespace, rt: Runtime) -> int:
+    from github import GithubException
+
+    from integrations.github import GitHubNotConfigured
+    from jobs.github.backfill import backfill, learn_one
+
     if "/" not in args.repo:
         out.error("give the repository as OWNER/REPO")
         return out.USAGE

@@ -1,5 +1,7 @@
 """The `hippo` command line. Core memory commands live in bot/cli/memory.py; each feature adds its
-own commands through a module listed in COMMAND_MODULES (`add_commands(sub)`).
+own commands with `add_commands(sub)` (the `AddCommands` protocol), imported here and listed in
+COMMANDS. Command modules import heavy libraries (Celery, Slack, Flask, PyGithub, anthropic) inside
+the handlers, so `hippo --help` imports none of them.
 
 Exit codes are bot/cli/output.py's (0 done, 1 not done, 2 usage or configuration, 3 unreachable,
 130 interrupted); errors are one line on stderr.
@@ -8,30 +10,34 @@ Exit codes are bot/cli/output.py's (0 done, 1 not done, 2 usage or configuration
 from __future__ import annotations
 
 import argparse
-import importlib
 import importlib.metadata
 import signal
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
-import redis
-
+from bot.cli import dream, github, mcp, remote, server
+from bot.cli import memory as memory_commands
 from bot.cli import output as out
 from jobs.config import Config, ConfigError
-from jobs.runtime import Runtime
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 
-# Each module: `add_commands(sub)` adding subparsers whose defaults set
-# `func=handler`, `handler(args: argparse.Namespace, rt: Runtime) -> int`.
-COMMAND_MODULES: tuple[str, ...] = (
-    "bot.cli.memory",
-    "bot.cli.mcp",
-    "bot.cli.server",
-    "bot.cli.dream",
-    "bot.cli.github",
-    "bot.cli.remote",
+
+class AddCommands(Protocol):
+    """A command module's `add_commands(sub)`: subparsers whose defaults set `func=handler`,
+    `handler(args: argparse.Namespace, rt: Runtime) -> int`."""
+
+    def __call__(self, sub: Any) -> None: ...
+
+
+COMMANDS: tuple[AddCommands, ...] = (
+    memory_commands.add_commands,
+    mcp.add_commands,
+    server.add_commands,
+    dream.add_commands,
+    github.add_commands,
+    remote.add_commands,
 )
 
 
@@ -63,8 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--data-dir", metavar="DIR", help="hippo's cache folder (overrides HIPPO_DATA_DIR)"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).add_commands(sub)
+    for add_commands in COMMANDS:
+        add_commands(sub)
     completion = sub.add_parser(
         "completion",
         help="print a shell completion script",
@@ -102,6 +108,10 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
         from pathlib import Path
 
         config = replace(config, data_dir=Path(args.data_dir))
+    import redis
+
+    from jobs.runtime import Runtime  # Redis, Celery, Slack and anthropic clients: not for --help
+
     rt = Runtime(config)
     previous = _exit_on_sigterm()
     try:

@@ -7,13 +7,10 @@ import getpass
 import os
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from bot.mcp.server import build_server, fixed
-from bot.mcp.tools import MemoryTools
-from jobs.runtime import Runtime
+if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+    from jobs.runtime import Runtime
 
 
 def add_commands(sub: Any) -> None:
@@ -24,10 +21,15 @@ def add_commands(sub: Any) -> None:
         "over stdio. Commits are authored by --as (default: your login name).",
     )
     p.add_argument("--as", dest="author", default="", help="commit author name for writes")
-    p.set_defaults(func=serve)
+    p.set_defaults(func=cmd_mcp)
 
 
-def serve(args: argparse.Namespace, rt: Runtime) -> int:
+def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
+    import anyio
+
+    from bot.mcp.server import build_server, fixed
+    from bot.mcp.tools import MemoryTools
+
     def stop(signum: int, _frame: object) -> None:
         # The stdio reader thread is blocked in read(2) on stdin, which no signal interrupts,
         # and both asyncio's SIGINT handling (it cancels the task, then waits for that thread)

@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
 from integrations import metrics
-from jobs.runtime import Runtime
 from memory import notes, snapshot, validate, version
 from memory.git.store import DREAMER, Author
+
+if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+    from jobs.runtime import Runtime
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
 

@@ -7,15 +7,17 @@ import argparse
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.cli.output import progress
 from jobs.config import ConfigError
-from jobs.memory_auth import method
-from jobs.runtime import Runtime
 from memory.errors import MemoryStoreError
-from memory.git.store import BRANCH, is_local
+from memory.git.maintenance import check_push, maintain
+from memory.git.store import BRANCH, Store, is_local
 from memory.git.transport import is_ssh, redact
+
+if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+    from jobs.runtime import Runtime
 
 Sub = Any
 
@@ -35,6 +37,8 @@ def _check(name: str, fn: Callable[[], str]) -> dict[str, Any]:
 
 
 def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
+    from jobs.memory_auth import method  # PyGithub, for GitHub App credentials
+
     config = rt.config
     results: list[dict[str, Any]] = []
     remote = config.remote
@@ -48,27 +52,7 @@ def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
 
     results.append(_check("settings", configured))
     if results[-1]["ok"]:
-        store = rt.store
-
-        def reach() -> str:
-            heads = [h for h in store.heads() if h.startswith("refs/heads/")]
-            return f"{len(heads)} branch(es)" if heads else "reachable, empty"
-
-        def fetch() -> str:
-            tip = store.sync()
-            if tip is None:
-                return f"no {BRANCH} yet: run `hippo init`"
-            if store.read_or_none("MEMORY.md", tip) is None:
-                raise ConfigError(f"{BRANCH} has no MEMORY.md: not a memory repository")
-            return f"{BRANCH} at {tip[:8]}"
-
-        def push() -> str:
-            if store.tip() is None:
-                return "skipped: the repository is empty (`hippo init` pushes the first commit)"
-            store.check_push()
-            return "created and deleted a check ref under refs/hippo/"
-
-        for name, fn in (("reach", reach), ("fetch", fetch), ("push", push)):
+        for name, fn in _remote_checks(rt.store):
             results.append(_check(name, fn))
             if not results[-1]["ok"]:
                 break
@@ -85,10 +69,34 @@ def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
     return 0 if ok else 1
 
 
+def _remote_checks(store: Store) -> list[tuple[str, Callable[[], str]]]:
+    """Reach, fetch and push, in order: each only means something once the one before passed."""
+
+    def reach() -> str:
+        heads = [h for h in store.heads() if h.startswith("refs/heads/")]
+        return f"{len(heads)} branch(es)" if heads else "reachable, empty"
+
+    def fetch() -> str:
+        tip = store.sync()
+        if tip is None:
+            return f"no {BRANCH} yet: run `hippo init`"
+        if store.read_or_none("MEMORY.md", tip) is None:
+            raise ConfigError(f"{BRANCH} has no MEMORY.md: not a memory repository")
+        return f"{BRANCH} at {tip[:8]}"
+
+    def push() -> str:
+        if store.tip() is None:
+            return "skipped: the repository is empty (`hippo init` pushes the first commit)"
+        check_push(store)
+        return "created and deleted a check ref under refs/hippo/"
+
+    return [("reach", reach), ("fetch", fetch), ("push", push)]
+
+
 def cmd_maintenance(args: argparse.Namespace, rt: Runtime) -> int:
     rt.store.sync()
     with progress("repacking", total=2 if is_local(rt.store.remote) else 1) as advance:
-        done = rt.store.maintain(only_if_needed=args.if_needed, progress=advance)
+        done = maintain(rt.store, only_if_needed=args.if_needed, progress=advance)
     rows = [
         {
             "path": d.path,

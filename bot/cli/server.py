@@ -14,16 +14,19 @@ import sys
 import threading
 import time
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock
 from filelock import Timeout as FileLockTimeout
-from flask import Flask
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from jobs import observe
 from jobs.metrics_dir import prepare
-from jobs.runtime import Runtime
+
+if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+    from flask import Flask
+    from werkzeug.serving import BaseWSGIServer
+
+    from jobs.runtime import Runtime
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
 
@@ -49,6 +52,8 @@ def metrics_env(rt: Runtime) -> dict[str, str]:
 def serve_in_thread(app: Flask, host: str = "127.0.0.1", port: int = 0) -> BaseWSGIServer:
     """Serve `app` from a daemon thread (threaded, like gunicorn's threads); `.shutdown()` ends it.
     The bound port is `server.server_port` (port 0 picks a free one)."""
+    from werkzeug.serving import make_server
+
     server = make_server(host, port, app, threaded=True)
     threading.Thread(target=server.serve_forever, name="hippo-web", daemon=True).start()
     return server
@@ -172,6 +177,8 @@ def _holder(rt: Runtime) -> str:
 
 
 def _dev(args: argparse.Namespace, rt: Runtime, create_app: Any) -> int:
+    from werkzeug.serving import make_server
+
     rt.store.init()
     port = args.port or rt.config.port
     env = child_env(rt)

@@ -1,38 +1,7 @@
 """The web console at /console: people browse, edit, review history and undo dreaming.
 
-Server-rendered Flask views, split by feature: auth (sign-in, CSRF), files (tree, file, edits),
-history (log, diff, revert), dreams (dream runs as cards), extras (channel preferences, outbox).
+bot/console/app.py registers the blueprint; the views are split by feature: auth (sign-in, CSRF),
+files (tree, file, edits), history (log, diff, revert), dreams (dream runs as cards), extras
+(channel preferences, outbox). This file imports nothing, so the views never import the package
+that imports them.
 """
-
-from __future__ import annotations
-
-from flask import Blueprint, Flask
-
-from bot.console import auth, dreams, extras, files, history, sessions
-from jobs.runtime import Runtime
-
-
-def register(app: Flask, rt: Runtime) -> None:
-    config = rt.config
-    app.secret_key = sessions.signing_key(config)  # never the console token (see sessions)
-    app.permanent_session_lifetime = sessions.SESSION_TTL
-    if app.config.get("SESSION_COOKIE_SAMESITE") is None:
-        app.config["SESSION_COOKIE_SAMESITE"] = "Lax"  # a second line of defence beside CSRF
-    if config.public_url.startswith("https://"):
-        app.config["SESSION_COOKIE_SECURE"] = True
-    bp = Blueprint(
-        "console",
-        __name__,
-        url_prefix="/console",
-        template_folder="templates",
-        static_folder="static",
-        static_url_path="/static",
-    )
-    auth.install(bp, rt)
-    files.install(bp, rt)
-    history.install(bp, rt)
-    dreams.install(bp, rt)
-    extras.install(bp, rt)
-    bp.add_app_template_global(auth.csrf_token, "csrf_token")
-    bp.add_app_template_global(auth.current_user, "current_user")
-    app.register_blueprint(bp)

@@ -74,8 +74,6 @@ def token_matches(sent: str, known: str) -> bool:
 
 
 def install(bp: Blueprint, rt: Runtime) -> None:
-    config = rt.config
-
     @bp.before_request
     def guard() -> Response | None:
         if request.method == "POST":
@@ -84,6 +82,13 @@ def install(bp: Blueprint, rt: Runtime) -> None:
             return redirect(url_for("console.login", next=request.full_path.rstrip("?")))
         return None
 
+    _install_token_sign_in(bp, rt)
+    _install_slack_sign_in(bp, rt)
+
+
+def _install_token_sign_in(bp: Blueprint, rt: Runtime) -> None:
+    """/login with HIPPO_CONSOLE_TOKEN (failures throttled per address), and /logout."""
+    config = rt.config
     throttle = sessions.SignInThrottle()
 
     @bp.route("/login", methods=["GET", "POST"])
@@ -117,6 +122,11 @@ def install(bp: Blueprint, rt: Runtime) -> None:
     def logout() -> Response:
         sessions.end()
         return redirect(url_for("console.login"))
+
+
+def _install_slack_sign_in(bp: Blueprint, rt: Runtime) -> None:
+    """Sign in with Slack (OpenID Connect): /login/slack and its callback."""
+    config = rt.config
 
     @bp.get("/login/slack")
     def login_slack() -> Response:

@@ -46,13 +46,21 @@ def is_url(value: str) -> bool:
     return value.startswith(("https://", "http://"))
 
 
-def install(bp: Blueprint, rt: Runtime) -> None:
-    def safe(path: str) -> str:
-        try:
-            return ops.check_path(path)
-        except InvalidPath as exc:
-            abort(400, str(exc))
+def safe(path: str) -> str:
+    """`path` when it is a valid memory path, else 400 saying why."""
+    try:
+        return ops.check_path(path)
+    except InvalidPath as exc:
+        abort(400, str(exc))
 
+
+def install(bp: Blueprint, rt: Runtime) -> None:
+    _install_browse(bp, rt)
+    _install_edit(bp, rt)
+    _install_entry(bp, rt)
+
+
+def _install_browse(bp: Blueprint, rt: Runtime) -> None:
     @bp.get("/")
     def tree() -> str:
         return render_template("console/tree.html", groups=folders(rt.store.files()))
@@ -80,6 +88,8 @@ def install(bp: Blueprint, rt: Runtime) -> None:
             last=next(iter(rt.store.log(path, limit=1)), None),
         )
 
+
+def _install_edit(bp: Blueprint, rt: Runtime) -> None:
     @bp.route("/edit/<path:path>", methods=["GET", "POST"])
     def edit(path: str) -> Any:
         path = safe(path)
@@ -109,6 +119,8 @@ def install(bp: Blueprint, rt: Runtime) -> None:
             new=current is None,
         ), (422 if error else 200)
 
+
+def _install_entry(bp: Blueprint, rt: Runtime) -> None:
     @bp.route("/entry/<path:path>", methods=["GET", "POST"])
     def entry(path: str) -> Any:
         path = safe(path)

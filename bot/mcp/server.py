@@ -60,6 +60,12 @@ def _guard(fn: Callable[[], T]) -> T:
 
 def build_server(tools: MemoryTools, who: Who) -> MCPServer:
     server: MCPServer = MCPServer("hippo", instructions=INSTRUCTIONS, log_level="WARNING")
+    _add_read_tools(server, tools)
+    _add_write_tools(server, tools, who)
+    return server
+
+
+def _add_read_tools(server: MCPServer, tools: MemoryTools) -> None:
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     @server.tool(name="readMemory", annotations=read_only)
@@ -79,6 +85,8 @@ def build_server(tools: MemoryTools, who: Who) -> MCPServer:
         instead: raw history, never needed for what the team knows now."""
         return _guard(lambda: tools.search(query, limit, archive=archive))
 
+
+def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
     @server.tool(name="writeMemory")
     def write_memory(
         path: str,
@@ -127,5 +135,3 @@ def build_server(tools: MemoryTools, who: Who) -> MCPServer:
                 by, path, message, entries=entries or (), reason=reason, key=key or None
             )
         )
-
-    return server

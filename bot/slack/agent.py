@@ -14,8 +14,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.intake import Intent
-from jobs.agent.tasks import RETRY_ACTION, TASK, retry_from_button
+from bot.slack.intent import Intent
+from jobs.agent.tasks import ANSWER, RETRY_ACTION, retry_from_button
 from jobs.celery_app import enqueue
 from jobs.runtime import Runtime
 
@@ -33,7 +33,7 @@ def parse(text: str) -> Intent | None:
     if not t or t.lower().rstrip("?!. ") == "help":
         return None
     if t.endswith("?") or _ASKS.match(t):
-        return Intent(TASK, {"text": t}, ack="Thinking…")
+        return Intent(ANSWER, {"text": t}, ack="Thinking…")
     return None
 
 
@@ -45,4 +45,4 @@ def listen(bolt: App, rt: Runtime) -> None:
         if q is None:  # pressed twice, or expired: the first press already re-queued it
             return
         message_ts = str((body.get("container") or {}).get("message_ts") or "")
-        enqueue(rt, TASK, **asdict(q), retry_of=message_ts)
+        enqueue(rt, ANSWER, **asdict(q), retry_of=message_ts)

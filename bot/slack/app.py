@@ -1,30 +1,38 @@
 """The Bolt app factory: one App for HTTP (/slack/events) and Socket Mode, listeners per feature.
 
 Listeners only verify (Bolt's middleware), dedupe, parse and enqueue; they ack in milliseconds.
-A feature adds a module to LISTENER_MODULES with `listen(bolt: App, rt: Runtime) -> None`.
+A feature module has `listen(bolt: App, rt: Runtime) -> None` (the `Listen` protocol); it is
+imported here and added to LISTENERS.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
-from typing import Any
+from typing import Any, Protocol
 
 from slack_bolt import App, BoltResponse
 from slack_bolt.authorization import AuthorizeResult
 
-from bot.slack.intake import ClaimPending
+from bot.slack import agent, commands, dream, forget, home, mentions, notes
+from bot.slack.claims import ClaimPending
 from jobs.celery_app import BROKER_DOWN
 from jobs.runtime import Runtime
 
-LISTENER_MODULES: tuple[str, ...] = (
-    "bot.slack.mentions",  # app_mention and message: routes by intent (notes, forget, recall…)
-    "bot.slack.commands",  # /hippo
-    "bot.slack.notes",  # "Save to memory" shortcut, the :brain: reaction
-    "bot.slack.forget",  # the "which one?" buttons
-    "bot.slack.agent",  # the agent's "Try again" button
-    "bot.slack.dream",  # the digest's Revert buttons
-    "bot.slack.home",  # App Home: app_home_opened, its dream and console buttons
+
+class Listen(Protocol):
+    """A feature module's `listen`: add its listeners (events, commands, shortcuts, actions)."""
+
+    def __call__(self, bolt: App, rt: Runtime) -> None: ...
+
+
+LISTENERS: tuple[Listen, ...] = (
+    mentions.listen,  # app_mention and message: routes by intent (notes, forget, recall…)
+    commands.listen,  # /hippo
+    notes.listen,  # "Save to memory" shortcut, the :brain: reaction
+    forget.listen,  # the "which one?" buttons
+    agent.listen,  # the agent's "Try again" button
+    dream.listen,  # the digest's Revert and Forget buttons
+    home.listen,  # App Home: app_home_opened, its dream and console buttons
 )
 
 log = logging.getLogger("hippo.slack")
@@ -54,8 +62,8 @@ def make_slack_app(rt: Runtime, *, socket_mode: bool = False) -> App:
         logger=log,
         authorize=authorize,
     )
-    for name in LISTENER_MODULES:
-        importlib.import_module(name).listen(bolt, rt)
+    for listen in LISTENERS:
+        listen(bolt, rt)
 
     @bolt.error
     def on_error(error: Exception, body: dict[str, Any]) -> BoltResponse | None:

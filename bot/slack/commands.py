@@ -9,11 +9,13 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.help import HELP
-from bot.slack.intake import route, submit
+from bot.slack.claims import submit
+from bot.slack.intake import route
+from bot.slack.intent import SlackContext
 from integrations.slack import plain_text
 from jobs.runtime import Runtime
-from jobs.slack.tasks import help_text
+from jobs.slack.messages import help_text
+from jobs.slack.tasks import SHOW_HELP
 
 COMMAND = "/hippo"  # manifest.yml: features.slash_commands[].command
 _SHARE = re.compile(r"^share\s+|\s+--share\s*$", re.I)
@@ -30,21 +32,23 @@ def listen(bolt: App, rt: Runtime) -> None:
     def on_command(ack: Ack, command: dict[str, Any]) -> None:
         text, share = shared(plain_text(str(command.get("text") or "")))
         intent = route(text)
-        if intent.task == HELP:  # help (asked for, or the answer to an unknown command)
-            ack(help_text(rt))
+        if intent.task == SHOW_HELP:  # help (asked for, or the answer to an unknown command)
+            ack(help_text(rt.config.save_reaction))
             return
         trigger = str(command.get("trigger_id") or "")
         queued = submit(
             rt,
             intent,
             [("interaction", trigger)],
-            key=f"slack:{trigger}",
-            channel=str(command.get("channel_id") or ""),
-            channel_name=str(command.get("channel_name") or ""),
-            ts="",
-            thread_ts="",
-            user=str(command.get("user_id") or ""),
-            response_url=str(command.get("response_url") or ""),
-            share=share,
+            SlackContext(
+                key=f"slack:{trigger}",
+                channel=str(command.get("channel_id") or ""),
+                channel_name=str(command.get("channel_name") or ""),
+                ts="",
+                thread_ts="",
+                user=str(command.get("user_id") or ""),
+                response_url=str(command.get("response_url") or ""),
+                share=share,
+            ),
         )
         ack(intent.ack if queued else "")

@@ -7,7 +7,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.intake import PREFIX, Intent, submit
+from bot.slack.claims import PREFIX, submit
+from bot.slack.intent import Intent, SlackContext
 from jobs.dream import FORGET_FILE, REVERT, SLACK_DREAM
 from jobs.runtime import Runtime
 from memory.dream.digest import FORGET_ACTION, REVERT_ACTION
@@ -48,7 +49,7 @@ def _digest_button(
     action: dict[str, Any],
     task: str,
     arg: str,
-    claim: str,
+    claim_kind: str,
     key: str,
 ) -> None:
     """A digest button whose value is `workspace|value`: queue `task` once for that value."""
@@ -62,10 +63,12 @@ def _digest_button(
     submit(
         rt,
         Intent(task, {arg: value}),
-        [(claim, value)],
-        key=key.format(value=value, ts=message_ts),
-        channel=channel,
-        thread_ts=message_ts,
-        user=user,
-        claim=f"{PREFIX}seen:{claim}:{value}",  # released when the person may not do this
+        [(claim_kind, value)],
+        SlackContext(
+            key=key.format(value=value, ts=message_ts),
+            channel=channel,
+            thread_ts=message_ts,
+            user=user,
+            claim=f"{PREFIX}seen:{claim_kind}:{value}",  # released when the person may not do this
+        ),
     )

@@ -7,11 +7,11 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.intake import Intent, claim, submit
+from bot.slack.claims import claim, submit
+from bot.slack.intent import Intent, SlackContext
 from jobs.runtime import Runtime
+from jobs.slack.tasks import FORGET, FORGET_PICK
 
-FORGET = "hippo.slack.forget"
-PICK = "hippo.slack.forget_pick"
 _FORGET = re.compile(r"^(?:please\s+)?forget\b\s*(?:that\s+|about\s+)?", re.I)
 _BUTTON = re.compile(r"^forget_(?:pick_\d+|cancel)$")  # action ids in jobs.slack.tasks
 
@@ -38,12 +38,14 @@ def listen(bolt: App, rt: Runtime) -> None:
         interaction = str(body.get("trigger_id") or action.get("action_ts") or question)
         submit(
             rt,
-            Intent(PICK, {"question": question, "pick": int(pick or -1)}),
+            Intent(FORGET_PICK, {"question": question, "pick": int(pick or -1)}),
             [("interaction", interaction)],
-            key=f"slack:{interaction}",
-            channel=channel,
-            message_ts=str(container.get("message_ts") or ""),
-            user=str((body.get("user") or {}).get("id") or ""),
-            # an ephemeral question (asked with /hippo) is replaced through its response_url
-            response_url=str(body.get("response_url") or "") if ephemeral else "",
+            SlackContext(
+                key=f"slack:{interaction}",
+                channel=channel,
+                message_ts=str(container.get("message_ts") or ""),
+                user=str((body.get("user") or {}).get("id") or ""),
+                # an ephemeral question (asked with /hippo) is replaced through its response_url
+                response_url=str(body.get("response_url") or "") if ephemeral else "",
+            ),
         )

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from bot.slack.intake import Intent
-
-HELP = "hippo.slack.help"
+from bot.slack.intent import Intent
+from jobs.slack.tasks import SHOW_HELP
 
 
 def parse(text: str) -> Intent:
-    return Intent(HELP)
+    return Intent(SHOW_HELP)

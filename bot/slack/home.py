@@ -9,7 +9,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.intake import Intent, submit
+from bot.slack.claims import submit
+from bot.slack.intent import Intent, SlackContext
 from jobs.dream import SLACK_DREAM
 from jobs.runtime import Runtime
 from jobs.slack.home import HOME
@@ -23,7 +24,8 @@ def listen(bolt: App, rt: Runtime) -> None:
             return
         user = str(event.get("user") or "")
         event_id = str(body.get("event_id") or "")
-        submit(rt, Intent(HOME), [("event", event_id)], key=f"slack:{event_id}", user=user)
+        context = SlackContext(key=f"slack:{event_id}", channel=user, user=user)
+        submit(rt, Intent(HOME), [("event", event_id)], context)
 
     @bolt.action(DREAM_ACTION)
     def on_dream(ack: Ack, body: dict[str, Any], action: dict[str, Any]) -> None:
@@ -34,12 +36,14 @@ def listen(bolt: App, rt: Runtime) -> None:
             rt,
             Intent(SLACK_DREAM, {"now_iso": ""}),
             [("interaction", interaction)],
-            key=f"slack:{interaction}",
-            channel=user,  # the answer ("already ran", a refusal) goes to their DM with hippo
-            channel_name="",
-            ts="",
-            thread_ts="",
-            user=user,
+            SlackContext(
+                key=f"slack:{interaction}",
+                channel=user,  # the answer ("already ran", a refusal) goes to their DM with hippo
+                channel_name="",
+                ts="",
+                thread_ts="",
+                user=user,
+            ),
         )
 
     @bolt.action(CONSOLE_ACTION)

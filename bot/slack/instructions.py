@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import re
 
-from bot.slack.intake import Intent
-
-ADD = "hippo.slack.instructions_add"
-LIST = "hippo.slack.instructions_list"
-REMOVE = "hippo.slack.instructions_remove"
+from bot.slack.intent import Intent
+from jobs.slack.instructions import INSTRUCTIONS_ADD, INSTRUCTIONS_LIST, INSTRUCTIONS_REMOVE
 
 _HERE = re.compile(r"^(?:from\s+now\s+on\s+)?in\s+this\s+channel\b\s*[,:\-–]?\s*", re.I)
 _CMD = re.compile(
@@ -20,13 +17,17 @@ def parse(text: str) -> Intent | None:
     """ "in this channel, X" → add X; "instructions [list|add X|remove N]"."""
     m = _HERE.match(text)
     if m is not None:
-        return Intent(ADD, {"text": text[m.end() :]}, ack="Noting that for this channel…")
+        return Intent(
+            INSTRUCTIONS_ADD, {"text": text[m.end() :]}, ack="Noting that for this channel…"
+        )
     m = _CMD.match(text)
     if m is None:
         return None
     verb, rest = (m["verb"] or "list").lower(), m["rest"].strip()
     if verb == "add":
-        return Intent(ADD, {"text": rest}, ack="Noting that for this channel…")
+        return Intent(INSTRUCTIONS_ADD, {"text": rest}, ack="Noting that for this channel…")
     if verb == "list":
-        return Intent(LIST, ack="Listing this channel's instructions…")
-    return Intent(REMOVE, {"number": rest.lstrip("#")}, ack=f"Removing instruction {rest}…")
+        return Intent(INSTRUCTIONS_LIST, ack="Listing this channel's instructions…")
+    return Intent(
+        INSTRUCTIONS_REMOVE, {"number": rest.lstrip("#")}, ack=f"Removing instruction {rest}…"
+    )

@@ -16,7 +16,9 @@ from typing import Any
 
 from slack_bolt import App, BoltContext
 
-from bot.slack.intake import route, submit
+from bot.slack.claims import submit
+from bot.slack.intake import route
+from bot.slack.intent import SlackContext
 from integrations.slack import plain_text
 from jobs.runtime import Runtime
 
@@ -42,12 +44,14 @@ def handle(rt: Runtime, body: dict[str, Any], event: dict[str, Any]) -> bool:
         rt,
         intent,
         [("event", str(body.get("event_id"))), ("message", channel, ts)],
-        key=f"slack:{body.get('event_id')}",
-        channel=channel,
-        channel_name="",
-        ts=ts,
-        thread_ts=str(event.get("thread_ts") or ("" if direct else ts)),
-        user=str(event.get("user") or ""),
+        SlackContext(
+            key=f"slack:{body.get('event_id')}",
+            channel=channel,
+            channel_name="",
+            ts=ts,
+            thread_ts=str(event.get("thread_ts") or ("" if direct else ts)),
+            user=str(event.get("user") or ""),
+        ),
     )
 
 

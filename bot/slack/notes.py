@@ -7,12 +7,12 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.intake import Intent, submit
+from bot.slack.claims import submit
+from bot.slack.intent import Intent, SlackContext
 from integrations.slack import plain_text
 from jobs.runtime import Runtime
+from jobs.slack.tasks import SAVE_NOTE, SAVE_REACTED
 
-SAVE = "hippo.slack.save_note"
-SAVE_REACTED = "hippo.slack.save_reacted"
 SHORTCUT = "save_to_memory"  # manifest.yml: features.shortcuts[].callback_id
 
 _SAVE = re.compile(
@@ -26,7 +26,7 @@ def parse(text: str) -> Intent | None:
     m = _SAVE.match(text)
     if m is None:
         return None
-    return Intent(SAVE, {"text": text[m.end() :]}, ack="Saving that to memory…")
+    return Intent(SAVE_NOTE, {"text": text[m.end() :]}, ack="Saving that to memory…")
 
 
 def listen(bolt: App, rt: Runtime) -> None:
@@ -36,17 +36,19 @@ def listen(bolt: App, rt: Runtime) -> None:
         message = body.get("message") or {}
         channel = body.get("channel") or {}
         ts = str(message.get("ts") or body.get("message_ts") or "")
-        intent = Intent(SAVE, {"text": plain_text(str(message.get("text") or ""))})
+        intent = Intent(SAVE_NOTE, {"text": plain_text(str(message.get("text") or ""))})
         submit(
             rt,
             intent,
             [("interaction", body["trigger_id"])],
-            key=f"slack:{body['trigger_id']}",
-            channel=str(channel.get("id") or ""),
-            channel_name=str(channel.get("name") or ""),
-            ts=ts,
-            thread_ts=str(message.get("thread_ts") or ts),
-            user=str((body.get("user") or {}).get("id") or ""),
+            SlackContext(
+                key=f"slack:{body['trigger_id']}",
+                channel=str(channel.get("id") or ""),
+                channel_name=str(channel.get("name") or ""),
+                ts=ts,
+                thread_ts=str(message.get("thread_ts") or ts),
+                user=str((body.get("user") or {}).get("id") or ""),
+            ),
         )
 
     @bolt.event("reaction_added")
@@ -60,10 +62,12 @@ def listen(bolt: App, rt: Runtime) -> None:
             rt,
             Intent(SAVE_REACTED),
             [("event", body["event_id"]), ("reacted", channel, ts)],
-            key=f"slack:{body['event_id']}",
-            channel=channel,
-            channel_name="",
-            ts=ts,
-            thread_ts="",
-            user=str(event.get("user") or ""),
+            SlackContext(
+                key=f"slack:{body['event_id']}",
+                channel=channel,
+                channel_name="",
+                ts=ts,
+                thread_ts="",
+                user=str(event.get("user") or ""),
+            ),
         )

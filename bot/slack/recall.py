@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-from bot.slack.intake import Intent
-
-RECALL = "hippo.slack.recall"
+from bot.slack.intent import Intent
+from jobs.slack.tasks import RECALL
 
 _RECALL = re.compile(
     r"^(?:what\s+do\s+(?:you|we)\s+know\s+(?:about|of)|what\s+(?:is|are)|recall|search(?:\s+for)?"

@@ -17,7 +17,7 @@ from integrations.slack import Outbox
 from jobs.runtime import Runtime
 
 
-def _text(message: str, status: int) -> Response:
+def _plain_response(message: str, status: int) -> Response:
     return Response(message, status=status, mimetype="text/plain")
 
 
@@ -49,21 +49,21 @@ def register(app: Flask, rt: Runtime) -> None:
         secret = rt.config.slack_signing_secret
         if not secret:
             # Without the secret nothing can be verified; refuse rather than trust the body.
-            return _text(
+            return _plain_response(
                 "SLACK_SIGNING_SECRET is not set: copy it from the Slack app's Basic Information",
                 503,
             )
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
         if not timestamp.isdigit():
             # slack_sdk would int() it inside bolt and fail with a 500
-            return _text("X-Slack-Request-Timestamp must be a Unix time in seconds", 400)
+            return _plain_response("X-Slack-Request-Timestamp must be a Unix time in seconds", 400)
         body = request.get_data(as_text=True)  # bounded by bot.limits; bolt reads the same text
         signature = request.headers.get("X-Slack-Signature")
         if not SignatureVerifier(secret).is_valid(body, timestamp, signature):
-            return _text("invalid or stale X-Slack-Signature", 401)
+            return _plain_response("invalid or stale X-Slack-Signature", 401)
         why = malformed(body, request.mimetype)
         if why:
-            return _text(why, 400)
+            return _plain_response(why, 400)
         return handler.handle(request)
 
     @app.get("/outbox")

@@ -10,26 +10,29 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, Literal
 
 import anthropic
-from celery import Task
 from redis.exceptions import LockError
 
 from jobs.agent.turn import PREFIX, Question, take_turn
-from jobs.celery_app import task, task_runtime
 from jobs.runtime import Runtime
+from jobs.task_base import HippoCelery, HippoTask, task
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 
 log = logging.getLogger("hippo.agent")
 
-TASK = "hippo.agent.answer"
+ANSWER = "hippo.agent.answer"
 RETRY_ACTION = "agent_retry"
 MAX_RETRIES = 3
 BACKOFF = 15  # seconds; then 30, 60 (all far inside the broker's visibility timeout)
 LOCK_TTL = 15 * 60  # one turn at a time per thread; a turn that runs longer loses the lock
 LOCK_WAIT = 60  # then the task retries later rather than hold a worker while the thread is busy
 RETRY_TTL = 7 * 24 * 3600  # how long a "Try again" button works
+
+# How a question ended (the task's result, in its log): a redelivery of one answered, no
+# answer after the last retry (a "Try again" button), memory refused the edits, or answered.
+AnswerOutcome = Literal["duplicate", "gave up", "refused", "answered"]
 
 # What is worth retrying: the provider busy or unreachable, the memory remote unreachable.
 RETRYABLE: tuple[type[Exception], ...] = (
@@ -41,9 +44,9 @@ RETRYABLE: tuple[type[Exception], ...] = (
 )
 
 
-@task(TASK, bind=True, max_retries=MAX_RETRIES, acks_late=True)
+@task(ANSWER, max_retries=MAX_RETRIES, acks_late=True)
 def answer(
-    self: Task,
+    self: HippoTask,
     *,
     channel: str,
     text: str,
@@ -55,12 +58,12 @@ def answer(
     key: str = "",
     retry_of: str = "",
     **_: Any,
-) -> str:
+) -> AnswerOutcome:
     """Answer a question asked in Slack (see jobs.agent.turn.take_turn).
 
     Takes the mention router's context (`key`, `channel`, `ts`, `thread_ts`, `user`) or the
     explicit `team`/`event_id`; `retry_of` is the ts of a "Try again" message to replace."""
-    rt = task_runtime()
+    rt = self.runtime
     q = Question(team, channel, thread_ts or ts, ts, user, text, event_id or key or self.request.id)
     if rt.redis.exists(f"{PREFIX}done:{q.event_id}"):
         return "duplicate"
@@ -134,3 +137,7 @@ def _why(exc: Exception) -> str:
     if isinstance(exc, anthropic.APIConnectionError):
         return "Claude could not be reached in time"
     return f"the memory repository could not be written ({type(exc).__name__})"
+
+
+def register(app: HippoCelery) -> None:
+    app.add_tasks(answer)

@@ -19,6 +19,7 @@ import anthropic
 from integrations import agent, slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
+from jobs.config import today
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from jobs.slack import delivery
@@ -171,7 +172,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     else:
         body, usage = _hits_answer(tools, q.text), Usage()
     permalink = rt.poster.permalink(q.channel, q.ts) if q.ts else f"slack:{q.channel}"
-    who = sandbox.Attribution(permalink, f"hippo for {q.user}", _today())
+    who = sandbox.Attribution(permalink, f"hippo for {q.user}", today(rt.config))
     pushed = sandbox.push(
         store,
         copy,
@@ -238,7 +239,7 @@ def _citations(out: Outcome, tools: Toolbox, sources: list[str]) -> str:
 
 def record_usage(rt: Runtime, role: str, usage: Usage) -> None:
     """Add a turn's tokens to today's counters (the digest reports cache hits from them)."""
-    key = f"hippo:usage:{role}:{_today()}"
+    key = f"hippo:usage:{role}:{_utc_day()}"
     pipe = rt.redis.pipeline()
     pipe.hincrby(key, "turns", 1)
     pipe.hincrby(key, "input", usage.input_tokens)
@@ -289,7 +290,7 @@ def episode(
     # A credential pasted into the question must not stop the episode: it is redacted.
     line = secrets.redact(json.dumps(item, ensure_ascii=False, sort_keys=True))
     rt.store.write(
-        [AppendLine(f"archive/{_today()}.jsonl", line)],
+        [AppendLine(f"archive/{_utc_day()}.jsonl", line)],
         author=Author("hippo", HIPPO_EMAIL),
         message="archive: thread episode",
         key=f"slack-agent-episode:{q.event_id}",
@@ -297,5 +298,7 @@ def episode(
     )
 
 
-def _today() -> str:
+def _utc_day() -> str:
+    """The UTC day naming the usage counters (the dream reads yesterday's by UTC day) and the
+    archive file; dates written on entries are the team's (`jobs.config.today`)."""
     return datetime.now(UTC).date().isoformat()

@@ -14,7 +14,8 @@ from itertools import islice
 from github import Github
 
 from integrations.github_pulls import fetch_pull
-from jobs.github.tasks import github_client, learn, recorded_pushes
+from jobs.github.lessons import learn
+from jobs.github.tasks import github_client, recorded_pushes
 from jobs.runtime import Runtime
 from memory.lessons import outcomes as po
 

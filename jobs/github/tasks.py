@@ -1,40 +1,31 @@
 """Celery tasks behind the GitHub app: learn from how people finished the agent's pull requests.
 
-Thin: fetch through integrations.github_pulls, decide with memory.lessons (outcomes, gate),
-write through the store with the delivery GUID as the idempotency key (a redelivery commits
-nothing and posts nothing), and post a short Slack note when a lesson becomes active.
-"""
+Thin: fetch through integrations.github_pulls, learn through jobs/github/lessons.py (memory.lessons
+decides, the store writes with the delivery GUID as the idempotency key, so a redelivery commits
+nothing and posts nothing), which posts a short Slack note when a lesson becomes active."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
-from datetime import UTC, datetime
 from urllib.parse import urlsplit
-from zoneinfo import ZoneInfo
 
-from celery import Task
 from github import Github, GithubException
-from slack_sdk.errors import SlackApiError
 
 from integrations import github as gh
 from integrations.github_pulls import fetch_pull
-from integrations.lessons_llm import ClaudeJudge
-from jobs.celery_app import retrying, task, task_runtime
+from jobs.github.lessons import NOTHING, Learning, learn
 from jobs.runtime import Runtime
-from memory.errors import EntryConflict, TombstoneConflict
-from memory.git.store import Author, WriteResult
-from memory.lessons import gate as lessons
+from jobs.task_base import HippoCelery, HippoTask, retrying, task
 from memory.lessons import outcomes as po
-from memory.ops import Operation
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("hippo.github")
 
-GITHUB_AUTHOR = Author("hippo github", "github@hippo.invalid")
 PUSHES_TTL = 90 * 24 * 3600  # an agent pull request rarely stays open longer than a quarter
 INSTALLATIONS = "hippo:github:installations"  # hash: owner/repo → installation id
 RETRY = retrying()
+HANDLE_PULL_REQUEST = "hippo.github.handle_pull_request"
+INSTALLATION = "hippo.github.installation"
 
 
 def settings(rt: Runtime) -> gh.GitHubSettings:
@@ -69,95 +60,18 @@ def record_agent_push(rt: Runtime, repo: str, number: int, sha: str) -> None:
     """Remember a head SHA the agent pushed, so its last commit is known after force-pushes."""
     key = _pushes_key(repo, number)
     last = rt.redis.lindex(key, -1)
-    if last is None or _text(last) != sha:
+    if last is None or _str(last) != sha:
         rt.redis.rpush(key, sha)
     rt.redis.expire(key, PUSHES_TTL)
 
 
 def recorded_pushes(rt: Runtime, repo: str, number: int) -> list[str]:
-    return [_text(raw) for raw in rt.redis.lrange(_pushes_key(repo, number), 0, -1)]
+    return [_str(raw) for raw in rt.redis.lrange(_pushes_key(repo, number), 0, -1)]
 
 
-def _text(raw: bytes | str) -> str:
+def _str(raw: bytes | str) -> str:
+    """A Redis reply as text."""
     return raw.decode() if isinstance(raw, bytes) else raw
-
-
-def today(rt: Runtime) -> str:
-    return datetime.now(ZoneInfo(rt.config.timezone or "UTC")).date().isoformat()
-
-
-def learn(
-    rt: Runtime,
-    facts: po.PullFacts,
-    *,
-    key: str,
-    now: str | None = None,
-    shared: bool = True,
-) -> tuple[str, lessons.LessonPlan, bool]:
-    """Classify, plan the lesson, write it with the episode. Returns (outcome, plan, committed).
-
-    `shared=False` (the CLI without REDIS_URL) plans without the Redis lock and announces only
-    through Slack: a one-off process has no outbox anyone reads.
-    """
-    agents = rt.config.agent_logins
-    outcome = po.classify(facts, agents)
-    now = now or datetime.now(UTC).isoformat(timespec="seconds")
-    judge = ClaudeJudge(rt.llm, rt.config.small_model) if rt.llm is not None else None
-    path = lessons.conventions_path(facts.repo)
-    subject = f"pull request {facts.repo}#{facts.number}: {outcome.replace('_', ' ')}"
-
-    def write(ops: list[Operation], status: str) -> WriteResult:
-        message = f"{subject}; lesson {status}" if status else subject
-        return rt.store.write(ops, author=GITHUB_AUTHOR, message=message, key=key, source=facts.url)
-
-    # One planner per repository at a time: two closes planned on one stale text would drop a
-    # source; the store's own lock only orders the commits.
-    lock: AbstractContextManager[object] = (
-        rt.redis.lock(f"hippo:github:lessons:{facts.repo}", timeout=300, blocking_timeout=120)
-        if shared
-        else nullcontext()
-    )
-    with lock:
-        rt.store.sync()
-        if rt.store.find_key(key):
-            return outcome, lessons.LessonPlan(), False
-        for attempt in range(3):
-            current = rt.store.read_or_none(path)
-            plan = lessons.plan(facts, outcome, current, today=today(rt), judge=judge)
-            line = lessons.episode(facts, outcome, plan, now=now, agent_logins=agents)
-            try:
-                result = write([*plan.ops, line], plan.status)
-                break
-            except EntryConflict:
-                if attempt == 2:
-                    raise
-                rt.store.sync()  # a person edited the lesson meanwhile: plan again on their text
-            except TombstoneConflict as exc:
-                # The lesson was forgotten on purpose: keep the episode, say why, learn nothing.
-                log.info("%s: lesson not re-added, it was forgotten (%s)", facts.url, exc)
-                plan = lessons.LessonPlan(text=plan.text, status="forgotten")
-                line = lessons.episode(facts, outcome, plan, now=now, agent_logins=agents)
-                result = write([line], plan.status)
-                break
-    if plan.became_active and result.created and (shared or rt.config.slack_enabled):
-        announce(rt, facts.repo, plan)
-    return outcome, plan, result.created
-
-
-def announce(rt: Runtime, repo: str, plan: lessons.LessonPlan) -> None:
-    """The short note for the repository's channel (the console outbox without Slack)."""
-    channel = rt.config.repo_channels.get(repo) or rt.config.digest_channel
-    if not channel:
-        log.info("lesson for %s became active; no channel configured (HIPPO_REPO_CHANNELS)", repo)
-        return
-    seen = " and ".join(f"<{s}|#{s.rsplit('/', 1)[-1]}>" for s in plan.sources)
-    path = lessons.conventions_path(repo)
-    text = f"New convention for *{repo}* (people made the same change in {seen}): {plan.text}"
-    try:
-        rt.poster.post(channel, f"{text}\nKept in `{path}`.")
-    except SlackApiError as exc:
-        # The lesson is committed either way; a retry would find its key and skip the note too.
-        log.warning("could not announce the %s lesson in %s: %s", repo, channel, exc)
 
 
 def process_pull_request(
@@ -171,10 +85,10 @@ def process_pull_request(
     sender_type: str = "",
     client: Github | None = None,
     read: po.ContentReader | None = None,
-) -> tuple[str, lessons.LessonPlan, bool]:
+) -> Learning:
     """Fetch an ended agent pull request and learn from it (idempotent by delivery id)."""
     if rt.store.find_key(delivery_id):
-        return "", lessons.LessonPlan(), False
+        return NOTHING
     facts = fetch_pull(
         client or github_client(rt, installation_id, repo_full_name),
         repo_full_name,
@@ -188,9 +102,9 @@ def process_pull_request(
     return learn(rt, facts, key=delivery_id)
 
 
-@task("hippo.github.handle_pull_request", **RETRY)
+@task(HANDLE_PULL_REQUEST, **RETRY)
 def handle_pull_request(
-    self: Task,
+    self: HippoTask,
     *,
     delivery_id: str,
     installation_id: int | None,
@@ -201,7 +115,7 @@ def handle_pull_request(
     sender_type: str = "",
 ) -> str:
     """A closed agent pull request: classify, archive the episode, maybe learn a lesson."""
-    rt = task_runtime()
+    rt = self.runtime
     try:
         outcome, plan, _ = process_pull_request(
             rt,
@@ -220,15 +134,21 @@ def handle_pull_request(
     return outcome
 
 
-@task("hippo.github.installation")
-def installation(*, action: str, installation_id: int, repos: Sequence[str]) -> None:
+@task(INSTALLATION)
+def installation(
+    self: HippoTask, *, action: str, installation_id: int, repos: Sequence[str]
+) -> None:
     """Remember which installation serves which repository (or forget it on deletion)."""
-    rt = task_runtime()
+    rt = self.runtime
     names = [*repos, "*"]  # '*': the installation to use when a delivery names none
     if action in ("deleted", "suspend"):
         if repos:
             rt.redis.hdel(INSTALLATIONS, *repos)
-        if _text(rt.redis.hget(INSTALLATIONS, "*") or b"") == str(installation_id):
+        if _str(rt.redis.hget(INSTALLATIONS, "*") or b"") == str(installation_id):
             rt.redis.hdel(INSTALLATIONS, "*")
     else:
         rt.redis.hset(INSTALLATIONS, mapping={name: str(installation_id) for name in names})
+
+
+def register(app: HippoCelery) -> None:
+    app.add_tasks(handle_pull_request, installation)

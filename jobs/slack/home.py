@@ -16,16 +16,16 @@ from dataclasses import asdict, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from celery import Task
 from slack_sdk.errors import SlackApiError
 
 from integrations.slack import Outbox
-from jobs.celery_app import task, task_runtime
 from jobs.runtime import Runtime
 from jobs.slack import permissions
+from jobs.slack.channels import channel_slug
 from jobs.slack.home_view import Glance, LastDream, home_view
-from jobs.slack.instructions import channel_slug, path_for
-from jobs.slack.tasks import RETRY
+from jobs.slack.instructions import path_for
+from jobs.slack.replies import RETRY
+from jobs.task_base import HippoCelery, HippoTask, task
 from memory import format as fmt
 from memory.dream.run import TRAILER
 from memory.dream.state import PATH as STATE_PATH
@@ -145,9 +145,9 @@ def remember_viewer(rt: Runtime, user: str) -> None:
 
 
 @task(HOME, **RETRY)
-def home(self: Task, *, user: str, **ctx: Any) -> None:
+def home(self: HippoTask, *, user: str, **ctx: Any) -> None:
     """Someone opened hippo's Home tab: publish it, and remember them for later refreshes."""
-    rt = task_runtime()
+    rt = self.runtime
     remember_viewer(rt, user)
     publish(rt, user)
 
@@ -172,3 +172,7 @@ def refresh_homes(rt: Runtime) -> None:
             publish(rt, user)
         except Exception as exc:  # one person's Home (a deactivated account) stops no one
             log.warning("views.publish for %s failed: %s", user, exc)
+
+
+def register(app: HippoCelery) -> None:
+    app.add_tasks(home)

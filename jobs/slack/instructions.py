@@ -5,37 +5,20 @@ Same context and idempotency rules as jobs/slack/tasks.py (the key is the event 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from celery import Task
-
-from jobs.celery_app import task, task_runtime
+from jobs.config import today
 from jobs.runtime import Runtime
-from jobs.slack.tasks import RETRY, author, file_link, reply_once, source_for, today
+from jobs.slack.channels import channel_slug
+from jobs.slack.messages import file_link
+from jobs.slack.replies import RETRY, author, reply_once, source_for, write_or_refuse
+from jobs.task_base import HippoCelery, HippoTask, task
 from memory import format as fmt
-from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.ops import AddEntry, RemoveEntry
 
-# channel id → name, recorded by the front doors from requests that carry it (slash commands,
-# shortcuts), so a mention (which carries only the id) finds the same file, even offline.
-CHANNEL_NAMES = "hippo:slack:channel-names"
-_NOT_NAMES = ("", "privategroup", "directmessage")  # what slash commands send for those
-
-
-def remember_channel_name(rt: Runtime, channel: str, name: str) -> None:
-    if channel and name not in _NOT_NAMES:
-        rt.redis.hset(CHANNEL_NAMES, channel, name)
-
-
-def channel_slug(rt: Runtime, channel: str, name: str = "") -> str:
-    """The channel's file name: its Slack name (request, names seen, the API), else its id."""
-    if name in _NOT_NAMES:
-        seen = rt.redis.hget(CHANNEL_NAMES, channel)
-        name = seen.decode() if isinstance(seen, bytes) else ""
-    name = (name or rt.poster.channel_name(channel) or channel).lstrip("#").lower()
-    slug = re.sub(r"[^a-z0-9_.-]+", "-", name).strip("-.")
-    return slug or channel.lower()
+INSTRUCTIONS_ADD = "hippo.slack.instructions_add"
+INSTRUCTIONS_LIST = "hippo.slack.instructions_list"
+INSTRUCTIONS_REMOVE = "hippo.slack.instructions_remove"
 
 
 def path_for(slug: str) -> str:
@@ -47,54 +30,54 @@ def _entries(rt: Runtime, path: str) -> list[fmt.Entry]:
     return list(fmt.parse(text).entries) if text else []
 
 
-@task("hippo.slack.instructions_add", **RETRY)
+@task(INSTRUCTIONS_ADD, **RETRY)
 def instructions_add(
-    self: Task, *, key: str, channel: str, ts: str, user: str, text: str, **ctx: Any
+    self: HippoTask, *, key: str, channel: str, ts: str, user: str, text: str, **ctx: Any
 ) -> None:
     """Add one instruction for this channel and confirm it."""
-    rt = task_runtime()
+    rt = self.runtime
     slug = channel_slug(rt, channel, ctx.get("channel_name", ""))
     path = path_for(slug)
     note = " ".join(text.split())
     if not note:
         reply = "Which instruction? Say `@hippo in this channel, <instruction>`."
     else:
-        meta = (("source", source_for(rt, channel, ts)), ("added", today(rt)), ("by", user))
-        try:
+        meta = (("source", source_for(rt, channel, ts)), ("added", today(rt.config)), ("by", user))
+
+        def write() -> str:
             rt.store.write(
                 [AddEntry(path, note, meta, title=f"Channel #{slug}: how to behave here")],
                 author=author(user),
                 message=f"instructions #{slug}: {note[:60]}",
                 key=key,
             )
-            reply = f"Noted for #{slug}: “{note}” ({file_link(rt, path)})."
-        except (RemoteError, LockTimeout):
-            raise
-        except MemoryStoreError as exc:
-            reply = f"Not saved: {exc}."
+            return f"Noted for #{slug}: “{note}” ({file_link(rt.config.public_url, path)})."
+
+        reply = write_or_refuse(write, "Not saved: {error}.")
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
 
 
-@task("hippo.slack.instructions_list", **RETRY)
-def instructions_list(self: Task, *, key: str, channel: str, **ctx: Any) -> None:
+@task(INSTRUCTIONS_LIST, **RETRY)
+def instructions_list(self: HippoTask, *, key: str, channel: str, **ctx: Any) -> None:
     """List this channel's instructions, numbered as `remove N` expects."""
-    rt = task_runtime()
+    rt = self.runtime
     slug = channel_slug(rt, channel, ctx.get("channel_name", ""))
     entries = _entries(rt, path_for(slug))
     if not entries:
         reply = f"No instructions for #{slug} yet. Add one: `/hippo instructions add <text>`."
     else:
         lines = [f"{i}. {e.text}" for i, e in enumerate(entries, 1)]
-        reply = f"Instructions for #{slug} ({file_link(rt, path_for(slug))}):\n" + "\n".join(lines)
+        link = file_link(rt.config.public_url, path_for(slug))
+        reply = f"Instructions for #{slug} ({link}):\n" + "\n".join(lines)
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
 
 
-@task("hippo.slack.instructions_remove", **RETRY)
+@task(INSTRUCTIONS_REMOVE, **RETRY)
 def instructions_remove(
-    self: Task, *, key: str, channel: str, user: str, number: str, **ctx: Any
+    self: HippoTask, *, key: str, channel: str, user: str, number: str, **ctx: Any
 ) -> None:
     """Remove instruction N (as numbered by the list) and confirm."""
-    rt = task_runtime()
+    rt = self.runtime
     slug = channel_slug(rt, channel, ctx.get("channel_name", ""))
     path = path_for(slug)
     entries = _entries(rt, path)
@@ -108,16 +91,19 @@ def instructions_remove(
         )
     else:
         gone = entries[n - 1]
-        try:
+
+        def write() -> str:
             rt.store.write(
                 [RemoveEntry(path, gone.text)],
                 author=author(user),
                 message=f"instructions #{slug}: remove {gone.text[:60]}",
                 key=key,
             )
-            reply = f"Removed instruction {n} from #{slug}: “{gone.text}”."
-        except (RemoteError, LockTimeout):
-            raise
-        except MemoryStoreError as exc:
-            reply = f"Not removed: {exc}."
+            return f"Removed instruction {n} from #{slug}: “{gone.text}”."
+
+        reply = write_or_refuse(write, "Not removed: {error}.")
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
+
+
+def register(app: HippoCelery) -> None:
+    app.add_tasks(instructions_add, instructions_list, instructions_remove)

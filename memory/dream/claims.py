@@ -128,16 +128,34 @@ def find(
     else:
         text = entry
     hosts = {h.lower().strip() for h in allowed_hosts if h.strip()}
-    claims: list[Claim] = []
-    taken: list[tuple[int, int]] = []
+    found = _Found(text)
+    _github_claims(found, repos if loose_files else None)
+    _other_claims(found, hosts)
+    claims = sorted(found.claims, key=lambda c: c.span)
+    return claims + _source_claims(text, sources, hosts)
 
-    def free(a: int, b: int) -> bool:
-        return all(b <= x or a >= y for x, y in taken)
 
-    def add(claim: Claim, whole: tuple[int, int]) -> None:
-        claims.append(claim)
-        taken.append(whole)
+class _Found:
+    """Claims found so far in one text, and the spans they cover: a later, looser pattern
+    never claims text an earlier, stricter one took."""
 
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.claims: list[Claim] = []
+        self.taken: list[tuple[int, int]] = []
+
+    def free(self, a: int, b: int) -> bool:
+        return all(b <= x or a >= y for x, y in self.taken)
+
+    def add(self, claim: Claim, whole: tuple[int, int]) -> None:
+        self.claims.append(claim)
+        self.taken.append(whole)
+
+
+def _github_claims(found: _Found, repos: Iterable[str] | loose.Known | None) -> None:
+    """Pull requests, files (links, `in repo at path`, loose mentions when `repos` is given)
+    and repository states, strictest form first."""
+    text, free, add = found.text, found.free, found.add
     for m in _PR_URL.finditer(text):
         add(_pr(text, m, m.group("repo"), int(m.group("num"))), m.span())
     for m in _PR_REF.finditer(text):
@@ -150,15 +168,15 @@ def find(
         for m in pattern.finditer(text):
             if free(*m.span()) and _plausible(m.group("path").rstrip(".")):
                 add(_file(text, m), m.span())
-    for found in loose.file_claims(text, repos) if loose_files else []:
-        if free(*found.span):
-            a, b = found.span
+    for mention in loose.file_claims(text, repos) if repos is not None else []:
+        if free(*mention.span):
+            a, b = mention.span
             add(
                 Claim(
-                    PATH, text[a:b], text, found.span, repo=found.repo, path=found.path,
-                    sure=found.sure,
+                    PATH, text[a:b], text, mention.span, repo=mention.repo, path=mention.path,
+                    sure=mention.sure,
                 ),
-                found.span,
+                mention.span,
             )  # fmt: skip
     for m in _REPO_STATE.finditer(text):
         if (m.group("pre") or m.group("post")) and free(*m.span("repo")):
@@ -167,6 +185,11 @@ def find(
                 Claim(REPO, m.group(0), text, m.span("state"), repo=m.group("repo"), state=state),
                 m.span(),
             )
+
+
+def _other_claims(found: _Found, hosts: set[str]) -> None:
+    """Slack links, URLs on allowed hosts, and links to other memory files."""
+    text, free, add = found.text, found.free, found.add
     for m in _SLACK.finditer(text):
         if free(*m.span()):
             add(_slack(text, m, in_meta=False), m.span())
@@ -178,7 +201,11 @@ def find(
         target = fmt.link_target(m.group("target"))
         if target:
             add(Claim(LINK, m.group(0), text, m.span("target"), path=target), m.span())
-    claims.sort(key=lambda c: c.span)
+
+
+def _source_claims(text: str, sources: Iterable[str], hosts: set[str]) -> list[Claim]:
+    """Claims cited by the entry's `source` values, after those of its text."""
+    claims: list[Claim] = []
     for value in sources:
         for part in fmt.unescape_value(value).split(","):
             part = part.strip()

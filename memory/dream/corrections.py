@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from memory import format as fmt
 from memory import tombstones
@@ -53,6 +53,14 @@ class ClaimChecker:
 
     def check(self, path: str, entry: fmt.Entry) -> Checked:
         return self.verifiers.check_all(cl.find(entry, self.hosts, repos=self.repos))
+
+
+class Deletion(NamedTuple):
+    """An entry the world contradicts, to delete (tonight, or when the cap allows)."""
+
+    path: str
+    entry: fmt.Entry
+    reason: str  # the evidence, for the tombstone
 
 
 @dataclass
@@ -103,7 +111,7 @@ def run(
     )
     today = ctx.today.isoformat()
     stones = {s.key for s in tombstones.load(ctx.tree.get(tombstones.PATH)) if not s.merged}
-    deletions: list[tuple[str, fmt.Entry, str]] = []
+    deletions: list[Deletion] = []
     fixes: list[str] = []
     for path in plan.selected:
         unknown = _check_file(ctx, path, checker, result, plan, deletions, fixes)
@@ -114,11 +122,17 @@ def run(
     result.ops.extend(_deletions(ctx, plan, deletions, stones, today, result.body))
     ctx.removed += len(plan.deleted)  # tidy's merges and expiries share tonight's cap
     result.body[:0] = fixes
+    _summarise(result, plan, waiting=len(deletions) - len(plan.deleted))
+    return result
+
+
+def _summarise(result: StepResult, plan: Plan, *, waiting: int) -> None:
+    """The step's commit subject and the digest lines after the fixes."""
     if plan.rechecked:
         result.body.append(f"- re-checked the claims of {len(plan.rechecked)} more files")
     if plan.deferred:
         result.body.append(
-            f"- deletion cap reached ({plan.cap} a night): {len(deletions) - len(plan.deleted)} "
+            f"- deletion cap reached ({plan.cap} a night): {waiting} "
             f"deletions wait for the next night in {', '.join(sorted(set(plan.deferred)))}"
         )
     if plan.unverified:
@@ -134,7 +148,6 @@ def run(
         + (f" ({len(plan.deferred)} deferred: cap {plan.cap})" if plan.deferred else "")
         + f", {len(plan.selected)} files checked"
     )
-    return result
 
 
 def _check_file(
@@ -143,7 +156,7 @@ def _check_file(
     checker: Checker,
     result: StepResult,
     plan: Plan,
-    deletions: list[tuple[str, fmt.Entry, str]],
+    deletions: list[Deletion],
     fixes: list[str],
     *,
     claims_only: bool = False,
@@ -162,14 +175,16 @@ def _check_file(
         wrong = [(c, v) for c, v in pairs if v.status == UNFIXABLE]
         fixable = [(c, v) for c, v in pairs if v.status == FIXABLE and v.fix is not None]
         if wrong:
-            deletions.append((path, entry, _evidence(wrong)))
+            deletions.append(Deletion(path, entry, _evidence(wrong)))
             continue
         if fixable:
             new = cl.apply_fixes(entry.text, [(c, v.fix or "") for c, v in fixable])
             try:
                 tombstones.check(new, tombstones.load(ctx.tree.get(tombstones.PATH)))
             except TombstoneConflict:
-                deletions.append((path, entry, _evidence(fixable) + "; the fix is forgotten"))
+                deletions.append(
+                    Deletion(path, entry, _evidence(fixable) + "; the fix is forgotten")
+                )
                 continue
             meta = entry.with_meta(verified=today).meta
             result.ops.append(ReplaceEntry(path, entry.text, new, meta))
@@ -190,7 +205,7 @@ def _recheck(
     budget: int,
     result: StepResult,
     plan: Plan,
-    deletions: list[tuple[str, fmt.Entry, str]],
+    deletions: list[Deletion],
     fixes: list[str],
 ) -> list[str]:
     """Re-check the claims of the files not checked tonight, least recently checked first,
@@ -214,7 +229,7 @@ def _recheck(
 def _deletions(
     ctx: Context,
     plan: Plan,
-    found: list[tuple[str, fmt.Entry, str]],
+    found: list[Deletion],
     stones: set[str],
     today: str,
     body: list[str],

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 _TOKEN = re.compile(r"`[^`\s]+`|[^\s,;()\[\]{}\"<>`]+")
 _TRAIL = ".,:;!?'’)"
@@ -89,8 +90,29 @@ def is_repo_name(token: str) -> bool:
     return not (ext and ext.group(1).lower() in EXTENSIONS) and not name.endswith(".")
 
 
-def _tokens(text: str) -> list[tuple[str, int, int, bool]]:
-    """(token, start, end, backticked): punctuation and possessives ("'s") trimmed off."""
+class Token(NamedTuple):
+    text: str  # punctuation and possessives ("'s") trimmed off
+    start: int
+    end: int
+    ticked: bool  # written in backticks
+
+
+class Owner(NamedTuple):
+    """A repository named in the text, at `position`; `known` when the memory names it."""
+
+    position: int
+    repo: str
+    known: bool
+
+
+class PathAt(NamedTuple):
+    start: int
+    end: int
+    path: str
+
+
+def _tokens(text: str) -> list[Token]:
+    """The text's words that could be paths or repository names, where they stand."""
     out = []
     for m in _TOKEN.finditer(text):
         tok, a = m.group(0), m.start()
@@ -104,7 +126,7 @@ def _tokens(text: str) -> list[tuple[str, int, int, bool]]:
         if tok.startswith("./"):
             tok, a = tok[2:], a + 2
         if tok:
-            out.append((tok, a, a + len(tok), ticked))
+            out.append(Token(tok, a, a + len(tok), ticked))
     return out
 
 
@@ -150,11 +172,11 @@ class Known:
         self.names = {n: r[0] for n, r in by_name.items() if len(r) == 1 and len(n) >= 3}
         self._bare = re.compile(r"(?<![\w/.-])([\w.-]+)(?![\w/-])")
 
-    def bare(self, text: str) -> list[tuple[int, str, bool]]:
+    def bare(self, text: str) -> list[Owner]:
         """A known repository named by its bare name ("the payments repo"), if only one is."""
         words = ((m.start(), m.group(1).lower().rstrip(".")) for m in self._bare.finditer(text))
-        hits = [(at, self.names[w], True) for at, w in words if w in self.names]
-        return hits if len({h[1] for h in hits}) == 1 else []
+        hits = [Owner(at, self.names[w], True) for at, w in words if w in self.names]
+        return hits if len({h.repo for h in hits}) == 1 else []
 
 
 def file_claims(text: str, repos: Iterable[str] | Known = ()) -> list[Found]:
@@ -164,38 +186,38 @@ def file_claims(text: str, repos: Iterable[str] | Known = ()) -> list[Found]:
     prepared = repos if isinstance(repos, Known) else Known(repos)
     known = prepared.lower
     toks = _tokens(text)
-    owners: list[tuple[int, str, bool]] = []  # (position, repo, known)
-    paths: list[tuple[int, int, str]] = []
+    owners: list[Owner] = []
+    paths: list[PathAt] = []
     for tok, a, b, ticked in toks:
         low = tok.lower()
         if low in known:
-            owners.append((a, known[low], True))
+            owners.append(Owner(a, known[low], True))
             continue
         head = "/".join(low.split("/", 2)[:2]) if low.count("/") >= 2 else ""
         split = head if head in known else None
         if split is not None and _is_path(tok[len(split) + 1 :], ticked):
-            owners.append((a, known[split], True))
-            paths.append((a + len(split) + 1, b, tok[len(split) + 1 :]))
+            owners.append(Owner(a, known[split], True))
+            paths.append(PathAt(a + len(split) + 1, b, tok[len(split) + 1 :]))
             continue
         ref = tok.split("#", 1)[0]
         if "#" in tok and is_repo_name(ref):  # a PR reference names its repository
-            owners.append((a, known.get(ref.lower(), ref), ref.lower() in known))
+            owners.append(Owner(a, known.get(ref.lower(), ref), ref.lower() in known))
         elif is_repo_name(tok) and not ticked and tok.split("/")[1].lower() not in BARE_FILES:
-            owners.append((a, tok, False))
+            owners.append(Owner(a, tok, False))
         elif _is_path(tok, ticked):
-            paths.append((a, b, tok))
+            paths.append(PathAt(a, b, tok))
     if not paths:
         return []
     # "robots.txt from public/robots.txt": the bare name is the same file, said again
     full = {p.rsplit("/", 1)[-1] for _, _, p in paths if "/" in p}
-    paths = [p for p in paths if "/" in p[2] or p[2] not in full]
+    paths = [p for p in paths if "/" in p.path or p.path not in full]
     sure = True
     if not owners:
         owners, sure = prepared.bare(text), False
         if not owners:
             return []
     elif any(k for _, _, k in owners):
-        owners = [o for o in owners if o[2]]  # the memory's repositories over guesses
+        owners = [o for o in owners if o.known]  # the memory's repositories over guesses
     out = []
     for a, b, path in paths:
         repo = min(owners, key=lambda o: abs(o[0] - a))[1]

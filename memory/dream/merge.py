@@ -108,6 +108,30 @@ def merge(
 ) -> tuple[list[Operation], int]:
     """Operations merging duplicates among `paths`, and how many entries they remove."""
     found = items(ctx, paths)
+    groups = _groups(found, out, confirm)
+    removes: list[Operation] = []
+    others: list[Operation] = []
+    removed = 0
+    today = ctx.today.isoformat()
+    for members in sorted(groups, key=lambda m: (m[0].path, m[0].entry.line)):
+        if len(members) < 2:
+            continue
+        members.sort(key=_keeper_order)
+        keep, rest = members[0], members[1:]
+        # a chain a~b~c may link two that conflict: only what agrees with the keeper goes
+        rest = [m for m in rest if facts.conflict(keep.fact, m.fact) is None]
+        if not rest:
+            continue
+        if removed + len(rest) > budget:
+            out.body.append(f"- merge waits for the cap: {len(rest)} copies of {keep.entry.text!r}")
+            continue
+        removed += len(rest)
+        _merge_into(keep, rest, today, out, removes, others)
+    return removes + others, removed
+
+
+def _groups(found: list[_Item], out: StepResult, confirm: Confirm | None) -> list[list[_Item]]:
+    """The entries that say the same fact, grouped (union-find over candidate pairs)."""
     parent = list(range(len(found)))
 
     def root(i: int) -> int:
@@ -127,40 +151,32 @@ def merge(
     groups: dict[int, list[_Item]] = defaultdict(list)
     for i, it in enumerate(found):
         groups[root(i)].append(it)
-    removes: list[Operation] = []
-    others: list[Operation] = []
-    removed = 0
-    today = ctx.today.isoformat()
-    for members in sorted(groups.values(), key=lambda m: (m[0].path, m[0].entry.line)):
-        if len(members) < 2:
-            continue
-        members.sort(key=_keeper_order)
-        keep, rest = members[0], members[1:]
-        # a chain a~b~c may link two that conflict: only what agrees with the keeper goes
-        rest = [m for m in rest if facts.conflict(keep.fact, m.fact) is None]
-        if not rest:
-            continue
-        if removed + len(rest) > budget:
-            out.body.append(f"- merge waits for the cap: {len(rest)} copies of {keep.entry.text!r}")
-            continue
-        removed += len(rest)
-        sources = list(
-            dict.fromkeys(s for m in [keep, *rest] for s in m.entry.get_all("source") if s)
+    return list(groups.values())
+
+
+def _merge_into(
+    keep: _Item,
+    rest: list[_Item],
+    today: str,
+    out: StepResult,
+    removes: list[Operation],
+    others: list[Operation],
+) -> None:
+    """Remove `rest` (each tombstoned as merged) and give `keep` every source they had."""
+    sources = list(dict.fromkeys(s for m in [keep, *rest] for s in m.entry.get_all("source") if s))
+    kept = [(k, v) for k, v in keep.entry.meta if k.lower() != "source"]
+    meta = tuple([("source", s) for s in sources] + kept)
+    for m in rest:
+        # removing first: when keeper and copy read the same in one file, the replace below
+        # then lands on the line that is left, so one line with every source stays
+        removes.append(RemoveEntry(m.path, m.entry.text))
+        why = f"{tombstones.MERGED}{keep.path}"
+        text, stone = tombstones.entry_for(
+            m.entry, path=m.path, removed=today, by=DREAM_BY, reason=why
         )
-        kept = [(k, v) for k, v in keep.entry.meta if k.lower() != "source"]
-        meta = tuple([("source", s) for s in sources] + kept)
-        for m in rest:
-            # removing first: when keeper and copy read the same in one file, the replace below
-            # then lands on the line that is left, so one line with every source stays
-            removes.append(RemoveEntry(m.path, m.entry.text))
-            why = f"{tombstones.MERGED}{keep.path}"
-            text, stone = tombstones.entry_for(
-                m.entry, path=m.path, removed=today, by=DREAM_BY, reason=why
-            )
-            others.append(AddEntry(tombstones.PATH, text, stone, title=tombstones.TITLE))
-            out.body.append(
-                f"- merged {m.path}: {m.entry.text!r} into {keep.path}: {keep.entry.text!r}"
-            )
-        if meta != keep.entry.meta:
-            others.append(ReplaceEntry(keep.path, keep.entry.text, keep.entry.text, meta))
-    return removes + others, removed
+        others.append(AddEntry(tombstones.PATH, text, stone, title=tombstones.TITLE))
+        out.body.append(
+            f"- merged {m.path}: {m.entry.text!r} into {keep.path}: {keep.entry.text!r}"
+        )
+    if meta != keep.entry.meta:
+        others.append(ReplaceEntry(keep.path, keep.entry.text, keep.entry.text, meta))

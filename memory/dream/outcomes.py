@@ -43,6 +43,35 @@ def _age(e: fmt.Entry) -> tuple[str, int]:
     return (e.get("added") or "9999", e.line)
 
 
+def _revoke_undone(
+    path: str, keepers: list[fmt.Entry], today: str, out: StepResult, activated: list[str]
+) -> None:
+    """A newer lesson that undoes an older one revokes it (the newer evidence wins)."""
+    for i, old in enumerate(keepers):
+        s_old = _sig(old)
+        if s_old is None:
+            continue
+        for new in keepers[i + 1 :]:
+            s_new = _sig(new)
+            if s_new is not None and _age(new) > _age(old) and s_old.contradicts(s_new):
+                evidence = new.get("source") or path
+                meta = old.with_meta(
+                    status=REVOKED,
+                    reason=f"a newer lesson puts the old way back ({today})",
+                    evidence=evidence,
+                ).meta
+                out.ops = [
+                    op
+                    for op in out.ops
+                    if not (isinstance(op, ReplaceEntry) and op.match == old.text)
+                ]
+                out.ops.append(ReplaceEntry(path, old.text, old.text, meta))
+                out.body.append(f"- revoked in {path}: {old.text!r} (evidence: {evidence})")
+                if old.text in activated:
+                    activated.remove(old.text)
+                break
+
+
 def consolidate(path: str, doc: fmt.Document, today: str) -> tuple[StepResult, list[str]]:
     """Operations for one conventions file, and the lessons that became active."""
     out = StepResult("outcomes")
@@ -73,30 +102,7 @@ def consolidate(path: str, doc: fmt.Document, today: str) -> tuple[StepResult, l
                 out.body.append(f"- active in {path}: {keep.text!r} (seen in {len(sources)} PRs)")
             keep = replace(keep, meta=meta)
         keepers.append(keep)
-    # a newer lesson that undoes an older one revokes it (the newer evidence wins)
-    for i, old in enumerate(keepers):
-        s_old = _sig(old)
-        if s_old is None:
-            continue
-        for new in keepers[i + 1 :]:
-            s_new = _sig(new)
-            if s_new is not None and _age(new) > _age(old) and s_old.contradicts(s_new):
-                evidence = new.get("source") or path
-                meta = old.with_meta(
-                    status=REVOKED,
-                    reason=f"a newer lesson puts the old way back ({today})",
-                    evidence=evidence,
-                ).meta
-                out.ops = [
-                    op
-                    for op in out.ops
-                    if not (isinstance(op, ReplaceEntry) and op.match == old.text)
-                ]
-                out.ops.append(ReplaceEntry(path, old.text, old.text, meta))
-                out.body.append(f"- revoked in {path}: {old.text!r} (evidence: {evidence})")
-                if old.text in activated:
-                    activated.remove(old.text)
-                break
+    _revoke_undone(path, keepers, today, out, activated)
     return out, activated
 
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from memory import version
 from memory.dream import corrections, daily, index, outcomes, tidy, unused
@@ -31,12 +31,20 @@ _LIST_TRAILERS = {"checked": "Hippo-Dream-Checked", "unverified": "Hippo-Dream-U
 _LIST_TRAILERS |= {"deferred": "Hippo-Dream-Deferred", "verified": "Hippo-Dream-Verified"}
 
 
+class FileStat(NamedTuple):
+    """One file a step's commit changed."""
+
+    path: str
+    added: int  # lines
+    removed: int
+
+
 @dataclass
 class StepReport:
     step: str
     commit: str | None
     message: str
-    files: list[tuple[str, int, int]] = field(default_factory=list)  # path, +lines, −lines
+    files: list[FileStat] = field(default_factory=list)
     resumed: bool = False  # committed by an earlier, interrupted run of this night
     seconds: float = 0.0  # time to compute and commit the step
 
@@ -120,17 +128,47 @@ def dream(
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
     repos = known_repos(ctx.tree)
     recheck = corrections.ClaimChecker(verifiers, allowed_hosts, repos=repos)
-    checker = checker or recheck
-    lists: dict[str, list[str]] = {k: [] for k in _LIST_TRAILERS}
-    steps: dict[str, Callable[[], StepResult]] = {
+    steps = _steps(ctx, writer, checker or recheck, recheck, limit, recheck_calls)
+    lists = _run_steps(store, ctx, report, steps, after_step)
+    report.claims_checked = verifiers.calls
+    _record_state(store, ctx, report, lists, now)
+    if last_read is not None:
+        # nobody's reads are known without the counts: then nothing is listed as unused
+        report.unused = unused.candidates(ctx.tree, last_read, now.date(), repos=repos)
+    report.daily_path = f"daily/{report.run_id}.md"
+    report.daily_text = ctx.tree.get(report.daily_path, "")
+    return report
+
+
+def _steps(
+    ctx: Context,
+    writer: daily.DailyWriter | None,
+    checker: corrections.Checker,
+    recheck: corrections.ClaimChecker,
+    limit: int,
+    budget: int,
+) -> dict[str, Callable[[], StepResult]]:
+    """Tonight's steps in order, each made when its turn comes (it reads the steps before)."""
+    return {
         "daily": lambda: daily.run(ctx, writer),
         "outcomes": lambda: outcomes.run(ctx),
         "corrections": lambda: corrections.run(
-            ctx, checker, limit=limit, recheck=recheck, budget=recheck_calls
+            ctx, checker, limit=limit, recheck=recheck, budget=budget
         ),
         "tidy": lambda: tidy.run(ctx),
         "index": lambda: index.run(ctx),
     }
+
+
+def _run_steps(
+    store: Store,
+    ctx: Context,
+    report: Report,
+    steps: Mapping[str, Callable[[], StepResult]],
+    after_step: Callable[[str], None] | None,
+) -> dict[str, list[str]]:
+    """Run each step in order (committing it); return the files each trailer list named."""
+    lists: dict[str, list[str]] = {k: [] for k in _LIST_TRAILERS}
     for name, make in steps.items():
         step = _step(store, ctx, report, name, make, lists)
         if step is not None and name == "corrections":
@@ -142,11 +180,17 @@ def dream(
             after_step(name)  # e.g. extend the workspace lock (the tests crash here)
     report.deferred = lists["deferred"]
     report.unverified = lists["unverified"]
-    report.claims_checked = verifiers.calls
+    return lists
+
+
+def _record_state(
+    store: Store, ctx: Context, report: Report, lists: dict[str, list[str]], now: datetime
+) -> None:
+    """Commit .dream/state.json for tonight: the last step of a night, which marks it done."""
     last = store.head()
     new_state = st.next_state(
-        state,
-        run_id=run_id,
+        ctx.state,
+        run_id=report.run_id,
         run_at=now.isoformat(timespec="seconds"),
         last_commit=last,
         checked=lists["checked"],
@@ -157,19 +201,13 @@ def dream(
         existing=[p for p in ctx.tree if p.endswith(".md")],
     )
     result = StepResult("state", [st.write_op(new_state)])
-    result.subject = f"night {run_id}: {len(lists['checked'])} files checked"
+    result.subject = f"night {report.run_id}: {len(lists['checked'])} files checked"
     result.body = [
         f"- lastCommit {last[:12]}, {len(new_state.checked)} files ever checked",
         f"- unverified: {len(new_state.unverified)}, deferred: {len(new_state.deferred)}",
     ]
     _step(store, ctx, report, "state", lambda: result, lists)
     report.head = store.head()
-    if last_read is not None:
-        # nobody's reads are known without the counts: then nothing is listed as unused
-        report.unused = unused.candidates(ctx.tree, last_read, now.date(), repos=repos)
-    report.daily_path = f"daily/{run_id}.md"
-    report.daily_text = ctx.tree.get(report.daily_path, "")
-    return report
 
 
 def _step(
@@ -184,22 +222,11 @@ def _step(
     key = f"dream:{report.run_id}:{name}"
     done = store.find_key(key)
     if done is not None:
-        diff = store.diff(done)
-        for k, trailer in _LIST_TRAILERS.items():
-            value = diff.commit.trailers.get(trailer, "")
-            lists[k] += [p for p in value.split(",") if p]
-        report.steps.append(StepReport(name, done, diff.commit.message, _stats(diff), True))
+        _replay(store, report, name, done, lists)
         return None
     started = time.perf_counter()
     result = make()
-    trailers = {TRAILER: report.run_id}
-    found: dict[str, list[str]] = {}
-    if name == "corrections":
-        plan: corrections.Plan = result.facts["plan"]
-        for k in _LIST_TRAILERS:
-            found[k] = sorted(set(getattr(plan, "selected" if k == "checked" else k)))
-            if found[k]:
-                trailers[_LIST_TRAILERS[k]] = ",".join(found[k])
+    trailers, found = _trailers(report.run_id, name, result)
     if not result.ops:
         for k, values in found.items():
             lists[k] += values
@@ -222,16 +249,46 @@ def _step(
         lists[k] += values  # written: tonight's checks count (a refused step checked nothing)
     commit = written.commit if written.created else None
     if commit:
-        # the next step reads what this one wrote: applied here the way the store applied it
-        scratch = result.facts.get("tree")
-        if isinstance(scratch, dict):
-            ctx.tree = scratch
-        else:
-            ctx.apply(result.ops)
+        _follow(ctx, result)
     files = _stats(store.diff(commit)) if commit else []
     seconds = time.perf_counter() - started
     report.steps.append(StepReport(name, commit, result.message(), files, seconds=seconds))
     return result
+
+
+def _replay(
+    store: Store, report: Report, name: str, done: str, lists: dict[str, list[str]]
+) -> None:
+    """A step an earlier run of this night committed: its trailer lists and its report."""
+    diff = store.diff(done)
+    for k, trailer in _LIST_TRAILERS.items():
+        value = diff.commit.trailers.get(trailer, "")
+        lists[k] += [p for p in value.split(",") if p]
+    report.steps.append(StepReport(name, done, diff.commit.message, _stats(diff), True))
+
+
+def _trailers(
+    run_id: str, name: str, result: StepResult
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """The step's commit trailers, and the files corrections selected, verified, deferred…"""
+    trailers = {TRAILER: run_id}
+    found: dict[str, list[str]] = {}
+    if name == "corrections":
+        plan: corrections.Plan = result.facts["plan"]
+        for k in _LIST_TRAILERS:
+            found[k] = sorted(set(getattr(plan, "selected" if k == "checked" else k)))
+            if found[k]:
+                trailers[_LIST_TRAILERS[k]] = ",".join(found[k])
+    return trailers, found
+
+
+def _follow(ctx: Context, result: StepResult) -> None:
+    """The next step reads what this one wrote: applied here the way the store applied it."""
+    scratch = result.facts.get("tree")
+    if isinstance(scratch, dict):
+        ctx.tree = scratch
+    else:
+        ctx.apply(result.ops)
 
 
 def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.State) -> Report:
@@ -252,8 +309,8 @@ def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.St
     return report
 
 
-def _stats(diff: Any) -> list[tuple[str, int, int]]:
-    return [(f.path, f.additions, f.deletions) for f in diff.files]
+def _stats(diff: Any) -> list[FileStat]:
+    return [FileStat(f.path, f.additions, f.deletions) for f in diff.files]
 
 
 def changed_since(store: Store, last_commit: str, head: str) -> set[str]:

@@ -9,8 +9,17 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+import uuid
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memory.errors import RemoteError
+
+if TYPE_CHECKING:
+    from memory.git.store import Store
 
 LOOSE_LIMIT = 6700  # git's gc.auto default: repack past about this many loose objects
 PRUNE_EXPIRE = "1.hour.ago"  # unreachable objects younger than this may belong to a push
@@ -82,3 +91,43 @@ def repack(repo: Path) -> Repacked:
         _loose_count(repo),
         time.perf_counter() - t0,
     )
+
+
+def maintain(
+    store: Store, *, only_if_needed: bool = False, progress: Callable[[str], None] | None = None
+) -> list[Repacked]:
+    """Repack the store's cache (and a local remote) under the workspace lock. With
+    `only_if_needed`, only repositories past git's gc.auto."""
+    targets = [store.cache]
+    local = store.transport.local_path()
+    if local is not None:
+        targets.append(local)
+    if only_if_needed:
+        targets = [t for t in targets if needs_maintenance(t)]
+    done: list[Repacked] = []
+    if not targets:
+        return done
+    with store.lock, store.mirror.fetch_lock:
+        for target in targets:
+            try:
+                done.append(repack(target))
+            except OSError as exc:
+                raise RemoteError(f"maintenance failed: {exc}") from exc
+            if progress is not None:
+                progress(target.name)
+        store.mirror.close()
+    return done
+
+
+def check_push(store: Store) -> None:
+    """Prove hippo may push: create and delete refs/hippo/check/<id> at the tip (no new
+    objects, nothing on the branch). Raises the named error a real write would."""
+    tip = store.head()
+    name = f"check/{uuid.uuid4().hex[:12]}"
+    if not store.publish(name, tip, create=True):
+        raise RemoteError(f"{store.shown} refused a check ref under refs/hippo/")
+    refname = f"refs/hippo/{name}"
+    repo = store.mirror.repo
+    store.transport.delete_ref(repo, refname)
+    with suppress(KeyError):
+        repo.references.delete(refname)

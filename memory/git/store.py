@@ -1,46 +1,33 @@
-"""The memory repository: a bare cache of the remote, reads at any commit, refs, history.
-
-The write path (memory/git/writer.py) is mixed in: `Store.write(ops, …)`.
+"""The memory repository: one workspace's Store, composed of a transport to the remote
+(memory/git/transport.py), a bare cache of it (memory/git/mirror.py), a writer
+(memory/git/writer.py) and reads at any commit, refs and history.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import shutil
 import tempfile
-import threading
-import time
-import uuid
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pygit2
-from pygit2.enums import SortMode
 
-from memory.errors import NotFound, NotMemoryRepository, RemoteError
+from memory.errors import NotFound, NotMemoryRepository
 from memory.git import history
+from memory.git.credentials import split_url
+from memory.git.keys import KeyIndex
+from memory.git.local import GITATTRIBUTES, LocalTransport
 from memory.git.locks import FileWorkspaceLock, RedisWorkspaceLock, WorkspaceLock
-from memory.git.maintenance import Repacked, needs_maintenance, repack
-from memory.git.transport import Callbacks, RemoteAuth, apply_settings, classify, redact, split_url
-from memory.git.writer import (
-    _HEAD,
-    _TRACK,
-    BRANCH,
-    DREAMER,
-    HIPPO,
-    Author,
-    WritePath,
-    WriteResult,
-    _copy_objects,
-    _Moved,
-    _Pending,
-    is_local,
-    trailer_keys,
-)
-from memory.ops import Operation, check_path
+from memory.git.mirror import Mirror
+from memory.git.network import NetworkTransport
+from memory.git.request import DREAMER, HIPPO, Author, WriteRequest, WriteResult
+from memory.git.transport import BRANCH, RemoteAuth, Transport, is_local
+from memory.git.trees import TreeCache
+from memory.git.writer import Observer, Writer
+from memory.ops import Operation, WriteFile, check_path
+from memory.search import Hit, SearchIndex
 
 __all__ = [
     "BRANCH",
@@ -51,14 +38,23 @@ __all__ = [
     "Store",
     "WriteResult",
     "is_local",
+    "open_transport",
 ]
 
-GITATTRIBUTES = "inbox.md merge=union\narchive/*.jsonl merge=union\n"
 MEMORY_MD = "# Memory\n\n## Index\n"
 INBOX_MD = "# Inbox: notes not yet filed under a topic\n\n"
 
 
-class Store(WritePath):
+def open_transport(remote: str, auth: RemoteAuth, cache: Path, *, max_age: float) -> Transport:
+    """The transport for `remote`: a path is a LocalTransport, a URL a NetworkTransport.
+    Credentials never live in the URL hippo stores or prints: user-info moves into auth."""
+    remote, auth = split_url(remote, auth)
+    if is_local(remote):
+        return LocalTransport(remote, auth)
+    return NetworkTransport(remote, auth, cache.parent, retry_after=max_age)
+
+
+class Store:
     """One workspace's memory repository. Thread-safe; one instance per process is enough."""
 
     def __init__(
@@ -70,29 +66,14 @@ class Store(WritePath):
         auth: RemoteAuth | None = None,
         max_age: float = 2.0,
     ) -> None:
-        # Credentials never live in the URL hippo stores or prints: user-info moves into auth.
-        self.remote, self.auth = split_url(remote, auth or RemoteAuth())
         self.cache = Path(cache)
-        self._lock = lock or FileWorkspaceLock(self.cache.with_suffix(".lock"))
-        if not is_local(self.remote):
-            apply_settings(self.auth, self.cache.parent)
-        self._cond = threading.Condition()
-        self._leading = False
-        self._open_lock = threading.Lock()
-        self._tree_lock = threading.Lock()
-        self._synced_at = -1e9  # monotonic time of the last fetch
-        self._down: tuple[float, RemoteError] | None = None  # the last failed fetch, and when
-        self._fetch_lock = threading.Lock()
-        self.max_age = max_age
-        self._queue = []
-        self._keys: dict[str, str] = {}
-        self._indexed: set[str] = set()
-        self._indexed_tips: list[pygit2.Oid] = []
-        self._repo_obj: pygit2.Repository | None = None
-        self._remote_obj: pygit2.Repository | None = None
-        self._trees: dict[str, dict[str, bytes]] = {}
-        self._search: tuple[str, Any] | None = None
-        self._paths: tuple[str, list[str]] | None = None
+        self.transport = open_transport(remote, auth or RemoteAuth(), self.cache, max_age=max_age)
+        self.lock = lock or FileWorkspaceLock(self.cache.with_suffix(".lock"))
+        self.mirror = Mirror(self.cache, self.transport, max_age=max_age)
+        self.keys = KeyIndex()
+        self.writer = Writer(self.mirror, self.transport, self.lock, self.keys)
+        self.trees = TreeCache(self.mirror)
+        self._search: tuple[str, SearchIndex] | None = None
 
     @classmethod
     def open(
@@ -122,26 +103,38 @@ class Store(WritePath):
         return cls(remote, cache, lock=lock, auth=auth)
 
     @property
+    def remote(self) -> str:
+        """The remote's URL or path, without user-info."""
+        return self.transport.remote
+
+    @property
+    def auth(self) -> RemoteAuth:
+        return self.transport.auth
+
+    @property
     def shown(self) -> str:
         """The remote as hippo may print it: no user-info, no credential."""
-        return redact(self.remote, self.auth.secrets())
+        return self.transport.shown
 
-    def _cb(self) -> Callbacks:
-        """Fresh callbacks for one network operation (they count credential attempts)."""
-        return Callbacks(self.auth, self.remote)
+    @property
+    def max_age(self) -> float:
+        """Seconds a fetch stays fresh (and a failed one is remembered)."""
+        return self.mirror.max_age
+
+    @property
+    def observer(self) -> Observer | None:
+        """The write path's metrics observer (see memory/git/writer.py)."""
+        return self.writer.observer
+
+    @observer.setter
+    def observer(self, observer: Observer | None) -> None:
+        self.writer.observer = observer
 
     # -- setup -------------------------------------------------------------------------------
 
     def init(self) -> str:
         """Create the remote (a local bare repo) when missing, and the layout when empty."""
-        if is_local(self.remote) and not Path(self.remote).exists():
-            repo = pygit2.init_repository(self.remote, bare=True, initial_head=BRANCH)
-            repo.config["gc.auto"] = 0
-        if is_local(self.remote):
-            # A bare repository ignores a committed .gitattributes: put the rules where it looks.
-            info = Path(self.remote) / "info"
-            info.mkdir(parents=True, exist_ok=True)
-            (info / "attributes").write_text(GITATTRIBUTES)
+        self.transport.prepare()
         tip = self.sync()
         if tip is not None:
             if self.read_or_none("MEMORY.md", tip) is None:
@@ -152,9 +145,7 @@ class Store(WritePath):
                 )
             return self.head()
         self._refuse_other_branches()
-        from memory.ops import WriteFile  # the layout of ARCHITECTURE.md
-
-        ops: list[Operation] = [
+        ops: list[Operation] = [  # the layout of ARCHITECTURE.md
             WriteFile("MEMORY.md", MEMORY_MD),
             WriteFile(".gitattributes", GITATTRIBUTES),
             WriteFile("inbox.md", INBOX_MD),
@@ -164,15 +155,7 @@ class Store(WritePath):
     def _refuse_other_branches(self) -> None:
         """A remote with branches but no main holds something else (or uses another default
         branch): refuse rather than add a branch beside someone's work."""
-        if is_local(self.remote):
-            return
-        try:
-            names = [
-                h.name or "" for h in self._repo.remotes["origin"].list_heads(callbacks=self._cb())
-            ]
-            heads = [n for n in names if n.startswith("refs/heads/")]
-        except (pygit2.GitError, OSError) as exc:
-            raise classify(exc, self.remote, self.auth, "listing branches") from None
+        heads = self.transport.foreign_branches(self.mirror.repo)
         if heads:
             listed = ", ".join(h.removeprefix("refs/heads/") for h in heads[:5])
             raise NotMemoryRepository(
@@ -181,120 +164,89 @@ class Store(WritePath):
                 "the memory"
             )
 
-    @property
-    def _repo(self) -> pygit2.Repository:
-        if self._repo_obj is None:
-            with self._open_lock:
-                if self._repo_obj is None:
-                    self._repo_obj = self._open_cache()
-        return self._repo_obj
-
-    def _open_cache(self) -> pygit2.Repository:
-        """Open the bare cache, creating it safely: several processes sharing a data folder
-        may start at once, so it is built aside and renamed into place (the rename is atomic;
-        the loser uses the winner's). A cache a killed process left broken is rebuilt: it holds
-        nothing the remote does not."""
-        if not (self.cache / "HEAD").exists():
-            self._build_cache()
-        try:
-            repo = pygit2.Repository(str(self.cache))
-            origin = next((r for r in repo.remotes if r.name == "origin"), None)
-            if origin is None:
-                with contextlib.suppress(ValueError, pygit2.AlreadyExistsError):
-                    repo.remotes.create("origin", self.remote)
-            elif origin.url != self.remote:  # the remote changed, or an old cache kept a token
-                repo.remotes.set_url("origin", self.remote)
-            return repo
-        except (pygit2.GitError, OSError):
-            broken = self.cache.with_name(f".{self.cache.name}.broken-{uuid.uuid4().hex[:8]}")
-            with contextlib.suppress(OSError):
-                os.rename(self.cache, broken)
-                shutil.rmtree(broken, ignore_errors=True)
-            self._build_cache()
-            return pygit2.Repository(str(self.cache))
-
-    def _build_cache(self) -> None:
-        self.cache.parent.mkdir(parents=True, exist_ok=True)
-        aside = self.cache.with_name(f".{self.cache.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}")
-        repo = pygit2.init_repository(str(aside), bare=True, initial_head=BRANCH)
-        repo.remotes.create("origin", self.remote)
-        repo.config["gc.auto"] = 0  # no background gc racing our writes
-        del repo
-        try:
-            os.rename(aside, self.cache)
-        except OSError:  # another process's cache is in place (or an old empty folder)
-            if not (self.cache / "HEAD").exists():
-                shutil.rmtree(self.cache, ignore_errors=True)
-                with contextlib.suppress(OSError):
-                    os.rename(aside, self.cache)
-            shutil.rmtree(aside, ignore_errors=True)
-
-    # -- reading -----------------------------------------------------------------------------
+    # -- the remote --------------------------------------------------------------------------
 
     def sync(self, *, max_age: float | None = None) -> str | None:
         """Fetch the remote's branch and hippo refs; return the newest tip (None when empty).
         With `max_age`, only when no fetch (or push) of ours is younger than that."""
-        down = self._down
-        if down is not None and time.monotonic() - down[0] < self.max_age:
-            raise down[1]  # it just failed: do not wait for the same timeout twice in a row
-        remote = self._repo.remotes["origin"]
-        started = time.monotonic()
-        try:
-            with self._fetch_lock:  # threads of one process fetch one at a time
-                # Threads that queued here behind a fetch use its result instead of fetching
-                # again one after another.
-                if max_age is not None and started - self._synced_at < max_age:
-                    return self._tracked()
-                remote.fetch(
-                    [f"+{_HEAD}:{_TRACK}", "+refs/hippo/*:refs/hippo/*"],
-                    callbacks=None if is_local(self.remote) else self._cb(),
-                )
-        except (pygit2.GitError, OSError) as exc:
-            if is_local(self.remote):
-                raise RemoteError(
-                    f"cannot fetch {self.shown}: {exc}; check HIPPO_MEMORY_REMOTE"
-                ) from exc
-            error = classify(exc, self.remote, self.auth, "fetching")
-            if isinstance(error, RemoteError):
-                self._down = (time.monotonic(), error)
-            raise error from None
-        self._synced_at = time.monotonic()
-        self._down = None
-        return self._tracked()
+        return self.mirror.sync(max_age=max_age)
 
     def fresh(self) -> None:
-        """Fetch when the last fetch is older than `max_age` seconds, so a long-lived process
-        (web, worker) reads what other processes and people pushed. An unreachable remote
-        leaves the last known tip: reading stale memory beats failing to read."""
-        if time.monotonic() - self._synced_at < self.max_age:
-            return
-        with contextlib.suppress(RemoteError):
-            self.sync(max_age=self.max_age)
+        """Fetch when the last fetch is older than `max_age` seconds (see Mirror.fresh)."""
+        self.mirror.fresh()
 
-    def sync_branch(self, *, optimistic: bool = False) -> str | None:
-        """The remote branch's tip for the write path. A local remote is read directly and
-        fetched only when it moved (a fetch costs milliseconds even when there is nothing new).
-        A network remote, `optimistic`: the tip we know, when we know one (the push checks it)."""
-        known = self._tracked()
-        if optimistic and known is not None and not is_local(self.remote):
-            return known
-        if is_local(self.remote) and known is not None:
-            ref = self._remote_repo().references.get(_HEAD)
-            if ref is not None and str(ref.target) == known:
-                return known
-        return self.sync()
+    def heads(self) -> list[str]:
+        """The remote's branch and tag names (connects and authenticates; fetches nothing)."""
+        return self.transport.heads(self.mirror.repo)
 
-    def _known(self) -> str | None:
-        return self._tracked()
+    def publish(self, name: str, commit: str, *, create: bool = False) -> bool:
+        """Point refs/hippo/<name> at `commit` on the remote (e.g. a prompt snapshot). With
+        `create`, only when no such ref exists there yet: False when another publisher took the
+        name first (numbered versions must never be overwritten)."""
+        check_path(name)
+        refname = f"refs/hippo/{name}"
+        oid = self._commit(commit).id
+        if not self.transport.publish(self.mirror.repo, refname, oid, create=create):
+            return False
+        self.mirror.repo.references.create(refname, oid, force=True)
+        return True
 
-    def _tracked(self) -> str | None:
-        ref = self._repo.references.get(_TRACK)
-        return str(ref.target) if ref is not None else None
+    # -- writing -----------------------------------------------------------------------------
+
+    def write(
+        self,
+        ops: Sequence[Operation],
+        *,
+        author: Author,
+        message: str,
+        key: str | None = None,
+        source: str | None = None,
+        force: bool = False,
+        trailers: Mapping[str, str] | None = None,
+    ) -> WriteResult:
+        """Apply `ops` to the newest tip as one commit and push it (see Writer.write)."""
+        return self.writer.write(
+            ops,
+            author=author,
+            message=message,
+            key=key,
+            source=source,
+            force=force,
+            trailers=trailers,
+        )
+
+    def revert(self, commit: str, author: Author, *, key: str | None = None) -> WriteResult:
+        """Undo one commit as a new commit by `author`; EntryConflict if later edits clash.
+        The undo is worked out on the newest tip inside the write path, not beforehand."""
+        target = self._commit(commit)
+        summary = target.message.splitlines()[0] if target.message else str(target.id)
+        return self.writer.submit(
+            WriteRequest(
+                [],
+                author,
+                f'revert: "{summary}"\n\nThis reverts commit {target.id}.',
+                # Bound to the tip it was asked on: reverting the same commit again after its
+                # change came back is a new request, not a repeat of the first.
+                key or f"revert:{target.id}:{self.mirror.tracked()}",
+                {"Hippo-Reverts": str(target.id)},
+                force=True,
+                revert=str(target.id),
+            )
+        )
+
+    def find_key(self, key: str) -> str | None:
+        """The commit whose `Hippo-Key:` trailer is `key`, if one landed."""
+        tip = self.tip()
+        if tip is not None:
+            self.keys.learn(self.mirror.repo, tip)
+        return self.keys.get(key)
+
+    # -- reading -----------------------------------------------------------------------------
 
     def tip(self) -> str | None:
         """The newest commit hippo knows (fetched again when older than `max_age`)."""
-        self.fresh()
-        return self._tracked()
+        self.mirror.fresh()
+        return self.mirror.tracked()
 
     def head(self) -> str:
         tip = self.tip()
@@ -304,7 +256,7 @@ class Store(WritePath):
 
     def _commit(self, rev: str | None) -> pygit2.Commit:
         try:
-            obj = self._repo.revparse_single(rev or self.head())
+            obj = self.mirror.repo.revparse_single(rev or self.head())
             return obj.peel(pygit2.Commit)
         except (KeyError, ValueError, pygit2.GitError) as exc:
             raise NotFound(f"no commit {rev!r} in the memory repository") from exc
@@ -329,244 +281,48 @@ class Store(WritePath):
         return text
 
     def tree(self, commit: str | None = None) -> dict[str, bytes]:
-        """Every file at `commit` (default: tip) as path → bytes; cached per commit. A new commit
-        is derived from the newest cached tree plus a tree diff, so a write to a 10,000-file
-        memory reads the files it changed, not all of them."""
-        sha = str(self._commit(commit).id)
-        with self._tree_lock:  # web threads and the writer share this cache
-            if sha not in self._trees:
-                target = self._repo[sha].peel(pygit2.Commit).tree
-                files = self._tree_from_cache(target)
-                if files is None:
-                    files = {}
-                    _walk(self._repo, target, "", files)
-                if len(self._trees) > 4:
-                    self._trees.pop(next(iter(self._trees)))
-                self._trees[sha] = files
-            return self._trees[sha]
-
-    def _tree_from_cache(self, target: pygit2.Tree) -> dict[str, bytes] | None:
-        if not self._trees:
-            return None
-        base_sha = next(reversed(self._trees))
-        base = self._repo[base_sha].peel(pygit2.Commit).tree
-        diff = base.diff_to_tree(target)
-        if len(diff) > 500:
-            return None  # far apart: a full walk is as cheap
-        files = dict(self._trees[base_sha])
-        for delta in diff.deltas:
-            if delta.status_char() == "D":
-                files.pop(delta.old_file.path, None)
-                continue
-            blob = self._repo.get(delta.new_file.id)
-            if isinstance(blob, pygit2.Blob):
-                files[delta.new_file.path] = bytes(blob.data)
-            else:  # a submodule or similar: not a file of the memory
-                files.pop(delta.new_file.path, None)
-        return files
+        """Every file at `commit` (default: tip) as path → bytes; cached per commit."""
+        return self.trees.files(str(self._commit(commit).id))
 
     def files(self, prefix: str = "", commit: str | None = None) -> list[str]:
         """Paths of every file at `commit` under `prefix`, sorted (no file contents read)."""
         if commit is None and self.tip() is None:
             return []
-        sha = str(self._commit(commit).id)
-        if self._paths is None or self._paths[0] != sha:
-            found: list[str] = []
-            _walk_paths(self._repo[sha].peel(pygit2.Commit).tree, "", found)
-            self._paths = (sha, sorted(found))
-        return [p for p in self._paths[1] if p.startswith(prefix)]
+        paths = self.trees.paths(str(self._commit(commit).id))
+        return [p for p in paths if p.startswith(prefix)]
 
     def search(
         self, query: str, limit: int = 20, commit: str | None = None, *, archive: bool = False
-    ) -> list[Any]:
+    ) -> list[Hit]:
         """Ranked hits over the tree at `commit` (a warm index kept for the newest commit); the
         archive is never searched unless asked for (`archive=True` searches only it)."""
-        from memory.search import SearchIndex
-
         if commit is None and self.tip() is None:
             return []
         sha = str(self._commit(commit).id)
         if archive:
-            return list(SearchIndex.build(self.tree(sha), archive=True).search(query, limit=limit))
+            return SearchIndex.build(self.tree(sha), archive=True).search(query, limit=limit)
         warm = self._search  # one read: another thread may swap in a newer commit's index
         if warm is None or warm[0] != sha:
             warm = self._search = (sha, SearchIndex.build(self.tree(sha)))
-        return list(warm[1].search(query, limit=limit))
+        return warm[1].search(query, limit=limit)
 
     def log(self, path: str | None = None, limit: int = 50) -> list[history.CommitInfo]:
         if self.tip() is None:
             return []
-        return history.log(self._repo, self.head(), path, limit)
+        return history.log(self.mirror.repo, self.head(), path, limit)
 
     def diff(self, commit: str) -> history.Diff:
-        return history.diff(self._repo, self._commit(commit))
-
-    def find_key(self, key: str) -> str | None:
-        """The commit whose `Hippo-Key:` trailer is `key`, if one landed."""
-        tip = self.tip()
-        if tip is not None:
-            self._index_keys(tip)
-        return self._keys.get(key)
+        return history.diff(self.mirror.repo, self._commit(commit))
 
     def ref(self, name: str) -> str | None:
-        ref = self._repo.references.get(f"refs/hippo/{name}")
+        ref = self.mirror.repo.references.get(f"refs/hippo/{name}")
         return str(ref.target) if ref is not None else None
 
     def refs(self, prefix: str = "") -> dict[str, str]:
         base = "refs/hippo/"
+        repo = self.mirror.repo
         return {
-            r[len(base) :]: str(self._repo.references[r].target)
-            for r in self._repo.references
+            r[len(base) :]: str(repo.references[r].target)
+            for r in repo.references
             if r.startswith(base + prefix)
         }
-
-    def publish(self, name: str, commit: str, *, create: bool = False) -> bool:
-        """Point refs/hippo/<name> at `commit` on the remote (e.g. a prompt snapshot). With
-        `create`, only when no such ref exists there yet: False when another publisher took the
-        name first (numbered versions must never be overwritten)."""
-        check_path(name)
-        refname = f"refs/hippo/{name}"
-        oid = self._commit(commit).id
-        try:
-            if create and is_local(self.remote):
-                target = self._remote_repo()
-                _copy_objects(self._repo, target, oid)
-                with target.transaction() as txn:
-                    txn.lock_ref(refname)
-                    if target.references.get(refname) is not None:
-                        raise _Moved
-                    txn.set_target(refname, oid, message="hippo: publish")
-            else:
-                # Over the network, a non-forced push of a taken name is rejected by the server.
-                spec = f"{refname}:{refname}" if create else f"+{refname}:{refname}"
-                self._repo.references.create(refname, oid, force=True)
-                cb = self._cb()
-                self._repo.remotes["origin"].push([spec], callbacks=cb)
-                if refname in cb.rejected:
-                    if create:
-                        return False
-                    raise RemoteError(
-                        f"{self.shown} refused {refname}: {redact(cb.rejected[refname])}"
-                    )
-        except _Moved:
-            return False
-        except (pygit2.GitError, OSError) as exc:
-            if create and is_local(self.remote):
-                return False
-            if is_local(self.remote):
-                raise RemoteError(f"cannot publish {refname}: {exc}") from exc
-            raise classify(exc, self.remote, self.auth, f"publishing {refname}") from None
-        self._repo.references.create(refname, oid, force=True)
-        return True
-
-    # -- writing -----------------------------------------------------------------------------
-
-    def _index_keys(self, tip: str) -> None:
-        """Learn the Hippo-Key trailers of commits not yet seen. Tips already indexed are
-        hidden from the walk, so it visits only new history (not the whole log each write)."""
-        if tip in self._indexed:
-            return
-        walker = self._repo.walk(pygit2.Oid(hex=tip), SortMode.NONE)
-        for seen in self._indexed_tips:
-            walker.hide(seen)
-        for commit in walker:
-            for key in trailer_keys(commit.message):
-                self._keys.setdefault(key, str(commit.id))
-        self._indexed.add(tip)
-        self._indexed_tips = [*self._indexed_tips[-15:], pygit2.Oid(hex=tip)]
-
-    def heads(self) -> list[str]:
-        """The remote's branch and tag names (connects and authenticates; fetches nothing)."""
-        if is_local(self.remote):
-            return [str(r) for r in self._remote_repo().references if r.startswith("refs/")]
-        try:
-            listed = self._repo.remotes["origin"].list_heads(callbacks=self._cb())
-        except (pygit2.GitError, OSError) as exc:
-            raise classify(exc, self.remote, self.auth, "connecting") from None
-        return [h.name or "" for h in listed]
-
-    def check_push(self) -> None:
-        """Prove hippo may push: create and delete refs/hippo/check/<id> at the tip (no new
-        objects, nothing on the branch). Raises the named error a real write would."""
-        tip = self.head()
-        name = f"check/{uuid.uuid4().hex[:12]}"
-        if not self.publish(name, tip, create=True):
-            raise RemoteError(f"{self.shown} refused a check ref under refs/hippo/")
-        refname = f"refs/hippo/{name}"
-        if is_local(self.remote):
-            self._remote_repo().references.delete(refname)
-        else:
-            cb = self._cb()
-            try:
-                self._repo.remotes["origin"].push([f":{refname}"], callbacks=cb)
-            except (pygit2.GitError, OSError) as exc:
-                raise classify(exc, self.remote, self.auth, "deleting the check ref") from None
-        with contextlib.suppress(KeyError):
-            self._repo.references.delete(refname)
-
-    # -- maintenance ---------------------------------------------------------------------------
-
-    def maintain(
-        self, *, only_if_needed: bool = False, progress: Callable[[str], None] | None = None
-    ) -> list[Repacked]:
-        """Repack the cache (and a local remote) under the workspace lock; see
-        memory/git/maintenance.py. With `only_if_needed`, only repositories past git's gc.auto."""
-        targets = [self.cache]
-        if is_local(self.remote) and os.path.exists(os.path.join(self.remote, "HEAD")):
-            targets.append(Path(self.remote))
-        if only_if_needed:
-            targets = [t for t in targets if needs_maintenance(t)]
-        done: list[Repacked] = []
-        if not targets:
-            return done
-        with self._lock, self._fetch_lock:
-            for target in targets:
-                try:
-                    done.append(repack(target))
-                except OSError as exc:
-                    raise RemoteError(f"maintenance failed: {exc}") from exc
-                if progress is not None:
-                    progress(target.name)
-            # Reopen: packs replaced loose objects the open handles may have cached.
-            self._repo_obj = None
-            self._remote_obj = None
-        return done
-
-    # -- history operations ----------------------------------------------------------------------
-
-    def revert(self, commit: str, author: Author, *, key: str | None = None) -> WriteResult:
-        """Undo one commit as a new commit by `author`; EntryConflict if later edits clash.
-        The undo is worked out on the newest tip inside the write path, not beforehand."""
-        target = self._commit(commit)
-        summary = target.message.splitlines()[0] if target.message else str(target.id)
-        return self._submit(
-            _Pending(
-                [],
-                author,
-                f'revert: "{summary}"\n\nThis reverts commit {target.id}.',
-                # Bound to the tip it was asked on: reverting the same commit again after its
-                # change came back is a new request, not a repeat of the first.
-                key or f"revert:{target.id}:{self._tracked()}",
-                {"Hippo-Reverts": str(target.id)},
-                force=True,
-                revert=str(target.id),
-            )
-        )
-
-
-def _walk_paths(tree: pygit2.Tree, prefix: str, out: list[str]) -> None:
-    for obj in tree:
-        path = prefix + (obj.name or "")
-        if isinstance(obj, pygit2.Tree):
-            _walk_paths(obj, path + "/", out)
-        else:
-            out.append(path)
-
-
-def _walk(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str, out: dict[str, bytes]) -> None:
-    for obj in tree:
-        path = prefix + (obj.name or "")
-        if isinstance(obj, pygit2.Tree):
-            _walk(repo, obj, path + "/", out)
-        elif isinstance(obj, pygit2.Blob):
-            out[path] = bytes(obj.data)

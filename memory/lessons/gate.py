@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Final, Literal, Protocol
 
 from memory import format as fmt
 from memory import secrets
@@ -29,7 +29,12 @@ from memory.lessons.outcomes import (
 )
 from memory.ops import AddEntry, AppendLine, Operation, ReplaceEntry
 
-TENTATIVE, ACTIVE, REVOKED = "tentative", "active", "revoked"
+# A lesson's gate: tentative after one pull request, active after two, revoked when people put
+# the old way back (the same values lint allows for `status`: memory.format.STATUSES).
+LessonStatus = Literal["tentative", "active", "revoked"]
+TENTATIVE: Final = "tentative"
+ACTIVE: Final = "active"
+REVOKED: Final = "revoked"
 LEARNABLE = (MERGED_AFTER_CHANGES, CLOSED_BY_PERSON)
 BY = "github"
 MAX_QUOTE = 160
@@ -50,7 +55,9 @@ class LessonPlan:
 
     ops: list[Operation] = field(default_factory=list)
     text: str = ""  # the lesson touched ('' when nothing was learned)
-    status: str = ""  # its status after this pull request
+    # Its status after this pull request: a LessonStatus read from the file, "" when nothing
+    # was learned (jobs/github adds "forgotten" for a lesson matching a tombstone).
+    status: str = ""
     became_active: bool = False
     revoked: list[str] = field(default_factory=list)  # texts of lessons revoked now
     sources: list[str] = field(default_factory=list)
@@ -165,42 +172,15 @@ def plan(
             out.text, out.status = e.text, e.get("status") or TENTATIVE
             return out
     live = [(e, s) for e in entries if e.get("status") != REVOKED and (s := _entry_sig(e))]
-
     contradicted = [e for e, s in live if s.contradicts(sig)]
-    for e in contradicted:
-        revoked = e.with_meta(
-            status=REVOKED,
-            reason=f"people put the old way back in pull request #{facts.number}",
-            evidence=facts.url,
-        )
-        out.ops.append(ReplaceEntry(path, e.text, e.text, revoked.meta))
-        out.revoked.append(e.text)
     if contradicted:
-        out.text, out.status = contradicted[0].text, REVOKED
-        return out
-
+        return _revoke(out, path, contradicted, facts)
     text = deterministic_text(facts, outcome, sig)
     match = next((e for e, s in live if s.same(sig)), None)
     if match is None and judge is not None:
-        written = judge.write(summary(facts, outcome))
-        if written and written.strip():
-            text = _one_line(written.splitlines()[0].lstrip("-* "), 300)
-        # newest first, and a bounded number of calls however long the file grows
-        recent = [e for e, _ in reversed(live)][:MAX_JUDGED]
-        match = next((e for e in recent if judge.same(e.text, text)), None)
+        text, match = _judged(judge, facts, outcome, text, [e for e, _ in live])
     if match is not None:
-        out.sources = [*match.get_all("source"), facts.url]
-        out.status = ACTIVE
-        out.became_active = match.get("status") != ACTIVE
-        kept = [(k, v) for k, v in match.meta if k.lower() not in ("source", "status")]
-        new_meta = tuple([("source", s) for s in out.sources] + kept + [("status", ACTIVE)])
-        text = match.text
-        if match.text.startswith(EDIT_PREFIX):  # our own observation, not a line Claude wrote
-            text = _shared_text(facts, outcome, _entry_sig(match), sig) or text
-        out.ops.append(ReplaceEntry(path, match.text, text, new_meta))
-        out.text = text
-        return out
-
+        return _confirm(out, path, match, facts, outcome, sig)
     first = (
         ("source", facts.url),
         ("added", today),
@@ -211,6 +191,56 @@ def plan(
     )
     out.ops.append(AddEntry(path, text, first, title=f"Conventions: {facts.repo}"))
     out.text, out.status, out.sources = text, TENTATIVE, [facts.url]
+    return out
+
+
+def _revoke(
+    out: LessonPlan, path: str, contradicted: list[fmt.Entry], facts: PullFacts
+) -> LessonPlan:
+    """People put the old way back: every lesson it contradicts is revoked (kept, with why)."""
+    for e in contradicted:
+        revoked = e.with_meta(
+            status=REVOKED,
+            reason=f"people put the old way back in pull request #{facts.number}",
+            evidence=facts.url,
+        )
+        out.ops.append(ReplaceEntry(path, e.text, e.text, revoked.meta))
+        out.revoked.append(e.text)
+    out.text, out.status = contradicted[0].text, REVOKED
+    return out
+
+
+def _judged(
+    judge: Judge, facts: PullFacts, outcome: str, text: str, live: list[fmt.Entry]
+) -> tuple[str, fmt.Entry | None]:
+    """Claude's line for the lesson, and a live lesson it calls the same, if any."""
+    written = judge.write(summary(facts, outcome))
+    if written and written.strip():
+        text = _one_line(written.splitlines()[0].lstrip("-* "), 300)
+    # newest first, and a bounded number of calls however long the file grows
+    recent = list(reversed(live))[:MAX_JUDGED]
+    return text, next((e for e in recent if judge.same(e.text, text)), None)
+
+
+def _confirm(
+    out: LessonPlan,
+    path: str,
+    match: fmt.Entry,
+    facts: PullFacts,
+    outcome: str,
+    sig: Signature,
+) -> LessonPlan:
+    """A second pull request showing the same change: the lesson becomes active."""
+    out.sources = [*match.get_all("source"), facts.url]
+    out.status = ACTIVE
+    out.became_active = match.get("status") != ACTIVE
+    kept = [(k, v) for k, v in match.meta if k.lower() not in ("source", "status")]
+    new_meta = tuple([("source", s) for s in out.sources] + kept + [("status", ACTIVE)])
+    text = match.text
+    if match.text.startswith(EDIT_PREFIX):  # our own observation, not a line Claude wrote
+        text = _shared_text(facts, outcome, _entry_sig(match), sig) or text
+    out.ops.append(ReplaceEntry(path, match.text, text, new_meta))
+    out.text = text
     return out
 
 

@@ -12,13 +12,24 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from posixpath import dirname, splitext
+from typing import Final, Literal
 from urllib.parse import quote, unquote
 
-MERGED_UNTOUCHED = "merged_untouched"
-MERGED_AFTER_CHANGES = "merged_after_changes"
-CLOSED_BY_PERSON = "closed_by_person"
-CLOSED_BY_SYSTEM = "closed_by_system"
-OUTCOMES = (MERGED_UNTOUCHED, MERGED_AFTER_CHANGES, CLOSED_BY_PERSON, CLOSED_BY_SYSTEM)
+# How a pull request of the agent's ended (`classify`); lessons come from the two that people
+# shaped (memory/lessons/gate.py:LEARNABLE).
+PullOutcome = Literal[
+    "merged_untouched", "merged_after_changes", "closed_by_person", "closed_by_system"
+]
+MERGED_UNTOUCHED: Final = "merged_untouched"
+MERGED_AFTER_CHANGES: Final = "merged_after_changes"
+CLOSED_BY_PERSON: Final = "closed_by_person"
+CLOSED_BY_SYSTEM: Final = "closed_by_system"
+OUTCOMES: tuple[PullOutcome, ...] = (
+    MERGED_UNTOUCHED,
+    MERGED_AFTER_CHANGES,
+    CLOSED_BY_PERSON,
+    CLOSED_BY_SYSTEM,
+)
 
 # (sha, path) → file text at that commit, or None when the file is absent there.
 ContentReader = Callable[[str, str], str | None]
@@ -142,7 +153,7 @@ def human_commits(facts: PullFacts, agent_logins: Iterable[str]) -> list[Commit]
     return [c for c in facts.commits if not is_agent_commit(c, agents)]
 
 
-def classify(facts: PullFacts, agent_logins: Iterable[str]) -> str:
+def classify(facts: PullFacts, agent_logins: Iterable[str]) -> PullOutcome:
     """One of OUTCOMES.
 
     Merged: changed when the landed files differ from the agent's last commit and people had a

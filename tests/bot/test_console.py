@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 from bot.app import create_app
 from integrations.slack import Outbox
 from jobs.config import Config
-from jobs.read_counts import recall_counts
+from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
 from memory import ops
 from memory.git.store import Author
@@ -128,7 +128,7 @@ def test_file_shows_entries_and_metadata(signed: FlaskClient, rt: Runtime) -> No
     assert '<a href="https://example.test/p123"' in page
     assert 'class="badge active"' in page and 'class="badge tentative"' in page
     assert "2026-11-01" in page
-    assert recall_counts(rt.redis, rt.config.workspace) == {"services/checkout.md": 1}
+    assert read_counts(rt.redis, rt.config.workspace) == {"services/checkout.md": 1}
 
 
 def test_edit_entry_commits_as_signed_in_person(signed: FlaskClient, rt: Runtime) -> None:

@@ -16,8 +16,10 @@ from flask.testing import FlaskClient
 
 from bot.app import create_app
 from integrations.slack import Outbox
+from jobs.celery_app import make_celery
 from jobs.config import Config
-from jobs.github.tasks import learn, recorded_pushes
+from jobs.github.lessons import learn
+from jobs.github.tasks import recorded_pushes
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.git.store import Author
@@ -184,7 +186,7 @@ def test_form_encoded_deliveries_are_read_too(client: FlaskClient, rt: Runtime) 
 def worker(rt: Runtime) -> Iterator[Runtime]:
     from celery.contrib.testing.worker import start_worker
 
-    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
         yield rt
 
 
@@ -316,7 +318,7 @@ def test_installation_task_remembers_and_forgets_repositories(rt: Runtime) -> No
     """installation created maps each repository to its installation id; deleted unmaps them."""
     from jobs.github.tasks import INSTALLATIONS, installation
 
-    assert rt.celery is not None  # makes rt the Runtime tasks use in this process
+    make_celery(rt)  # the current app: a direct call runs the task on rt
     installation(action="created", installation_id=957387, repos=["Codertocat/Hello-World"])
     assert rt.redis.hget(INSTALLATIONS, "Codertocat/Hello-World") == b"957387"
     installation(action="deleted", installation_id=957387, repos=["Codertocat/Hello-World"])

@@ -24,7 +24,7 @@ from bot.mcp.http import EXTENSION, token_name
 from bot.mcp.server import build_server, fixed
 from bot.mcp.tools import MemoryTools
 from jobs.config import Config
-from jobs.read_counts import recall_counts
+from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
 from memory.git.store import Store
 from tests.paths import ROOT
@@ -290,7 +290,7 @@ def test_http_write_authored_by_token_name(served: tuple[str, Runtime]) -> None:
     assert rt.store.log(limit=1)[0].author == "claude-code"
     r = anyio.run(http_call, url, "tok-ci", "readMemory", {"path": "ci.md"})
     assert "ci runs on 2 cores" in text_of(r)
-    assert recall_counts(rt.redis, rt.config.workspace) == {"ci.md": 1}
+    assert read_counts(rt.redis, rt.config.workspace) == {"ci.md": 1}
 
 
 def test_http_without_a_valid_token_is_401(served: tuple[str, Runtime]) -> None:
@@ -359,6 +359,6 @@ def test_stdio_hippo_mcp(tmp_path: Path, embedded_redis_url: str) -> None:
     # The server counted the read in the shared Redis it was given.
     shared = redis.Redis(unix_socket_path=embedded_redis_url.removeprefix("redis+socket://"))
     key = f"hippo:recall:stdio-{tmp_path.name}"
-    assert recall_counts(shared, f"stdio-{tmp_path.name}") == {"x.md": 1}
+    assert read_counts(shared, f"stdio-{tmp_path.name}") == {"x.md": 1}
     shared.delete(key)
     shared.close()

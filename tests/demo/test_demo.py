@@ -22,7 +22,12 @@ def test_the_whole_demo_runs_and_shows_each_part(
     monkeypatch.setenv("REDIS_URL", embedded_redis_url)
     assert main([str(tmp_path / "demo")]) == 0
     out = capsys.readouterr().out
-    assert STEPS == ("demo.memory", "demo.github", "demo.slack", "demo.dream")
+    assert [step.__module__ for step in STEPS] == [
+        "demo.memory",
+        "demo.github",
+        "demo.slack",
+        "demo.dream",
+    ]
     assert "re-adding it is refused" in out  # memory: tombstones hold
     assert "status: active]" in out  # github: the lesson became active
     assert "Forgot “the payments-sync job" in out  # slack: forget through the front door

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from demo import github as demo_github
-from demo.main import Demo
+from demo.context import Demo
 from jobs.config import Config
 from jobs.runtime import Runtime
 

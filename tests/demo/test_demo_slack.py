@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from demo import slack as demo_slack
-from demo.main import Demo
+from demo.context import Demo
 from integrations.slack import Outbox
 from jobs.config import Config
 from jobs.runtime import Runtime

@@ -16,6 +16,7 @@ from bot.app import create_app
 from bot.slack.agent import parse
 from jobs.agent.tasks import MAX_RETRIES, RETRY_ACTION, answer
 from jobs.agent.turn import NO_KEY_NOTE, Question, changes_since, take_turn
+from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory import snapshot
@@ -59,7 +60,7 @@ def rt(tmp_path: Path, slack_fake: SlackFake, claude: FakeAnthropic) -> Iterator
         author=ALICE,
         message="seed",
     )
-    runtime.celery  # noqa: B018  (binds the tasks to this Runtime)
+    make_celery(runtime)  # the current app: `answer.apply` runs on this Runtime
     yield runtime
     runtime.close()
 
@@ -140,7 +141,7 @@ def test_question_in_a_thread_end_to_end(
         claude.text('{"remember": ["warm caches on deploy"], "stale": ["504s today"]}'),
     )
     client = create_app(rt.config, rt).test_client()
-    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
         body = mention("why does checkout-api return 504s after deploys?", event_id="EvQ1",
                        ts="1700000000.000200", thread_ts="1700000000.000100")  # fmt: skip
         assert post(client, body).status_code == 200
@@ -217,7 +218,7 @@ def test_overloaded_to_the_end_offers_try_again_and_pushes_nothing(
     click["actions"][0].update(action_id=RETRY_ACTION, value="EvF")
     click["container"].update(channel_id="C111", message_ts="1700000000.000400")
     client = create_app(rt.config, rt).test_client()
-    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
         assert post(client, payload_body(click)).status_code == 200
         slack_fake.wait_for("chat.postMessage", 2)
         wait(lambda: bool(_archive(rt)))
@@ -314,7 +315,7 @@ def test_an_empty_memory_gets_a_clear_answer(tmp_path: Path, slack_fake: SlackFa
     pygit2.init_repository(config.memory_remote, bare=True)
     rt = Runtime(config)
     try:
-        rt.celery  # noqa: B018  (binds the tasks to this Runtime)
+        make_celery(rt)  # the current app: `answer.apply` runs on this Runtime
         kwargs = {"channel": "C111", "text": "why?", "ts": "1700000000.000600", "key": "EvE"}
         answer.apply(kwargs=kwargs)
         (reply,) = slack_fake.posts()
@@ -379,7 +380,7 @@ def test_timeouts_to_the_end_offer_try_again(
     try:
         rt.store.init()
         rt.store.write([WriteFile("services/checkout-api.md", TOPIC)], author=ALICE, message="s")
-        rt.celery  # noqa: B018  (binds the tasks to this Runtime)
+        make_celery(rt)  # the current app: `answer.apply` runs on this Runtime
         claude.default = lambda body: claude.slow(1.0)
         head = rt.store.head()
         kwargs = {"channel": "C111", "text": "why?", "ts": "1700000000.000800", "event_id": "EvT"}

@@ -174,7 +174,7 @@ def test_cli_dream_prints_the_steps(
 def test_beat_runs_the_dream_nightly_in_the_team_timezone(embedded_redis_url: str) -> None:
     """HIPPO_DREAM_AT and HIPPO_TIMEZONE become a crontab in the Celery app's timezone."""
     config = Config(redis_url=embedded_redis_url, dream_at="02:30", timezone="Europe/Berlin")
-    app = make_celery(config, Runtime(config))
+    app = make_celery(Runtime(config))
     entry = app.conf.beat_schedule["hippo-dream-nightly"]
     assert entry["task"] == "hippo.dream.run"
     assert (entry["schedule"].hour, entry["schedule"].minute) == ({2}, {30})

@@ -18,6 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bot.app import create_app
 from jobs import health
+from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
 from tests.conftest import ROOT
@@ -188,7 +189,7 @@ def test_a_worker_serves_its_metrics_on_hippo_metrics_port(slack_runtime: Runtim
 
     port = free_port()
     rt = Runtime(replace(slack_runtime.config, metrics_port=port))
-    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:
             text = resp.read().decode()
         assert "hippo_notes_saved_total" in text

@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 
 from bot.app import create_app
 from integrations.slack import Outbox
-from jobs.celery_app import enqueue
+from jobs.celery_app import enqueue, make_celery
 from jobs.runtime import Runtime
 from memory.git.store import Author
 from memory.ops import AddEntry
@@ -331,13 +331,14 @@ def test_celery_redelivers_tasks_of_a_dead_worker(celery_worker_for: Runtime) ->
     """Tasks are acked after they run, requeued when the worker dies, one at a time, JSON only;
     a dead worker's hold expires after the lease, which live workers renew (tests/test_faults.py
     shows both)."""
-    conf = celery_worker_for.celery.conf
+    app = make_celery(celery_worker_for)
+    conf = app.conf
     assert conf.task_acks_late and conf.task_reject_on_worker_lost
     assert conf.worker_prefetch_multiplier == 1 and conf.accept_content == ["json"]
     options = conf.broker_transport_options
     assert options["visibility_timeout"] == celery_worker_for.config.task_lease == 60
     assert options["unacked_restore_throttle"] == 1 and options["unacked_restore_interval"] == 5
-    assert "LeaseRenewal" in {s.__name__ for s in celery_worker_for.celery.steps["consumer"]}
+    assert "LeaseRenewal" in {s.__name__ for s in app.steps["consumer"]}
 
 
 @pytest.fixture
@@ -346,7 +347,7 @@ def offline(slack_runtime: Runtime) -> Iterator[Runtime]:
     from celery.contrib.testing.worker import start_worker
 
     rt = Runtime(replace(slack_runtime.config, slack_bot_token="", console_token="console-token"))
-    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
         yield rt
 
 

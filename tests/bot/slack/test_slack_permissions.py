@@ -67,8 +67,10 @@ def admins_worker(slack_runtime: Runtime) -> Iterator[Runtime]:
     """A real Celery worker on a Runtime whose HIPPO_ADMINS names the group S0ADMINS."""
     from celery.contrib.testing.worker import start_worker
 
+    from jobs.celery_app import make_celery
+
     rt = Runtime(replace(slack_runtime.config, slack_admins=("S0ADMINS",)))
-    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
         yield rt
 
 

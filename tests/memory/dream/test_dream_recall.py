@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from bot.mcp.tools import MemoryTools
 from jobs.agent.turn import Question, take_turn
-from jobs.read_counts import recall_counts
+from jobs.celery_app import make_celery
+from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
 from jobs.slack.tasks import recall
 from memory import snapshot
@@ -32,9 +33,9 @@ def seeded(rt: Runtime) -> Runtime:
 def test_slack_recall_counts_the_files_it_answers_from(slack_runtime: Runtime) -> None:
     """ "What do you know about X?" counts each file of its hits once, and no other file."""
     rt = seeded(slack_runtime)
-    rt.celery  # noqa: B018  (binds the tasks to this Runtime)
+    make_celery(rt)  # the current app: `recall.apply` runs on this Runtime
     recall.apply(kwargs={"key": "k1", "channel": "C1", "query": "cold caches"})
-    assert recall_counts(rt.redis, rt.config.workspace) == {"services/checkout-api.md": 1}
+    assert read_counts(rt.redis, rt.config.workspace) == {"services/checkout-api.md": 1}
 
 
 def test_mcp_search_counts_the_files_it_returns(slack_runtime: Runtime) -> None:
@@ -43,7 +44,7 @@ def test_mcp_search_counts_the_files_it_returns(slack_runtime: Runtime) -> None:
     tools = MemoryTools(rt.store, workspace="w", redis=rt.redis)
     assert [h["path"] for h in tools.search("payouts")] == ["teams/payments.md"]
     tools.search("payouts run")
-    assert recall_counts(rt.redis, "w") == {"teams/payments.md": 2}
+    assert read_counts(rt.redis, "w") == {"teams/payments.md": 2}
 
 
 def test_the_agent_counts_the_files_it_searched_and_read(slack_runtime: Runtime) -> None:
@@ -65,7 +66,7 @@ def test_the_agent_counts_the_files_it_searched_and_read(slack_runtime: Runtime)
                             "why 504s after deploys?", "Ev1")  # fmt: skip
         out = take_turn(rt, question)
         assert out.files_read == ["services/checkout-api.md", "MEMORY.md"]
-        assert recall_counts(rt.redis, rt.config.workspace) == {
+        assert read_counts(rt.redis, rt.config.workspace) == {
             "services/checkout-api.md": 1,
             "MEMORY.md": 1,
         }

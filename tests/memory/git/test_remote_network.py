@@ -15,9 +15,11 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory.errors import PushRejected, RemoteAuthError, RemoteUnreachable
+from memory.git.maintenance import maintain
 from memory.git.store import Author, Store
 from memory.git.transport import RemoteAuth
 from memory.ops import AddEntry
@@ -337,7 +339,7 @@ def test_maintenance_repacks_and_the_store_keeps_working(tmp_path: Path) -> None
     store.init()
     for i in range(20):
         store.write([AddEntry("inbox.md", f"note {i}")], author=A, message="m")
-    done = store.maintain()
+    done = maintain(store)
     assert {Path(d.path) for d in done} == {store.cache, Path(remote)}
     assert all(d.loose_after == 0 and d.loose_before > 0 for d in done)
     store.write([AddEntry("inbox.md", "after maintenance")], author=A, message="m")
@@ -378,7 +380,7 @@ def test_slack_note_while_the_server_is_down_lands_once_when_it_returns(
         rt.store.init()
         before = commits(t.bare)
         t.server.go_down()
-        with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+        with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
             client = create_app(config, rt).test_client()
             text = "save a note: the staging database restarts at 02:00"
             assert post(client, mention(text)).status_code == 200

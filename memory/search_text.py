@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import pairwise
 from operator import sub
+from typing import NamedTuple
 
 from memory.format import parse
 
@@ -38,7 +39,7 @@ def fold(text: str) -> str:
 
 
 @dataclass
-class Blob:
+class FoldedText:
     """Files f = 0..n-1 and lines k = 0..m-1 of the folded text. File f spans
     data[starts[f]:starts[f+1]-1] and line k spans data[lines[k]:lines[k+1]-1]; each file ends
     with a b"\\n" of its own, so no line crosses files. Both lists end with len(data)."""
@@ -59,33 +60,9 @@ class Blob:
     _entry_lines: dict[int, frozenset[int]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, tree: Mapping[str, bytes]) -> Blob:
+    def build(cls, tree: Mapping[str, bytes]) -> FoldedText:
         """Fold every UTF-8 text file of `tree`; binary and non-UTF-8 files are skipped."""
-        paths: list[str] = []
-        raws: list[bytes] = []
-        parts: list[bytes] = []
-        starts: list[int] = []
-        ctx_parts: list[bytes] = []
-        title_at: list[int] = []
-        fenced: set[int] = set()
-        pos = 0
-        for path in sorted(tree):
-            raw = tree[path]
-            low = _fold_bytes(raw)
-            if low is None:
-                continue
-            lo, hi = _first_line(low)
-            if b"```" in low or b"~~~" in low:
-                fenced.add(len(paths))
-            paths.append(path)
-            raws.append(raw)
-            starts.append(pos)
-            title_at.append(pos + lo)
-            parts += (low, b"\n")
-            ctx_parts.append(fold(path).encode() + b" " + low[lo:hi] + b"\n")
-            pos += len(low) + 1
-        data = b"".join(parts)
-        starts.append(len(data))
+        paths, raws, data, starts, ctx_parts, title_at, fenced = _fold_files(tree)
         lines = [0, *(m.end() for m in _NEWLINE.finditer(data))]
         line_of = {offset: k for k, offset in enumerate(lines)}
         firsts = [line_of[s] for s in starts]
@@ -236,3 +213,44 @@ def _first_line(data: bytes) -> tuple[int, int]:
             return pos, end
         pos = end + 1
     return 0, 0
+
+
+class _Folded(NamedTuple):
+    """Every text file of a tree folded and joined, before the line tables are built."""
+
+    paths: list[str]
+    raws: list[bytes]
+    data: bytes  # the folded files, each followed by a newline
+    starts: list[int]  # where each file starts in `data`, and len(data) last
+    ctx_parts: list[bytes]  # per file: its folded path and first line (what a term's context is)
+    title_at: list[int]  # where each file's first non-blank line starts
+    fenced: set[int]  # files holding a code fence
+
+
+def _fold_files(tree: Mapping[str, bytes]) -> _Folded:
+    paths: list[str] = []
+    raws: list[bytes] = []
+    parts: list[bytes] = []
+    starts: list[int] = []
+    ctx_parts: list[bytes] = []
+    title_at: list[int] = []
+    fenced: set[int] = set()
+    pos = 0
+    for path in sorted(tree):
+        raw = tree[path]
+        low = _fold_bytes(raw)
+        if low is None:
+            continue
+        lo, hi = _first_line(low)
+        if b"```" in low or b"~~~" in low:
+            fenced.add(len(paths))
+        paths.append(path)
+        raws.append(raw)
+        starts.append(pos)
+        title_at.append(pos + lo)
+        parts += (low, b"\n")
+        ctx_parts.append(fold(path).encode() + b" " + low[lo:hi] + b"\n")
+        pos += len(low) + 1
+    data = b"".join(parts)
+    starts.append(len(data))
+    return _Folded(paths, raws, data, starts, ctx_parts, title_at, fenced)

@@ -1,0 +1,34 @@
+"""The console's blueprint: session settings, then each view module's `install(bp, rt)`."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask
+
+from bot.console import auth, dreams, extras, files, history, sessions
+from jobs.runtime import Runtime
+
+
+def register(app: Flask, rt: Runtime) -> None:
+    config = rt.config
+    app.secret_key = sessions.signing_key(config)  # never the console token (see sessions)
+    app.permanent_session_lifetime = sessions.SESSION_TTL
+    if app.config.get("SESSION_COOKIE_SAMESITE") is None:
+        app.config["SESSION_COOKIE_SAMESITE"] = "Lax"  # a second line of defence beside CSRF
+    if config.public_url.startswith("https://"):
+        app.config["SESSION_COOKIE_SECURE"] = True
+    bp = Blueprint(
+        "console",
+        __name__,  # bot/console/: templates/ and static/ sit beside this module
+        url_prefix="/console",
+        template_folder="templates",
+        static_folder="static",
+        static_url_path="/static",
+    )
+    auth.install(bp, rt)
+    files.install(bp, rt)
+    history.install(bp, rt)
+    dreams.install(bp, rt)
+    extras.install(bp, rt)
+    bp.add_app_template_global(auth.csrf_token, "csrf_token")
+    bp.add_app_template_global(auth.current_user, "current_user")
+    app.register_blueprint(bp)

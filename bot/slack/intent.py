@@ -1,0 +1,51 @@
+"""What a Slack request asks for: an `Intent` (a task name and its arguments), the `Parse`
+protocol every intent module implements, and the `SlackContext` a listener passes along.
+
+Its own module so that the router (bot/slack/intake.py), the claims (bot/slack/claims.py) and
+the feature modules all import it and none of them imports another: no cycles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class Intent:
+    """A task to run (its Celery name) with the arguments parsed from the text."""
+
+    task: str
+    args: dict[str, Any] = field(default_factory=dict)
+    ack: str = ""  # what a slash command answers at once (ephemeral), if anything
+
+
+class Parse(Protocol):
+    """An intent module's `parse`: the intent of plain `text`, or None to let the next one try."""
+
+    def __call__(self, text: str) -> Intent | None: ...
+
+
+@dataclass(frozen=True)
+class SlackContext:
+    """Where a Slack request came from, as its task receives it (keyword arguments).
+
+    `key` is the idempotency key (the task's reply and commit carry it). Fields left None are
+    not sent at all: each listener sends exactly the fields its tasks read.
+    """
+
+    key: str
+    channel: str
+    user: str
+    channel_name: str | None = None
+    ts: str | None = None  # the message the request is about
+    thread_ts: str | None = None  # where the reply goes
+    message_ts: str | None = None  # the bot message whose button was pressed
+    response_url: str | None = None  # a slash command's or an ephemeral button's reply URL
+    share: bool | None = None  # the person asked to answer in the channel, not ephemerally
+    claim: str | None = None  # a button's Redis claim, released when the presser is refused
+
+    def as_kwargs(self) -> dict[str, str | bool]:
+        """The fields that were set, as the task's keyword arguments."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: value for name, value in values.items() if value is not None}

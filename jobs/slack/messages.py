@@ -1,0 +1,104 @@
+"""What the Slack tasks say: text and Block Kit, pure (no Runtime, no I/O), like
+memory/dream/digest.py.
+
+Links to files point at the console (`public_url`, HIPPO_PUBLIC_URL).
+"""
+
+from __future__ import annotations
+
+from integrations.slack import Blocks
+from memory import notes
+from memory.search import Hit
+
+HELP_TEMPLATE = """*hippo* keeps the team's memory. Mention me or use `/hippo`:
+• `@hippo save a note: <text>` (or `remember <text>`), the *Save to memory* shortcut, or a \
+:{reaction}: reaction on any message: saved with a link to the message.
+• `@hippo in this channel, <instruction>` or `/hippo instructions add <instruction>`: how to \
+behave here. `/hippo instructions` lists them, `/hippo instructions remove N` removes one.
+• `@hippo forget that <fact>`: removes it and remembers that it was removed on purpose.
+• `@hippo what do you know about <topic>?` (or `/hippo recall <topic>`): the best matches.
+• `@hippo <any other question>` in a thread: an answer from memory (written by \
+Claude when hippo has an API key), citing its files and sources.
+• `/hippo dream` (workspace admins): run tonight's dream now; the digest follows.
+• `/hippo …` answers only you; `/hippo share …` (or `… --share`) answers for the channel.
+• Write to me in a DM, no mention needed; my Home tab shows the memory at a glance.
+• `/hippo help`: this message."""
+
+FORGET_WHAT = "Forget what? Say `@hippo forget that <fact>`."
+QUESTION_EXPIRED = "That question expired; ask me to forget again."
+
+
+def help_text(save_reaction: str) -> str:
+    """The help message, naming the save emoji (HIPPO_SAVE_REACTION)."""
+    return HELP_TEMPLATE.format(reaction=save_reaction)
+
+
+def short(text: str, n: int = 80) -> str:
+    """`text` cut to `n` characters with an ellipsis."""
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def file_link(public_url: str, path: str) -> str:
+    """`path` as a Slack link to the console's view of it."""
+    return f"<{public_url.rstrip('/')}/console/file/{path}|{path}>"
+
+
+def saved(public_url: str, path: str, text: str) -> str:
+    return f"Saved to {file_link(public_url, path)}: “{short(text)}”"
+
+
+def forgot(what: str) -> str:
+    return f"Forgot {what}. It is tombstoned in `forgotten.md`, so it will not come back unnoticed."
+
+
+def forgot_matches(public_url: str, done: notes.Forgot) -> str:
+    """What a forget removed, for `forgot`: each entry's text and file."""
+    return "; ".join(
+        f"“{short(m.text)}” from {file_link(public_url, m.path)}" for m in done.matches
+    )
+
+
+def nothing_matches(query: str) -> str:
+    return f"Nothing in memory matches “{short(query)}”."
+
+
+def which_one(query: str, count: int) -> str:
+    return f"{count} entries match “{short(query)}”. Which one should I forget?"
+
+
+def question_blocks(text: str, key: str, matches: tuple[notes.Match, ...]) -> Blocks:
+    """One button per match (value "<question key>|<n>") and a cancel button."""
+    lines = "\n".join(f"{i + 1}. {short(m.text, 140)} (`{m.path}`)" for i, m in enumerate(matches))
+    buttons: Blocks = [
+        {
+            "type": "button",
+            "action_id": f"forget_pick_{i}",
+            "value": f"{key}|{i}",
+            "text": {"type": "plain_text", "text": f"Forget {i + 1}"},
+        }
+        for i in range(min(len(matches), 20))
+    ]
+    buttons.append(
+        {
+            "type": "button",
+            "action_id": "forget_cancel",
+            "value": f"{key}|-1",
+            "text": {"type": "plain_text", "text": "Keep all"},
+        }
+    )
+    return [
+        {"type": "section", "text": {"type": "mrkdwn", "text": f"{text}\n{lines}"}},
+        {"type": "actions", "block_id": "forget_question", "elements": buttons[:25]},
+    ]
+
+
+def recall_answer(public_url: str, query: str, hits: list[Hit]) -> str:
+    """The best hits for a recall, with their files and sources."""
+    if not hits:
+        return f"I know nothing about “{short(query)}” yet."
+    lines = [f"What I know about “{short(query)}”:"]
+    for hit in hits:
+        source = hit.meta.get("source")
+        tail = f" (<{source}|source>)" if source else ""
+        lines.append(f"• {short(hit.text, 200)} — {file_link(public_url, hit.path)}{tail}")
+    return "\n".join(lines)

@@ -1,0 +1,101 @@
+"""What every hippo task is built on: the app that carries the Runtime, and the task base class.
+
+The pattern of Flask's `celery_init_app`: the Celery app is made from the Runtime
+(`jobs.celery_app.make_celery(rt)`), and a task reaches it as `self.runtime`, read from the app
+that runs it (`self.app`). Nothing process-wide: two apps on two Runtimes (tests, the demo) run
+their tasks against their own memory and Redis.
+
+A task module declares its tasks with `@task(NAME, **options)` (NAME a constant next to the task,
+which senders import) and lists them in its `register(app)` (see `TaskModule`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from celery import Celery, Task, current_app
+
+from jobs.broker import BROKER_DOWN
+from jobs.runtime import Runtime
+from memory.errors import LockTimeout, RemoteError
+
+
+class HippoTask(Task):  # type: ignore[misc]  # celery ships no types
+    """A task run by a `HippoCelery`: `self.runtime` is that app's Runtime."""
+
+    @property
+    def runtime(self) -> Runtime:
+        app = self.app
+        if not isinstance(app, HippoCelery):
+            raise TypeError(f"{self.name} runs only in an app from jobs.celery_app.make_celery")
+        return app.runtime
+
+
+class HippoCelery(Celery):  # type: ignore[misc]  # celery ships no types
+    """A Celery app that carries the Runtime its tasks use."""
+
+    def __init__(self, runtime: Runtime, **options: Any) -> None:
+        super().__init__("hippo", task_cls=HippoTask, **options)
+        self.runtime = runtime
+
+    def add_tasks(self, *declared: Declared) -> None:
+        """Make each declared task one of this app's tasks (bound: its first argument is the
+        task, whose `runtime` is this app's)."""
+        for d in declared:
+            # shared=False: only this app (Celery's default would add it to every app made).
+            self.task(name=d.name, base=HippoTask, bind=True, shared=False, **d.options)(d.run)
+
+    def add_schedule(self, entries: dict[str, Any]) -> None:
+        """Add Celery `beat_schedule` entries (name → task, schedule, kwargs)."""
+        self.conf.beat_schedule = {**(self.conf.beat_schedule or {}), **entries}
+
+
+class TaskModule(Protocol):
+    """A module of tasks, wired into the app by `jobs.celery_app.make_celery`."""
+
+    def register(self, app: HippoCelery) -> None:
+        """Add this module's tasks (`app.add_tasks`) and beat entries (`app.add_schedule`)."""
+
+
+class Declared:
+    """A task declared next to its code: its name, its function, its Celery options. It becomes a
+    real task in each app whose `register` adds it. Called (or `.apply`-ed) directly, as tests do,
+    it runs as the task of Celery's current app (the last one `make_celery` built)."""
+
+    def __init__(self, name: str, run: Callable[..., Any], options: dict[str, Any]) -> None:
+        self.name = name
+        self.run = run
+        self.options = options
+        self.__doc__ = run.__doc__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return current_app.tasks[self.name](*args, **kwargs)
+
+    def apply(self, *args: Any, **kwargs: Any) -> Any:
+        return current_app.tasks[self.name].apply(*args, **kwargs)
+
+
+def task(name: str, **options: Any) -> Callable[[Callable[..., Any]], Declared]:
+    """Declare the decorated function (whose first argument is the `HippoTask`) as task `name`.
+    Send tasks by name with `jobs.celery_app.enqueue`, so callers never need the task object."""
+
+    def declare(run: Callable[..., Any]) -> Declared:
+        return Declared(name, run, options)
+
+    return declare
+
+
+def retrying(*also: type[Exception]) -> dict[str, Any]:
+    """Task options for transient failures: the memory remote unreachable (`RemoteError`, which
+    includes an unreachable remote), the write lock busy, Redis or a socket away, plus `also`.
+    The task runs again with the same key, so nothing doubles. Backoff doubles from 2 s up to a
+    60 s cap (jittered), so a write waiting on a remote that came back lands within a minute;
+    500 tries keep trying for about four hours."""
+    return {
+        "autoretry_for": (RemoteError, LockTimeout, ConnectionError, *BROKER_DOWN[:2], *also),
+        "retry_backoff": 2,
+        "retry_backoff_max": 60,
+        "retry_jitter": True,
+        "max_retries": 500,
+    }

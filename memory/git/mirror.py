@@ -1,0 +1,130 @@
+"""The Store's bare cache of the remote: opened (or rebuilt) safely, fetched at most every
+`max_age` seconds, and the remote branch's tip as last fetched or pushed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pygit2
+
+from memory.errors import RemoteError
+from memory.git.transport import BRANCH, HEAD_REF, TRACK_REF, Transport
+
+
+class Mirror:
+    """A bare repository at `path` whose `origin` is the transport's remote."""
+
+    def __init__(self, path: Path, transport: Transport, *, max_age: float) -> None:
+        self.path = path
+        self.transport = transport
+        self.max_age = max_age
+        self.fetch_lock = threading.Lock()  # threads of one process fetch one at a time
+        self.synced_at = -1e9  # monotonic time of the last fetch (or push)
+        self._open_lock = threading.Lock()
+        self._repo: pygit2.Repository | None = None
+
+    @property
+    def repo(self) -> pygit2.Repository:
+        if self._repo is None:
+            with self._open_lock:
+                if self._repo is None:
+                    self._repo = self._open()
+        return self._repo
+
+    def close(self) -> None:
+        """Reopen on next use: packs replaced loose objects the open handle may have cached."""
+        self._repo = None
+        self.transport.close()
+
+    def _open(self) -> pygit2.Repository:
+        """Open the bare cache, creating it safely: several processes sharing a data folder
+        may start at once, so it is built aside and renamed into place (the rename is atomic;
+        the loser uses the winner's). A cache a killed process left broken is rebuilt: it holds
+        nothing the remote does not."""
+        if not (self.path / "HEAD").exists():
+            self._build()
+        remote = self.transport.remote
+        try:
+            repo = pygit2.Repository(str(self.path))
+            origin = next((r for r in repo.remotes if r.name == "origin"), None)
+            if origin is None:
+                with contextlib.suppress(ValueError, pygit2.AlreadyExistsError):
+                    repo.remotes.create("origin", remote)
+            elif origin.url != remote:  # the remote changed, or an old cache kept a token
+                repo.remotes.set_url("origin", remote)
+            return repo
+        except (pygit2.GitError, OSError):
+            broken = self.path.with_name(f".{self.path.name}.broken-{uuid.uuid4().hex[:8]}")
+            with contextlib.suppress(OSError):
+                os.rename(self.path, broken)
+                shutil.rmtree(broken, ignore_errors=True)
+            self._build()
+            return pygit2.Repository(str(self.path))
+
+    def _build(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        aside = self.path.with_name(f".{self.path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        repo = pygit2.init_repository(str(aside), bare=True, initial_head=BRANCH)
+        repo.remotes.create("origin", self.transport.remote)
+        repo.config["gc.auto"] = 0  # no background gc racing our writes
+        del repo
+        try:
+            os.rename(aside, self.path)
+        except OSError:  # another process's cache is in place (or an old empty folder)
+            if not (self.path / "HEAD").exists():
+                shutil.rmtree(self.path, ignore_errors=True)
+                with contextlib.suppress(OSError):
+                    os.rename(aside, self.path)
+            shutil.rmtree(aside, ignore_errors=True)
+
+    def sync(self, *, max_age: float | None = None) -> str | None:
+        """Fetch the remote's branch and hippo refs; return the newest tip (None when empty).
+        With `max_age`, only when no fetch (or push) of ours is younger than that."""
+        down = self.transport.recent_failure()
+        if down is not None:
+            raise down  # it just failed: do not wait for the same timeout twice in a row
+        repo = self.repo
+        started = time.monotonic()
+        with self.fetch_lock:
+            # Threads that queued here behind a fetch use its result instead of fetching
+            # again one after another.
+            if max_age is not None and started - self.synced_at < max_age:
+                return self.tracked()
+            self.transport.fetch(repo)
+        self.synced_at = time.monotonic()
+        return self.tracked()
+
+    def fresh(self) -> None:
+        """Fetch when the last fetch is older than `max_age` seconds, so a long-lived process
+        (web, worker) reads what other processes and people pushed. An unreachable remote
+        leaves the last known tip: reading stale memory beats failing to read."""
+        if time.monotonic() - self.synced_at < self.max_age:
+            return
+        with contextlib.suppress(RemoteError):
+            self.sync(max_age=self.max_age)
+
+    def branch_tip(self, *, optimistic: bool = False) -> str | None:
+        """The remote branch's tip for the write path: the tip we know when the transport says
+        it may be built on (see Transport.still_at), else a fetch."""
+        known = self.tracked()
+        if known is not None and self.transport.still_at(known, optimistic=optimistic):
+            return known
+        return self.sync()
+
+    def tracked(self) -> str | None:
+        """The remote branch's tip as last fetched or pushed (no network)."""
+        ref = self.repo.references.get(TRACK_REF)
+        return str(ref.target) if ref is not None else None
+
+    def pushed(self, head: pygit2.Oid) -> None:
+        """The remote's branch is now `head`, which we just pushed."""
+        self.repo.references.create(HEAD_REF, head, force=True)
+        self.repo.references.create(TRACK_REF, head, force=True)
+        self.synced_at = time.monotonic()

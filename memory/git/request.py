@@ -1,0 +1,61 @@
+"""What a write asks for (`WriteRequest`) and what it gets back (`WriteResult`)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from memory import format as fmt
+from memory.errors import MemoryStoreError
+from memory.ops import Operation
+
+
+@dataclass(frozen=True)
+class Author:
+    name: str
+    email: str
+
+
+DREAMER = Author("hippo dreaming", "dream@hippo.invalid")
+HIPPO = Author("hippo", "hippo@hippo.invalid")
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    commit: str
+    created: bool
+    removed: tuple[tuple[str, fmt.Entry], ...] = ()
+    paths: tuple[str, ...] = ()
+
+
+@dataclass
+class WriteRequest:
+    """One write queued for the group commit; the leader fills `result` or `error`."""
+
+    ops: Sequence[Operation]
+    author: Author
+    message: str
+    key: str | None
+    trailers: Mapping[str, str]
+    force: bool
+    revert: str | None = None  # a commit to undo, turned into operations on the tip it lands on
+    done: bool = False
+    result: WriteResult | None = None
+    error: MemoryStoreError | None = None
+    event: threading.Event = field(default_factory=threading.Event)
+
+    def outcome(self) -> WriteResult:
+        """The result, or the error raised."""
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
+
+    def finish(self, outcome: WriteResult | MemoryStoreError | None) -> None:
+        if isinstance(outcome, MemoryStoreError):
+            self.error = outcome
+        elif isinstance(outcome, WriteResult):
+            self.result = outcome
+        self.done = True
+        self.event.set()

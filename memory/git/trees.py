@@ -1,0 +1,86 @@
+"""Whole trees read as path → bytes, cached per commit, and sorted path lists: what search,
+lint and dreaming read. A new commit's tree is derived from the newest cached one plus a tree
+diff, so a write to a 10,000-file memory reads the files it changed, not all of them.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pygit2
+
+from memory.git.mirror import Mirror
+
+KEEP = 4  # trees kept in memory (each holds every file's bytes)
+FAR_APART = 500  # changed files beyond which a full walk is as cheap as a diff
+
+
+class TreeCache:
+    def __init__(self, mirror: Mirror) -> None:
+        self.mirror = mirror
+        self._lock = threading.Lock()  # web threads and the writer share this cache
+        self._trees: dict[str, dict[str, bytes]] = {}
+        self._paths: tuple[str, list[str]] | None = None
+
+    def files(self, sha: str) -> dict[str, bytes]:
+        """Every file at commit `sha` as path → bytes."""
+        with self._lock:
+            if sha not in self._trees:
+                repo = self.mirror.repo
+                target = repo[sha].peel(pygit2.Commit).tree
+                files = self._from_cached(target)
+                if files is None:
+                    files = {}
+                    _walk(target, "", files)
+                if len(self._trees) > KEEP:
+                    self._trees.pop(next(iter(self._trees)))
+                self._trees[sha] = files
+            return self._trees[sha]
+
+    def _from_cached(self, target: pygit2.Tree) -> dict[str, bytes] | None:
+        if not self._trees:
+            return None
+        repo = self.mirror.repo
+        base_sha = next(reversed(self._trees))
+        base = repo[base_sha].peel(pygit2.Commit).tree
+        diff = base.diff_to_tree(target)
+        if len(diff) > FAR_APART:
+            return None
+        files = dict(self._trees[base_sha])
+        for delta in diff.deltas:
+            if delta.status_char() == "D":
+                files.pop(delta.old_file.path, None)
+                continue
+            blob = repo.get(delta.new_file.id)
+            if isinstance(blob, pygit2.Blob):
+                files[delta.new_file.path] = bytes(blob.data)
+            else:  # a submodule or similar: not a file of the memory
+                files.pop(delta.new_file.path, None)
+        return files
+
+    def paths(self, sha: str) -> list[str]:
+        """Paths of every file at commit `sha`, sorted (no file contents read)."""
+        known = self._paths
+        if known is None or known[0] != sha:
+            found: list[str] = []
+            _walk_paths(self.mirror.repo[sha].peel(pygit2.Commit).tree, "", found)
+            known = self._paths = (sha, sorted(found))
+        return known[1]
+
+
+def _walk_paths(tree: pygit2.Tree, prefix: str, out: list[str]) -> None:
+    for obj in tree:
+        path = prefix + (obj.name or "")
+        if isinstance(obj, pygit2.Tree):
+            _walk_paths(obj, path + "/", out)
+        else:
+            out.append(path)
+
+
+def _walk(tree: pygit2.Tree, prefix: str, out: dict[str, bytes]) -> None:
+    for obj in tree:
+        path = prefix + (obj.name or "")
+        if isinstance(obj, pygit2.Tree):
+            _walk(obj, path + "/", out)
+        elif isinstance(obj, pygit2.Blob):
+            out[path] = bytes(obj.data)
