@@ -21,7 +21,7 @@ from celery import Celery, shared_task, signals
 from kombu.exceptions import OperationalError
 
 from integrations import metrics
-from jobs import journal, observe
+from jobs import journal, observe, workspaces
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory.errors import LockTimeout, RemoteError
@@ -88,12 +88,14 @@ def set_runtime(rt: Runtime | None) -> None:
 
 
 def task_runtime() -> Runtime:
-    """The Runtime a task should use; built lazily from the environment in a bare worker."""
+    """The Runtime a task should use; built lazily from the environment in a bare worker.
+    A task for one of many installed workspaces (its `team` kwarg) gets that workspace's."""
     global _runtime
     with _runtime_lock:
         if _runtime is None:
             _runtime = Runtime(Config.from_env())
-        return _runtime
+        base = _runtime
+    return workspaces.runtime_for(base, workspaces.TEAM.get())
 
 
 def beat_schedule(config: Config) -> dict[str, Any]:
@@ -162,6 +164,8 @@ def enqueue(rt: Runtime, task: str, **kwargs: Any) -> None:
     and the current request id in its headers (the task's logs and commits carry it), written
     down in the intake journal first (jobs/journal.py) so no acked request is lost."""
     rid = observe.REQUEST_ID.get() or observe.new_id()
+    if workspaces.TEAM.get() and not kwargs.get("team"):  # the workspace travels with the work
+        kwargs["team"] = workspaces.TEAM.get()
     task_id = journal.record(rt.redis, task, kwargs)
     try:
         rt.celery.send_task(task, kwargs=kwargs, task_id=task_id, headers={observe.HEADER: rid})
@@ -185,7 +189,7 @@ def _task_ran(task_id: str = "", state: str = "", **_: Any) -> None:
 # -- what every task does around its run: request id, logs, metrics ----------------------------
 
 log = logging.getLogger("hippo.tasks")
-_running: dict[str, tuple[Any, float]] = {}  # task id → (context tokens, start)
+_running: dict[str, tuple[Any, Any, float]] = {}  # task id → (context tokens, team token, start)
 _running_lock = threading.Lock()
 
 
@@ -197,17 +201,25 @@ def _request_id(task: Any) -> str:
     return str(rid or "")
 
 
-def _task_started(task_id: str = "", task: Any = None, **_: Any) -> None:
+def _task_started(
+    task_id: str = "", task: Any = None, kwargs: dict[str, Any] | None = None, **_: Any
+) -> None:
     rid = _request_id(task) or task_id  # a scheduled task: its own id
     tokens = observe.bind(rid, getattr(task, "name", ""))
+    many = _runtime is not None and _runtime.config.slack_oauth
+    # A task for one of many workspaces: task_runtime() hands it that workspace's Runtime.
+    team = workspaces.TEAM.set(str((kwargs or {}).get("team") or "") if many else "")
     with _running_lock:
-        _running[task_id] = (tokens, time.monotonic())
+        _running[task_id] = (tokens, team, time.monotonic())
     log.info("task started", extra={"task_id": task_id})
 
 
 def _task_finished(task_id: str = "", task: Any = None, state: str = "", **_: Any) -> None:
     with _running_lock:
-        tokens, started = _running.pop(task_id, (None, time.monotonic()))
+        tokens, team, started = _running.pop(task_id, (None, None, time.monotonic()))
+    if team is not None:
+        with contextlib.suppress(ValueError):  # set in another context: nothing to undo here
+            workspaces.TEAM.reset(team)
     name = getattr(task, "name", "")
     metrics.TASKS.labels(name, state or "UNKNOWN").inc()
     seconds = round(time.monotonic() - started, 3)

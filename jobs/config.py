@@ -94,6 +94,16 @@ def _addresses(name: str, value: str) -> tuple[str, ...]:
     return items
 
 
+def _template(name: str, value: str) -> str:
+    """HIPPO_MEMORY_REMOTE_TEMPLATE: a remote with `{team}` where the workspace id goes."""
+    if value and (value.count("{team}") != 1 or value.replace("{team}", "").count("{") > 0):
+        raise ConfigError(
+            f"{name}={value!r} must hold `{{team}}` once (and no other braces), e.g. "
+            "https://github.com/acme/memory-{team}.git"
+        )
+    return value
+
+
 def _tokens(value: str) -> dict[str, str]:
     """HIPPO_MCP_TOKENS: 'name=token,name2=token2' → {token: name}."""
     out: dict[str, str] = {}
@@ -130,8 +140,11 @@ class Config:
     slack_signing_secret: str = ""  # Basic Information → Signing Secret
     slack_app_token: str = ""  # Basic Information → App-Level Tokens (xapp-…), Socket Mode only
     slack_api_url: str = SLACK_API_DEFAULT
+    # Many workspaces (OAuth): Basic Information → App Credentials; both set turns OAuth on
     slack_client_id: str = ""
     slack_client_secret: str = ""
+    database_url: str = ""  # installations; empty: SQLite under data_dir
+    memory_remote_template: str = ""  # each workspace's remote, e.g. https://…/memory-{team}.git
     save_reaction: str = "brain"
     # GitHub
     github_app_id: str = ""
@@ -172,6 +185,11 @@ class Config:
     @property
     def slack_enabled(self) -> bool:
         return bool(self.slack_bot_token)
+
+    @property
+    def slack_oauth(self) -> bool:
+        """Installed through OAuth in many workspaces (else one workspace, SLACK_BOT_TOKEN)."""
+        return bool(self.slack_client_id and self.slack_client_secret)
 
     @property
     def llm_enabled(self) -> bool:
@@ -216,6 +234,10 @@ class Config:
             slack_api_url=get("SLACK_API_URL", SLACK_API_DEFAULT) or SLACK_API_DEFAULT,
             slack_client_id=get("SLACK_CLIENT_ID"),
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
+            database_url=get("DATABASE_URL"),
+            memory_remote_template=_template(
+                "HIPPO_MEMORY_REMOTE_TEMPLATE", get("HIPPO_MEMORY_REMOTE_TEMPLATE")
+            ),
             save_reaction=get("HIPPO_SAVE_REACTION", "brain").strip(":") or "brain",
             github_app_id=get("GITHUB_APP_ID"),
             github_app_private_key=get("GITHUB_APP_PRIVATE_KEY").replace("\\n", "\n"),

@@ -204,7 +204,7 @@ def post_digest(rt: Runtime, report: Report, workspace: str) -> str:
 
 
 @task(DREAM, bind=True, autoretry_for=RETRY["autoretry_for"], max_retries=3, retry_backoff=30)
-def dream_task(self: Task, *, workspace: str = "", now_iso: str | None = None) -> str:
+def dream_task(self: Task, *, workspace: str = "", now_iso: str | None = None, **ctx: Any) -> str:
     """The nightly (and on-demand) dream; a retry continues where the last attempt stopped."""
     return run_dream(task_runtime(), workspace, now_iso).status
 

@@ -13,6 +13,7 @@ from typing import Any
 from slack_bolt import App, BoltResponse
 from slack_bolt.authorization import AuthorizeResult
 
+from bot.slack import install
 from bot.slack.intake import ClaimPending
 from jobs.celery_app import BROKER_DOWN
 from jobs.runtime import Runtime
@@ -43,6 +44,8 @@ def make_slack_app(rt: Runtime, *, socket_mode: bool = False) -> App:
             bot_token=config.slack_bot_token or None,  # None offline (console outbox)
         )
 
+    # Many workspaces (OAuth): each request's own workspace token (bot/slack/install.py).
+    options = install.bolt_options(rt) if config.slack_oauth else {"authorize": authorize}
     bolt = App(
         name="hippo",
         client=rt.slack,
@@ -51,8 +54,10 @@ def make_slack_app(rt: Runtime, *, socket_mode: bool = False) -> App:
         request_verification_enabled=not socket_mode,
         process_before_response=True,
         logger=log,
-        authorize=authorize,
+        **options,
     )
+    if config.slack_oauth:
+        install.listen(bolt, rt)
     for name in LISTENER_MODULES:
         importlib.import_module(name).listen(bolt, rt)
 

@@ -10,6 +10,7 @@ from slack_bolt import Ack, App
 from bot.slack.intake import Intent, submit
 from jobs.dream import FORGET_FILE, REVERT, SLACK_DREAM
 from jobs.runtime import Runtime
+from jobs.workspaces import TEAM
 from memory.dream.digest import FORGET_ACTION, REVERT_ACTION
 
 _DREAM = re.compile(r"^dream(?:\s+--now\s+(?P<now>\S+))?\s*$", re.I)
@@ -53,7 +54,7 @@ def _digest_button(
 ) -> None:
     """A digest button whose value is `workspace|value`: queue `task` once for that value."""
     workspace, _, value = str(action.get("value") or "").rpartition("|")
-    if not value or (workspace and workspace != rt.config.workspace):
+    if not value or (workspace and workspace != (TEAM.get() or rt.config.workspace)):
         return
     container = body.get("container") or {}
     channel = str(container.get("channel_id") or (body.get("channel") or {}).get("id") or "")

@@ -1,0 +1,229 @@
+"""Many workspaces: installed through Bolt's OAuth flow, each with its own memory and token.
+
+End to end: the real web app (Flask + Bolt) and a real Celery worker on Redis; Slack's Web API
+(oauth.v2.access, auth.test, chat.*) is the loopback fake; the installation store is SQLite and,
+when the machine has it, PostgreSQL; each workspace's memory is a real bare git repository.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from bot.app import create_app
+from jobs.config import Config
+from jobs.runtime import Runtime
+from jobs.workspaces import runtime_for
+from tests.fakes.slack import SECRET, SlackFake
+from tests.slack_helpers import mention, post, wait
+
+PG = "postgresql://postgres@127.0.0.1:5432"
+HTTPS = "https://hippo.test"  # Bolt's state cookie is Secure: the browser side speaks HTTPS
+TEAMS = {"TAAA": ("xoxb-aaa", "CAAA"), "TBBB": ("xoxb-bbb", "CBBB")}  # team → (token, channel)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """ "" (SQLite under the data folder), or a PostgreSQL database of this test's own."""
+    if request.param == "sqlite":
+        yield ""
+        return
+    psycopg = pytest.importorskip("psycopg")
+    name = f"hippo_test_i17_{uuid.uuid4().hex[:10]}"
+    try:
+        admin = psycopg.connect(f"{PG}/postgres", autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as exc:
+        pytest.skip(f"no PostgreSQL at {PG} ({exc}); the SQLite run covers the same flow")
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield f"{PG}/{name}"
+        finally:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def rt(
+    tmp_path: Path, slack_fake: SlackFake, embedded_redis_url: str, database_url: str
+) -> Iterator[Runtime]:
+    config = Config(
+        redis_url=embedded_redis_url,
+        data_dir=tmp_path / "data",
+        memory_remote=str(tmp_path / "own.git"),
+        memory_remote_template=str(tmp_path / "remotes" / "memory-{team}.git"),
+        slack_signing_secret=SECRET,
+        slack_api_url=slack_fake.url,
+        slack_client_id="111.222",
+        slack_client_secret="client-secret",
+        database_url=database_url,
+        public_url=HTTPS,
+    )
+    runtime = Runtime(config)
+    runtime.redis.flushall()
+    yield runtime
+    runtime.workspaces.installs.engine.dispose()  # PostgreSQL drops a database nobody holds
+    runtime.redis.close()
+
+
+@pytest.fixture
+def client(rt: Runtime) -> FlaskClient:
+    return create_app(rt.config, rt).test_client()
+
+
+@pytest.fixture
+def worker(rt: Runtime) -> Iterator[Runtime]:
+    from celery.contrib.testing.worker import start_worker
+
+    with start_worker(rt.celery, pool="solo", perform_ping_check=False):
+        yield rt
+
+
+def install(client: FlaskClient, fake: SlackFake, team: str) -> None:
+    """A person installs hippo in `team`: the install page, Slack's consent, the redirect back."""
+    token, _ = TEAMS[team]
+    fake.add_install(f"code-{team}", team, token, name=f"Team {team}")
+    page = client.get("/slack/install", base_url=HTTPS)
+    assert page.status_code == 200, page.get_data(as_text=True)
+    found = re.search(r"[?&;]state=([^&\"']+)", page.get_data(as_text=True))
+    assert found, "the install page links to Slack's consent page with a state"
+    done = client.get(
+        f"/slack/oauth_redirect?code=code-{team}&state={found.group(1)}", base_url=HTTPS
+    )
+    assert done.status_code == 200, done.get_data(as_text=True)
+
+
+def event(team: str, text: str, n: int) -> dict[str, Any]:
+    """An app_mention from workspace `team` in its channel (no Enterprise Grid)."""
+    _, channel = TEAMS[team]
+    body = mention(text, event_id=f"Ev{team}{n}", ts=f"1700000000.{n:06d}", channel=channel)
+    body.pop("enterprise_id", None)
+    body.update(
+        team_id=team, authorizations=[{"user_id": f"U{team}", "is_bot": True, "team_id": team}]
+    )
+    body["event"].update(team=team, text=f"<@U{team}> {text}")
+    return body
+
+
+def show(remote: Path, path: str) -> str:
+    out = subprocess.run(
+        ["git", "--git-dir", str(remote), "show", f"main:{path}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return out.stdout
+
+
+def test_install_page_sends_people_to_slack_with_hippos_scopes(client: FlaskClient) -> None:
+    """GET /slack/install links to Slack's consent page with the client id, scopes, state and
+    redirect URL, and sets the state cookie."""
+    page = client.get("/slack/install", base_url=HTTPS)
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert "https://slack.com/oauth/v2/authorize?state=" in text
+    assert "client_id=111.222" in text and "chat:write" in text
+    assert "redirect_uri=https://hippo.test/slack/oauth_redirect" in text
+    assert "slack-app-oauth-state=" in page.headers["Set-Cookie"]
+
+
+def test_a_redirect_without_its_state_cookie_installs_nothing(
+    client: FlaskClient, rt: Runtime, slack_fake: SlackFake
+) -> None:
+    """Slack's redirect with a state this browser was not given is refused: no code swap."""
+    slack_fake.add_install("code-x", "TAAA", "xoxb-aaa")
+    done = client.get("/slack/oauth_redirect?code=code-x&state=forged", base_url=HTTPS)
+    assert done.status_code == 400
+    assert slack_fake.calls("oauth.v2.access") == []
+    assert rt.workspaces.installs.bot("TAAA") is None
+
+
+def test_two_workspaces_each_with_its_own_memory_and_token(
+    client: FlaskClient, worker: Runtime, slack_fake: SlackFake, tmp_path: Path
+) -> None:
+    """Two workspaces install hippo; notes from each land in its own repository, and the token
+    of one is never used for the other."""
+    for team in TEAMS:
+        install(client, slack_fake, team)
+    assert [c.form.get("code") for c in slack_fake.calls("oauth.v2.access")] == [
+        "code-TAAA",
+        "code-TBBB",
+    ]
+    for n, team in enumerate(TEAMS):
+        assert (
+            post(client, event(team, f"save a note: {team} deploys on Tuesdays", n)).status_code
+            == 200
+        )
+    wait(lambda: len(slack_fake.calls("chat.postMessage")) >= 2)
+
+    remotes = tmp_path / "remotes"
+    for team, other in (("TAAA", "TBBB"), ("TBBB", "TAAA")):
+        inbox = show(remotes / f"memory-{team}.git", "inbox.md")
+        assert f"{team} deploys on Tuesdays" in inbox
+        assert other not in inbox
+    assert not (tmp_path / "own.git").exists()  # the deployment's own memory was not touched
+
+    for team, (token, channel) in TEAMS.items():
+        used = {c.token for c in slack_fake.requests if c.form.get("channel") == channel}
+        assert used == {token}, f"{team}'s channel saw tokens {used}"
+    replies = {c.form["channel"]: c.form["text"] for c in slack_fake.calls("chat.postMessage")}
+    assert set(replies) == {"CAAA", "CBBB"} and all("Saved to" in t for t in replies.values())
+
+
+def test_uninstall_stops_the_token_and_keeps_the_memory(
+    client: FlaskClient, worker: Runtime, slack_fake: SlackFake, tmp_path: Path
+) -> None:
+    """After app_uninstalled hippo refuses that workspace's events and never sends its token
+    again; its memory repository keeps every note; the other workspace goes on."""
+    for team in TEAMS:
+        install(client, slack_fake, team)
+    assert post(client, event("TBBB", "save a note: TBBB uses blue-green", 1)).status_code == 200
+    wait(lambda: len(slack_fake.calls("chat.postMessage")) >= 1)
+
+    gone = event("TBBB", "", 2)
+    gone["event"] = {"type": "app_uninstalled", "event_ts": "1700000001.000000"}
+    assert post(client, gone).status_code == 200
+    installs = worker.workspaces.installs
+    assert installs.bot("TBBB") is None
+    assert [w.team_id for w in installs.workspaces(installed_only=True)] == ["TAAA"]
+
+    sent = len(slack_fake.requests)
+    refused = post(client, event("TBBB", "save a note: after the uninstall", 3))
+    assert refused.status_code == 200  # answered (so Slack does not retry), not queued
+    assert post(client, event("TAAA", "save a note: TAAA still here", 4)).status_code == 200
+    wait(lambda: len(slack_fake.calls("chat.postMessage")) >= 2)
+    assert "xoxb-bbb" not in {c.token for c in slack_fake.requests[sent:]}
+    assert runtime_for(worker, "TBBB").config.slack_bot_token == ""  # a queued task gets none
+
+    inbox = show(tmp_path / "remotes" / "memory-TBBB.git", "inbox.md")
+    assert "TBBB uses blue-green" in inbox and "after the uninstall" not in inbox
+    assert "TAAA still here" in show(tmp_path / "remotes" / "memory-TAAA.git", "inbox.md")
+
+
+def test_reinstall_uses_the_new_token(
+    client: FlaskClient, rt: Runtime, slack_fake: SlackFake
+) -> None:
+    """Installing again (a new token) replaces the old one for every later request and task."""
+    install(client, slack_fake, "TAAA")
+    slack_fake.add_install("code-again", "TAAA", "xoxb-aaa-2")
+    page = client.get("/slack/install", base_url=HTTPS)
+    state = re.search(r"[?&;]state=([^&\"']+)", page.get_data(as_text=True))
+    assert state
+    done = client.get(
+        f"/slack/oauth_redirect?code=code-again&state={state.group(1)}", base_url=HTTPS
+    )
+    assert done.status_code == 200
+    assert runtime_for(rt, "TAAA").config.slack_bot_token == "xoxb-aaa-2"
+
+
+def test_one_workspace_mode_has_no_install_pages(slack_runtime: Runtime) -> None:
+    """Without SLACK_CLIENT_ID/SECRET hippo serves SLACK_BOT_TOKEN's workspace: no OAuth pages."""
+    client = create_app(slack_runtime.config, slack_runtime).test_client()
+    assert client.get("/slack/install", base_url=HTTPS).status_code == 404
+    assert runtime_for(slack_runtime, "TAAA") is slack_runtime
