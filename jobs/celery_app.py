@@ -33,6 +33,7 @@ TASK_MODULES: tuple[str, ...] = (
     "jobs.agent.tasks",
     "jobs.github.tasks",
     "jobs.dream",
+    "jobs.workspace_dreams",  # many workspaces: one nightly dream per installed workspace
     "jobs.maintenance",
 )
 
