@@ -140,7 +140,8 @@ class Config:
     slack_signing_secret: str = ""  # Basic Information → Signing Secret
     slack_app_token: str = ""  # Basic Information → App-Level Tokens (xapp-…), Socket Mode only
     slack_api_url: str = SLACK_API_DEFAULT
-    # Many workspaces (OAuth): Basic Information → App Credentials; both set turns OAuth on
+    # Basic Information → App Credentials: Sign in with Slack; without SLACK_BOT_TOKEN, OAuth
+    # installs into many workspaces
     slack_client_id: str = ""
     slack_client_secret: str = ""
     database_url: str = ""  # installations; empty: SQLite under data_dir
@@ -188,8 +189,10 @@ class Config:
 
     @property
     def slack_oauth(self) -> bool:
-        """Installed through OAuth in many workspaces (else one workspace, SLACK_BOT_TOKEN)."""
-        return bool(self.slack_client_id and self.slack_client_secret)
+        """Installed through OAuth in many workspaces: the app's client id and secret and no
+        SLACK_BOT_TOKEN. With the token, hippo serves that one workspace (and the console's
+        Sign in with Slack uses the client id and secret)."""
+        return bool(self.slack_client_id and self.slack_client_secret and not self.slack_bot_token)
 
     @property
     def llm_enabled(self) -> bool:

@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.dream",
     "bot.cli.github",
     "bot.cli.remote",
+    "bot.cli.workspaces",
 )
 
 
