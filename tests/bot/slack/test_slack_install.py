@@ -7,6 +7,8 @@ when the machine has it, PostgreSQL; each workspace's memory is a real bare git 
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 import subprocess
 import uuid
@@ -21,8 +23,8 @@ from bot.app import create_app
 from jobs.config import Config
 from jobs.runtime import Runtime
 from jobs.workspaces import runtime_for
-from tests.fakes.slack import SECRET, SlackFake
-from tests.slack_helpers import mention, post, wait
+from tests.fakes.slack import SECRET, SlackFake, payload_body
+from tests.slack_helpers import conformance, mention, post, wait
 
 PG = "postgresql://postgres@127.0.0.1:5432"
 HTTPS = "https://hippo.test"  # Bolt's state cookie is Secure: the browser side speaks HTTPS
@@ -227,3 +229,29 @@ def test_one_workspace_mode_has_no_install_pages(slack_runtime: Runtime) -> None
     client = create_app(slack_runtime.config, slack_runtime).test_client()
     assert client.get("/slack/install", base_url=HTTPS).status_code == 404
     assert runtime_for(slack_runtime, "TAAA") is slack_runtime
+
+
+def queued(rt: Runtime) -> list[tuple[str, dict[str, Any]]]:
+    """(task name, kwargs) of every message waiting in the Celery queue."""
+    out = []
+    for raw in rt.redis.lrange("celery", 0, -1):
+        msg = json.loads(raw)
+        out.append((msg["headers"]["task"], json.loads(base64.b64decode(msg["body"]))[1]))
+    return out
+
+
+def test_a_digest_button_acts_on_its_own_workspace(
+    client: FlaskClient, rt: Runtime, slack_fake: SlackFake
+) -> None:
+    """A Revert pressed in workspace A on A's digest queues the revert for A (team in its
+    kwargs); a button naming another workspace is ignored."""
+    install(client, slack_fake, "TAAA")
+    for n, value in enumerate(("TAAA|abc1234", "TBBB|def5678")):
+        body = conformance("block_actions.json")
+        body["team"] = {"id": "TAAA", "domain": "team-a"}
+        body["user"]["team_id"] = "TAAA"
+        body["container"].update(channel_id="CAAA", message_ts=f"1700000000.00000{n}")
+        body["actions"][0].update(action_id="dream_revert", value=value)
+        assert post(client, payload_body(body)).status_code == 200
+    tasks = [(name, kw.get("team"), kw.get("commit")) for name, kw in queued(rt)]
+    assert tasks == [("hippo.dream.revert", "TAAA", "abc1234")]
