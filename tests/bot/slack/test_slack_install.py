@@ -20,11 +20,11 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
-from jobs.config import Config
 from jobs.runtime import Runtime
 from jobs.workspaces import runtime_for
-from tests.fakes.slack import SECRET, SlackFake, payload_body
+from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import conformance, mention, post, wait
+from tests.workspaces_helpers import many_config
 
 PG = "postgresql://postgres@127.0.0.1:5432"
 HTTPS = "https://hippo.test"  # Bolt's state cookie is Secure: the browser side speaks HTTPS
@@ -55,18 +55,7 @@ def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
 def rt(
     tmp_path: Path, slack_fake: SlackFake, embedded_redis_url: str, database_url: str
 ) -> Iterator[Runtime]:
-    config = Config(
-        redis_url=embedded_redis_url,
-        data_dir=tmp_path / "data",
-        memory_remote=str(tmp_path / "own.git"),
-        memory_remote_template=str(tmp_path / "remotes" / "memory-{team}.git"),
-        slack_signing_secret=SECRET,
-        slack_api_url=slack_fake.url,
-        slack_client_id="111.222",
-        slack_client_secret="client-secret",
-        database_url=database_url,
-        public_url=HTTPS,
-    )
+    config = many_config(tmp_path, slack_fake.url, embedded_redis_url, database_url)
     runtime = Runtime(config)
     runtime.redis.flushall()
     yield runtime
