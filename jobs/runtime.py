@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anthropic
 import redis
@@ -23,9 +23,6 @@ from integrations.slack import Outbox, Poster, SlackPoster, make_web_client
 from jobs import embedded_redis
 from jobs.config import Config
 from memory.git.store import Store
-
-if TYPE_CHECKING:
-    from jobs.workspaces import Workspaces
 
 
 def redis_options() -> dict[str, Any]:
@@ -113,13 +110,6 @@ class Runtime:
         if self.config.slack_bot_token:
             return SlackPoster(self.slack)
         return Outbox(self.redis)
-
-    @cached_property
-    def workspaces(self) -> Workspaces:
-        """The Slack workspaces hippo is installed in (OAuth), each with its own Runtime."""
-        from jobs.workspaces import Workspaces  # it imports this module
-
-        return Workspaces(self)
 
     @cached_property
     def celery(self) -> Celery:

@@ -16,6 +16,7 @@ from celery.schedules import crontab
 from jobs.celery_app import enqueue, task, task_runtime
 from jobs.config import Config
 from jobs.dream import DREAM
+from jobs.workspaces import workspaces_of
 
 DREAM_ALL = "hippo.workspaces.dream_all"
 
@@ -36,7 +37,7 @@ def beat_schedule(config: Config) -> dict[str, Any]:
 def dream_all(self: Task, *, now_iso: str | None = None, **ctx: Any) -> list[str]:
     """Queue tonight's dream for each installed workspace; the team ids queued."""
     rt = task_runtime()
-    teams = [w.team_id for w in rt.workspaces.installs.workspaces(installed_only=True)]
+    teams = [w.team_id for w in workspaces_of(rt).installs.workspaces(installed_only=True)]
     for team in teams:
         enqueue(rt, DREAM, team=team, now_iso=now_iso)
     return teams

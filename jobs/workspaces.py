@@ -74,8 +74,9 @@ class TeamRuntime(Runtime):
 
     def __init__(self, workspaces: Workspaces, config: Config) -> None:
         super().__init__(config)
-        self._workspaces = workspaces
+        self.workspaces = workspaces
         self.base = workspaces.base
+        self.team = config.workspace
 
     @property
     def redis_url(self) -> str:
@@ -95,11 +96,7 @@ class TeamRuntime(Runtime):
 
     @cached_property
     def store(self) -> Store:
-        return self._workspaces.store(self.config, lambda: super(TeamRuntime, self).store)
-
-    @cached_property
-    def workspaces(self) -> Workspaces:
-        return self._workspaces
+        return self.workspaces.store(self.config, lambda: super(TeamRuntime, self).store)
 
     def close(self) -> None:
         """Nothing of its own to close: Redis belongs to the deployment's Runtime."""
@@ -144,6 +141,22 @@ class Workspaces:
             return self._stores.setdefault(key, store)
 
 
+_ATTACH_LOCK = threading.Lock()
+
+
+def workspaces_of(rt: Runtime) -> Workspaces:
+    """The deployment's installed workspaces: one `Workspaces` per deployment Runtime, kept on
+    it (not on jobs/runtime.py's class, which would make the two modules import each other)."""
+    if isinstance(rt, TeamRuntime):
+        return rt.workspaces
+    with _ATTACH_LOCK:
+        found = vars(rt).get("_hippo_workspaces")
+        if not isinstance(found, Workspaces):
+            found = Workspaces(rt)
+            vars(rt)["_hippo_workspaces"] = found  # lives and goes with its Runtime
+        return found
+
+
 @contextmanager
 def team_scope() -> Iterator[None]:
     """Whatever a request sets TEAM to ends with it: the thread serves other requests next."""
@@ -158,4 +171,4 @@ def runtime_for(base: Runtime, team: str) -> Runtime:
     """`team`'s Runtime when hippo is installed through OAuth; else the deployment's own."""
     if not team or not base.config.slack_oauth or isinstance(base, TeamRuntime):
         return base
-    return base.workspaces.runtime(team)
+    return workspaces_of(base).runtime(team)

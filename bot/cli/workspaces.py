@@ -10,7 +10,7 @@ from typing import Any
 from bot.cli import output as out
 from integrations.slack_installs import Workspace
 from jobs.runtime import Runtime
-from jobs.workspaces import UnknownTeam, check_team, remote_for
+from jobs.workspaces import UnknownTeam, check_team, remote_for, workspaces_of
 
 Sub = Any
 
@@ -26,7 +26,7 @@ def cmd_workspaces(args: argparse.Namespace, rt: Runtime) -> int:
             "need SLACK_CLIENT_ID and SLACK_CLIENT_SECRET without SLACK_BOT_TOKEN"
         )
         return out.USAGE
-    installs = rt.workspaces.installs
+    installs = workspaces_of(rt).installs
     if args.team:
         try:
             check_team(args.team)

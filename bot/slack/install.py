@@ -27,7 +27,7 @@ from slack_bolt.oauth.oauth_settings import OAuthSettings
 from integrations.slack import make_web_client
 from integrations.slack_installs import Installs
 from jobs.runtime import Runtime
-from jobs.workspaces import TEAM
+from jobs.workspaces import TEAM, workspaces_of
 
 log = logging.getLogger("hippo.slack.install")
 
@@ -81,7 +81,7 @@ class InstalledAuthorize(Authorize):
 
 def oauth_flow(rt: Runtime) -> OAuthFlow:
     config = rt.config
-    installs = rt.workspaces.installs
+    installs = workspaces_of(rt).installs
     settings = OAuthSettings(
         client_id=config.slack_client_id,
         client_secret=config.slack_client_secret,
@@ -101,7 +101,7 @@ def oauth_flow(rt: Runtime) -> OAuthFlow:
 
 def bolt_options(rt: Runtime) -> dict[str, Any]:
     """Bolt App arguments for many workspaces: the OAuth flow and per-workspace tokens."""
-    installs = rt.workspaces.installs
+    installs = workspaces_of(rt).installs
     return {
         "authorize": InstalledAuthorize(installs),
         "installation_store": installs.installations,

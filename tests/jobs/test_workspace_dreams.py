@@ -11,7 +11,7 @@ import pytest
 from jobs.celery_app import beat_schedule, enqueue
 from jobs.runtime import Runtime
 from jobs.workspace_dreams import DREAM_ALL
-from jobs.workspaces import runtime_for
+from jobs.workspaces import runtime_for, workspaces_of
 from memory import notes
 from memory.git.store import Author
 from tests.fakes.slack import SlackFake
@@ -41,11 +41,11 @@ def test_beat_dreams_every_installed_workspace_with_its_own_digest(
     assert "hippo-dream-workspaces" in beat_schedule(rt.config)
     for team, token in (("TAAA", "xoxb-aaa"), ("TBBB", "xoxb-bbb"), ("TCCC", "xoxb-ccc")):
         installed(rt, team, token)
-        rt.workspaces.installs.configure(team, digest_channel=f"D{team}")
+        workspaces_of(rt).installs.configure(team, digest_channel=f"D{team}")
         note = f"{team} releases on Tuesdays at noon"
         who = Author("W1", "w1@users.slack.invalid")
         notes.save_note(runtime_for(rt, team).store, note, today="2026-11-29", author=who, key=team)
-    rt.workspaces.installs.installations.delete_all(enterprise_id=None, team_id="TCCC")
+    workspaces_of(rt).installs.installations.delete_all(enterprise_id=None, team_id="TCCC")
 
     from celery.contrib.testing.worker import start_worker
 

@@ -21,7 +21,7 @@ from flask.testing import FlaskClient
 
 from bot.app import create_app
 from jobs.runtime import Runtime
-from jobs.workspaces import runtime_for
+from jobs.workspaces import runtime_for, workspaces_of
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import conformance, mention, post, wait
 from tests.workspaces_helpers import many_config
@@ -59,7 +59,7 @@ def rt(
     runtime = Runtime(config)
     runtime.redis.flushall()
     yield runtime
-    runtime.workspaces.installs.engine.dispose()  # PostgreSQL drops a database nobody holds
+    workspaces_of(runtime).installs.engine.dispose()  # PostgreSQL drops a database nobody holds
     runtime.redis.close()
 
 
@@ -132,7 +132,7 @@ def test_a_redirect_without_its_state_cookie_installs_nothing(
     done = client.get("/slack/oauth_redirect?code=code-x&state=forged", base_url=HTTPS)
     assert done.status_code == 400
     assert slack_fake.calls("oauth.v2.access") == []
-    assert rt.workspaces.installs.bot("TAAA") is None
+    assert workspaces_of(rt).installs.bot("TAAA") is None
 
 
 def test_two_workspaces_each_with_its_own_memory_and_token(
@@ -180,7 +180,7 @@ def test_uninstall_stops_the_token_and_keeps_the_memory(
     gone = event("TBBB", "", 2)
     gone["event"] = {"type": "app_uninstalled", "event_ts": "1700000001.000000"}
     assert post(client, gone).status_code == 200
-    installs = worker.workspaces.installs
+    installs = workspaces_of(worker).installs
     assert installs.bot("TBBB") is None
     assert [w.team_id for w in installs.workspaces(installed_only=True)] == ["TAAA"]
 
