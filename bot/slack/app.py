@@ -56,8 +56,7 @@ def make_slack_app(rt: Runtime, *, socket_mode: bool = False) -> App:
         logger=log,
         **options,
     )
-    if config.slack_oauth:
-        install.listen(bolt, rt)
+    install.listen(bolt, rt)  # uninstalls (and, many workspaces: the request's team)
     for name in LISTENER_MODULES:
         importlib.import_module(name).listen(bolt, rt)
 

@@ -111,7 +111,22 @@ def bolt_options(rt: Runtime) -> dict[str, Any]:
 
 
 def listen(bolt: App, rt: Runtime) -> None:
-    """Every listener runs with its workspace in TEAM; uninstalls delete the tokens."""
+    """Many workspaces: every listener runs with its workspace in TEAM, and an uninstall deletes
+    that workspace's tokens. One workspace: an uninstall is only logged (the token is the
+    environment's, which hippo cannot delete)."""
+    if not rt.config.slack_oauth:
+
+        @bolt.event("app_uninstalled")
+        @bolt.event("tokens_revoked")
+        def on_revoked(event: dict[str, Any], context: BoltContext) -> None:
+            log.warning(
+                "Slack says %s in workspace %s: SLACK_BOT_TOKEN no longer works there; the "
+                "memory stays. Reinstall the app and set its new token",
+                event.get("type"),
+                context.team_id,
+            )
+
+        return
 
     @bolt.use
     def for_workspace(context: BoltContext, next: Callable[[], BoltResponse]) -> BoltResponse:

@@ -213,11 +213,20 @@ def test_reinstall_uses_the_new_token(
     assert runtime_for(rt, "TAAA").config.slack_bot_token == "xoxb-aaa-2"
 
 
-def test_one_workspace_mode_has_no_install_pages(slack_runtime: Runtime) -> None:
-    """Without SLACK_CLIENT_ID/SECRET hippo serves SLACK_BOT_TOKEN's workspace: no OAuth pages."""
+def test_one_workspace_mode_has_no_install_pages(
+    slack_runtime: Runtime, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Without SLACK_CLIENT_ID/SECRET hippo serves SLACK_BOT_TOKEN's workspace: no OAuth pages;
+    an uninstall is acknowledged and logged (the token is the environment's), nothing queued."""
     client = create_app(slack_runtime.config, slack_runtime).test_client()
     assert client.get("/slack/install", base_url=HTTPS).status_code == 404
     assert runtime_for(slack_runtime, "TAAA") is slack_runtime
+    for n, kind in enumerate(("app_uninstalled", "tokens_revoked")):
+        body = mention("x", event_id=f"EvU{n}")
+        body["event"] = {"type": kind, "tokens": {"bot": ["UHIPPO"]}, "event_ts": "1.0"}
+        assert post(client, body).status_code == 200, kind
+    assert sum("SLACK_BOT_TOKEN no longer works" in r.message for r in caplog.records) == 2
+    assert queued(slack_runtime) == []
 
 
 def queued(rt: Runtime) -> list[tuple[str, dict[str, Any]]]:
