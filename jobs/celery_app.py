@@ -165,8 +165,9 @@ def enqueue(rt: Runtime, task: str, **kwargs: Any) -> None:
     and the current request id in its headers (the task's logs and commits carry it), written
     down in the intake journal first (jobs/journal.py) so no acked request is lost."""
     rid = observe.REQUEST_ID.get() or observe.new_id()
-    if workspaces.TEAM.get() and not kwargs.get("team"):  # the workspace travels with the work
-        kwargs["team"] = workspaces.TEAM.get()
+    team = workspaces.team_of(rt)  # many workspaces: the team travels with the work
+    if team and not kwargs.get("team"):
+        kwargs["team"] = team
     task_id = journal.record(rt.redis, task, kwargs)
     try:
         rt.celery.send_task(task, kwargs=kwargs, task_id=task_id, headers={observe.HEADER: rid})

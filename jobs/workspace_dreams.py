@@ -13,7 +13,7 @@ from typing import Any
 from celery import Task
 from celery.schedules import crontab
 
-from jobs.celery_app import enqueue, task, task_runtime
+from jobs.celery_app import task, task_runtime
 from jobs.config import Config
 from jobs.dream import DREAM
 from jobs.workspaces import workspaces_of
@@ -38,6 +38,6 @@ def dream_all(self: Task, *, now_iso: str | None = None, **ctx: Any) -> list[str
     """Queue tonight's dream for each installed workspace; the team ids queued."""
     rt = task_runtime()
     teams = [w.team_id for w in workspaces_of(rt).installs.workspaces(installed_only=True)]
-    for team in teams:
-        enqueue(rt, DREAM, team=team, now_iso=now_iso)
+    for team in teams:  # a rerun of this task queues them again: a dream's rerun changes nothing
+        rt.celery.send_task(DREAM, kwargs={"team": team, "now_iso": now_iso})
     return teams

@@ -167,6 +167,12 @@ def team_scope() -> Iterator[None]:
         TEAM.reset(token)
 
 
+def team_of(rt: Runtime) -> str:
+    """The workspace a request or task is for: the front door's TEAM, else the Runtime's own
+    (a task of one workspace queueing another task), else "" (the deployment's own)."""
+    return TEAM.get() or (rt.team if isinstance(rt, TeamRuntime) else "")
+
+
 def runtime_for(base: Runtime, team: str) -> Runtime:
     """`team`'s Runtime when hippo is installed through OAuth; else the deployment's own."""
     if not team or not base.config.slack_oauth or isinstance(base, TeamRuntime):
