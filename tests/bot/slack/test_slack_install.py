@@ -135,6 +135,23 @@ def test_a_redirect_without_its_state_cookie_installs_nothing(
     assert workspaces_of(rt).installs.bot("TAAA") is None
 
 
+def test_a_code_slack_refuses_installs_nothing(
+    client: FlaskClient, rt: Runtime, slack_fake: SlackFake
+) -> None:
+    """A valid state but a code oauth.v2.access refuses (invalid_code): an error page, no
+    installation, and the state is used up (a replay of the redirect fails too)."""
+    page = client.get("/slack/install", base_url=HTTPS)
+    state = re.search(r"[?&;]state=([^&\"']+)", page.get_data(as_text=True))
+    assert state
+    url = f"/slack/oauth_redirect?code=stale&state={state.group(1)}"
+    done = client.get(url, base_url=HTTPS)
+    assert done.status_code >= 400
+    assert [c.form.get("code") for c in slack_fake.calls("oauth.v2.access")] == ["stale"]
+    assert workspaces_of(rt).installs.workspaces() == []
+    assert client.get(url, base_url=HTTPS).status_code >= 400
+    assert len(slack_fake.calls("oauth.v2.access")) == 1  # the replay never reached Slack
+
+
 def test_two_workspaces_each_with_its_own_memory_and_token(
     client: FlaskClient, worker: Runtime, slack_fake: SlackFake, tmp_path: Path
 ) -> None:
