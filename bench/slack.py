@@ -14,7 +14,8 @@ the last note commit on the remote, and lost / duplicated counts for commits and
 `--workspaces N` installs hippo in N workspaces (OAuth mode: installations in the SQLite store,
 each workspace's memory its own bare remote, replies to a loopback Slack with each workspace's
 token) and spreads the mentions over them; then runs the one-workspace setup above at the same
-rate as the baseline, and prints both. Replies sent with another workspace's token are counted.
+rate as the baseline (its replies to the same loopback Slack, with SLACK_BOT_TOKEN), and prints
+both. Replies sent with another workspace's token are counted.
 """
 
 from __future__ import annotations
@@ -139,24 +140,24 @@ def main() -> int:
     return 1 if any(r["bad"] for r in results) else 0
 
 
-def bench(args: argparse.Namespace, teams: int) -> dict[str, Any]:
-    """One run: `teams` installed workspaces (0: the one workspace of the environment)."""
-    work = Path(tempfile.mkdtemp(prefix="hippo-bench-slack-"))
-    fake = SlackFake().__enter__() if teams else None
+def setup(
+    args: argparse.Namespace, teams: int, work: Path, fake: SlackFake | None
+) -> tuple[Runtime, dict[str, str], list[str]]:
+    """The Runtime, the processes' environment and the team ids of one run. With a loopback
+    Slack, the one-workspace run posts there too (SLACK_BOT_TOKEN), so both runs pay the same."""
     config = replace(
         Config(),
         data_dir=work / "data",
         memory_remote=str(work / "remote.git"),
         slack_signing_secret=SECRET,
     )
-    extra = {}
-    if fake is not None:
-        extra = {
-            "SLACK_CLIENT_ID": "bench.client",
-            "SLACK_CLIENT_SECRET": "bench-client-secret",
-            "HIPPO_MEMORY_REMOTE_TEMPLATE": str(work / "remotes" / "memory-{team}.git"),
-            "SLACK_API_URL": fake.url,
-        }
+    extra = {"SLACK_API_URL": fake.url} if fake is not None else {}
+    if teams and fake is not None:
+        extra.update(
+            SLACK_CLIENT_ID="bench.client",
+            SLACK_CLIENT_SECRET="bench-client-secret",
+            HIPPO_MEMORY_REMOTE_TEMPLATE=str(work / "remotes" / "memory-{team}.git"),
+        )
         config = replace(
             config,
             slack_client_id=extra["SLACK_CLIENT_ID"],
@@ -171,16 +172,26 @@ def bench(args: argparse.Namespace, teams: int) -> dict[str, Any]:
         runtime_for(rt, team).store.init()
     if not teams:
         rt.store.init()
+    token = "xoxb-bench-T0B" if fake is not None and not teams else ""
     env = {
         **child_env(rt),
         **extra,
         "SLACK_SIGNING_SECRET": SECRET,
-        "SLACK_BOT_TOKEN": "",
+        "SLACK_BOT_TOKEN": token,
         "PORT": str(args.port),
     }
     env.pop("ANTHROPIC_API_KEY", None)
     if not teams:
         env.pop("SLACK_CLIENT_ID", None)
+    return rt, env, team_ids
+
+
+def bench(args: argparse.Namespace, teams: int) -> dict[str, Any]:
+    """One run: `teams` installed workspaces (0: the one workspace of the environment)."""
+    work = Path(tempfile.mkdtemp(prefix="hippo-bench-slack-"))
+    fake = SlackFake().__enter__() if args.workspaces else None
+    rt, env, team_ids = setup(args, teams, work, fake)
+    config = rt.config
     web = start(
         [
             sys.executable,
@@ -204,7 +215,7 @@ def bench(args: argparse.Namespace, teams: int) -> dict[str, Any]:
         wait_http(f"http://127.0.0.1:{args.port}/healthz")
         time.sleep(3)  # let the worker connect before the clock starts
         remotes = [runtime_for(rt, t).config.remote for t in team_ids] if teams else [config.remote]
-        return {"workspaces": teams, **run(args, rt, remotes, team_ids, fake)}
+        return {"workspaces": teams, "logs": str(work), **run(args, rt, remotes, team_ids, fake)}
     finally:
         for p in (web, worker):
             p.terminate()
