@@ -11,12 +11,16 @@ from bot.cli import output as out
 from integrations.slack_installs import Workspace
 from jobs.runtime import Runtime
 from jobs.workspaces import UnknownTeam, check_team, remote_for, workspaces_of
+from memory.git.transport import redact
 
 Sub = Any
 
 
 def _row(rt: Runtime, ws: Workspace) -> dict[str, Any]:
-    return {**asdict(ws), "remote": remote_for(rt.config, ws)}
+    """What may be printed: a remote's user-info (a password in the URL) never is."""
+    row = {**asdict(ws), "remote": redact(remote_for(rt.config, ws))}
+    row["memory_remote"] = redact(ws.memory_remote)
+    return row
 
 
 def cmd_workspaces(args: argparse.Namespace, rt: Runtime) -> int:

@@ -37,6 +37,19 @@ def test_list_and_configure_a_workspace(
     assert (a.memory_remote, a.digest_channel, a.workspace) == (own, "CDIG", "TAAA")
 
 
+def test_a_password_in_a_remote_is_never_printed(
+    tmp_path: Path, embedded_redis_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A workspace remote with user:password in its URL is used as given, printed without it."""
+    config = many_config(tmp_path, "http://127.0.0.1:9/", embedded_redis_url)
+    url = "https://hippo:s3cret-pass@git.example.com/acme/memory.git"
+    assert main(["workspaces", "TAAA", "--memory-remote", url], config) == 0
+    assert main(["workspaces", "--json"], config) == 0
+    printed = capsys.readouterr().out
+    assert "s3cret-pass" not in printed and "git.example.com/acme/memory.git" in printed
+    assert runtime_for(Runtime(config), "TAAA").config.memory_remote == url
+
+
 def test_a_team_id_that_is_not_slacks_is_refused(
     tmp_path: Path, embedded_redis_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
