@@ -1,29 +1,37 @@
 """`hippo workspaces`: the Slack workspaces hippo is installed in (many workspaces, OAuth), and
-each one's own memory remote and digest channel."""
+each one's own memory remote and digest channel.
+
+SQLAlchemy, Slack and the Runtime's clients are imported when the command runs, not when the CLI
+starts (`hippo --help` stays quick)."""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
-from integrations.slack_installs import Workspace
-from jobs.runtime import Runtime
-from jobs.workspaces import UnknownTeam, check_team, remote_for, workspaces_of
 from memory.git.transport import redact
+
+if TYPE_CHECKING:
+    from integrations.slack_installs import Workspace
+    from jobs.runtime import Runtime
 
 Sub = Any
 
 
 def _row(rt: Runtime, ws: Workspace) -> dict[str, Any]:
     """What may be printed: a remote's user-info (a password in the URL) never is."""
+    from jobs.workspaces import remote_for
+
     row = {**asdict(ws), "remote": redact(remote_for(rt.config, ws))}
     row["memory_remote"] = redact(ws.memory_remote)
     return row
 
 
 def cmd_workspaces(args: argparse.Namespace, rt: Runtime) -> int:
+    from jobs.workspaces import UnknownTeam, check_team, workspaces_of
+
     if not rt.config.slack_oauth:
         out.error(
             "hippo serves one workspace here (SLACK_BOT_TOKEN, or no Slack); installs into many "
