@@ -109,6 +109,16 @@ def _addresses(name: str, value: str) -> tuple[str, ...]:
     return items
 
 
+def _template(name: str, value: str) -> str:
+    """HIPPO_MEMORY_REMOTE_TEMPLATE: a remote with `{team}` where the workspace id goes."""
+    if value and (value.count("{team}") != 1 or value.replace("{team}", "").count("{") > 0):
+        raise ConfigError(
+            f"{name}={value!r} must hold `{{team}}` once (and no other braces), e.g. "
+            "https://github.com/acme/memory-{team}.git"
+        )
+    return value
+
+
 def _tokens(value: str) -> dict[str, str]:
     """HIPPO_MCP_TOKENS: 'name=token,name2=token2' → {token: name}."""
     out: dict[str, str] = {}
@@ -145,8 +155,12 @@ class Config:
     slack_signing_secret: str = ""  # Basic Information → Signing Secret
     slack_app_token: str = ""  # Basic Information → App-Level Tokens (xapp-…), Socket Mode only
     slack_api_url: str = SLACK_API_DEFAULT
+    # Basic Information → App Credentials: Sign in with Slack; without SLACK_BOT_TOKEN, OAuth
+    # installs into many workspaces
     slack_client_id: str = ""
     slack_client_secret: str = ""
+    database_url: str = ""  # installations; empty: SQLite under data_dir
+    memory_remote_template: str = ""  # each workspace's remote, e.g. https://…/memory-{team}.git
     save_reaction: str = "brain"
     slack_admins: tuple[str, ...] = ()  # HIPPO_ADMINS: who may revert, forget and dream
     # GitHub
@@ -188,6 +202,13 @@ class Config:
     @property
     def slack_enabled(self) -> bool:
         return bool(self.slack_bot_token)
+
+    @property
+    def slack_oauth(self) -> bool:
+        """Installed through OAuth in many workspaces: the app's client id and secret and no
+        SLACK_BOT_TOKEN. With the token, hippo serves that one workspace (and the console's
+        Sign in with Slack uses the client id and secret)."""
+        return bool(self.slack_client_id and self.slack_client_secret and not self.slack_bot_token)
 
     @property
     def llm_enabled(self) -> bool:
@@ -259,6 +280,10 @@ def _service_settings(get: Get) -> dict[str, Any]:
         slack_api_url=get("SLACK_API_URL", SLACK_API_DEFAULT) or SLACK_API_DEFAULT,
         slack_client_id=get("SLACK_CLIENT_ID"),
         slack_client_secret=get("SLACK_CLIENT_SECRET"),
+        database_url=get("DATABASE_URL"),
+        memory_remote_template=_template(
+            "HIPPO_MEMORY_REMOTE_TEMPLATE", get("HIPPO_MEMORY_REMOTE_TEMPLATE")
+        ),
         save_reaction=get("HIPPO_SAVE_REACTION", "brain").strip(":") or "brain",
         slack_admins=_slack_ids("HIPPO_ADMINS", get("HIPPO_ADMINS")),
         github_app_id=get("GITHUB_APP_ID"),

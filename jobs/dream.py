@@ -224,7 +224,9 @@ def post_digest(rt: Runtime, report: Report, workspace: str) -> str:
 
 
 @task(DREAM, autoretry_for=RETRY["autoretry_for"], max_retries=3, retry_backoff=30)
-def dream_task(self: HippoTask, *, workspace: str = "", now_iso: str | None = None) -> DreamStatus:
+def dream_task(
+    self: HippoTask, *, workspace: str = "", now_iso: str | None = None, **ctx: Any
+) -> DreamStatus:
     """The nightly (and on-demand) dream; a retry continues where the last attempt stopped."""
     return run_dream(self.runtime, workspace, now_iso).status
 

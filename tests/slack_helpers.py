@@ -52,10 +52,12 @@ def command(
     channel_name: str = "dev",
     response_url: str = "",
     user: str = "W111",
+    team: str = "",
+    channel: str = "",
 ) -> str:
     """The conformance slash command body, as /hippo with `text`. Its response_url (Slack's
     hooks.slack.com) is replaced by `response_url` (a loopback fake's), or dropped: no test may
-    reach Slack."""
+    reach Slack. `team`: from that workspace (no Enterprise Grid), `channel`: in that channel."""
     raw = (EVENTS / "slash_command.form-urlencoded.txt").read_text().strip()
     fields = {k: v for k, v in (p.split("=", 1) for p in raw.split("&"))}
     from urllib.parse import unquote_plus
@@ -63,6 +65,12 @@ def command(
     fields = {k: unquote_plus(v) for k, v in fields.items()}
     fields.update(command="/hippo", text=text, trigger_id=trigger, channel_name=channel_name)
     fields.update(response_url=response_url, user_id=user)
+    if team:
+        fields.update(team_id=team)
+        fields.pop("enterprise_id", None)
+        fields.pop("enterprise_name", None)
+    if channel:
+        fields.update(channel_id=channel)
     if not response_url:
         del fields["response_url"]
     return form_body(fields)

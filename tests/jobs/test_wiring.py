@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jobs import dream, maintenance
+from jobs import dream, maintenance, workspace_dreams
 from jobs.agent.tasks import ANSWER
 from jobs.celery_app import make_celery, registered_tasks
 from jobs.config import Config
@@ -38,6 +38,7 @@ EVERY_TASK = {
     dream.REVERT,
     dream.FORGET_FILE,
     maintenance.MAINTENANCE,
+    workspace_dreams.DREAM_ALL,
 }
 
 
