@@ -5,7 +5,8 @@ Asked of Slack in the task, never at the front door (the ack path calls no Web A
 (scope users:read) for is_admin / is_owner, `usergroups.users.list` (scope usergroups:read) for
 the groups. A Slack error counts as "no": a destructive action is refused rather than allowed.
 Without a bot token (a laptop, the console outbox) there is no Slack to ask and everything is
-allowed, as `/hippo dream` always was offline.
+allowed, as `/hippo dream` always was offline; except in a workspace that uninstalled hippo
+(many workspaces, OAuth), where nothing destructive is allowed any more.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ def admin_groups(rt: Runtime) -> tuple[str, ...]:
 def is_admin(rt: Runtime, user: str) -> bool:
     """True for a workspace admin or owner, a listed user, or a member of a listed group."""
     if not rt.config.slack_bot_token:
-        return True  # offline: nobody to ask, one person's laptop
+        # offline: nobody to ask, one person's laptop; but with many workspaces (OAuth) no token
+        # means the workspace uninstalled hippo: a press queued before then is refused
+        return not rt.config.slack_oauth
     if not user:
         return False
     listed = admin_groups(rt)

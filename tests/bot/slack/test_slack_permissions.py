@@ -120,6 +120,10 @@ def test_is_admin_asks_slack_and_says_no_on_errors(
     assert not is_admin(rt, "W1")
     offline = Runtime(replace(slack_runtime.config, slack_bot_token=""))
     assert is_admin(offline, "anyone")  # no Slack to ask: one person's laptop
+    # Many workspaces: a workspace without a token has uninstalled hippo; a press queued before
+    # is refused, not allowed as on a laptop.
+    apps = replace(offline.config, slack_client_id="111.222", slack_client_secret="s3cret")
+    assert apps.slack_oauth and not is_admin(Runtime(apps), "anyone")
 
 
 def test_hippo_admins_setting_is_checked() -> None:
