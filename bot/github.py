@@ -16,7 +16,8 @@ from flask import Flask, Response, jsonify, request
 from integrations import metrics
 from integrations.github import verify_signature
 from jobs.celery_app import BROKER_DOWN, enqueue
-from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION, record_agent_push
+from jobs.github.checks import CHECK_PULL_REQUEST
+from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION, record_agent_push, settings
 from jobs.runtime import Runtime
 from memory.lessons.outcomes import is_agent_pr
 
@@ -146,12 +147,7 @@ def pull_request(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[st
         return {"ignored": "not an agent pull request"}
     sender = _obj(payload.get("sender"))
     if action in ("opened", "synchronize", "reopened"):
-        if str(sender.get("login", "")).lower() in {a.lower() for a in config.agent_logins}:
-            sha = payload.get("after") or _obj(pr.get("head")).get("sha", "")
-            if sha:
-                record_agent_push(rt, repo, number, str(sha))
-                return {"recorded": sha}
-        return {"ignored": "a push by someone other than the agent"}
+        return _pushed(rt, payload, repo, number, str(sender.get("login", "")))
     if action != "closed":
         return {"ignored": f"pull_request {action}"}
     enqueue(
@@ -166,6 +162,37 @@ def pull_request(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[st
         sender_type=str(sender.get("type", "")),
     )
     return {"queued": "handle_pull_request"}
+
+
+def _pushed(
+    rt: Runtime, payload: dict[str, Any], repo: str, number: int, sender: str
+) -> dict[str, Any]:
+    """A new head on an agent pull request: queue the pitfall check; record the agent's own."""
+    pr = _obj(payload.get("pull_request"))
+    sha = str(payload.get("after") or _obj(pr.get("head")).get("sha", "") or "")
+    installation = _obj(payload.get("installation")).get("id")
+    said = _queue_check(rt, repo, number, sha, installation)
+    if sha and sender.lower() in {a.lower() for a in rt.config.agent_logins}:
+        record_agent_push(rt, repo, number, sha)
+        return {"recorded": sha, **said}
+    return {"ignored": "a push by someone other than the agent", **said}
+
+
+def _queue_check(
+    rt: Runtime, repo: str, number: int, head_sha: str, installation_id: object
+) -> dict[str, str]:
+    """Queue the pitfall check for this head (when GitHub is configured)."""
+    if not head_sha or not settings(rt).configured:
+        return {}
+    enqueue(
+        rt,
+        CHECK_PULL_REQUEST,
+        repo_full_name=repo,
+        number=number,
+        head_sha=head_sha,
+        installation_id=installation_id if isinstance(installation_id, int) else None,
+    )
+    return {"check": "queued"}
 
 
 Handler = Callable[[Runtime, str, dict[str, Any]], dict[str, Any]]

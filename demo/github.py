@@ -1,4 +1,5 @@
-"""Demo step: the GitHub app learns a convention from two agent pull requests people fixed alike.
+"""Demo step: the GitHub app learns a convention from two agent pull requests people fixed alike,
+says so on them, and flags the agent repeating the mistake in a third (the check run).
 
 A replay, announced as one: the webhook deliveries in bot/samples/github/deliveries.json go
 through the real route (signed with the demo's secret), a real Celery worker runs the task, and
@@ -42,6 +43,7 @@ class Replay:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.served = 0
+        self.writes: list[tuple[str, str, Any]] = []  # what hippo posted: check runs, comments
 
     def __enter__(self) -> Replay:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -79,10 +81,35 @@ class Replay:
                 self.end_headers()
                 self.wfile.write(raw)
 
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                sent = json.loads(self.rfile.read(length) or b"{}")
+                replay.writes.append((self.command, urlsplit(self.path).path, sent))
+                status, body = 201, written(len(replay.writes), urlsplit(self.path).path, sent)
+                raw = json.dumps(body).replace("https://api.github.com", replay.url).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            do_PATCH = do_POST
+
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
         return Handler
+
+
+def written(n: int, path: str, sent: dict[str, Any]) -> dict[str, Any]:
+    """The answer to a write, in GitHub's shape (the fields PyGithub reads)."""
+    url = f"https://api.github.com{path}/{n}"
+    if path.endswith("/check-runs"):
+        output = {**sent.get("output", {}), "annotations_count": len(sent["output"]["annotations"])}
+        return {**sent, "id": n, "url": url, "output": output}
+    user = {"login": "hippo[bot]", "type": "Bot"}
+    when = "2026-12-01T09:00:00Z"
+    return {"id": n, "url": url, "body": sent.get("body"), "user": user, "created_at": when}
 
 
 def _wait(check: Any, timeout: float = 30.0) -> Any:
@@ -122,7 +149,8 @@ def run(ctx: Demo) -> None:
         rt.store.init()
         web = create_app(config, rt).test_client()
         with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
-            _replay(ctx, rt, web, deliveries)
+            _replay(ctx, rt, web, deliveries, api)
+            _repeat(ctx, web, deliveries[0], api)
         ctx.say(f"GitHub API requests served by the replay: {api.served}")
 
 
@@ -137,7 +165,9 @@ def _post(web: Any, item: dict[str, Any]) -> Any:
     return web.post("/github/webhook", data=raw, headers=headers)
 
 
-def _replay(ctx: Demo, rt: Runtime, web: Any, deliveries: list[dict[str, Any]]) -> None:
+def _replay(
+    ctx: Demo, rt: Runtime, web: Any, deliveries: list[dict[str, Any]], api: Replay
+) -> None:
     forged = web.post(
         "/github/webhook",
         data=json.dumps(deliveries[1]["body"]).encode(),
@@ -165,8 +195,56 @@ def _replay(ctx: Demo, rt: Runtime, web: Any, deliveries: list[dict[str, Any]]) 
     for note in Outbox(rt.redis).messages():
         if note.get("channel") == CHANNEL:
             ctx.say(f"outbox → {CHANNEL}: {note['text']}")
+    _wait(lambda: sum(p.endswith("/comments") for _, p, _ in api.writes) >= 2)
+    for method, path, sent in api.writes:
+        if path.endswith("/comments") and method == "POST":
+            first = sent["body"].splitlines()[1]
+            ctx.say(f"GitHub ← comment on #{path.split('/')[-2]}: {first}")
     day = sorted(rt.store.files("archive/"))[-1]
     for line in rt.store.read(day).splitlines():
         record = json.loads(line)
         if record.get("type") == "pr_outcome":
             ctx.say(f"{day}: #{record['number']} {record['outcome']} {record['stats']}")
+
+
+REPEAT = 63
+REPEAT_SHA = "63" * 20
+REPEAT_PATCH = (  # what the agent's pull request #63 adds: the mistake the lesson names, again
+    "@@ -0,0 +1,9 @@\n"
+    "+from unittest import mock\n"
+    "+\n"
+    "+from shop.orders import Order, refund\n"
+    "+\n"
+    "+\n"
+    "+def test_card_refund_goes_back_to_the_card():\n"
+    "+    payments = mock.Mock()\n"
+    '+    order = Order(gift_card=None, charge_id="ch-1", amount=25)\n'
+    "+    assert refund(order, payments) == payments.refund.return_value"
+)
+
+
+def _repeat(ctx: Demo, web: Any, opened: dict[str, Any], api: Replay) -> None:
+    """A later agent pull request repeats the mistake: the check run flags its lines."""
+    ctx.heading("github: the agent repeats the mistake in pull request #63")
+    pull = json.loads(json.dumps(api.routes["GET /repos/acme/shop/pulls/41"]).replace("/41", "/63"))
+    pull.update(number=REPEAT, state="open")
+    api.routes[f"GET /repos/acme/shop/pulls/{REPEAT}"] = pull
+    added = {"filename": "tests/unit/test_refunds.py", "status": "added", "patch": REPEAT_PATCH}
+    api.routes[f"GET /repos/acme/shop/pulls/{REPEAT}/files"] = [added]
+    body = json.loads(json.dumps(opened["body"]))
+    body["number"] = body["pull_request"]["number"] = REPEAT
+    body["pull_request"]["head"]["sha"] = REPEAT_SHA
+    answer = _post(
+        web, {**opened, "body": body, "delivery": "7c1d0063-0000-11ef-8000-0000000000a1"}
+    )
+    ctx.say(f"pull_request opened #{REPEAT} → {answer.status_code} {answer.json}")
+
+    def run() -> Any:
+        runs = [w for w in api.writes if w[1].endswith("/check-runs")]
+        return next((sent for _, _, sent in runs if sent["head_sha"] == REPEAT_SHA), None)
+
+    sent = _wait(run)
+    ctx.say(f"GitHub ← check run {sent['name']!r}: {sent['conclusion']}, {sent['output']['title']}")
+    for note in sent["output"]["annotations"]:
+        line = note["raw_details"].strip()
+        ctx.say(f"  {note['path']}:{note['start_line']} {note['title']}: {line}")

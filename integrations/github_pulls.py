@@ -18,6 +18,7 @@ from github.Organization import Organization
 from github.PullRequest import PullRequest
 from github.Repository import Repository
 
+from integrations.github_checks import COMMENT_MARKER
 from memory.git.blobs import clone_reader
 from memory.lessons import outcomes as po
 
@@ -95,6 +96,8 @@ def _comments(pr: PullRequest) -> list[po.Comment]:
         c = po.Comment(_login(rc.user), rc.body, "review_comment", path=rc.path or "")
         out.append((rc.created_at.isoformat(), c))
     for ic in pr.get_issue_comments():
+        if COMMENT_MARKER in (ic.body or ""):
+            continue  # hippo's own feedback is no person's reason for closing
         out.append(
             (ic.created_at.isoformat(), po.Comment(_login(ic.user), ic.body, "issue_comment"))
         )

@@ -22,6 +22,7 @@ from jobs import dream, journal, maintenance, observe, workspace_dreams, workspa
 from jobs.agent import tasks as agent_tasks
 from jobs.broker import BROKER_DOWN, settings
 from jobs.config import Config
+from jobs.github import checks as github_checks
 from jobs.github import tasks as github_tasks
 from jobs.health import Heartbeat, MetricsEndpoint
 from jobs.leases import LeaseRenewal
@@ -38,6 +39,7 @@ TASK_MODULES: tuple[TaskModule, ...] = (
     home,
     agent_tasks,
     github_tasks,
+    github_checks,
     dream,
     workspace_dreams,  # many workspaces: one nightly dream per installed workspace
     maintenance,

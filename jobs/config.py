@@ -172,6 +172,8 @@ class Config:
     agent_logins: tuple[str, ...] = ("hippo-agent[bot]",)
     agent_label: str = "hippo-agent"
     repo_channels: Mapping[str, str] = field(default_factory=dict)  # owner/repo → channel
+    check_conclusion: str = "neutral"  # the pitfall check run's conclusion when it finds some
+    github_comments: bool = True  # comment on pull requests hippo learned from
     # Anthropic
     anthropic_api_key: str = ""
     anthropic_base_url: str = ""
@@ -294,6 +296,12 @@ def _service_settings(get: Get) -> dict[str, Any]:
         agent_logins=_list(get("HIPPO_AGENT_LOGINS", "hippo-agent[bot]")),
         agent_label=get("HIPPO_AGENT_LABEL", "hippo-agent"),
         repo_channels=_channels(get("HIPPO_REPO_CHANNELS")),
+        check_conclusion=_choice(
+            "HIPPO_CHECK_CONCLUSION",
+            get("HIPPO_CHECK_CONCLUSION") or "neutral",
+            ("neutral", "failure"),
+        ),
+        github_comments=_bool("HIPPO_GITHUB_COMMENTS", get("HIPPO_GITHUB_COMMENTS", "on")),
         anthropic_api_key=get("ANTHROPIC_API_KEY"),
         anthropic_base_url=get("ANTHROPIC_BASE_URL"),
         model=get("HIPPO_MODEL", "claude-sonnet-5-5") or "claude-sonnet-5-5",

@@ -21,6 +21,7 @@ from integrations import github as gh
 from integrations import metrics
 from integrations.dream_llm import ClaudeDreamer
 from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+from jobs import oplog
 from jobs.agent.turn import agent_usage
 from jobs.config import Config, today
 from jobs.read_counts import last_reads, read_counts
@@ -181,6 +182,7 @@ def _dream_locked(
     for step in report.steps:
         metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()
     posted = f"hippo:dream:digest:{workspace}:{report.run_id}"
+    count_outcomes(rt, workspace, report)
     if report.skipped and (rt.redis.exists(posted) or not report.steps):
         return Outcome("skipped", report)
     # a dream that died after its state commit still owes the snapshot and the digest
@@ -194,6 +196,7 @@ def _publish(rt: Runtime, report: Report, workspace: str, now: datetime, posted:
     # The agent's cache hits of the day before (its counters are per UTC day).
     yesterday = (now.astimezone(UTC) - timedelta(days=1)).date().isoformat()
     report.extra["agent_usage"] = agent_usage(rt.redis, yesterday)
+    report.extra.update(activity(rt, workspace, yesterday))
     snap = snapshot.publish(rt.store, report.head)
     ts = post_digest(rt, report, workspace)
     if report.steps:  # a big dream leaves many loose objects: repack past git's gc.auto
@@ -204,6 +207,22 @@ def _publish(rt: Runtime, report: Report, workspace: str, now: datetime, posted:
     rt.redis.set(posted, ts or "-", ex=DIGEST_TTL)
     refresh_homes(rt)  # App Home shows the last dream: republish it for recent viewers
     return Outcome("skipped" if report.skipped else "done", report, snap.version, ts)
+
+
+def count_outcomes(rt: Runtime, workspace: str, report: Report) -> None:
+    """The operational log: what the outcomes step promoted and revoked tonight (nothing when
+    the dream was skipped: it ran before)."""
+    done = {} if report.skipped else report.extra.get("outcomes") or {}
+    oplog.count_in(rt.redis, workspace, oplog.PROMOTIONS, done.get("promotions", 0))
+    oplog.count_in(rt.redis, workspace, oplog.REVOCATIONS, done.get("revocations", 0))
+
+
+def activity(rt: Runtime, workspace: str, day: str) -> dict[str, Any]:
+    """The digest's operational log: `day`'s counts and the lessons briefed most."""
+    return {
+        "oplog": {"day": day, **oplog.day(rt.redis, workspace, day)},
+        "lessons_used": oplog.lesson_uses(rt.redis, workspace, limit=5),
+    }
 
 
 def _after_step(lock: Any, step: str, on_step: Callable[[str], None] | None) -> None:

@@ -13,6 +13,8 @@ from typing import Protocol
 
 from redis.exceptions import RedisError
 
+from jobs import oplog
+
 log = logging.getLogger(__name__)
 
 
@@ -26,6 +28,8 @@ class HashStore(Protocol):
     def hset(self, name: str, key: str, value: str) -> object: ...
 
     def hsetnx(self, name: str, key: str, value: str) -> object: ...
+
+    def expire(self, name: str, time: int) -> object: ...
 
 
 def counts_key(workspace: str) -> str:
@@ -42,13 +46,16 @@ def last_read_key(workspace: str) -> str:
 
 
 def count_read(redis: HashStore, workspace: str, path: str, today: str = "") -> None:
-    """Add one read of `path` and remember the day (UTC unless given). A Redis outage never
-    fails the read itself: it is only logged."""
+    """Add one read of `path` and remember the day (UTC unless given); the day's recalls in
+    the operational log (jobs/oplog.py) count it too. A Redis outage never fails the read
+    itself: it is only logged."""
     try:
         redis.hincrby(counts_key(workspace), path, 1)
         day = today or datetime.now(UTC).date().isoformat()
         redis.hset(last_read_key(workspace), path, day)
         redis.hsetnx(last_read_key(workspace), SINCE, day)  # when reads began to be dated
+        redis.hincrby(oplog.day_key(workspace, day), oplog.RECALLS, 1)
+        redis.expire(oplog.day_key(workspace, day), oplog.OPLOG_DAYS * 24 * 3600)
     except RedisError as exc:
         log.warning("read count for %s not recorded: %s", path, exc)
 

@@ -10,6 +10,7 @@ the top `limit` are scored, and only the final hits are decoded and parsed as en
 from __future__ import annotations
 
 import heapq
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -38,6 +39,11 @@ ARCHIVE = "archive/"
 PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes
 WHOLE_PASS = 2000  # candidates still in reach above which whole-word lines are looked up
 PRESCORE = 4  # with many candidates, first score limit * PRESCORE of the best-looking ones
+ANY_TERMS = 12  # search_any weighs at most this many of the query's words
+ANY_WINDOWS = 4  # … estimating how rare each is from this many samples of the text
+ANY_FILES = 200  # … and looks for all but the rarest in at most this many files
+COMMON_SHARE = 0.01  # search_any drops words found in more than this share of the lines
+COMMON_FLOOR = 500.0  # … and more than this many times (a small memory keeps every word)
 
 _TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
 # Starts with a literal, so re's scanner jumps to it (a leading class would try every byte).
@@ -162,6 +168,38 @@ class SearchIndex:
                 )
         heap.sort(reverse=True)
         return [self._hit(k, f, score) for score, _, _, k, f in heap]
+
+    def search_any(self, query: str, limit: int = 10) -> list[Hit]:
+        """The best `limit` lines holding any of the query's words, for a task written as prose
+        (a briefing), where few lines hold every word. Rarer words weigh more, a line holding
+        more of them ranks higher, and so does a file whose path or title holds them. Words on
+        more than COMMON_SHARE of the lines (and COMMON_FLOOR times) are dropped: they say
+        little about the task. For speed one word, the rarest, is looked for everywhere (one
+        pass over the text); the others only in the files that it, or a path or title, found
+        (at most ANY_FILES). Deterministic for a given tree and query."""
+        blob, total = self._blob, len(self._blob.lines) - 1
+        terms = list(dict.fromkeys(t.text for t in parse_query(query)))[:ANY_TERMS]
+        cap = max(total * COMMON_SHARE, COMMON_FLOOR)
+        seen = sorted((blob.estimate(t, ANY_WINDOWS), t) for t in terms)
+        weight = {t: math.log(1 + total / (1 + n)) for n, t in seen if n <= cap}
+        if limit <= 0 or not weight:
+            return []
+        named: dict[int, float] = {}  # file -> weight of the words its path or title holds
+        for t, w in weight.items():
+            for f in blob.context_files(t):
+                named[f] = named.get(f, 0.0) + w * CONTEXT_ONLY
+        driver = next(iter(weight))
+        scores = dict.fromkeys(blob.lines_with(driver), weight[driver])
+        near = sorted({*named, *(blob.line_file[k] for k in scores)})[:ANY_FILES]
+        for t, w in list(weight.items())[1:]:
+            for f in near:
+                for k in blob.lines_with(t, f):
+                    scores[k] = scores.get(k, 0.0) + w
+        prior, line_file = self._prior, blob.line_file
+        ranked = (
+            (round(w + prior[k] + named.get(line_file[k], 0.0), 4), -k) for k, w in scores.items()
+        )
+        return [self._hit(-k, line_file[-k], score) for score, k in heapq.nlargest(limit, ranked)]
 
     def _rank(
         self,

@@ -103,16 +103,14 @@ class FoldedText:
             pos = find(term, ctx.find(b"\n", pos) + 1)
         return out
 
-    def estimate(self, term: bytes) -> float:
-        """Roughly how often `term` occurs, from a few evenly spaced samples."""
+    def estimate(self, term: bytes, windows: int = _SAMPLE_WINDOWS) -> float:
+        """Roughly how often `term` occurs, from `windows` evenly spaced samples."""
         data, size = self.data, len(self.data)
-        if size <= _SAMPLE_WINDOWS * _SAMPLE_SIZE * 2:
+        if size <= windows * _SAMPLE_SIZE * 2:
             return float(data.count(term))
-        step = size // _SAMPLE_WINDOWS
-        seen = sum(
-            data.count(term, i * step, i * step + _SAMPLE_SIZE) for i in range(_SAMPLE_WINDOWS)
-        )
-        return seen * size / (_SAMPLE_WINDOWS * _SAMPLE_SIZE)
+        step = size // windows
+        seen = sum(data.count(term, i * step, i * step + _SAMPLE_SIZE) for i in range(windows))
+        return seen * size / (windows * _SAMPLE_SIZE)
 
     def lines_with(self, term: bytes, f: int | None = None) -> list[int]:
         """The lines (in order, once each) containing `term`, in all files or in file `f`."""

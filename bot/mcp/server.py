@@ -1,4 +1,4 @@
-"""hippo's MCP server: five tools over the memory repository, for any agent.
+"""hippo's MCP server: six tools over the memory repository, for any agent.
 
 `build_server` makes one `MCPServer` (official SDK 2.x). The same server is served over stdio by
 `hippo mcp` (bot/cli/mcp.py) and over streamable HTTP at /mcp by bot/mcp/http.py. Who is calling
@@ -24,7 +24,9 @@ Who = Callable[[Context[Any, Any]], str]
 SCOPE_USER = "hippo.mcp_user"
 
 INSTRUCTIONS = """\
-hippo is your team's shared memory: a git repository of markdown files. Start with readMemory
+hippo is your team's shared memory: a git repository of markdown files. Before working on a
+repository, call brief with the task (and the repository and paths): its conventions, pitfalls
+and preferences, and what memory holds on the task. Start with readMemory
 (MEMORY.md: the short entries every session needs, then an index of topic files). Use
 searchMemory before asking people what the team already knows. Save what a teammate will want
 next week with writeMemory: one fact per entry, one line each, with [source: URL] when there is
@@ -84,6 +86,14 @@ def _add_read_tools(server: MCPServer, tools: MemoryTools) -> None:
         archive=true searches only the archive of episodes (thread summaries, PR outcomes)
         instead: raw history, never needed for what the team knows now."""
         return _guard(lambda: tools.search(query, limit, archive=archive))
+
+    @server.tool(name="brief", annotations=read_only)
+    def brief(task: str, repo: str = "", paths: list[str] | None = None, budget: int = 1500) -> str:
+        """What to know before working on `task`: the repository's conventions and pitfalls
+        (those for `paths` first; `repo` is owner/name, default: one the task names), its
+        preferences, and the best memory hits for the task, within `budget` tokens (estimated).
+        Each line names its source and status; tentative lines are not yet confirmed."""
+        return _guard(lambda: tools.brief(task, repo, paths or (), budget))
 
 
 def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jobs.briefing import brief
 from jobs.read_counts import HashStore, count_read
 from memory import format as fmt
 from memory import ops, snapshot, tombstones, validate
@@ -77,6 +78,20 @@ class MemoryTools:
             for path in dict.fromkeys(hit.path for hit in hits):  # a recall, as in Slack
                 count_read(self.redis, self.workspace, path)
         return [_plain(hit) for hit in hits]
+
+    def brief(
+        self, task: str, repo: str = "", paths: Sequence[str] = (), budget: int = 1500
+    ) -> str:
+        """The briefing's text (memory.briefing), counted in the operational log."""
+        return brief(
+            self.store,
+            task,
+            repo=repo,
+            paths=paths,
+            budget=budget,
+            redis=self.redis,
+            workspace=self.workspace,
+        ).text
 
     def write(
         self,

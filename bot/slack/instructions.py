@@ -1,33 +1,52 @@
-"""Channel instructions from Slack: "in this channel, …" and `/hippo instructions [add|remove]`."""
+"""Instructions from Slack, for a channel ("in this channel, …", `/hippo instructions
+[add|remove]`) or a repository ("in acme/shop, …", `/hippo instructions add --repo acme/shop …`)."""
 
 from __future__ import annotations
 
 import re
 
 from bot.slack.intent import Intent
-from jobs.slack.instructions import INSTRUCTIONS_ADD, INSTRUCTIONS_LIST, INSTRUCTIONS_REMOVE
+from jobs.slack.instructions import INSTRUCTIONS_ADD as ADD
+from jobs.slack.instructions import INSTRUCTIONS_LIST as LIST
+from jobs.slack.instructions import INSTRUCTIONS_REMOVE as REMOVE
+from memory import repo_prefs
 
 _HERE = re.compile(r"^(?:from\s+now\s+on\s+)?in\s+this\s+channel\b\s*[,:\-–]?\s*", re.I)
+# "in acme/shop, X": a question ("in acme/shop, why …?") is left to the agent.
+_IN_REPO = re.compile(
+    r"^(?:from\s+now\s+on\s+)?in\s+(?:the\s+)?(?:repo(?:sitory)?\s+)?(?P<repo>[\w.-]+/[\w.-]+)"
+    r"\s*[,:\-–]\s*",
+    re.I,
+)
+_REPO_OPT = re.compile(r"(?:^|\s)--repo(?:=|\s+)(?P<repo>\S+)")
 _CMD = re.compile(
     r"^instructions?\b\s*(?P<verb>add|list|remove|rm|delete|del)?\b\s*(?P<rest>.*)$", re.I
 )
 
 
 def parse(text: str) -> Intent | None:
-    """ "in this channel, X" → add X; "instructions [list|add X|remove N]"."""
+    """ "in this channel, X" → add X; "in owner/repo, X" → add X for that repository;
+    "instructions [list|add X|remove N] [--repo owner/name]"."""
     m = _HERE.match(text)
     if m is not None:
-        return Intent(
-            INSTRUCTIONS_ADD, {"text": text[m.end() :]}, ack="Noting that for this channel…"
-        )
+        return Intent(ADD, {"text": text[m.end() :]}, ack="Noting that for this channel…")
+    m = _IN_REPO.match(text)
+    if m is not None and repo_prefs.is_repo(m["repo"]) and not text.rstrip().endswith("?"):
+        repo = m["repo"]
+        return Intent(ADD, {"text": text[m.end() :], "repo": repo}, ack=f"Noting that for {repo}…")
     m = _CMD.match(text)
     if m is None:
         return None
     verb, rest = (m["verb"] or "list").lower(), m["rest"].strip()
+    opt = _REPO_OPT.search(rest)
+    repo = opt["repo"] if opt is not None else ""
+    if opt is not None:
+        rest = (rest[: opt.start()] + " " + rest[opt.end() :]).strip()
+    where = {"repo": repo} if repo else {}
+    what = repo or "this channel"
     if verb == "add":
-        return Intent(INSTRUCTIONS_ADD, {"text": rest}, ack="Noting that for this channel…")
+        return Intent(ADD, {"text": rest, **where}, ack=f"Noting that for {what}…")
     if verb == "list":
-        return Intent(INSTRUCTIONS_LIST, ack="Listing this channel's instructions…")
-    return Intent(
-        INSTRUCTIONS_REMOVE, {"number": rest.lstrip("#")}, ack=f"Removing instruction {rest}…"
-    )
+        return Intent(LIST, where, ack=f"Listing the instructions for {what}…")
+    number = rest.lstrip("#")
+    return Intent(REMOVE, {"number": number, **where}, ack=f"Removing instruction {number}…")

@@ -19,6 +19,7 @@ import anthropic
 from integrations import agent, slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
+from jobs.briefing import brief, guess_repo
 from jobs.config import today
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
@@ -113,6 +114,18 @@ def preferences(rt: Runtime, channel: str) -> str | None:
     return None
 
 
+def repo_briefing(rt: Runtime, q: Question, earlier: list[tuple[str, str]]) -> str | None:
+    """The briefing (jobs/briefing.py) when the question, else an earlier one of the thread,
+    names a repository the memory knows; the channel's preferences have their own block."""
+    repo = guess_repo(rt.store, q.text)
+    for asked, _ in reversed(earlier):
+        repo = repo or guess_repo(rt.store, asked)
+    if not repo:
+        return None
+    done = brief(rt.store, q.text, repo=repo, redis=rt.redis, workspace=rt.config.workspace)
+    return done.text
+
+
 def with_thread(rt: Runtime, q: Question) -> str:
     """The question, after what people said in the thread since hippo's last turn there (read
     from Slack once per turn; what was sent before stays as it was, so the cache keeps it)."""
@@ -156,6 +169,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     copy = working_copy(rt, q)
     tools = Toolbox(copy.root, changes_since(rt, snap.commit if snap else ""))
     earlier, asked = history(rt, q), q.text
+    briefing = repo_briefing(rt, q, earlier)
     if rt.llm is not None and snap is not None:
         asked = with_thread(rt, q)
         turn = agent.run(
@@ -166,11 +180,12 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
             history=earlier,
             question=asked,
             tools=tools,
+            briefing=briefing,
         )
         body, usage = turn.answer or "(no answer)", turn.usage
         record_usage(rt, "agent", usage)
     else:
-        body, usage = _hits_answer(tools, q.text), Usage()
+        body, usage = _hits_answer(tools, q.text, briefing), Usage()
     permalink = rt.poster.permalink(q.channel, q.ts) if q.ts else f"slack:{q.channel}"
     who = sandbox.Attribution(permalink, f"hippo for {q.user}", today(rt.config))
     pushed = sandbox.push(
@@ -187,9 +202,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     out = Outcome(body, snap.version if snap else 0, usage, pushed.commit)
     out.files_read, out.files_touched = tools.read, list(pushed.paths)
     out.refused, out.hits = list(pushed.refused), [f"{h.path}:{h.line}" for h in tools.hits[:8]]
-    # what the agent read or found feeds dreaming's recall counts ("no session used this")
-    for path in dict.fromkeys([*tools.read, *(h.path for h in tools.hits)]):
-        count_read(rt.redis, rt.config.workspace, path)
+    _count_reads(rt, tools)
     text = body + _citations(out, tools, copy_sources(rt, tools.read, body))
     # asked with /hippo: only the person sees it (response_url), as every command's answer
     delivery.deliver(rt, None, q.channel, text, thread_ts=q.thread_ts or q.ts or None)
@@ -201,14 +214,22 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     return out
 
 
-def _hits_answer(tools: Toolbox, question: str) -> str:
-    """Without a key: the best search hits over the working copy, and why there is no more."""
+def _count_reads(rt: Runtime, tools: Toolbox) -> None:
+    """What the agent read or found feeds dreaming's recall counts ("no session used this")."""
+    for path in dict.fromkeys([*tools.read, *(h.path for h in tools.hits)]):
+        count_read(rt.redis, rt.config.workspace, path)
+
+
+def _hits_answer(tools: Toolbox, question: str, briefing: str | None = None) -> str:
+    """Without a key: the best search hits over the working copy, and why there is no more;
+    then the repository's briefing when the thread names one."""
+    brief = f"\n\n```\n{briefing.strip()}\n```" if briefing else ""
     with contextlib.suppress(ToolError):  # a question with no searchable words finds nothing
         tools.call("search", {"query": question, "limit": 5})
     if not tools.hits:
-        return f"{NO_KEY_NOTE}\nNothing in memory matches that yet."
+        return f"{NO_KEY_NOTE}\nNothing in memory matches that yet.{brief}"
     lines = [f"• `{h.path}`: {h.text.lstrip('-*+ ')}" for h in tools.hits[:5]]
-    return NO_KEY_NOTE + "\n" + "\n".join(lines)
+    return NO_KEY_NOTE + "\n" + "\n".join(lines) + brief
 
 
 def copy_sources(rt: Runtime, paths: list[str], answer: str) -> list[str]:

@@ -2,7 +2,8 @@
 
 `hippo github backfill owner/repo` walks the repository's recently closed pull requests, keeps
 the agent's, and learns from each, oldest first, exactly as the webhook task does. The write key
-is per pull request and close time, so running it twice changes nothing.
+is the pull request's outcome (jobs.github.lessons.outcome_key), shared with the webhook: running
+it twice, or after the webhook learned the same pull request, changes nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from itertools import islice
 from github import Github
 
 from integrations.github_pulls import fetch_pull
-from jobs.github.lessons import learn
+from jobs.github import comments
+from jobs.github.lessons import learn, outcome_key
 from jobs.github.tasks import github_client, recorded_pushes
 from jobs.runtime import Runtime
 from memory.lessons import outcomes as po
@@ -61,8 +63,8 @@ def learn_one(
         recorded=recorded_pushes(rt, repo, number) if shared else (),
         read=read,
     )
-    key = f"github:pr:{facts.url}@{facts.closed_at}"
-    outcome, plan, committed = learn(rt, facts, key=key, shared=shared)
+    outcome, plan, committed = learn(rt, facts, key=outcome_key(facts), shared=shared)
+    comments.comment(rt, gh, repo, number, facts.url)
     return Learned(number, facts.url, outcome, plan.status, plan.text, committed)
 
 

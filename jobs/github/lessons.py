@@ -15,6 +15,7 @@ from typing import NamedTuple
 from slack_sdk.errors import SlackApiError
 
 from integrations.lessons_llm import ClaudeJudge
+from jobs import oplog
 from jobs.config import today
 from jobs.runtime import Runtime
 from memory.errors import EntryConflict, TombstoneConflict
@@ -40,6 +41,13 @@ class Learning(NamedTuple):
 NOTHING = Learning("", lessons.LessonPlan(), False)
 
 
+def outcome_key(facts: po.PullFacts) -> str:
+    """The idempotency key of an ended pull request: its outcome, not the delivery that told us.
+    The webhook, `hippo github learn` and `backfill` (and a second delivery id) share it."""
+    landed = facts.landed_sha or facts.closed_at
+    return f"github:pr:{facts.repo}#{facts.number}@{landed}"
+
+
 def learn(
     rt: Runtime,
     facts: po.PullFacts,
@@ -60,6 +68,9 @@ def learn(
         if rt.store.find_key(key):
             return Learning(outcome, lessons.LessonPlan(), False)
         plan, result = _plan_and_write(rt, facts, outcome, key=key, now=now)
+    if result.created:  # counted once: a redelivery finds its key and writes nothing
+        oplog.count(rt, oplog.PROMOTIONS, int(plan.became_active))
+        oplog.count(rt, oplog.REVOCATIONS, len(plan.revoked))
     if plan.became_active and result.created and (shared or rt.config.slack_enabled):
         announce(rt, facts.repo, plan)
     return Learning(outcome, plan, result.created)

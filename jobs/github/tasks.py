@@ -1,8 +1,9 @@
 """Celery tasks behind the GitHub app: learn from how people finished the agent's pull requests.
 
 Thin: fetch through integrations.github_pulls, learn through jobs/github/lessons.py (memory.lessons
-decides, the store writes with the delivery GUID as the idempotency key, so a redelivery commits
-nothing and posts nothing), which posts a short Slack note when a lesson becomes active."""
+decides; the store writes keyed by the pull request's outcome, so a redelivery, or the same pull
+request learned again by the CLI, commits nothing and posts nothing; a short Slack note when a
+lesson becomes active), then comment on the pull request (jobs/github/comments.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from github import Github, GithubException
 
 from integrations import github as gh
 from integrations.github_pulls import fetch_pull
-from jobs.github.lessons import NOTHING, Learning, learn
+from jobs.github import comments
+from jobs.github.lessons import NOTHING, Learning, learn, outcome_key
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, retrying, task
 from memory.lessons import outcomes as po
@@ -86,11 +88,12 @@ def process_pull_request(
     client: Github | None = None,
     read: po.ContentReader | None = None,
 ) -> Learning:
-    """Fetch an ended agent pull request and learn from it (idempotent by delivery id)."""
-    if rt.store.find_key(delivery_id):
+    """Fetch an ended agent pull request, learn from it (idempotent by its outcome), comment."""
+    if rt.store.find_key(delivery_id):  # learned before keys were outcomes (older hippo)
         return NOTHING
+    gh = client or github_client(rt, installation_id, repo_full_name)
     facts = fetch_pull(
-        client or github_client(rt, installation_id, repo_full_name),
+        gh,
         repo_full_name,
         number,
         agent_logins=rt.config.agent_logins,
@@ -99,7 +102,9 @@ def process_pull_request(
         closed_by_type=sender_type,
         read=read,
     )
-    return learn(rt, facts, key=delivery_id)
+    learned = learn(rt, facts, key=outcome_key(facts))
+    comments.comment(rt, gh, repo_full_name, number, facts.url)
+    return learned
 
 
 @task(HANDLE_PULL_REQUEST, **RETRY)

@@ -1,10 +1,12 @@
-"""Celery tasks for channel instructions: preferences/channels/<channel-name>.md, one commit each.
+"""Celery tasks for instructions: how to behave in a channel (preferences/channels/<name>.md)
+or in a repository (preferences/repos/<owner>/<repo>.md), one commit each.
 
 Same context and idempotency rules as jobs/slack/tasks.py (the key is the event or command id).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from jobs.config import today
@@ -14,6 +16,7 @@ from jobs.slack.messages import file_link
 from jobs.slack.replies import RETRY, author, reply_once, source_for, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from memory import format as fmt
+from memory import repo_prefs
 from memory.ops import AddEntry, RemoveEntry
 
 INSTRUCTIONS_ADD = "hippo.slack.instructions_add"
@@ -25,6 +28,27 @@ def path_for(slug: str) -> str:
     return f"preferences/channels/{slug}.md"
 
 
+@dataclass(frozen=True)
+class Target:
+    """Where instructions go: a channel's preferences, or a repository's."""
+
+    path: str
+    label: str  # '#team-payments' or 'acme/shop'
+    title: str
+    short: str  # '#team-payments' or 'acme/shop' in commit messages
+
+
+def target(rt: Runtime, channel: str, ctx: dict[str, Any]) -> Target:
+    """The repository's file when the request named one (BadRepo when the name is not one),
+    else the channel's."""
+    repo = str(ctx.get("repo") or "")
+    if repo:
+        name = repo_prefs.check_repo(repo)
+        return Target(repo_prefs.path_for(name), name, repo_prefs.title_for(name), name)
+    slug = channel_slug(rt, channel, ctx.get("channel_name", ""))
+    return Target(path_for(slug), f"#{slug}", f"Channel #{slug}: how to behave here", f"#{slug}")
+
+
 def _entries(rt: Runtime, path: str) -> list[fmt.Entry]:
     text = rt.store.read_or_none(path) if rt.store.tip() else None
     return list(fmt.parse(text).entries) if text else []
@@ -34,41 +58,46 @@ def _entries(rt: Runtime, path: str) -> list[fmt.Entry]:
 def instructions_add(
     self: HippoTask, *, key: str, channel: str, ts: str, user: str, text: str, **ctx: Any
 ) -> None:
-    """Add one instruction for this channel and confirm it."""
+    """Add one instruction for this channel (or the repository named) and confirm it."""
     rt = self.runtime
-    slug = channel_slug(rt, channel, ctx.get("channel_name", ""))
-    path = path_for(slug)
     note = " ".join(text.split())
-    if not note:
-        reply = "Which instruction? Say `@hippo in this channel, <instruction>`."
-    else:
+
+    def write() -> str:
+        to = target(rt, channel, ctx)
+        if not note:
+            return "Which instruction? Say `@hippo in this channel, <instruction>`."
         meta = (("source", source_for(rt, channel, ts)), ("added", today(rt.config)), ("by", user))
+        rt.store.write(
+            [AddEntry(to.path, note, meta, title=to.title)],
+            author=author(user),
+            message=f"instructions {to.short}: {note[:60]}",
+            key=key,
+        )
+        return f"Noted for {to.label}: “{note}” ({file_link(rt.config.public_url, to.path)})."
 
-        def write() -> str:
-            rt.store.write(
-                [AddEntry(path, note, meta, title=f"Channel #{slug}: how to behave here")],
-                author=author(user),
-                message=f"instructions #{slug}: {note[:60]}",
-                key=key,
-            )
-            return f"Noted for #{slug}: “{note}” ({file_link(rt.config.public_url, path)})."
-
-        reply = write_or_refuse(write, "Not saved: {error}.")
+    reply = write_or_refuse(write, "Not saved: {error}.")
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
 
 
 @task(INSTRUCTIONS_LIST, **RETRY)
 def instructions_list(self: HippoTask, *, key: str, channel: str, **ctx: Any) -> None:
-    """List this channel's instructions, numbered as `remove N` expects."""
+    """List this channel's (or the repository's) instructions, numbered as `remove N` expects."""
     rt = self.runtime
-    slug = channel_slug(rt, channel, ctx.get("channel_name", ""))
-    entries = _entries(rt, path_for(slug))
+    try:
+        to = target(rt, channel, ctx)
+    except repo_prefs.BadRepo as exc:
+        reply_once(rt, self, key, channel, f"{exc}.", thread_ts=ctx.get("thread_ts"))
+        return
+    entries = _entries(rt, to.path)
     if not entries:
-        reply = f"No instructions for #{slug} yet. Add one: `/hippo instructions add <text>`."
+        how = f"--repo {to.label} " if ctx.get("repo") else ""
+        reply = (
+            f"No instructions for {to.label} yet. Add one: `/hippo instructions add {how}<text>`."
+        )
     else:
         lines = [f"{i}. {e.text}" for i, e in enumerate(entries, 1)]
-        link = file_link(rt.config.public_url, path_for(slug))
-        reply = f"Instructions for #{slug} ({link}):\n" + "\n".join(lines)
+        link = file_link(rt.config.public_url, to.path)
+        reply = f"Instructions for {to.label} ({link}):\n" + "\n".join(lines)
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
 
 
@@ -78,28 +107,32 @@ def instructions_remove(
 ) -> None:
     """Remove instruction N (as numbered by the list) and confirm."""
     rt = self.runtime
-    slug = channel_slug(rt, channel, ctx.get("channel_name", ""))
-    path = path_for(slug)
-    entries = _entries(rt, path)
+    try:
+        to = target(rt, channel, ctx)
+    except repo_prefs.BadRepo as exc:
+        reply_once(rt, self, key, channel, f"{exc}.", thread_ts=ctx.get("thread_ts"))
+        return
+    entries = _entries(rt, to.path)
     n = int(number) if number.isdigit() else 0
     if rt.store.find_key(key):
-        reply = f"Removed instruction {number} from #{slug}."  # a rerun: it landed already
+        reply = f"Removed instruction {number} from {to.label}."  # a rerun: it landed already
     elif not 1 <= n <= len(entries):
+        how = f" --repo {to.label}" if ctx.get("repo") else ""
         reply = (
-            f"There is no instruction {number!r} for #{slug} (it has {len(entries)}); "
-            "`/hippo instructions` lists them with their numbers."
+            f"There is no instruction {number!r} for {to.label} (it has {len(entries)}); "
+            f"`/hippo instructions{how}` lists them with their numbers."
         )
     else:
         gone = entries[n - 1]
 
         def write() -> str:
             rt.store.write(
-                [RemoveEntry(path, gone.text)],
+                [RemoveEntry(to.path, gone.text)],
                 author=author(user),
-                message=f"instructions #{slug}: remove {gone.text[:60]}",
+                message=f"instructions {to.short}: remove {gone.text[:60]}",
                 key=key,
             )
-            return f"Removed instruction {n} from #{slug}: “{gone.text}”."
+            return f"Removed instruction {n} from {to.label}: “{gone.text}”."
 
         reply = write_or_refuse(write, "Not removed: {error}.")
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))

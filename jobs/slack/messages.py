@@ -15,6 +15,9 @@ HELP_TEMPLATE = """*hippo* keeps the team's memory. Mention me or use `/hippo`:
 :{reaction}: reaction on any message: saved with a link to the message.
 • `@hippo in this channel, <instruction>` or `/hippo instructions add <instruction>`: how to \
 behave here. `/hippo instructions` lists them, `/hippo instructions remove N` removes one.
+• `@hippo in acme/shop, <instruction>` or `/hippo instructions add --repo acme/shop \
+<instruction>`: how to work in that repository (briefings and my answers about it follow \
+it; `--repo` works with list and remove too).
 • `@hippo forget that <fact>`: removes it and remembers that it was removed on purpose.
 • `@hippo what do you know about <topic>?` (or `/hippo recall <topic>`): the best matches.
 • `@hippo <any other question>` in a thread: an answer from memory (written by \

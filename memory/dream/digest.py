@@ -111,7 +111,15 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
         out.append(_section("*Lessons now active*\n" + _listed(report.activated)))
     if report.unverified:
         out.append(_section("*Unverified files*\n" + _listed(report.unverified, "files")))
-    out.extend(unused_blocks(report.unused, workspace))
+    out += unused_blocks(report.unused, workspace) + oplog_blocks(
+        report.extra.get("oplog") or {}, report.extra.get("lessons_used")
+    )
+    out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": usage_line(report)}]})
+    return out
+
+
+def usage_line(report: Report) -> str:
+    """Claims sent to verifiers, Claude's tokens tonight, and the agent's cache hits."""
     usage = report.extra.get("usage") or {}
     tokens = int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
     cached = int(usage.get("cache_read_input_tokens", 0))
@@ -124,8 +132,23 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
         prompt = read + int(agent.get("input", 0)) + int(agent.get("cache_write", 0))
         share = f"{100 * read // prompt}%" if prompt else "0%"
         line += f" · agent: {agent['turns']} turns, {share} of prompt tokens read from cache"
-    out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line}]})
-    return out
+    return line
+
+
+OPLOG_EVENTS = ("recalls", "briefings", "promotions", "revocations", "contradictions")
+
+
+def oplog_blocks(day: dict[str, Any], used: list[tuple[str, str, int]] | None) -> list[Block]:
+    """The operational log of the day before (jobs/oplog.py): what was recalled, briefed,
+    promoted, revoked and contradicted, and the lessons handed out most in briefings."""
+    if not day:
+        return []
+    counts = " · ".join(f"{int(day.get(e, 0)):,} {e}" for e in OPLOG_EVENTS)
+    text = f"*Activity on {_escape(str(day.get('day', '')))}*: {counts}"
+    if used:
+        lines = [f"{text} ({n}×, `{path}`)" for path, text, n in used[:5]]
+        text += "\n*Lessons briefed most*\n" + _listed(lines)
+    return [_section(text)]
 
 
 def unused_blocks(paths: list[str], workspace: str) -> list[Block]:

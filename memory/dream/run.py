@@ -176,6 +176,9 @@ def _run_steps(
             report.deleted, report.cap = len(plan.deleted), plan.cap
         if step is not None and name in ("daily", "outcomes"):
             report.activated += list(step.facts.get("activated", []))
+        if step is not None and name == "outcomes":  # for the operational log (jobs/oplog.py)
+            became, revoked = step.facts.get("activated", []), step.facts.get("revoked", 0)
+            report.extra["outcomes"] = {"promotions": len(became), "revocations": revoked}
         if after_step is not None:
             after_step(name)  # e.g. extend the workspace lock (the tests crash here)
     report.deferred = lists["deferred"]

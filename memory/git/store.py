@@ -292,10 +292,17 @@ class Store:
         return [p for p in paths if p.startswith(prefix)]
 
     def search(
-        self, query: str, limit: int = 20, commit: str | None = None, *, archive: bool = False
+        self,
+        query: str,
+        limit: int = 20,
+        commit: str | None = None,
+        *,
+        archive: bool = False,
+        any_word: bool = False,
     ) -> list[Hit]:
         """Ranked hits over the tree at `commit` (a warm index kept for the newest commit); the
-        archive is never searched unless asked for (`archive=True` searches only it)."""
+        archive is never searched unless asked for (`archive=True` searches only it).
+        `any_word`: lines holding any of the words (a task in prose), see search_any."""
         if commit is None and self.tip() is None:
             return []
         sha = str(self._commit(commit).id)
@@ -304,6 +311,8 @@ class Store:
         warm = self._search  # one read: another thread may swap in a newer commit's index
         if warm is None or warm[0] != sha:
             warm = self._search = (sha, SearchIndex.build(self.tree(sha)))
+        if any_word:
+            return warm[1].search_any(query, limit=limit)
         return warm[1].search(query, limit=limit)
 
     def log(self, path: str | None = None, limit: int = 50) -> list[history.CommitInfo]:

@@ -17,6 +17,7 @@ from typing import Final, Literal, Protocol
 
 from memory import format as fmt
 from memory import secrets
+from memory.lessons import pitfalls
 from memory.lessons.outcomes import (
     CLOSED_BY_PERSON,
     MERGED_AFTER_CHANGES,
@@ -188,6 +189,7 @@ def plan(
         ("status", TENTATIVE),
         ("scope", ",".join(sorted(sig.scope))),
         ("signature", sig.render()),
+        *_pitfall_meta(_needles(facts, outcome)),
     )
     out.ops.append(AddEntry(path, text, first, title=f"Conventions: {facts.repo}"))
     out.text, out.status, out.sources = text, TENTATIVE, [facts.url]
@@ -234,14 +236,32 @@ def _confirm(
     out.sources = [*match.get_all("source"), facts.url]
     out.status = ACTIVE
     out.became_active = match.get("status") != ACTIVE
-    kept = [(k, v) for k, v in match.meta if k.lower() not in ("source", "status")]
-    new_meta = tuple([("source", s) for s in out.sources] + kept + [("status", ACTIVE)])
+    kept = [(k, v) for k, v in match.meta if k.lower() not in ("source", "status", "pitfall")]
+    pit = _confirmed_pitfall(match, facts, outcome)
+    new_meta = tuple([("source", s) for s in out.sources] + kept + pit + [("status", ACTIVE)])
     text = match.text
     if match.text.startswith(EDIT_PREFIX):  # our own observation, not a line Claude wrote
         text = _shared_text(facts, outcome, _entry_sig(match), sig) or text
     out.ops.append(ReplaceEntry(path, match.text, text, new_meta))
     out.text = text
     return out
+
+
+def _needles(facts: PullFacts, outcome: str) -> tuple[str, ...]:
+    """What the pitfall check looks for (memory.lessons.pitfalls): names people removed."""
+    return pitfalls.needles_of(facts.human_diff) if outcome == MERGED_AFTER_CHANGES else ()
+
+
+def _pitfall_meta(names: Sequence[str]) -> list[tuple[str, str]]:
+    return [("pitfall", pitfalls.render(names))] if names else []
+
+
+def _confirmed_pitfall(match: fmt.Entry, facts: PullFacts, outcome: str) -> list[tuple[str, str]]:
+    """Both pull requests' needles when they share some; else whichever exists (old lines have
+    none)."""
+    old, new = pitfalls.parse(match.get("pitfall")), _needles(facts, outcome)
+    both = tuple(n for n in old if n in new)
+    return _pitfall_meta(both or old or new)
 
 
 def episode(

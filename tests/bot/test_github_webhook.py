@@ -16,8 +16,11 @@ from flask.testing import FlaskClient
 
 from bot.app import create_app
 from integrations.slack import Outbox
+from jobs import oplog
+from jobs.briefing import brief
 from jobs.celery_app import make_celery
 from jobs.config import Config
+from jobs.github.checks import CHECK_PULL_REQUEST
 from jobs.github.lessons import learn
 from jobs.github.tasks import recorded_pushes
 from jobs.runtime import Runtime
@@ -145,14 +148,17 @@ def test_other_peoples_pull_requests_are_ignored(client: FlaskClient, rt: Runtim
 
 
 def test_agent_pushes_are_recorded(client: FlaskClient, rt: Runtime) -> None:
-    """opened/synchronize by the agent record its head SHA; a person's push is not recorded."""
+    """opened/synchronize by the agent record its head SHA; a person's push is not recorded.
+    Every head of an agent pull request, whoever pushed it, gets the pitfall check queued."""
     opened = pull_request_payload("opened", repo=REPO, number=4, sender=AGENT, head_sha="s1")
     sync = pull_request_payload("synchronize", repo=REPO, number=4, sender=AGENT, head_sha="s2")
     human = pull_request_payload("synchronize", repo=REPO, number=4, sender="bob", head_sha="s3")
     for payload in (opened, sync, human):
-        assert post(client, "pull_request", payload).status_code == 202
+        response = post(client, "pull_request", payload)
+        assert response.status_code == 202 and response.json["check"] == "queued"
     assert recorded_pushes(rt, REPO, 4) == ["s1", "s2"]
-    assert queued(rt) == 0
+    tasks = [json.loads(m)["headers"]["task"] for m in rt.redis.lrange("celery", 0, -1)]
+    assert tasks == [CHECK_PULL_REQUEST] * 3
 
 
 def test_installation_reviews_comments_and_bad_bodies(client: FlaskClient, rt: Runtime) -> None:
@@ -246,6 +252,11 @@ def test_two_same_edits_make_an_active_lesson_and_a_note(
     wait_for(lambda: queued(rt) == 0)
     time.sleep(0.3)
     assert rt.store.head() == head and len(Outbox(rt.redis).messages()) == 1
+    # The operational log counted one promotion (the redelivery none); a briefing for the same
+    # kind of file lists the lesson first.
+    assert oplog.day(rt.redis, rt.config.workspace, oplog.today())["promotions"] == 1
+    b = brief(rt.store, "fix the client test", repo=REPO, paths=["tests/unit/test_9.py"])
+    assert (b.lines[0].text, b.lines[0].status) == (conventions(rt)[0].text, "active")
 
 
 # --- learning without the web and the worker: Claude, forgotten lessons ----------------------

@@ -56,7 +56,8 @@ def run_call(target: Any, name: str, args: dict[str, Any]) -> CallToolResult:
 
 
 def test_tools_listed_with_their_names(tools: MemoryTools) -> None:
-    """The server offers readMemory, writeMemory, deleteMemory, searchMemory and listMemory."""
+    """The server offers readMemory, writeMemory, deleteMemory, searchMemory, listMemory and
+    brief."""
 
     async def names() -> set[str]:
         async with Client(build_server(tools, fixed("a"))) as client:
@@ -68,6 +69,7 @@ def test_tools_listed_with_their_names(tools: MemoryTools) -> None:
         "deleteMemory",
         "searchMemory",
         "listMemory",
+        "brief",
     }
 
 

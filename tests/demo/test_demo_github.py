@@ -30,3 +30,10 @@ def test_demo_replays_and_activates_the_lesson(
     assert "outbox → #shop-dev: New convention for *acme/shop*" in out
     assert "redelivered → 200 {'duplicate': True}" in out
     assert out.count("merged_after_changes") == 2
+    # feedback on GitHub: one comment per pull request learned from, then the check run that
+    # flags the agent repeating the mistake in a later pull request, line by line
+    assert "comment on #41: **hippo learned from this pull request** (lesson tentative)" in out
+    assert "comment on #57: **hippo learned from this pull request** (lesson active)" in out
+    assert "check run 'hippo conventions': neutral, 2 known pitfall(s)" in out
+    assert "tests/unit/test_refunds.py:1 Known pitfall: `mock`" in out
+    assert "tests/unit/test_refunds.py:7 Known pitfall: `mock`: payments = mock.Mock()" in out

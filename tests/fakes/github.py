@@ -10,7 +10,9 @@ of real api.github.com answers): `pull_body` starts from the merged PyGithub#31 
 `commit_body` from its first commit, `file_body` from its first file, `token_body` is the recorded
 installation token. Every served body has `https://api.github.com` rewritten to this server (and
 its prefix), because PyGithub follows embedded URLs and refuses other hosts. Every request is
-recorded in `requests`. App auth: `POST /app/installations/{id}/access_tokens` checks the JWT
+recorded in `requests`. Writes hippo makes are kept as GitHub keeps them: check runs
+(`POST /repos/{r}/check-runs`, later `PATCH`es append annotations, as GitHub does) in
+`check_runs`, and issue comments in `comments` (tests/fakes/github_writes.py). App auth: `POST /app/installations/{id}/access_tokens` checks the JWT
 (RS256) against `public_key` when one is set.
 """
 
@@ -32,6 +34,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import jwt
 
 from tests.conftest import CONFORMANCE
+from tests.fakes.github_writes import CheckRun, IssueComment, Writes
 
 REST = CONFORMANCE / "github-rest" / "json"
 Json = Any
@@ -92,9 +95,16 @@ def commit_body(sha: str, author: str | None, committer: str | None, message: st
     return body
 
 
-def file_body(filename: str, status: str = "modified") -> Json:
+def file_body(filename: str, status: str = "modified", patch: str | None = "") -> Json:
+    """A pull request file; `patch` replaces the recorded one (None: GitHub gave no patch)."""
     body = copy.deepcopy(_recorded("compare.PyGithub-PyGithub-v0.6...v0.7.json")["files"][0])
     body.update(filename=filename, status=status)
+    if patch is None:
+        body.pop("patch", None)
+    elif patch:
+        body["patch"] = patch
+        body["additions"] = sum(1 for ln in patch.splitlines() if ln.startswith("+"))
+        body["deletions"] = sum(1 for ln in patch.splitlines() if ln.startswith("-"))
     return body
 
 
@@ -134,6 +144,10 @@ class FakeGitHub:
         self.app_id: str = ""
         self._routes: dict[tuple[str, str], Handler] = {}
         self._files: dict[str, dict[str, dict[str, str]]] = {}  # repo → sha → path → text
+        self.writes = Writes()  # check runs and issue comments, as GitHub keeps them
+        self.check_runs: list[CheckRun] = self.writes.check_runs
+        self.comments: list[IssueComment] = self.writes.comments
+        self.annotations = self.writes.annotations  # (head_sha='') → every annotation
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(
@@ -182,7 +196,8 @@ class FakeGitHub:
         self.route("GET", f"{base}/pulls/{n}/files", list(files))
         self.route("GET", f"{base}/pulls/{n}/reviews", list(reviews))
         self.route("GET", f"{base}/pulls/{n}/comments", list(review_comments))
-        self.route("GET", f"{base}/issues/{n}/comments", list(issue_comments))
+        for c in issue_comments:
+            self.writes.add_comment(repo, n, str(c["user"]["login"]), str(c["body"]), int(c["id"]))
         self.route("GET", f"{base}/issues/{n}", {**pull, "url": pull["issue_url"]})
         self.route("GET", f"{base}/issues/{n}/events", list(events))
 
@@ -206,9 +221,12 @@ class FakeGitHub:
         if "/git/trees/" in path and req.method == "GET":
             return self._tree(req)
         handler = self._routes.get((req.method, path))
-        if handler is None:
-            return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com"}
-        return handler(req.query, req.body)
+        if handler is not None:
+            return handler(req.query, req.body)
+        written = self.writes.answer(req.method, path, req.body)
+        if written is not None:
+            return written
+        return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com"}
 
     def _mint(self, req: Request) -> tuple[int, Json]:
         if self.public_key is not None:

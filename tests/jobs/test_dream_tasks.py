@@ -222,3 +222,29 @@ def test_a_digest_lost_after_the_state_commit_is_posted_once(
     assert "The release train now leaves on Tuesdays at noon" in blocks[1]["text"]["text"]
     assert run_dream(rt, now_iso="2026-11-30T07:00").digest_ts == ""
     assert len([p for p in slack_fake.posts() if p.get("channel") == "CDIGEST"]) == 1
+
+
+def test_the_dream_counts_its_promotions_and_the_digest_shows_the_day_before(
+    slack_runtime: Runtime, slack_fake: SlackFake
+) -> None:
+    """Two tentative lessons of one edit merge and become active: the operational log counts one
+    promotion (a skipped rerun counts nothing), and the digest shows the day before's counts."""
+    from jobs import oplog
+
+    sig = "edit tests/*.py +fixture -mock"
+    lessons = "".join(
+        f"- Observed: people use fixtures in tests/*.py (#{n}) [source: https://github.com/a/b/"
+        f"pull/{n}; added: 2026-11-2{n}; status: tentative; signature: {sig}]\n"
+        for n in (1, 2)
+    )
+    rt = seeded(slack_runtime)
+    rt.store.write([WriteFile("conventions/a/b.md", "# Conventions: a/b\n\n" + lessons)],
+                   author=Author("a", "a@x"), message="lessons")  # fmt: skip
+    oplog.count_in(rt.redis, "default", oplog.BRIEFINGS, 4, day="2026-11-29")
+    assert run_dream(rt, now_iso="2026-11-30T03:00").status == "done"
+    assert "status: active" in rt.store.read("conventions/a/b.md")
+    assert oplog.day(rt.redis, "default", oplog.today())["promotions"] == 1
+    assert run_dream(rt, now_iso="2026-11-30T04:00").status == "skipped"
+    assert oplog.day(rt.redis, "default", oplog.today())["promotions"] == 1
+    texts = [b.get("text", {}).get("text", "") for b in digest_post(slack_fake)["blocks"]]
+    assert any(t.startswith("*Activity on 2026-11-29*: 0 recalls · 4 briefings") for t in texts)

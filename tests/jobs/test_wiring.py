@@ -12,6 +12,7 @@ from jobs import dream, maintenance, workspace_dreams
 from jobs.agent.tasks import ANSWER
 from jobs.celery_app import make_celery, registered_tasks
 from jobs.config import Config
+from jobs.github.checks import CHECK_PULL_REQUEST
 from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION
 from jobs.runtime import Runtime
 from jobs.slack import instructions
@@ -33,6 +34,7 @@ EVERY_TASK = {
     ANSWER,
     HANDLE_PULL_REQUEST,
     INSTALLATION,
+    CHECK_PULL_REQUEST,
     dream.DREAM,
     dream.SLACK_DREAM,
     dream.REVERT,

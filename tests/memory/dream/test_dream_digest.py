@@ -50,3 +50,17 @@ def test_digest_says_the_cap_was_hit_names_active_lessons_and_claude_usage(
     assert f"*Lessons now active*\n• {LESSON}" in texts
     usage = blocks[-1]["elements"][0]["text"]
     assert usage == "5 claims sent to verifiers · Claude: 1,500 tokens, 900 read from cache"
+
+
+def test_digest_shows_the_days_activity_and_the_lessons_briefed_most() -> None:
+    """The operational log of the day before: each count, then the lessons briefings used."""
+    day = {"day": "2026-11-30", "recalls": 12, "briefings": 3, "promotions": 1}
+    used = [("conventions/acme/shop.md", "use fixtures, not mock.patch", 3)]
+    [block] = digest.oplog_blocks(day, used)
+    text = block["text"]["text"]
+    assert text.startswith(
+        "*Activity on 2026-11-30*: 12 recalls · 3 briefings · 1 promotions · 0 revocations · "
+        "0 contradictions"
+    )
+    assert "• use fixtures, not mock.patch (3×, `conventions/acme/shop.md`)" in text
+    assert digest.oplog_blocks({}, None) == []

@@ -1,0 +1,74 @@
+"""`hippo brief [--repo R] [--path P…] TASK`: what to know before working on a task."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from bot.cli import output as out
+from memory import briefing
+from memory.briefing import BadBrief
+from memory.repo_prefs import BadRepo
+
+if TYPE_CHECKING:
+    from jobs.runtime import Runtime
+
+Sub = Any  # argparse's _SubParsersAction is private
+
+
+def cmd_brief(args: argparse.Namespace, rt: Runtime) -> int:
+    from jobs.briefing import brief  # redis and the rest load only when a command runs
+
+    try:
+        task = " ".join(args.task)
+        rt.store.sync()
+        # Counted in the operational log when Redis is shared (REDIS_URL); a laptop's one-off
+        # command does not start the embedded Redis for a counter.
+        redis = rt.redis if rt.config.redis_url else None
+        done = brief(
+            rt.store,
+            task,
+            repo=args.repo or "",
+            paths=args.path or (),
+            budget=args.budget,
+            redis=redis,
+            workspace=rt.config.workspace,
+        )
+    except (BadBrief, BadRepo) as exc:
+        out.error(str(exc))
+        return out.USAGE
+    if args.json:
+        out.print_json(done.as_dict())
+    else:
+        print(done.text, end="")
+    return out.OK
+
+
+def add_commands(sub: Sub) -> None:
+    p = sub.add_parser(
+        "brief",
+        help="what to know before a task: conventions, pitfalls, preferences, memory",
+        description="Print a briefing for TASK within a token budget: the repository's "
+        "conventions and pitfalls (those for --path first), its preferences, and the best "
+        "memory hits for the task's words. Tentative lines are marked; revoked ones never "
+        "appear.",
+    )
+    p.add_argument("task", nargs="+", help="the task, in words")
+    p.add_argument(
+        "--repo", metavar="OWNER/NAME", help="the repository (default: one the task names)"
+    )
+    p.add_argument(
+        "--path",
+        action="append",
+        metavar="P",
+        help="a file or folder the task touches (repeatable); lessons for it come first",
+    )
+    p.add_argument(
+        "--budget",
+        type=int,
+        default=briefing.DEFAULT_BUDGET,
+        metavar="TOKENS",
+        help=f"at most this many tokens, estimated ({briefing.DEFAULT_BUDGET})",
+    )
+    out.add_json(p)
+    p.set_defaults(func=cmd_brief)

@@ -1,0 +1,46 @@
+"""Briefings wired to a store and Redis: the one function the three doors call.
+
+`memory.briefing.build` decides what a briefing says; this adds what the doors share: the
+repository guessed from the task when none is given, the operational log (a briefing, and each
+lesson handed out), and recall counts for every file the briefing drew from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from jobs import oplog
+from jobs.read_counts import count_read
+from memory import briefing, repo_prefs
+from memory.briefing import Briefing, Reader
+
+
+def guess_repo(reader: Reader, text: str) -> str:
+    """The first `owner/name` in `text` that the memory holds conventions or preferences for."""
+    found = repo_prefs.known(text, lambda path: reader.read_or_none(path) is not None)
+    return found[0] if found else ""
+
+
+def brief(
+    reader: Reader,
+    task: str,
+    *,
+    repo: str = "",
+    paths: Sequence[str] = (),
+    channel: tuple[str, str | None] | None = None,
+    budget: int = briefing.DEFAULT_BUDGET,
+    redis: Any = None,
+    workspace: str = "default",
+) -> Briefing:
+    """The briefing for `task`, counted in the operational log when `redis` (a redis.Redis)
+    is given."""
+    repo = repo or guess_repo(reader, task)
+    done = briefing.build(reader, task, repo=repo, paths=paths, channel=channel, budget=budget)
+    if redis is not None:
+        conv = repo_prefs.conventions_for(done.repo) if done.repo else ""
+        used = [oplog.lesson_name(conv, text) for text in done.lessons]
+        oplog.count_in(redis, workspace, oplog.BRIEFINGS, lessons=used)
+        for path in dict.fromkeys(line.where.rpartition(":")[0] for line in done.lines):
+            count_read(redis, workspace, path)
+    return done
