@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 from bot.cli.output import progress
 from jobs.config import ConfigError
 from memory.errors import MemoryStoreError
+from memory.git.credentials import is_ssh, redact
 from memory.git.maintenance import check_push, maintain
 from memory.git.store import BRANCH, Store, is_local
-from memory.git.transport import is_ssh, redact
 
 if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
     from jobs.runtime import Runtime
