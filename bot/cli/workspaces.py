@@ -11,7 +11,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
-from memory.git.transport import redact
+from memory.git.credentials import redact
 
 if TYPE_CHECKING:
     from integrations.slack_installs import Workspace
