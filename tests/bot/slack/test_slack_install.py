@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import subprocess
 import uuid
@@ -37,11 +38,16 @@ def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
     if request.param == "sqlite":
         yield ""
         return
-    psycopg = pytest.importorskip("psycopg")
+    import psycopg  # a dependency of hippo (DATABASE_URL): never skipped for want of it
+
     name = f"hippo_test_i17_{uuid.uuid4().hex[:10]}"
     try:
         admin = psycopg.connect(f"{PG}/postgres", autocommit=True, connect_timeout=3)
     except psycopg.OperationalError as exc:
+        # CI runs PostgreSQL (the issue asks for the installation store there): a missing server
+        # fails there; a laptop without one still has the SQLite run of the same flow.
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"no PostgreSQL at {PG} ({exc}); CI must test the installation store on it")
         pytest.skip(f"no PostgreSQL at {PG} ({exc}); the SQLite run covers the same flow")
     with admin:
         admin.execute(f'CREATE DATABASE "{name}"')
