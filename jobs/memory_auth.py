@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from integrations.memory_token import InstallationToken, is_github_host, repo_of
 from jobs.config import Config, ConfigError
-from memory.git.transport import RemoteAuth, is_ssh
+from memory.git.credentials import RemoteAuth, is_ssh
 
 
 def method(config: Config) -> str:

@@ -36,7 +36,7 @@ def _check(name: str, fn: Callable[[], str]) -> dict[str, Any]:
 
 def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
     from jobs.memory_auth import method  # PyGithub, for GitHub App credentials
-    from memory.git.transport import is_ssh, redact
+    from memory.git.credentials import is_ssh, redact
 
     config = rt.config
     results: list[dict[str, Any]] = []

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from jobs.metrics_dir import prepare
@@ -180,8 +181,12 @@ def _dev(args: argparse.Namespace, rt: Runtime, create_app: Any) -> int:
 
     rt.store.init()
     port = args.port or rt.config.port
+    env = child_env(rt)
+    if args.port and not os.environ.get("HIPPO_PUBLIC_URL"):  # links point where we listen
+        rt.config = replace(rt.config, port=port, public_url=f"http://localhost:{port}")
+        env["PORT"] = str(port)
     server = make_server(args.host, port, create_app(rt.config, rt), threaded=True)
-    worker = start_child(worker_argv(rt, args.concurrency, beat=True), rt)
+    worker = start_child(worker_argv(rt, args.concurrency, beat=True), rt, env)
     where = (
         "Slack" if rt.config.slack_bot_token else f"the outbox (http://{args.host}:{port}/outbox)"
     )

@@ -16,14 +16,14 @@ import pygit2
 
 from memory.errors import NotFound, NotMemoryRepository
 from memory.git import history
-from memory.git.credentials import split_url
+from memory.git.credentials import RemoteAuth, split_url
 from memory.git.keys import KeyIndex
 from memory.git.local import GITATTRIBUTES, LocalTransport
 from memory.git.locks import FileWorkspaceLock, RedisWorkspaceLock, WorkspaceLock
 from memory.git.mirror import Mirror
 from memory.git.network import NetworkTransport
 from memory.git.request import DREAMER, HIPPO, Author, WriteRequest, WriteResult
-from memory.git.transport import BRANCH, RemoteAuth, Transport, is_local
+from memory.git.transport import BRANCH, Transport, is_local
 from memory.git.trees import TreeCache
 from memory.git.writer import Observer, Writer
 from memory.ops import Operation, WriteFile, check_path

@@ -18,18 +18,7 @@ from typing import Protocol
 import pygit2
 
 from memory.errors import RemoteError
-from memory.git.credentials import RemoteAuth, is_ssh, redact
-
-__all__ = [
-    "BRANCH",
-    "HEAD_REF",
-    "TRACK_REF",
-    "RemoteAuth",
-    "Transport",
-    "is_local",
-    "is_ssh",
-    "redact",
-]
+from memory.git.credentials import RemoteAuth
 
 BRANCH = "main"
 HEAD_REF = f"refs/heads/{BRANCH}"  # the memory's branch, in the cache and on the remote

@@ -200,7 +200,7 @@ WRITER = """
 import json, sys, threading
 from pathlib import Path
 from memory.ops import AddEntry
-from memory.git.transport import RemoteAuth
+from memory.git.credentials import RemoteAuth
 from memory.git.store import Author, Store
 
 remote, cache, proc, auth = sys.argv[1], Path(sys.argv[2]), sys.argv[3], sys.argv[4]
