@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test lint typecheck pytest bench lock clean
+.PHONY: setup demo test lint typecheck pytest bench lock manifests clean
 
 setup: $(STAMP)
 
@@ -48,11 +48,17 @@ test: lint typecheck pytest
 bench: setup
 	$(BIN)/python bench/notes.py
 	$(BIN)/python bench/search.py
+	$(BIN)/python bench/growth.py
+	$(BIN)/python bench/cli.py
 	$(BIN)/python bench/slack.py
 	$(BIN)/python bench/dream.py
 	$(BIN)/python bench/claims.py
 	$(BIN)/python bench/duplicates.py
 	$(BIN)/python bench/truth.py
+
+# manifest.socket-mode.yml from manifest.yml (tests/manifests.py); a test checks it is current.
+manifests: setup
+	$(BIN)/python -m tests.manifests
 
 clean:
 	rm -rf $(VENV) .hippo .pytest_cache .mypy_cache .ruff_cache

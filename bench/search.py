@@ -1,10 +1,14 @@
 """Time search over a generated 10,000-file / ~24 MB memory repository against `git grep` (and
 `rg` when installed), in the same run, on the same queries.
 
-    python bench/search.py [--files 10000] [--queries 200] [--seed 7] [--keep DIR]
+    python bench/search.py [--files 10000] [--queries 200] [--seed 7] [--keep DIR] [--writes 50]
 
 The repository is a real git repo in a temporary folder; the index is built from its HEAD tree
 read with pygit2, as the store does. Prints build time, p50/p95/p99 per query and the ratios.
+Then `--writes` one-note commits go through the store (a bare clone as its local remote), each
+followed by a search: the first search after a commit (index updated from the tree diff) against
+the same search on an index built afresh and `git grep` on the new commit, in the same run, and
+the agreement with `git grep` once more after the writes.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ from pathlib import Path
 
 import pygit2
 
-from memory.search import SearchIndex, parse_query
+from memory import notes
+from memory.git.store import Author, Store
+from memory.search import Hit, SearchIndex, parse_query
 
 
 def _words(text: str) -> list[str]:
@@ -201,8 +207,19 @@ def grep_args(query: str) -> list[str]:
     return args
 
 
-def git_grep(root: Path, query: str) -> str:
-    cmd = ["git", "-C", str(root), "grep", "-i", "-n", "-F", *grep_args(query)]
+def git_grep(root: Path, query: str, rev: str | None = None) -> str:
+    """Lines path:line:text (rev:path:line:text with a `rev`, as in a bare repository)."""
+    cmd = [
+        "git",
+        "-C",
+        str(root),
+        "grep",
+        "-i",
+        "-n",
+        "-F",
+        *grep_args(query),
+        *([rev] if rev else []),
+    ]
     return subprocess.run(cmd, capture_output=True, text=True).stdout
 
 
@@ -242,15 +259,54 @@ def report(rows: list[tuple[str, list[float]]], kinds: list[str]) -> None:
         print(f"{kind + f' ({len(idx)})':30} {cells}")
 
 
-def agreement(index: SearchIndex, root: Path, qs: list[str]) -> str:
+def agreement(
+    search: Callable[[str, int], list[Hit]], root: Path, qs: list[str], rev: str | None = None
+) -> str:
     """Every line git grep finds (all terms on the line) must be among hippo's hits."""
     want = found = 0
+    skip = 1 if rev else 0
     for q in qs:
-        lines = {tuple(ln.split(":", 2)[:2]) for ln in git_grep(root, q).splitlines()}
-        ours = {(h.path, str(h.line)) for h in index.search(q, limit=10**9)}
+        lines = {
+            tuple(ln.split(":", 2 + skip)[skip : 2 + skip])
+            for ln in git_grep(root, q, rev).splitlines()
+        }
+        ours = {(h.path, str(h.line)) for h in search(q, 10**9)}
         want += len(lines)
         found += len(lines & ours)
     return f"{found}/{want} git grep lines also found by hippo on {len(qs)} queries"
+
+
+def after_writes(root: Path, qs: list[str], n: int, rng: random.Random) -> None:
+    """`n` notes saved through the store, each followed by one search (the first after the
+    commit), timed against a fresh build of the index and `git grep` on the same commit."""
+    remote = root / ".bench-remote.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(root), str(remote)], check=True)
+    store = Store.open(str(remote), root / ".bench-data")
+    store.sync()
+    cold = timed(lambda: store.search(qs[0]))  # a new process: reads the tree, builds the index
+    note, first, fresh, grep = [], [], [], []
+    who = Author("bench", "bench@example.com")
+    for i in range(n):
+        q = qs[i % len(qs)]
+        text = f"{rng.choice(CORE)} note {i} about {rng.choice(CORE)} {rng.choice(CORE)}"
+        save = partial(notes.save_note, store, text, today="2026-12-01", author=who)
+        note.append(timed(save))
+        first.append(timed(partial(store.search, q, 20)))
+        fresh.append(timed(lambda q=q: SearchIndex.build(store.tree()).search(q, 20)))
+        grep.append(timed(partial(git_grep, remote, q, "main")))
+    print(f"{n} one-note commits through the store; cold first search {cold:.0f} ms")
+    print(f"note (save_note, local remote): p50 {pct(note, 50):.0f} ms, p99 {pct(note, 99):.0f} ms")
+    rows = [
+        ("first search after a commit", first),
+        ("same, index built afresh", fresh),
+        ("git grep on the new commit", grep),
+    ]
+    print(f"{'ms':30} {'p50':>7} {'p95':>7} {'p99':>7}")
+    for name, values in rows:
+        print(f"{name:30} {pct(values, 50):7.1f} {pct(values, 95):7.1f} {pct(values, 99):7.1f}")
+    print(f"ratio fresh build / updated, p50: {pct(fresh, 50) / pct(first, 50):.1f}x")
+    print(f"ratio git grep / updated, p50: {pct(grep, 50) / pct(first, 50):.1f}x")
+    print(f"agreement after the writes: {agreement(store.search, remote, qs[:25], 'main')}")
 
 
 def main() -> int:
@@ -259,6 +315,7 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--keep", type=Path, help="generate into this folder and keep it")
+    ap.add_argument("--writes", type=int, default=50, help="one-note commits, each then searched")
     opts = ap.parse_args()
     rng = random.Random(opts.seed)
     tmp = None if opts.keep else tempfile.mkdtemp(prefix="hippo-bench-search-")
@@ -296,7 +353,10 @@ def main() -> int:
             )
         report(rows, [k for k, _ in kinds_qs])
         print(f"hippo CPU time per query: p50 {pct(cpu, 50):.1f} ms, p95 {pct(cpu, 95):.1f} ms")
-        print(f"\nagreement: {agreement(index, root, qs[:25])}")
+        print(f"\nagreement: {agreement(index.search, root, qs[:25])}")
+        if opts.writes:
+            print()
+            after_writes(root, qs, opts.writes, rng)
         return 0
     finally:
         if tmp:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from github import Auth, Github, GithubIntegration
+if TYPE_CHECKING:  # PyGithub (about 35 MB) loads when a client is made, not with the webhook
+    from github import Auth, Github, GithubIntegration
 
 GITHUB_API = "https://api.github.com"
 
@@ -63,6 +65,8 @@ def _options(settings: GitHubSettings) -> dict[str, object]:
 
 
 def app_auth(settings: GitHubSettings) -> Auth.AppAuth:
+    from github import Auth
+
     return Auth.AppAuth(settings.app_id, settings.private_key)
 
 
@@ -70,6 +74,8 @@ def integration(settings: GitHubSettings) -> GithubIntegration:
     """The App-level client (JWT auth): installations and access tokens."""
     if not settings.is_app:
         raise GitHubNotConfigured()
+    from github import GithubIntegration
+
     return GithubIntegration(auth=app_auth(settings), **_options(settings))  # type: ignore[arg-type]
 
 
@@ -86,6 +92,8 @@ def repo_installation(settings: GitHubSettings, repo: str) -> int:
 
 def client(settings: GitHubSettings, installation_id: int | None = None) -> Github:
     """A REST client acting as the App's installation (when an id is given) or with the token."""
+    from github import Auth, Github
+
     auth: Auth.Auth
     if settings.is_app and installation_id:
         auth = app_auth(settings).get_installation_auth(int(installation_id))

@@ -10,9 +10,11 @@ from __future__ import annotations
 import threading
 import time
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from integrations.github import GitHubSettings, integration
+if TYPE_CHECKING:  # PyGithub loads when a token is minted, not for every remote
+    from integrations.github import GitHubSettings
 
 REFRESH_MARGIN = 300.0  # seconds before expiry that a new token is minted
 
@@ -51,6 +53,8 @@ class InstallationToken:
         with self._lock:
             if self._token and time.time() < self._expires - REFRESH_MARGIN:
                 return self._token
+            from integrations.github import integration
+
             app = integration(self._settings)
             if self._installation is None:
                 self._installation = app.get_repo_installation(self._owner, self._name).id

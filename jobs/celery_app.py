@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from celery import signals
 
 from integrations import metrics
-from jobs import dream, journal, maintenance, observe
+from jobs import dream, journal, maintenance, observe, workspace_dreams, workspaces
 from jobs.agent import tasks as agent_tasks
 from jobs.broker import BROKER_DOWN, settings
 from jobs.config import Config
@@ -27,7 +27,7 @@ from jobs.github import tasks as github_tasks
 from jobs.health import Heartbeat, MetricsEndpoint
 from jobs.leases import LeaseRenewal
 from jobs.runtime import Runtime
-from jobs.slack import instructions
+from jobs.slack import home, instructions
 from jobs.slack import tasks as slack_tasks
 from jobs.task_base import HippoCelery, TaskModule
 
@@ -36,10 +36,12 @@ __all__ = ["BROKER_DOWN", "TASK_MODULES", "enqueue", "make_celery", "registered_
 TASK_MODULES: tuple[TaskModule, ...] = (
     slack_tasks,
     instructions,
+    home,
     agent_tasks,
     github_tasks,
     github_checks,
     dream,
+    workspace_dreams,  # many workspaces: one nightly dream per installed workspace
     maintenance,
 )
 log = logging.getLogger("hippo.tasks")
@@ -68,6 +70,9 @@ def enqueue(rt: Runtime, task: str, **kwargs: Any) -> None:
     and the current request id in its headers (the task's logs and commits carry it), written
     down in the intake journal first (jobs/journal.py) so no acked request is lost."""
     rid = observe.REQUEST_ID.get() or observe.new_id()
+    team = workspaces.team_of(rt)  # many workspaces: the team travels with the work
+    if team and not kwargs.get("team"):
+        kwargs["team"] = team
     task_id = journal.record(rt.redis, task, kwargs)
     try:
         rt.celery.send_task(task, kwargs=kwargs, task_id=task_id, headers={observe.HEADER: rid})

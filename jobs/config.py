@@ -8,14 +8,13 @@ Nothing reads os.environ outside `Config.from_env`. Tests build a Config directl
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-from integrations.safe_http import PrivateAllowance
 
 SLACK_API_DEFAULT = "https://slack.com/api/"
 GITHUB_API_DEFAULT = "https://api.github.com"
@@ -82,9 +81,23 @@ def _list(value: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip())
 
 
+def _slack_ids(name: str, value: str) -> tuple[str, ...]:
+    """HIPPO_ADMINS: Slack user group ids (S…) and user ids (U…, W…), comma-separated."""
+    items = _list(value)
+    for item in items:
+        if not re.fullmatch(r"[SUW][A-Z0-9]{2,}", item):
+            raise ConfigError(
+                f"{name} item {item!r} is not a Slack user group id (S…) or user id (U…, W…); "
+                "find a group's id in its Slack page's URL or with usergroups.list"
+            )
+    return items
+
+
 def _addresses(name: str, value: str) -> tuple[str, ...]:
     """HIPPO_VERIFY_PRIVATE: addresses, networks or address:port items."""
     items = _list(value)
+    if items:  # requests and urllib3 come with it: only when there is something to check
+        from integrations.safe_http import PrivateAllowance
     for item in items:
         try:
             PrivateAllowance.parse(item)
@@ -94,6 +107,16 @@ def _addresses(name: str, value: str) -> tuple[str, ...]:
                 "write e.g. 10.0.0.0/8, 127.0.0.1:8080 or [::1]:8080"
             ) from exc
     return items
+
+
+def _template(name: str, value: str) -> str:
+    """HIPPO_MEMORY_REMOTE_TEMPLATE: a remote with `{team}` where the workspace id goes."""
+    if value and (value.count("{team}") != 1 or value.replace("{team}", "").count("{") > 0):
+        raise ConfigError(
+            f"{name}={value!r} must hold `{{team}}` once (and no other braces), e.g. "
+            "https://github.com/acme/memory-{team}.git"
+        )
+    return value
 
 
 def _tokens(value: str) -> dict[str, str]:
@@ -132,9 +155,14 @@ class Config:
     slack_signing_secret: str = ""  # Basic Information → Signing Secret
     slack_app_token: str = ""  # Basic Information → App-Level Tokens (xapp-…), Socket Mode only
     slack_api_url: str = SLACK_API_DEFAULT
+    # Basic Information → App Credentials: Sign in with Slack; without SLACK_BOT_TOKEN, OAuth
+    # installs into many workspaces
     slack_client_id: str = ""
     slack_client_secret: str = ""
+    database_url: str = ""  # installations; empty: SQLite under data_dir
+    memory_remote_template: str = ""  # each workspace's remote, e.g. https://…/memory-{team}.git
     save_reaction: str = "brain"
+    slack_admins: tuple[str, ...] = ()  # HIPPO_ADMINS: who may revert, forget and dream
     # GitHub
     github_app_id: str = ""
     github_app_private_key: str = ""
@@ -178,6 +206,13 @@ class Config:
         return bool(self.slack_bot_token)
 
     @property
+    def slack_oauth(self) -> bool:
+        """Installed through OAuth in many workspaces: the app's client id and secret and no
+        SLACK_BOT_TOKEN. With the token, hippo serves that one workspace (and the console's
+        Sign in with Slack uses the client id and secret)."""
+        return bool(self.slack_client_id and self.slack_client_secret and not self.slack_bot_token)
+
+    @property
     def llm_enabled(self) -> bool:
         return bool(self.anthropic_api_key)
 
@@ -210,6 +245,10 @@ def _channels(value: str) -> dict[str, str]:
     return channels
 
 
+def _port(get: Get) -> int:
+    return _int("PORT", get("PORT", "3000") or "3000")
+
+
 def _memory_settings(get: Get) -> dict[str, Any]:
     """Where the memory lives and how hippo reaches it."""
     return dict(
@@ -229,7 +268,7 @@ def _memory_settings(get: Get) -> dict[str, Any]:
         memory_timeout=_seconds("HIPPO_MEMORY_TIMEOUT", get("HIPPO_MEMORY_TIMEOUT", "30") or "30"),
         workspace=get("HIPPO_WORKSPACE", "default"),
         redis_url=get("REDIS_URL"),
-        port=_int("PORT", get("PORT", "3000") or "3000"),
+        port=_port(get),
         task_lease=_seconds("HIPPO_TASK_LEASE", get("HIPPO_TASK_LEASE", "60") or "60"),
     )
 
@@ -243,7 +282,12 @@ def _service_settings(get: Get) -> dict[str, Any]:
         slack_api_url=get("SLACK_API_URL", SLACK_API_DEFAULT) or SLACK_API_DEFAULT,
         slack_client_id=get("SLACK_CLIENT_ID"),
         slack_client_secret=get("SLACK_CLIENT_SECRET"),
+        database_url=get("DATABASE_URL"),
+        memory_remote_template=_template(
+            "HIPPO_MEMORY_REMOTE_TEMPLATE", get("HIPPO_MEMORY_REMOTE_TEMPLATE")
+        ),
         save_reaction=get("HIPPO_SAVE_REACTION", "brain").strip(":") or "brain",
+        slack_admins=_slack_ids("HIPPO_ADMINS", get("HIPPO_ADMINS")),
         github_app_id=get("GITHUB_APP_ID"),
         github_app_private_key=get("GITHUB_APP_PRIVATE_KEY").replace("\\n", "\n"),
         github_token=get("GITHUB_TOKEN"),
@@ -277,7 +321,8 @@ def _behaviour_settings(get: Get) -> dict[str, Any]:
         console_token=get("HIPPO_CONSOLE_TOKEN"),
         secret_key=get("HIPPO_SECRET_KEY"),
         mcp_tokens=_tokens(get("HIPPO_MCP_TOKENS")),
-        public_url=get("HIPPO_PUBLIC_URL", "http://localhost:3000") or "http://localhost:3000",
+        # Unset: where this web process listens, so links work on any PORT.
+        public_url=get("HIPPO_PUBLIC_URL") or f"http://localhost:{_port(get)}",
         log_format=_choice("HIPPO_LOG_FORMAT", get("HIPPO_LOG_FORMAT") or "auto", LOG_FORMATS),
         log_level=_choice("HIPPO_LOG_LEVEL", get("HIPPO_LOG_LEVEL").upper() or "INFO", LEVELS),
         metrics_port=_int("HIPPO_METRICS_PORT", get("HIPPO_METRICS_PORT") or "0"),

@@ -11,21 +11,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from zoneinfo import ZoneInfo
 
 from celery.schedules import crontab
-from github import Github
 
 from integrations import github as gh
 from integrations import metrics
-from integrations.dream_llm import ClaudeDreamer
-from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
 from jobs import oplog
-from jobs.agent.turn import agent_usage
 from jobs.config import Config, today
 from jobs.read_counts import last_reads, read_counts
 from jobs.runtime import Runtime
+from jobs.slack import delivery, permissions
+from jobs.slack.home import refresh_homes
 from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from memory import notes, snapshot
@@ -35,6 +33,11 @@ from memory.dream.run import Report, dream
 from memory.dream.verifiers import Verdict, Verifier, Verifiers
 from memory.errors import MemoryStoreError
 from memory.git.maintenance import maintain
+
+# The verifiers (PyGithub, requests), Claude (anthropic) and the agent's counters load when a
+# dream runs: the web process imports this module for its task names.
+if TYPE_CHECKING:
+    from github import Github
 
 log = logging.getLogger("hippo.dream")
 
@@ -93,6 +96,8 @@ class CountedVerifiers(Verifiers):
 
 def make_verifiers(rt: Runtime) -> Verifiers:
     """GitHub when configured, Slack when a bot token is set, HTTP for HIPPO_VERIFY_HOSTS."""
+    from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+
     config = rt.config
     found: list[Verifier] = []
     settings = gh.GitHubSettings(
@@ -161,6 +166,8 @@ def _dream_locked(
     verifiers = make_verifiers(rt)
     claude = None
     if rt.llm is not None:
+        from integrations.dream_llm import ClaudeDreamer
+
         claude = ClaudeDreamer(
             rt.llm, verifiers, model=rt.config.model, allowed_hosts=rt.config.verify_hosts
         )
@@ -191,6 +198,8 @@ def _dream_locked(
 
 def _publish(rt: Runtime, report: Report, workspace: str, now: datetime, posted: str) -> Outcome:
     """The dream's snapshot and digest, then a repack when it left many loose objects."""
+    from jobs.agent.turn import agent_usage
+
     # The agent's cache hits of the day before (its counters are per UTC day).
     yesterday = (now.astimezone(UTC) - timedelta(days=1)).date().isoformat()
     report.extra["agent_usage"] = agent_usage(rt.redis, yesterday)
@@ -203,6 +212,7 @@ def _publish(rt: Runtime, report: Report, workspace: str, now: datetime, posted:
         except MemoryStoreError as exc:  # the weekly run catches up; the dream succeeded
             log.warning("maintenance after the dream failed: %s", exc)
     rt.redis.set(posted, ts or "-", ex=DIGEST_TTL)
+    refresh_homes(rt)  # App Home shows the last dream: republish it for recent viewers
     return Outcome("skipped" if report.skipped else "done", report, snap.version, ts)
 
 
@@ -240,17 +250,20 @@ def post_digest(rt: Runtime, report: Report, workspace: str) -> str:
 
 
 @task(DREAM, autoretry_for=RETRY["autoretry_for"], max_retries=3, retry_backoff=30)
-def dream_task(self: HippoTask, *, workspace: str = "", now_iso: str | None = None) -> DreamStatus:
+def dream_task(
+    self: HippoTask, *, workspace: str = "", now_iso: str | None = None, **ctx: Any
+) -> DreamStatus:
     """The nightly (and on-demand) dream; a retry continues where the last attempt stopped."""
     return run_dream(self.runtime, workspace, now_iso).status
 
 
 @task(SLACK_DREAM, **RETRY)
 def slack_dream(self: HippoTask, *, key: str, channel: str, user: str = "", **ctx: Any) -> None:
-    """`/hippo dream`: workspace admins (owners too) only; the digest is the answer."""
+    """`/hippo dream` or App Home's button: admins (permissions.is_admin) only; the digest is
+    the answer."""
     rt = self.runtime
-    if rt.config.slack_bot_token and not is_admin(rt, user):
-        reply_once(rt, self, key, channel, "Only workspace admins can start a dream.")
+    if not permissions.is_admin(rt, user):
+        reply_once(rt, self, key, channel, permissions.refusal(rt, "start a dream"))
         return
     outcome = run_dream(rt, rt.config.workspace, ctx.get("now_iso") or None)
     if outcome.status == "busy":
@@ -259,14 +272,19 @@ def slack_dream(self: HippoTask, *, key: str, channel: str, user: str = "", **ct
         reply_once(rt, self, key, channel, "Tonight's dream already ran; nothing changed.")
 
 
-def is_admin(rt: Runtime, user: str) -> bool:
-    try:
-        info = rt.slack.users_info(user=user)
-    except Exception as exc:
-        log.warning("users.info %s failed: %s", user, exc)
+def refused(rt: Runtime, ctx: dict[str, Any], user: str, channel: str, what: str) -> bool:
+    """True (and the person told, only them) when `user` may not press a destructive button.
+    The button's claim is released, so an admin's press after the refusal still counts."""
+    if permissions.is_admin(rt, user):
         return False
-    person = info.get("user") or {}
-    return bool(person.get("is_admin") or person.get("is_owner"))
+    if ctx.get("claim"):
+        rt.redis.delete(str(ctx["claim"]))
+    text = permissions.refusal(rt, what)
+    try:
+        delivery.ephemeral(rt, channel, user, text)
+    except Exception as exc:  # SlackApiError, a channel gone: the refusal stands regardless
+        log.warning("could not tell %s that %s was refused: %s", user, what, exc)
+    return True
 
 
 @task(REVERT, **RETRY)
@@ -275,6 +293,8 @@ def revert_step(
 ) -> None:
     """The digest's Revert button: undo one step as a commit by the person, answer in thread."""
     rt = self.runtime
+    if refused(rt, ctx, user, channel, "revert a dream step"):
+        return
 
     def write() -> str:
         done = rt.store.revert(commit, author(user))
@@ -293,6 +313,8 @@ def forget_file(
 ) -> None:
     """The digest's Forget button on a file nobody used: the person removes it (tombstoned)."""
     rt = self.runtime
+    if refused(rt, ctx, user, channel, "forget files from the digest"):
+        return
     why = "nobody used it in 60 days and nothing could check it (the dream's digest)"
 
     def write() -> str:

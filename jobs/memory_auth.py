@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import replace
 from urllib.parse import urlsplit
 
-from integrations.github import GitHubSettings
 from integrations.memory_token import InstallationToken, is_github_host, repo_of
 from jobs.config import Config, ConfigError
 from memory.git.credentials import RemoteAuth, is_ssh
@@ -60,6 +59,8 @@ def remote_auth(config: Config) -> RemoteAuth:
                 "HIPPO_MEMORY_AUTH=github-app needs GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY"
             )
         loopback = urlsplit(config.github_api_url).hostname in ("127.0.0.1", "localhost", "::1")
+        from integrations.github import GitHubSettings  # PyGithub: only for the App's token
+
         settings = GitHubSettings(
             api_url=config.github_api_url,
             app_id=config.github_app_id,

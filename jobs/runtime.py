@@ -1,6 +1,8 @@
 """The one place that turns a Config into live things: Redis, the memory store, outside clients.
 
 Built lazily and once per process (web, worker, CLI). Tests build a Runtime from their own Config.
+Each client's library is imported when the client is first built, not with this module: `hippo
+note` needs the store only, and importing anthropic, Celery and slack_sdk cost it two seconds.
 """
 
 from __future__ import annotations
@@ -8,21 +10,19 @@ from __future__ import annotations
 import threading
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import redis
-from celery import Celery
-from redis.backoff import ConstantBackoff
-from redis.retry import Retry
-from slack_sdk import WebClient
-
-from integrations import metrics
-from integrations.llm import make_client
-from integrations.slack import Outbox, Poster, SlackPoster, make_web_client
-from jobs import broker, embedded_redis
 from jobs.config import Config
 from memory.git.store import Store
+
+if TYPE_CHECKING:
+    import anthropic
+    import redis
+    from celery import Celery
+    from slack_sdk import WebClient
+
+    from integrations.slack import Poster
+    from jobs import embedded_redis
 
 
 def redis_options() -> dict[str, Any]:
@@ -30,6 +30,10 @@ def redis_options() -> dict[str, Any]:
     (a 503 that Slack retries), and a task's error lets Celery retry it later. One quick retry
     rides over a dropped connection (Redis restarted); a timeout is not retried, and redis-py's
     default (3 retries of either, backing off) could take many seconds."""
+    import redis
+    from redis.backoff import ConstantBackoff
+    from redis.retry import Retry
+
     return {
         "socket_connect_timeout": 1.0,
         "socket_timeout": 2.0,
@@ -55,6 +59,8 @@ class Runtime:
     def _embedded_server(self) -> embedded_redis.Server:
         with self._lock:
             if self._embedded is None:
+                from jobs import embedded_redis
+
                 # A real redis-server on a socket, shared with the other hippo processes on this
                 # data folder and stopped by the last of them to leave (jobs/embedded_redis.py).
                 self._embedded = embedded_redis.acquire(Path(self.config.data_dir))
@@ -62,6 +68,8 @@ class Runtime:
 
     @cached_property
     def redis(self) -> redis.Redis:
+        import redis
+
         url = self.config.redis_url
         if url.startswith("redis+socket://"):  # kombu's spelling; `hippo dev` hands it down
             return redis.Redis(
@@ -85,6 +93,8 @@ class Runtime:
             redis=self.redis if self.config.redis_url else None,
             auth=remote_auth(self.config),
         )
+        from integrations import metrics
+
         store.observer = metrics.observe_write  # write latency, refusals, push retries
         return store
 
@@ -93,6 +103,8 @@ class Runtime:
         """The Claude client, or None without ANTHROPIC_API_KEY (deterministic fallbacks)."""
         if not self.config.anthropic_api_key:
             return None
+        from integrations.llm import make_client
+
         return make_client(
             self.config.anthropic_api_key,
             self.config.anthropic_base_url or None,
@@ -102,11 +114,15 @@ class Runtime:
     @cached_property
     def slack(self) -> WebClient:
         """The Slack Web API client (429 and 5xx retried), at SLACK_API_URL."""
+        from integrations.slack import make_web_client
+
         return make_web_client(self.config.slack_bot_token, self.config.slack_api_url)
 
     @cached_property
     def poster(self) -> Poster:
         """Slack when SLACK_BOT_TOKEN is set, else the console outbox (listed at /outbox)."""
+        from integrations.slack import Outbox, SlackPoster
+
         if self.config.slack_bot_token:
             return SlackPoster(self.slack)
         return Outbox(self.redis)
@@ -116,6 +132,10 @@ class Runtime:
         """The Celery app this process sends tasks through, by name (`jobs.celery_app.enqueue`).
         Tasks run in the app `jobs.celery_app.make_celery(runtime)` builds, which carries its
         Runtime to them; this one holds no tasks and never becomes Celery's current app."""
+        from celery import Celery
+
+        from jobs import broker
+
         app = Celery("hippo", set_as_current=False)
         app.conf.update(broker.settings(self.config, self.redis_url))
         return app
@@ -128,4 +148,6 @@ class Runtime:
         if "redis" in self.__dict__ and server is not None:
             self.redis.close()
         if server is not None:
+            from jobs import embedded_redis
+
             embedded_redis.release(server)

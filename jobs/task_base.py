@@ -18,6 +18,7 @@ from celery import Celery, Task, current_app
 
 from jobs.broker import BROKER_DOWN
 from jobs.runtime import Runtime
+from jobs.workspaces import runtime_for
 from memory.errors import LockTimeout, RemoteError
 
 
@@ -26,10 +27,20 @@ class HippoTask(Task):  # type: ignore[misc]  # celery ships no types
 
     @property
     def runtime(self) -> Runtime:
+        """The app's Runtime; for a task of one of many installed workspaces (its `team`
+        keyword, added by `enqueue`), that workspace's: its memory, its token (read from the
+        installation store once per run, so an uninstall takes effect at the next task)."""
         app = self.app
         if not isinstance(app, HippoCelery):
             raise TypeError(f"{self.name} runs only in an app from jobs.celery_app.make_celery")
-        return app.runtime
+        team = str((getattr(self.request, "kwargs", None) or {}).get("team") or "")
+        if not team or not app.runtime.config.slack_oauth:
+            return app.runtime
+        found = getattr(self.request, "hippo_runtime", None)
+        if not isinstance(found, Runtime):
+            found = runtime_for(app.runtime, team)
+            self.request.hippo_runtime = found  # the request lives as long as this run
+        return found
 
 
 class HippoCelery(Celery):  # type: ignore[misc]  # celery ships no types

@@ -1,10 +1,11 @@
 """Search over one commit's tree: words and "quoted phrases", case-insensitive, ranked.
 
 The text lives in one folded string (`memory.search_text.FoldedText`), so finding a term is one
-C-speed pass rather than a Python loop over files. The rarest term drives the scan; other terms
-are checked on the lines it finds. Every line has a prior (entry bonus less length penalty)
-computed at build, so with thousands of candidates only those whose upper bound can still make
-the top `limit` are scored, and only the final hits are decoded and parsed as entries.
+C-speed pass rather than a Python loop over files. After a commit the index is updated from the
+tree diff (`SearchIndex.updated`), not rebuilt. The rarest term drives the scan; other terms are
+checked on the lines it finds. Every line has a prior (entry bonus less length penalty) computed at
+build, so with thousands of candidates only those whose upper bound can still make the top
+`limit` are scored, and only the final hits are decoded and parsed as entries.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import heapq
 import math
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
@@ -44,6 +46,10 @@ ANY_WINDOWS = 4  # … estimating how rare each is from this many samples of the
 ANY_FILES = 200  # … and looks for all but the rarest in at most this many files
 COMMON_SHARE = 0.01  # search_any drops words found in more than this share of the lines
 COMMON_FLOOR = 500.0  # … and more than this many times (a small memory keeps every word)
+# An update touching more files than this (or a quarter of them) builds afresh, and so does one
+# after which the text of replaced and removed files would pass this share of the blob.
+REBUILD_FILES = 256
+REBUILD_DEAD = 0.25
 
 _TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
 # Starts with a literal, so re's scanner jumps to it (a leading class would try every byte).
@@ -107,19 +113,34 @@ def matches_entry(query: str, text: str) -> bool:
 class SearchIndex:
     """A warm, read-only view of one commit's tree for search. Build once per commit."""
 
-    def __init__(self, blob: FoldedText) -> None:
+    def __init__(
+        self,
+        blob: FoldedText,
+        *,
+        archive: bool = False,
+        prior: list[float] | None = None,
+        start: int = 0,
+        age: int = 0,
+    ) -> None:
+        """The index of `blob`; `prior` holds the priors of its first `start` lines when it grew
+        from an older index's blob (those lines are unchanged), so only new lines are scored."""
         self._blob = blob
         self.paths = blob.paths
+        self.archive = archive
+        self.age = age  # updates applied since the last full build
+        start = 0 if prior is None else start
+        m = blob.size_lines
         # What a line scores before its query terms: the entry bonus, less the length penalty.
-        self._prior = [
+        fresh = [
             (ENTRY_BONUS if b else 0.0) - LENGTH_PENALTY * min(n, LONG) / LONG
-            for b, n in zip(blob.bullet, blob.body, strict=False)
+            for b, n in zip(blob.bullet[start:m], blob.body[start:m], strict=True)
         ]
+        self._prior = _grown(prior, start, fresh)
         # Facts removed on purpose (tombstones, revoked lessons) still hit, after live ones.
-        for k in blob.lines_matching(_REVOKED):
+        for k in blob.lines_matching(_REVOKED, start):
             self._prior[k] -= DEMOTED
-        if FORGOTTEN in self.paths:
-            f = self.paths.index(FORGOTTEN)
+        f = blob.live.get(FORGOTTEN)
+        if f is not None and blob.firsts[f] >= start:
             for k in range(blob.firsts[f], blob.firsts[f + 1]):
                 self._prior[k] -= DEMOTED
 
@@ -129,10 +150,30 @@ class SearchIndex:
         skipped. The archive (episodes, never put in context) is left out; `archive=True`
         indexes only it, for a search of episodes on purpose."""
         kept = {p: b for p, b in tree.items() if p.startswith(ARCHIVE) == archive}
-        return cls(FoldedText.build(kept))
+        return cls(FoldedText.build(kept), archive=archive)
+
+    def updated(self, tree: Mapping[str, bytes], changed: Iterable[str]) -> SearchIndex:
+        """The index of `tree`, which differs from this index's tree only in the `changed`
+        paths (added, modified or removed: a tree diff). A small change is applied to a copy;
+        a large one, or one that would leave dead text over REBUILD_DEAD of the blob, builds
+        afresh. This index stays as it was, for searches still running on it."""
+        blob = self._blob
+        mine = [p for p in dict.fromkeys(changed) if p.startswith(ARCHIVE) == self.archive]
+        if not mine:
+            return self
+        old = [blob.live[p] for p in mine if p in blob.live]
+        dying = blob.dead_bytes + sum(blob.starts[f + 1] - blob.starts[f] for f in old)
+        if len(mine) > max(REBUILD_FILES, len(blob.live) // 4) or dying > len(blob.data) * (
+            REBUILD_DEAD
+        ):
+            return SearchIndex.build(tree, archive=self.archive)
+        grown = blob.updated(tree, mine)
+        return SearchIndex(
+            grown, archive=self.archive, prior=self._prior, start=blob.size_lines, age=self.age + 1
+        )
 
     def __len__(self) -> int:
-        return len(self.paths)
+        return len(self._blob.live)
 
     def search(self, query: str, limit: int = 20) -> list[Hit]:
         """The best `limit` hits for `query`: every word/phrase occurs in the line or in its
@@ -146,7 +187,7 @@ class SearchIndex:
         # A line scores at most its prior + q.best + its file's context bonus. With many
         # candidates, score the best-looking few first: the k-th of those is a bar most of the
         # rest cannot reach, so they are dropped unscored; the rest go best-looking first.
-        heap: list[tuple[float, bytes, int, int, int]] = []
+        heap: list[tuple[float, bytes, int, int, int, int]] = []
         if len(found) <= limit * PRESCORE:
             self._rank(found, found, q, limit, heap, 0.0)
         else:
@@ -167,7 +208,7 @@ class SearchIndex:
                     [k for k in rest if k not in whole], found, q, limit, heap, q.partial, True
                 )
         heap.sort(reverse=True)
-        return [self._hit(k, f, score) for score, _, _, k, f in heap]
+        return [self._hit(k, f, score) for score, _, _, _, k, f in heap]
 
     def search_any(self, query: str, limit: int = 10) -> list[Hit]:
         """The best `limit` lines holding any of the query's words, for a task written as prose
@@ -176,8 +217,11 @@ class SearchIndex:
         more than COMMON_SHARE of the lines (and COMMON_FLOOR times) are dropped: they say
         little about the task. For speed one word, the rarest, is looked for everywhere (one
         pass over the text); the others only in the files that it, or a path or title, found
-        (at most ANY_FILES). Deterministic for a given tree and query."""
-        blob, total = self._blob, len(self._blob.lines) - 1
+        (at most ANY_FILES). Deterministic for a given tree and query; on an index updated
+        from a tree diff the rarity samples fall elsewhere in the text, so over 512 KB of text
+        (where `estimate` samples instead of counting) its weights can differ slightly."""
+        blob = self._blob
+        total = blob.size_lines - blob.dead_lines  # live lines: a fresh build's count
         terms = list(dict.fromkeys(t.text for t in parse_query(query)))[:ANY_TERMS]
         cap = max(total * COMMON_SHARE, COMMON_FLOOR)
         seen = sorted((blob.estimate(t, ANY_WINDOWS), t) for t in terms)
@@ -190,16 +234,21 @@ class SearchIndex:
                 named[f] = named.get(f, 0.0) + w * CONTEXT_ONLY
         driver = next(iter(weight))
         scores = dict.fromkeys(blob.lines_with(driver), weight[driver])
-        near = sorted({*named, *(blob.line_file[k] for k in scores)})[:ANY_FILES]
+        # By path order (rank), not file number: an updated index appends files out of order.
+        rank = blob.rank
+        near = sorted({*named, *(blob.line_file[k] for k in scores)}, key=rank.__getitem__)
+        near = near[:ANY_FILES]
         for t, w in list(weight.items())[1:]:
             for f in near:
                 for k in blob.lines_with(t, f):
                     scores[k] = scores.get(k, 0.0) + w
         prior, line_file = self._prior, blob.line_file
-        ranked = (
-            (round(w + prior[k] + named.get(line_file[k], 0.0), 4), -k) for k, w in scores.items()
+        ranked = (  # ties: the first path, then the first line, as in a fresh build
+            (round(w + prior[k] + named.get(f, 0.0), 4), -rank[f], -k, f)
+            for k, w in scores.items()
+            for f in (line_file[k],)
         )
-        return [self._hit(-k, line_file[-k], score) for score, k in heapq.nlargest(limit, ranked)]
+        return [self._hit(-k, f, score) for score, _, k, f in heapq.nlargest(limit, ranked)]
 
     def _rank(
         self,
@@ -207,15 +256,17 @@ class SearchIndex:
         files: Mapping[int, int],
         q: _Query,
         limit: int,
-        heap: list[tuple[float, bytes, int, int, int]],
+        heap: list[tuple[float, bytes, int, int, int, int]],
         short: float,
         ordered: bool = False,
     ) -> None:
-        """Push the scored `lines` into the top-`limit` heap (score, added, -line, line, file).
+        """Push the scored `lines` into the top-`limit` heap (score, added, -file rank, -line,
+        line, file): ties go to the first path, then the first line, as in a fresh build.
         Once it is full, skip a line whose bound (prior + context bonus + q.best - `short`, what
         these lines are known to miss) cannot reach the smallest; when `lines` come by falling
         prior, stop at the first that cannot, whatever its bonus."""
         prior, bonus, seq, blob = self._prior, q.bonus.get, q.sequence, self._blob
+        rank = blob.rank
         best = q.best - short
         top = best + max(q.bonus.values(), default=0.0)
         for k in lines:
@@ -229,7 +280,7 @@ class SearchIndex:
                 if bound < heap[0][0]:
                     continue
             score, added = self._score(k, f, q)
-            item = (score, added, -k, k, f)
+            item = (score, added, -rank[f], -k, k, f)
             if len(heap) < limit:
                 heapq.heappush(heap, item)
             elif item > heap[0]:
@@ -317,6 +368,21 @@ class SearchIndex:
             if entry is not None:
                 return Hit(path, line_no, entry.text, entry.metadata, score)
         return Hit(path, line_no, text.strip() or path, {}, score, entry=False)
+
+
+_GROW = threading.Lock()
+
+
+def _grown(prior: list[float] | None, start: int, fresh: list[float]) -> list[float]:
+    """The first `start` of `prior` then `fresh`: appended in place when no other index grew
+    from `prior` yet (the older index reads only its own lines), else on a copy."""
+    if prior is None:
+        return fresh
+    with _GROW:
+        if len(prior) == start:
+            prior.extend(fresh)
+            return prior
+    return prior[:start] + fresh
 
 
 class _Query:

@@ -8,13 +8,13 @@ Pure; built once per commit by `memory.search.SearchIndex`.
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import pairwise
 from operator import sub
-from typing import NamedTuple
 
 from memory.format import parse
 
@@ -42,7 +42,12 @@ def fold(text: str) -> str:
 class FoldedText:
     """Files f = 0..n-1 and lines k = 0..m-1 of the folded text. File f spans
     data[starts[f]:starts[f+1]-1] and line k spans data[lines[k]:lines[k+1]-1]; each file ends
-    with a b"\\n" of its own, so no line crosses files. Both lists end with len(data)."""
+    with a b"\\n" of its own, so no line crosses files. Both lists end with len(data).
+
+    A blob grows by `updated`: the old version of a changed file stays where it is, dead and
+    blanked (spaces, its newlines kept, so it can never hit), and the new version is appended,
+    so a commit costs what it changed plus one copy of the text, not a fold of every file.
+    `rank` orders files by path, so hits tie-break as a fresh build of the same tree would."""
 
     paths: list[str]
     raws: list[bytes]  # the original bytes, to show hits as written
@@ -57,36 +62,57 @@ class FoldedText:
     body: list[int]  # per line: bytes before a trailing metadata bracket
     bullet: bytearray  # per line: 1 when it looks like an entry (a bullet in a .md file)
     fenced: set[int]  # files with code fences, where bullet-looking lines may be code
+    dead: frozenset[int] = frozenset()  # files replaced or removed since the blob was built
+    dead_bytes: int = 0  # the bytes of dead files, blanked but still scanned: a rebuild drops them
+    dead_lines: int = 0  # the lines of dead files (size_lines less this: the live lines)
+    rank: list[int] = field(default_factory=list)  # per file: its place in path order
+    live: dict[str, int] = field(default_factory=dict)  # path -> file, live files only
     _entry_lines: dict[int, frozenset[int]] = field(default_factory=dict)
+    # The per-line lists may be longer than this blob's lines: a newer blob grown from this one
+    # appends to them in place (this blob never reads past its own lines).
+    size_lines: int = 0
 
     @classmethod
     def build(cls, tree: Mapping[str, bytes]) -> FoldedText:
         """Fold every UTF-8 text file of `tree`; binary and non-UTF-8 files are skipped."""
-        paths, raws, data, starts, ctx_parts, title_at, fenced = _fold_files(tree)
-        lines = [0, *(m.end() for m in _NEWLINE.finditer(data))]
-        line_of = {offset: k for k, offset in enumerate(lines)}
-        firsts = [line_of[s] for s in starts]
-        line_file: list[int] = []
-        for f, (a, b) in enumerate(pairwise(firsts)):
-            line_file += [f] * (b - a)
-        body = list(map(sub, lines[1:], lines))
-        for start, end in [m.span() for m in _META_TAIL.finditer(data)]:
-            k = line_of[end] - 1
-            body[k] = start - lines[k]
-        bullet = bytearray(len(lines) - 1)
-        heads = [m.start() + 1 for m in _BULLET_NL.finditer(data)]
-        heads += [0] if _BULLET.match(data) else []
-        md = [path.endswith(".md") for path in paths]
-        for k in map(line_of.__getitem__, heads):
-            bullet[k] = md[line_file[k]]
-        ctx_starts = [0]
-        for part in ctx_parts:
-            ctx_starts.append(ctx_starts[-1] + len(part))
-        titles = [line_of[t] for t in title_at]
-        ctx = b"".join(ctx_parts)
-        return cls(
-            paths, raws, data, starts, lines, ctx, ctx_starts, titles, firsts, line_file, body,
-            bullet, fenced,
+        empty = cls([], [], b"", [0], [0], b"", [0], [], [0], [], [], bytearray(), set())
+        return empty._extend(tree, set())
+
+    def updated(self, tree: Mapping[str, bytes], changed: Iterable[str]) -> FoldedText:
+        """A new blob for `tree`, where only the `changed` paths (added, modified or removed)
+        differ from this blob's; this blob is left as it was, for searches still using it."""
+        paths = set(changed)
+        gone = {self.live[p] for p in paths if p in self.live}
+        return self._extend({p: tree[p] for p in paths if p in tree}, gone)
+
+    def _extend(self, tree: Mapping[str, bytes], gone: set[int]) -> FoldedText:
+        """This blob with the `gone` files blanked and the files of `tree` appended."""
+        seg = _Segment(tree)
+        n, m, size = len(self.paths), self.size_lines, len(self.data)
+        live = dict(self.live)
+        kept_rank = {p: self.rank[f] for p, f in live.items() if f in gone}
+        for f in gone:
+            del live[self.paths[f]]
+        live.update((p, n + i) for i, p in enumerate(seg.paths))
+        rank = self.rank + [kept_rank.get(p, -1) for p in seg.paths]
+        if -1 in rank[n:]:  # a new path: rank every live file again (a changed one keeps its own)
+            for r, (_, f) in enumerate(sorted(live.items())):
+                rank[f] = r
+        lines, line_file, body, bullet = _grow(
+            self, [size + x for x in seg.lines[1:]], [n + f for f in seg.line_file], seg
+        )
+        return FoldedText(
+            self.paths + seg.paths, self.raws + seg.raws,
+            _blanked(self.data, self.starts, gone, seg.data),
+            self.starts[:-1] + [size + s for s in seg.starts], lines,
+            _blanked(self.ctx, self.ctx_starts, gone, seg.ctx),
+            self.ctx_starts + [len(self.ctx) + c for c in seg.ctx_starts[1:]],
+            self.titles + [m + t for t in seg.titles],
+            self.firsts[:-1] + [m + x for x in seg.firsts], line_file, body, bullet,
+            self.fenced | {n + f for f in seg.fenced}, self.dead | gone,
+            self.dead_bytes + sum(self.starts[f + 1] - self.starts[f] for f in gone),
+            self.dead_lines + sum(self.firsts[f + 1] - self.firsts[f] for f in gone),
+            rank, live, dict(self._entry_lines), m + len(seg.lines) - 1,
         )  # fmt: skip
 
     def line(self, k: int) -> bytes:
@@ -140,7 +166,7 @@ class FoldedText:
         words = [
             re.escape(t) + rb"(?<![A-Za-z0-9]" + re.escape(t) + rb")(?![A-Za-z0-9])" for t in terms
         ]
-        if len(lines) > len(self.lines) // 8:  # a good share of all lines: one pass is cheaper
+        if len(lines) > self.size_lines // 8:  # a good share of all lines: one pass is cheaper
             found: set[int] = set()
             for word in words:
                 found.update(self.lines_matching(re.compile(word + rb"[^\n]*")))
@@ -148,12 +174,11 @@ class FoldedText:
         rxs, at = [re.compile(word) for word in words], self.lines
         return {k for k in lines if any(rx.search(self.data, at[k], at[k + 1]) for rx in rxs)}
 
-    def lines_matching(self, rx: re.Pattern[bytes]) -> list[int]:
-        """The lines where `rx` matches (in the folded text), once each."""
+    def lines_matching(self, rx: re.Pattern[bytes], start: int = 0) -> list[int]:
+        """The lines from line `start` on where `rx` matches (in the folded text), once each."""
         line_of = partial(bisect_right, self.lines)
-        return [
-            k - 1 for k in dict.fromkeys(map(line_of, (m.start() for m in rx.finditer(self.data))))
-        ]
+        found = rx.finditer(self.data, self.lines[start])
+        return [k - 1 for k in dict.fromkeys(map(line_of, (m.start() for m in found)))]
 
     def has(self, term: bytes, k: int) -> bool:
         return self.data.find(term, self.lines[k], self.lines[k + 1] - 1) >= 0
@@ -181,6 +206,98 @@ class FoldedText:
         else:  # folding may have moved byte offsets: go by line number
             text = raw.split(b"\n")[self.line_no(k, f) - 1]
         return text.decode("utf-8").rstrip("\r")
+
+
+_GROW = threading.Lock()
+_BLANK = bytes(10 if b == 10 else 32 for b in range(256))  # every byte a space, but newlines
+
+
+def _grow(
+    blob: FoldedText, lines: list[int], line_file: list[int], seg: _Segment
+) -> tuple[list[int], list[int], list[int], bytearray]:
+    """`blob`'s per-line lists with a segment's appended: in place when no other blob grew
+    from `blob` yet (an older blob reads only its own lines), else on a copy."""
+    m = blob.size_lines
+    with _GROW:
+        if len(blob.line_file) != m:
+            return (
+                blob.lines[: m + 1] + lines, blob.line_file[:m] + line_file,
+                blob.body[:m] + seg.body, blob.bullet[:m] + seg.bullet,
+            )  # fmt: skip
+        blob.lines.extend(lines)
+        blob.line_file.extend(line_file)
+        blob.body.extend(seg.body)
+        blob.bullet.extend(seg.bullet)
+        return blob.lines, blob.line_file, blob.body, blob.bullet
+
+
+def _blanked(data: bytes, starts: list[int], files: set[int], tail: bytes) -> bytes:
+    """`data` with the spans of `files` blanked, then `tail`: one copy of the text."""
+    view, pos = memoryview(data), 0
+    parts: list[bytes | memoryview] = []
+    for f in sorted(files):
+        a, b = starts[f], starts[f + 1]
+        parts += (view[pos:a], data[a:b].translate(_BLANK))
+        pos = b
+    parts += (view[pos:], tail)
+    return b"".join(parts)
+
+
+class _Segment:
+    """The folded files of one `tree`, with offsets from 0: what `FoldedText._extend` appends."""
+
+    def __init__(self, tree: Mapping[str, bytes]) -> None:
+        self.paths: list[str] = []
+        self.raws: list[bytes] = []
+        parts: list[bytes] = []
+        self.starts: list[int] = []
+        ctx_parts: list[bytes] = []
+        title_at: list[int] = []
+        self.fenced: set[int] = set()
+        pos = 0
+        for path in sorted(tree):
+            raw = tree[path]
+            low = _fold_bytes(raw)
+            if low is None:
+                continue
+            lo, hi = _first_line(low)
+            if b"```" in low or b"~~~" in low:
+                self.fenced.add(len(self.paths))
+            self.paths.append(path)
+            self.raws.append(raw)
+            self.starts.append(pos)
+            title_at.append(pos + lo)
+            parts += (low, b"\n")
+            ctx_parts.append(fold(path).encode() + b" " + low[lo:hi] + b"\n")
+            pos += len(low) + 1
+        self.data = b"".join(parts)
+        self.ctx = b"".join(ctx_parts)
+        self.ctx_starts = [0]
+        for part in ctx_parts:
+            self.ctx_starts.append(self.ctx_starts[-1] + len(part))
+        self._index_lines(title_at)
+
+    def _index_lines(self, title_at: list[int]) -> None:
+        """Line offsets, files, bodies, bullets and titles of the folded text."""
+        data = self.data
+        self.starts.append(len(data))
+        self.lines = lines = [0, *(m.end() for m in _NEWLINE.finditer(data))]
+        line_of = {offset: k for k, offset in enumerate(lines)}
+        self.firsts = [line_of[s] for s in self.starts]
+        self.line_file: list[int] = []
+        for f, (a, b) in enumerate(pairwise(self.firsts)):
+            self.line_file += [f] * (b - a)
+        self.body = list(map(sub, lines[1:], lines))
+        for start, end in [m.span() for m in _META_TAIL.finditer(data)]:
+            k = line_of[end] - 1
+            self.body[k] = start - lines[k]
+        self.bullet = bytearray(len(lines) - 1)
+        heads = [m.start() + 1 for m in _BULLET_NL.finditer(data)]
+        heads += [0] if _BULLET.match(data) else []
+        md = [path.endswith(".md") for path in self.paths]
+        for k in map(line_of.__getitem__, heads):
+            self.bullet[k] = md[self.line_file[k]]
+        self.titles = [line_of[t] for t in title_at]
 
 
 def _fold_bytes(raw: bytes) -> bytes | None:
@@ -211,44 +328,3 @@ def _first_line(data: bytes) -> tuple[int, int]:
             return pos, end
         pos = end + 1
     return 0, 0
-
-
-class _Folded(NamedTuple):
-    """Every text file of a tree folded and joined, before the line tables are built."""
-
-    paths: list[str]
-    raws: list[bytes]
-    data: bytes  # the folded files, each followed by a newline
-    starts: list[int]  # where each file starts in `data`, and len(data) last
-    ctx_parts: list[bytes]  # per file: its folded path and first line (what a term's context is)
-    title_at: list[int]  # where each file's first non-blank line starts
-    fenced: set[int]  # files holding a code fence
-
-
-def _fold_files(tree: Mapping[str, bytes]) -> _Folded:
-    paths: list[str] = []
-    raws: list[bytes] = []
-    parts: list[bytes] = []
-    starts: list[int] = []
-    ctx_parts: list[bytes] = []
-    title_at: list[int] = []
-    fenced: set[int] = set()
-    pos = 0
-    for path in sorted(tree):
-        raw = tree[path]
-        low = _fold_bytes(raw)
-        if low is None:
-            continue
-        lo, hi = _first_line(low)
-        if b"```" in low or b"~~~" in low:
-            fenced.add(len(paths))
-        paths.append(path)
-        raws.append(raw)
-        starts.append(pos)
-        title_at.append(pos + lo)
-        parts += (low, b"\n")
-        ctx_parts.append(fold(path).encode() + b" " + low[lo:hi] + b"\n")
-        pos += len(low) + 1
-    data = b"".join(parts)
-    starts.append(len(data))
-    return _Folded(paths, raws, data, starts, ctx_parts, title_at, fenced)

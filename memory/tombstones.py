@@ -8,6 +8,7 @@ merged into <path>`) are recorded too but never refuse anything: their fact live
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memory import facts
@@ -42,10 +43,38 @@ class Tombstone:
         return ", ".join(bits)
 
 
-def load(text: str | None) -> list[Tombstone]:
+class Stones(list[Tombstone]):
+    """The tombstones of forgotten.md in file order, indexed on first use so that `check` looks
+    at the stones that could match a text (the same key, or one of its words) instead of every
+    one: a night checks hundreds of entries against thousands of stones. Not to be changed
+    after a check (the index is not updated)."""
+
+    _index: dict[str, list[int]] | None = None
+
+    def near(self, key: str, words: frozenset[str]) -> list[Tombstone]:
+        """In file order, the stones whose key is `key` or whose first content word (in sorted
+        order) is among `words`: every stone `covers` could match has its words in `words`."""
+        index = self._index
+        if index is None:
+            index = {}
+            for i, stone in enumerate(self):
+                if stone.merged:
+                    continue  # never refuses anything
+                index.setdefault(f"key:{stone.key}", []).append(i)
+                mine = facts.fact(stone.text).words
+                if len(mine) >= facts.MIN_WORDS:
+                    index.setdefault(min(mine), []).append(i)
+            self._index = index
+        found = set(index.get(f"key:{key}", []))
+        for w in words:
+            found.update(index.get(w, ()))
+        return [self[i] for i in sorted(found)]
+
+
+def load(text: str | None) -> Stones:
     if not text:
-        return []
-    out = []
+        return Stones()
+    out = Stones()
     for e in fmt.parse(text).entries:
         out.append(
             Tombstone(
@@ -60,12 +89,14 @@ def load(text: str | None) -> list[Tombstone]:
     return out
 
 
-def check(text: str, stones: list[Tombstone]) -> None:
+def check(text: str, stones: Sequence[Tombstone]) -> None:
     """Raise TombstoneConflict when `text` is a forgotten fact: the same words after
     normalisation, or all of its content words said again (with more)."""
     key = fmt.normalise(text)
     if not key:
         return
+    if isinstance(stones, Stones):
+        stones = stones.near(key, facts.fact(text).words)
     for stone in stones:
         if stone.merged:
             continue

@@ -11,10 +11,17 @@ from tests.conftest import CONFORMANCE
 from tests.fakes.slack import BOT_USER, form_body, payload_body, signed_headers
 
 EVENTS = CONFORMANCE / "slack-events" / "bolt-python"
+GOLDEN = CONFORMANCE / "slack-events" / "slack-web-golden"  # captured from a real workspace
 
 
 def conformance(name: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((EVENTS / name).read_text())
+    return data
+
+
+def golden(name: str) -> dict[str, Any]:
+    """A payload captured from a real workspace (slack-web's golden files)."""
+    data: dict[str, Any] = json.loads((GOLDEN / name).read_text())
     return data
 
 
@@ -38,14 +45,34 @@ def mention(
     return body
 
 
-def command(text: str, *, trigger: str = "111.111.xxx", channel_name: str = "dev") -> str:
-    """The conformance slash command body, as /hippo with `text`."""
+def command(
+    text: str,
+    *,
+    trigger: str = "111.111.xxx",
+    channel_name: str = "dev",
+    response_url: str = "",
+    user: str = "W111",
+    team: str = "",
+    channel: str = "",
+) -> str:
+    """The conformance slash command body, as /hippo with `text`. Its response_url (Slack's
+    hooks.slack.com) is replaced by `response_url` (a loopback fake's), or dropped: no test may
+    reach Slack. `team`: from that workspace (no Enterprise Grid), `channel`: in that channel."""
     raw = (EVENTS / "slash_command.form-urlencoded.txt").read_text().strip()
     fields = {k: v for k, v in (p.split("=", 1) for p in raw.split("&"))}
     from urllib.parse import unquote_plus
 
     fields = {k: unquote_plus(v) for k, v in fields.items()}
     fields.update(command="/hippo", text=text, trigger_id=trigger, channel_name=channel_name)
+    fields.update(response_url=response_url, user_id=user)
+    if team:
+        fields.update(team_id=team)
+        fields.pop("enterprise_id", None)
+        fields.pop("enterprise_name", None)
+    if channel:
+        fields.update(channel_id=channel)
+    if not response_url:
+        del fields["response_url"]
     return form_body(fields)
 
 

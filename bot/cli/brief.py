@@ -6,18 +6,20 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
-from memory import briefing
-from memory.briefing import BadBrief
-from memory.repo_prefs import BadRepo
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
     from jobs.runtime import Runtime
 
 Sub = Any  # argparse's _SubParsersAction is private
+# memory.briefing.DEFAULT_BUDGET, for --help without importing the briefing (and its regex
+# module); tests/bot/test_brief.py checks they agree.
+DEFAULT_BUDGET = 1500
 
 
 def cmd_brief(args: argparse.Namespace, rt: Runtime) -> int:
     from jobs.briefing import brief  # redis and the rest load only when a command runs
+    from memory.briefing import BadBrief
+    from memory.repo_prefs import BadRepo
 
     try:
         task = " ".join(args.task)
@@ -66,9 +68,9 @@ def add_commands(sub: Sub) -> None:
     p.add_argument(
         "--budget",
         type=int,
-        default=briefing.DEFAULT_BUDGET,
+        default=DEFAULT_BUDGET,
         metavar="TOKENS",
-        help=f"at most this many tokens, estimated ({briefing.DEFAULT_BUDGET})",
+        help=f"at most this many tokens, estimated ({DEFAULT_BUDGET})",
     )
     out.add_json(p)
     p.set_defaults(func=cmd_brief)

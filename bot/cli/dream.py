@@ -6,7 +6,6 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
-from memory.dream.run import STEPS
 
 if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
     from jobs.dream import Outcome
@@ -27,6 +26,7 @@ def add_commands(sub: Any) -> None:
 
 def cmd_dream(args: argparse.Namespace, rt: Runtime) -> int:
     from jobs.dream import run_dream
+    from memory.dream.run import STEPS
 
     with out.progress("dream", total=len(STEPS)) as advance:
         outcome = run_dream(rt, args.workspace, args.now, on_step=advance)

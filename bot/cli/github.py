@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
 
-if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+if TYPE_CHECKING:  # PyGithub loads when a command talks to GitHub, not for --help
     from jobs.github.backfill import Learned
     from jobs.runtime import Runtime
 

@@ -12,16 +12,20 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import signal
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.cli import brief, dream, github, mcp, remote, server
+from bot.cli import brief, dream, github, mcp, remote, server, workspaces
 from bot.cli import memory as memory_commands
 from bot.cli import output as out
 from jobs.config import Config, ConfigError
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
+
+if TYPE_CHECKING:
+    from jobs.runtime import Runtime
 
 
 class AddCommands(Protocol):
@@ -39,6 +43,7 @@ COMMANDS: tuple[AddCommands, ...] = (
     dream.add_commands,
     github.add_commands,
     remote.add_commands,
+    workspaces.add_commands,
 )
 
 
@@ -109,11 +114,9 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
         from pathlib import Path
 
         config = replace(config, data_dir=Path(args.data_dir))
-    import redis
+    from jobs.runtime import Runtime  # the store and git: not for --help or a usage error
 
-    from jobs.runtime import Runtime  # Redis, Celery, Slack and anthropic clients: not for --help
-
-    rt = Runtime(config)
+    rt: Runtime = Runtime(config)
     previous = _exit_on_sigterm()
     try:
         return int(args.func(args, rt))
@@ -126,15 +129,24 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
     except MemoryStoreError as exc:
         out.error(str(exc))
         return out.FAILED
-    except redis.RedisError as exc:
-        out.error(f"Redis did not answer ({exc}); check REDIS_URL")
-        return out.UNREACHABLE
     except KeyboardInterrupt:
         return out.INTERRUPTED
+    except Exception as exc:
+        if not _is_redis_error(exc):
+            raise
+        out.error(f"Redis did not answer ({exc}); check REDIS_URL")
+        return out.UNREACHABLE
     finally:
         rt.close()  # leave the embedded Redis (the last hippo process to leave stops it)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _is_redis_error(exc: Exception) -> bool:
+    """A Redis error, without importing redis for commands that never use it (a command that
+    used Redis has imported it)."""
+    redis = sys.modules.get("redis")
+    return redis is not None and isinstance(exc, redis.RedisError)
 
 
 def _stop(signum: int, frame: object) -> None:

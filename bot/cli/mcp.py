@@ -9,7 +9,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+if TYPE_CHECKING:  # the MCP SDK loads when `hippo mcp` serves, not for --help
     from jobs.runtime import Runtime
 
 

@@ -8,17 +8,18 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
-from integrations import metrics
-from memory import notes, snapshot, validate, version
-from memory.git.store import DREAMER, Author
 
-if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+# Each command imports what it uses when it runs: `hippo --help` loads no store, no git.
+if TYPE_CHECKING:
     from jobs.runtime import Runtime
+    from memory.git.store import Author
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
 
 
 def _author(args: argparse.Namespace) -> Author:
+    from memory.git.store import Author
+
     who = getattr(args, "by", None) or "hippo cli"
     return Author(who, f"{who.replace(' ', '.')}@cli.hippo.invalid")
 
@@ -33,6 +34,9 @@ def cmd_init(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
+    from integrations import metrics
+    from memory import notes, snapshot, validate
+
     saved = notes.save_note(
         rt.store,
         args.text,
@@ -67,6 +71,8 @@ def _match_json(m: Any) -> dict[str, Any]:
 
 
 def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
+    from memory import notes, validate
+
     found = notes.matches(rt.store, args.text)
     pick = [(m.path, m.text) for m in found] if args.all else None
     done = notes.forget(
@@ -96,6 +102,9 @@ def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
+    from memory import version
+    from memory.git.store import DREAMER
+
     rt.store.sync()
     tree = {p: b.decode("utf-8", "replace") for p, b in rt.store.tree().items()}
     found, batch = version.migrate_ops(tree)

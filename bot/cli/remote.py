@@ -12,12 +12,10 @@ from typing import TYPE_CHECKING, Any
 from bot.cli.output import progress
 from jobs.config import ConfigError
 from memory.errors import MemoryStoreError
-from memory.git.credentials import is_ssh, redact
-from memory.git.maintenance import check_push, maintain
-from memory.git.store import BRANCH, Store, is_local
 
-if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+if TYPE_CHECKING:  # the store (pygit2) loads when a command runs, not for --help
     from jobs.runtime import Runtime
+    from memory.git.store import Store
 
 Sub = Any
 
@@ -38,6 +36,7 @@ def _check(name: str, fn: Callable[[], str]) -> dict[str, Any]:
 
 def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
     from jobs.memory_auth import method  # PyGithub, for GitHub App credentials
+    from memory.git.credentials import is_ssh, redact
 
     config = rt.config
     results: list[dict[str, Any]] = []
@@ -71,6 +70,8 @@ def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
 
 def _remote_checks(store: Store) -> list[tuple[str, Callable[[], str]]]:
     """Reach, fetch and push, in order: each only means something once the one before passed."""
+    from memory.git.maintenance import check_push
+    from memory.git.store import BRANCH
 
     def reach() -> str:
         heads = [h for h in store.heads() if h.startswith("refs/heads/")]
@@ -94,6 +95,9 @@ def _remote_checks(store: Store) -> list[tuple[str, Callable[[], str]]]:
 
 
 def cmd_maintenance(args: argparse.Namespace, rt: Runtime) -> int:
+    from memory.git.maintenance import maintain
+    from memory.git.store import is_local
+
     rt.store.sync()
     with progress("repacking", total=2 if is_local(rt.store.remote) else 1) as advance:
         done = maintain(rt.store, only_if_needed=args.if_needed, progress=advance)

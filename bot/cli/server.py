@@ -13,15 +13,12 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from filelock import FileLock
-from filelock import Timeout as FileLockTimeout
-
-from jobs import observe
 from jobs.metrics_dir import prepare
 
-if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
+if TYPE_CHECKING:  # Flask, werkzeug and the store load when a server starts, not for --help
     from flask import Flask
     from werkzeug.serving import BaseWSGIServer
 
@@ -145,7 +142,11 @@ def cmd_beat(args: argparse.Namespace, rt: Runtime) -> int:
 
 def cmd_dev(args: argparse.Namespace, rt: Runtime) -> int:
     """Web (in this process) + worker with embedded beat (a child), until Ctrl-C or SIGTERM."""
+    from filelock import FileLock
+    from filelock import Timeout as FileLockTimeout
+
     from bot.app import create_app
+    from jobs import observe
 
     observe.install("web", rt.config.log_format, rt.config.log_level)
     # One `hippo dev` per data folder: a second would run a second beat (every digest twice).
@@ -180,8 +181,12 @@ def _dev(args: argparse.Namespace, rt: Runtime, create_app: Any) -> int:
 
     rt.store.init()
     port = args.port or rt.config.port
+    env = child_env(rt)
+    if args.port and not os.environ.get("HIPPO_PUBLIC_URL"):  # links point where we listen
+        rt.config = replace(rt.config, port=port, public_url=f"http://localhost:{port}")
+        env["PORT"] = str(port)
     server = make_server(args.host, port, create_app(rt.config, rt), threaded=True)
-    worker = start_child(worker_argv(rt, args.concurrency, beat=True), rt)
+    worker = start_child(worker_argv(rt, args.concurrency, beat=True), rt, env)
     where = (
         "Slack" if rt.config.slack_bot_token else f"the outbox (http://{args.host}:{port}/outbox)"
     )
@@ -216,6 +221,7 @@ def cmd_socket(args: argparse.Namespace, rt: Runtime) -> int:
     from slack_bolt.adapter.socket_mode import SocketModeHandler
 
     from bot.slack.app import make_slack_app
+    from jobs import observe
 
     observe.install("socket", rt.config.log_format, rt.config.log_level)
     handler = SocketModeHandler(make_slack_app(rt, socket_mode=True), rt.config.slack_app_token)

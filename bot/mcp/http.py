@@ -18,17 +18,16 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from a2wsgi import ASGIMiddleware
 from flask import Flask, Response, jsonify, request
-from mcp.server.mcpserver import MCPServer
-from mcp.server.transport_security import TransportSecuritySettings
 
-from bot.mcp.server import SCOPE_USER, build_server, fixed
-from bot.mcp.tools import MemoryTools
 from jobs.runtime import Runtime
 
+# The MCP SDK (about 55 MB with pydantic) loads on the first authorised /mcp request: a web
+# worker that never serves MCP does not carry it.
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
+    from a2wsgi import ASGIMiddleware
+    from mcp.server.mcpserver import MCPServer
 
 EXTENSION = "hippo.mcp"
 
@@ -66,6 +65,11 @@ class Bridge:
             return self._wsgi
 
     def _start(self) -> ASGIMiddleware:
+        from a2wsgi import ASGIMiddleware
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        from bot.mcp.server import SCOPE_USER
+
         # The app itself is not used: it only creates the session manager we serve directly.
         # DNS-rebinding checks guard unauthenticated local servers; every request here needs a
         # bearer token a browser page cannot attach, and Host differs behind a proxy.
@@ -129,6 +133,8 @@ def register(app: Flask, rt: Runtime) -> None:
         nonlocal bridge
         with lock:
             if bridge is None:
+                from bot.mcp.server import build_server, fixed
+                from bot.mcp.tools import MemoryTools
                 from integrations.gate_llm import judge_for  # anthropic: at the first request
 
                 tools = MemoryTools(
@@ -155,6 +161,8 @@ def register(app: Flask, rt: Runtime) -> None:
             resp.status_code = 401
             resp.headers["WWW-Authenticate"] = 'Bearer realm="hippo"'
             return resp
+        from bot.mcp.server import SCOPE_USER
+
         request.environ[SCOPE_USER] = name
         # The ASGI bridge reads wsgi.input itself, past Flask's limit: hand it the body Flask
         # read (bounded by bot.limits, 413 beyond) instead of the socket.

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from slack_bolt import App, BoltResponse
 from slack_bolt.authorization import AuthorizeResult
 
-from bot.slack import agent, commands, dream, forget, mentions, notes
+from bot.slack import agent, commands, dream, forget, home, install, mentions, notes
 from bot.slack.claims import ClaimPending
 from jobs.celery_app import BROKER_DOWN
 from jobs.runtime import Runtime
@@ -26,12 +26,14 @@ class Listen(Protocol):
 
 
 LISTENERS: tuple[Listen, ...] = (
+    install.listen,  # uninstalls (and, many workspaces: the request's team); first, as before
     mentions.listen,  # app_mention and message: routes by intent (notes, forget, recall…)
     commands.listen,  # /hippo
     notes.listen,  # "Save to memory" shortcut, the :brain: reaction
     forget.listen,  # the "which one?" buttons
     agent.listen,  # the agent's "Try again" button
     dream.listen,  # the digest's Revert and Forget buttons
+    home.listen,  # App Home: app_home_opened, its dream and console buttons
 )
 
 log = logging.getLogger("hippo.slack")
@@ -51,6 +53,8 @@ def make_slack_app(rt: Runtime, *, socket_mode: bool = False) -> App:
             bot_token=config.slack_bot_token or None,  # None offline (console outbox)
         )
 
+    # Many workspaces (OAuth): each request's own workspace token (bot/slack/install.py).
+    options = install.bolt_options(rt) if config.slack_oauth else {"authorize": authorize}
     bolt = App(
         name="hippo",
         client=rt.slack,
@@ -59,7 +63,7 @@ def make_slack_app(rt: Runtime, *, socket_mode: bool = False) -> App:
         request_verification_enabled=not socket_mode,
         process_before_response=True,
         logger=log,
-        authorize=authorize,
+        **options,
     )
     for listen in LISTENERS:
         listen(bolt, rt)

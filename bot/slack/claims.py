@@ -79,7 +79,10 @@ def submit(
         raise
     pipe = rt.redis.pipeline(transaction=False)
     for key in keys:
-        pipe.set(key, Claim.QUEUED.value, ex=DEDUPE_TTL)
+        # Only a claim still held (xx): the task may already have run and released it (a refused
+        # Revert releases its button so an admin's press counts); setting it again would make
+        # that admin's press a duplicate.
+        pipe.set(key, Claim.QUEUED.value, ex=DEDUPE_TTL, xx=True)
     pipe.execute()
     _count(intent, "queued")
     return True

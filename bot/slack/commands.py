@@ -1,7 +1,10 @@
-"""`/hippo …`: the same requests as mentions, answered in the channel; help inline."""
+"""`/hippo …`: the same requests as mentions, answered only to the person (through the
+command's `response_url`, which works in any channel, joined or not, and in DMs) unless they ask
+to share: `/hippo share recall X` or `/hippo recall X --share` answer in the channel."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from slack_bolt import Ack, App
@@ -15,12 +18,19 @@ from jobs.slack.messages import help_text
 from jobs.slack.tasks import SHOW_HELP
 
 COMMAND = "/hippo"  # manifest.yml: features.slash_commands[].command
+_SHARE = re.compile(r"^share\s+|\s+--share\s*$", re.I)
+
+
+def shared(text: str) -> tuple[str, bool]:
+    """The command text without the share word, and whether the person asked to share."""
+    rest = _SHARE.sub("", text, count=1).strip()
+    return rest, rest != text.strip()
 
 
 def listen(bolt: App, rt: Runtime) -> None:
     @bolt.command(COMMAND)
     def on_command(ack: Ack, command: dict[str, Any]) -> None:
-        text = plain_text(str(command.get("text") or ""))
+        text, share = shared(plain_text(str(command.get("text") or "")))
         intent = route(text)
         if intent.task == SHOW_HELP:  # help (asked for, or the answer to an unknown command)
             ack(help_text(rt.config.save_reaction))
@@ -37,6 +47,8 @@ def listen(bolt: App, rt: Runtime) -> None:
                 ts="",
                 thread_ts="",
                 user=str(command.get("user_id") or ""),
+                response_url=str(command.get("response_url") or ""),
+                share=share,
             ),
         )
         ack(intent.ack if queued else "")

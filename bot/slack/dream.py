@@ -7,10 +7,11 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.claims import submit
+from bot.slack.claims import PREFIX, submit
 from bot.slack.intent import Intent, SlackContext
 from jobs.dream import FORGET_FILE, REVERT, SLACK_DREAM
 from jobs.runtime import Runtime
+from jobs.workspaces import TEAM
 from memory.dream.digest import FORGET_ACTION, REVERT_ACTION
 
 _DREAM = re.compile(r"^dream(?:\s+--now\s+(?P<now>\S+))?\s*$", re.I)
@@ -54,7 +55,8 @@ def _digest_button(
 ) -> None:
     """A digest button whose value is `workspace|value`: queue `task` once for that value."""
     workspace, _, value = str(action.get("value") or "").rpartition("|")
-    if not value or (workspace and workspace != rt.config.workspace):
+    here = TEAM.get() or rt.config.workspace
+    if not value or (workspace and workspace != here):
         return
     container = body.get("container") or {}
     channel = str(container.get("channel_id") or (body.get("channel") or {}).get("id") or "")
@@ -63,11 +65,14 @@ def _digest_button(
     submit(
         rt,
         Intent(task, {arg: value}),
-        [(claim_kind, value)],
+        # per workspace: two workspaces' digests may offer to forget the same path
+        [(claim_kind, here, value)],
         SlackContext(
             key=key.format(value=value, ts=message_ts),
             channel=channel,
             thread_ts=message_ts,
             user=user,
+            # released when the person may not do this (the claim above, as claims.submit keys it)
+            claim=f"{PREFIX}seen:{claim_kind}:{here}:{value}",
         ),
     )

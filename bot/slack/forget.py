@@ -34,6 +34,7 @@ def listen(bolt: App, rt: Runtime) -> None:
             return
         container = body.get("container") or {}
         channel = str(container.get("channel_id") or (body.get("channel") or {}).get("id") or "")
+        ephemeral = bool(container.get("is_ephemeral"))
         interaction = str(body.get("trigger_id") or action.get("action_ts") or question)
         submit(
             rt,
@@ -44,5 +45,7 @@ def listen(bolt: App, rt: Runtime) -> None:
                 channel=channel,
                 message_ts=str(container.get("message_ts") or ""),
                 user=str((body.get("user") or {}).get("id") or ""),
+                # an ephemeral question (asked with /hippo) is replaced through its response_url
+                response_url=str(body.get("response_url") or "") if ephemeral else "",
             ),
         )

@@ -41,8 +41,11 @@ class SlackContext:
     ts: str | None = None  # the message the request is about
     thread_ts: str | None = None  # where the reply goes
     message_ts: str | None = None  # the bot message whose button was pressed
+    response_url: str | None = None  # a slash command's or an ephemeral button's reply URL
+    share: bool | None = None  # the person asked to answer in the channel, not ephemerally
+    claim: str | None = None  # a button's Redis claim, released when the presser is refused
 
-    def as_kwargs(self) -> dict[str, str]:
+    def as_kwargs(self) -> dict[str, str | bool]:
         """The fields that were set, as the task's keyword arguments."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         return {name: value for name, value in values.items() if value is not None}

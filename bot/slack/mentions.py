@@ -3,6 +3,11 @@
 The same message can arrive twice (subscribed to both events, different event_ids); the claim on
 (channel, ts) lets exactly one through. A `message` only claims when it mentions hippo, so a
 plain message never swallows the mention (openclaw#34872).
+
+In a DM with hippo (`message.im`) every message is for hippo, with or without a mention, and the
+answer comes in the DM itself (in the thread only when the person wrote in one). Channel
+messages (`message.channels`/`message.groups`, no longer in manifest.yml: `app_mention` covers
+mentions) that do not mention hippo are dropped here, before any claim or task.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ def bot_user(body: dict[str, Any], context: BoltContext) -> str:
 def handle(rt: Runtime, body: dict[str, Any], event: dict[str, Any]) -> bool:
     """Route a mention and enqueue it once; False when it was a repeat."""
     channel, ts = str(event.get("channel") or ""), str(event.get("ts") or "")
+    direct = event.get("channel_type") == "im"  # a DM: answer in it, not in a new thread
     intent = route(plain_text(str(event.get("text") or "")))
     return submit(
         rt,
@@ -43,7 +49,7 @@ def handle(rt: Runtime, body: dict[str, Any], event: dict[str, Any]) -> bool:
             channel=channel,
             channel_name="",
             ts=ts,
-            thread_ts=str(event.get("thread_ts") or ts),
+            thread_ts=str(event.get("thread_ts") or ("" if direct else ts)),
             user=str(event.get("user") or ""),
         ),
     )
@@ -57,6 +63,9 @@ def listen(bolt: App, rt: Runtime) -> None:
     @bolt.event("message")
     def on_message(body: dict[str, Any], event: dict[str, Any], context: BoltContext) -> None:
         if event.get("subtype") not in _PEOPLE or event.get("bot_id"):
+            return
+        if event.get("channel_type") == "im":
+            handle(rt, body, event)
             return
         me = bot_user(body, context)
         if me and f"<@{me}" in str(event.get("text") or ""):

@@ -12,9 +12,11 @@ from slack_bolt.adapter.flask import SlackRequestHandler
 from slack_sdk.signature import SignatureVerifier
 
 from bot.console.auth import current_user
+from bot.slack import install
 from bot.slack.app import make_slack_app
 from integrations.slack import Outbox
 from jobs.runtime import Runtime
+from jobs.workspaces import team_scope
 
 
 def _plain_response(message: str, status: int) -> Response:
@@ -43,6 +45,8 @@ def malformed(body: str, content_type: str | None) -> str | None:
 
 def register(app: Flask, rt: Runtime) -> None:
     handler = SlackRequestHandler(make_slack_app(rt))
+    if rt.config.slack_oauth:
+        install.register_routes(app, handler)  # GET /slack/install, /slack/oauth_redirect
 
     @app.post("/slack/events")
     def slack_events() -> Response:
@@ -64,7 +68,8 @@ def register(app: Flask, rt: Runtime) -> None:
         why = malformed(body, request.mimetype)
         if why:
             return _plain_response(why, 400)
-        return handler.handle(request)
+        with team_scope():  # many workspaces: the request's team, for the tasks it queues
+            return handler.handle(request)
 
     @app.get("/outbox")
     def outbox() -> Response:

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import anthropic
 from redis.exceptions import LockError
 
-from jobs.agent.turn import PREFIX, Question, take_turn
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, task
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
@@ -34,14 +32,24 @@ RETRY_TTL = 7 * 24 * 3600  # how long a "Try again" button works
 # answer after the last retry (a "Try again" button), memory refused the edits, or answered.
 AnswerOutcome = Literal["duplicate", "gave up", "refused", "answered"]
 
-# What is worth retrying: the provider busy or unreachable, the memory remote unreachable.
-RETRYABLE: tuple[type[Exception], ...] = (
-    anthropic.RateLimitError,
-    anthropic.InternalServerError,  # 500, 503, 504 and 529 (OverloadedError)
-    anthropic.APIConnectionError,  # APITimeoutError included
-    RemoteError,
-    LockTimeout,
-)
+# The agent (jobs.agent.turn) and the anthropic SDK load when a question is answered: the web
+# process imports this module for its task names, and a worker without an API key never needs
+# them (anthropic alone is about 70 MB of a process).
+if TYPE_CHECKING:
+    from jobs.agent.turn import Question
+
+
+def retryable() -> tuple[type[Exception], ...]:
+    """What is worth retrying: the provider busy or unreachable, the memory remote unreachable."""
+    import anthropic
+
+    return (
+        anthropic.RateLimitError,
+        anthropic.InternalServerError,  # 500, 503, 504 and 529 (OverloadedError)
+        anthropic.APIConnectionError,  # APITimeoutError included
+        RemoteError,
+        LockTimeout,
+    )
 
 
 @task(ANSWER, max_retries=MAX_RETRIES, acks_late=True)
@@ -63,6 +71,8 @@ def answer(
 
     Takes the mention router's context (`key`, `channel`, `ts`, `thread_ts`, `user`) or the
     explicit `team`/`event_id`; `retry_of` is the ts of a "Try again" message to replace."""
+    from jobs.agent.turn import PREFIX, Question, take_turn
+
     rt = self.runtime
     q = Question(team, channel, thread_ts or ts, ts, user, text, event_id or key or self.request.id)
     if rt.redis.exists(f"{PREFIX}done:{q.event_id}"):
@@ -74,7 +84,7 @@ def answer(
         raise self.retry(countdown=BACKOFF)
     try:
         take_turn(rt, q)
-    except RETRYABLE as exc:
+    except retryable() as exc:
         retries = int(self.request.retries or 0)
         if retries < MAX_RETRIES:
             log.warning("agent turn %s failed (%s); retry %d", q.event_id, exc, retries + 1)
@@ -97,6 +107,8 @@ def answer(
 
 def offer_retry(rt: Runtime, q: Question, exc: Exception) -> None:
     """Tell the thread the turn failed, with a "Try again" button that re-runs it."""
+    from jobs.agent.turn import PREFIX
+
     rt.redis.set(f"{PREFIX}retry:{q.event_id}", json.dumps(q.__dict__), ex=RETRY_TTL)
     text = (
         f"Sorry, I could not answer: {_why(exc)}, even after retrying. Your question is kept, "
@@ -121,6 +133,8 @@ def offer_retry(rt: Runtime, q: Question, exc: Exception) -> None:
 
 def retry_from_button(rt: Runtime, value: str, action_ts: str) -> Question | None:
     """The question behind a "Try again" press, claimed once (a second press finds nothing)."""
+    from jobs.agent.turn import PREFIX, Question
+
     raw = rt.redis.getdel(f"{PREFIX}retry:{value}")
     if raw is None:
         return None
@@ -130,6 +144,8 @@ def retry_from_button(rt: Runtime, value: str, action_ts: str) -> Question | Non
 
 
 def _why(exc: Exception) -> str:
+    import anthropic
+
     if isinstance(exc, anthropic.RateLimitError):
         return "Claude's rate limit was reached"
     if isinstance(exc, anthropic.InternalServerError):

@@ -23,6 +23,7 @@ from jobs.agent.edits import HIPPO_EMAIL, push_edits
 from jobs.briefing import brief, guess_repo
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
+from jobs.slack import delivery
 from memory import format as fmt
 from memory import sandbox, secrets, snapshot
 from memory.git.store import Author
@@ -193,7 +194,8 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     out.disputed = [(x.text, x.other) for x in pushed.landed if x.verdict == "contradict"]
     _count_reads(rt, tools)
     text = body + _citations(out, tools, copy_sources(rt, tools.read, body))
-    rt.poster.post(q.channel, text, thread_ts=q.thread_ts or q.ts or None)
+    # asked with /hippo: only the person sees it (response_url), as every command's answer
+    delivery.deliver(rt, None, q.channel, text, thread_ts=q.thread_ts or q.ts or None)
     rt.redis.set(f"{PREFIX}done:{q.event_id}", "1", ex=DONE_TTL)
     rt.redis.rpush(f"{PREFIX}turns:{q.thread}", json.dumps([asked, body]))
     rt.redis.expire(f"{PREFIX}turns:{q.thread}", THREAD_TTL)

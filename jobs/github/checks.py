@@ -12,17 +12,18 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import requests
-from github import Github, GithubException
 
-from integrations import github_checks as checks
-from integrations.pitfalls_llm import ClaudeReviewer
 from jobs.github.tasks import github_client
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, retrying, task
 from memory.lessons import pitfalls
 from memory.lessons.gate import conventions_path
+
+if TYPE_CHECKING:  # PyGithub loads when a check runs (the web imports the task name to enqueue)
+    from github import Github
 
 log = logging.getLogger("hippo.github")
 
@@ -60,6 +61,9 @@ def summary(findings: list[pitfalls.Finding], lessons: int, repo: str, link: str
 
 def find(rt: Runtime, gh: Github, repo: str, number: int) -> tuple[list[pitfalls.Finding], int]:
     """The findings on this pull request, and how many lessons were checked."""
+    from integrations import github_checks as checks
+    from integrations.pitfalls_llm import ClaudeReviewer  # anthropic: only with an API key
+
     rt.store.sync()
     pits = pitfalls.pitfalls(rt.store.read_or_none(conventions_path(repo)))
     if not pits:
@@ -100,6 +104,8 @@ def check_pull(
 
 
 def _post(rt: Runtime, repo: str, number: int, head_sha: str, gh: Github) -> CheckResult:
+    from integrations import github_checks as checks
+
     findings, lessons = find(rt, gh, repo, number)
     conclusion = rt.config.check_conclusion if findings else "neutral"
     title = f"{len(findings)} known pitfall(s)" if findings else "No known pitfall"
@@ -128,6 +134,8 @@ def check_pull_request(
     installation_id: int | None = None,
 ) -> str:
     """An agent pull request opened or pushed: the "hippo conventions" check run."""
+    from github import GithubException
+
     rt = self.runtime
     try:
         result = check_pull(

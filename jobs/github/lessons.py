@@ -14,7 +14,6 @@ from typing import NamedTuple
 
 from slack_sdk.errors import SlackApiError
 
-from integrations.lessons_llm import ClaudeJudge
 from jobs import oplog
 from jobs.config import today
 from jobs.runtime import Runtime
@@ -92,6 +91,8 @@ def _plan_and_write(
 ) -> tuple[lessons.LessonPlan, WriteResult]:
     """Plan on the lesson's current text and write; plan again on a person's newer text."""
     agents = rt.config.agent_logins
+    from integrations.lessons_llm import ClaudeJudge  # anthropic: only with an API key
+
     judge = ClaudeJudge(rt.llm, rt.config.small_model) if rt.llm is not None else None
     path = lessons.conventions_path(facts.repo)
     subject = f"pull request {facts.repo}#{facts.number}: {outcome.replace('_', ' ')}"

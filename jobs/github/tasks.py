@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from github import Github, GithubException
-
 from integrations import github as gh
-from integrations.github_pulls import fetch_pull
-from jobs.github import comments
 from jobs.github.lessons import NOTHING, Learning, learn, outcome_key
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, retrying, task
 from memory.lessons import outcomes as po
+
+if TYPE_CHECKING:  # PyGithub loads when a pull request is fetched (the web imports task names)
+    from github import Github
 
 log = logging.getLogger("hippo.github")
 
@@ -89,6 +89,9 @@ def process_pull_request(
     read: po.ContentReader | None = None,
 ) -> Learning:
     """Fetch an ended agent pull request, learn from it (idempotent by its outcome), comment."""
+    from integrations.github_pulls import fetch_pull
+    from jobs.github import comments  # PyGithub, like fetch_pull
+
     if rt.store.find_key(delivery_id):  # learned before keys were outcomes (older hippo)
         return NOTHING
     gh = client or github_client(rt, installation_id, repo_full_name)
@@ -120,6 +123,8 @@ def handle_pull_request(
     sender_type: str = "",
 ) -> str:
     """A closed agent pull request: classify, archive the episode, maybe learn a lesson."""
+    from github import GithubException
+
     rt = self.runtime
     try:
         outcome, plan, _ = process_pull_request(

@@ -23,6 +23,8 @@ it; `--repo` works with list and remove too).
 • `@hippo <any other question>` in a thread: an answer from memory (written by \
 Claude when hippo has an API key), citing its files and sources.
 • `/hippo dream` (workspace admins): run tonight's dream now; the digest follows.
+• `/hippo …` answers only you; `/hippo share …` (or `… --share`) answers for the channel.
+• Write to me in a DM, no mention needed; my Home tab shows the memory at a glance.
 • `/hippo help`: this message."""
 
 FORGET_WHAT = "Forget what? Say `@hippo forget that <fact>`."

@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError
 
 from integrations.slack import Blocks
 from jobs.runtime import Runtime
+from jobs.slack import delivery
 from jobs.task_base import HippoTask, retrying
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.git.store import Author
@@ -81,7 +82,8 @@ def reply_once(
         if (held.decode() if isinstance(held, bytes) else held) != mine:
             return None
     try:
-        ts = rt.poster.post(channel, text, blocks=blocks, thread_ts=thread_ts or None)
+        # A slash command answers through its response_url; a channel hippo is not in, in a DM.
+        ts = delivery.deliver(rt, task, channel, text, blocks=blocks, thread_ts=thread_ts or None)
     except SlackApiError as exc:
         if exc.response.get("error") in PERMANENT:  # retrying cannot help; the write stands
             log.warning("reply for %s not posted in %s: %s", key, channel, exc.response["error"])

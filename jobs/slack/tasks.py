@@ -17,6 +17,7 @@ from integrations.slack import plain_text
 from jobs.config import today
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
+from jobs.slack import delivery
 from jobs.slack import messages as say
 from jobs.slack.replies import RETRY, author, reply_once, source_for, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
@@ -128,11 +129,12 @@ def forget_pick(
     rt = self.runtime
     raw = rt.redis.get(f"hippo:slack:question:{question}")
     if raw is None:
-        rt.poster.update(channel, message_ts, say.QUESTION_EXPIRED)
+        delivery.update(rt, self, channel, message_ts, say.QUESTION_EXPIRED)
         return
     asked = json.loads(raw)
     if pick < 0 or pick >= len(asked["matches"]):
-        rt.poster.update(channel, message_ts, f"Kept everything (<@{user}> chose to keep all).")
+        kept = f"Kept everything (<@{user}> chose to keep all)."
+        delivery.update(rt, self, channel, message_ts, kept)
         return
     path, text = asked["matches"][pick]
     # A rerun whose commit landed (the worker died before the edit) makes no second attempt.
@@ -151,10 +153,10 @@ def forget_pick(
         )
     if done is None or done.status == "removed":
         what = f"“{say.short(text)}” from {say.file_link(rt.config.public_url, path)}"
-        rt.poster.update(channel, message_ts, say.forgot(what) + f" (<@{user}>)")
+        delivery.update(rt, self, channel, message_ts, say.forgot(what) + f" (<@{user}>)")
     else:
         gone = f"“{say.short(text)}” is already gone from `{path}`."
-        rt.poster.update(channel, message_ts, gone)
+        delivery.update(rt, self, channel, message_ts, gone)
 
 
 @task(RECALL, **RETRY)

@@ -10,6 +10,7 @@ from typing import Any
 from memory import format as fmt
 from memory.dream.state import State
 from memory.ops import Operation, apply_ops
+from memory.validate import MAX_MESSAGE_CHARS
 
 # Files that are not topics: the index, the inbox, tombstones, daily notes, the archive, state.
 SPECIAL = frozenset({"MEMORY.md", "inbox.md", "forgotten.md"})
@@ -79,10 +80,20 @@ class StepResult:
     facts: dict[str, Any] = field(default_factory=dict)
 
     def message(self) -> str:
+        """The commit message. A body longer than a commit message may be (a big night merges
+        or deletes hundreds of entries) keeps its first lines and says how many more there
+        are; the commit's diff holds every change. Unbounded, the step was refused whole."""
         text = f"dream({self.step}): {self.subject}"
-        if self.body:
-            text += "\n\n" + "\n".join(self.body)
-        return text
+        budget, kept = MAX_MESSAGE_CHARS - len(text) - 120, 0
+        for line in self.body:
+            budget -= len(line) + 1
+            if budget < 0:
+                break
+            kept += 1
+        body = self.body[:kept]
+        if kept < len(self.body):
+            body.append(f"- and {len(self.body) - kept} more lines: the commit's diff has them")
+        return text + "\n\n" + "\n".join(body) if body else text
 
 
 def today_str(ctx: Context) -> str:

@@ -247,7 +247,9 @@ def _step(
         # refused (a secret, a forgotten fact, a conflict): this step writes nothing tonight,
         # the other steps go on, and the digest says why
         report.failed.append(f"{name}: {exc}")
-        report.steps.append(StepReport(name, None, f"dream({name}): not written: {exc}"))
+        seconds = time.perf_counter() - started
+        message = f"dream({name}): not written: {exc}"
+        report.steps.append(StepReport(name, None, message, seconds=seconds))
         return None
     for k, values in found.items():
         lists[k] += values  # written: tonight's checks count (a refused step checked nothing)

@@ -310,7 +310,12 @@ class Store:
             return SearchIndex.build(self.tree(sha), archive=True).search(query, limit=limit)
         warm = self._search  # one read: another thread may swap in a newer commit's index
         if warm is None or warm[0] != sha:
-            warm = self._search = (sha, SearchIndex.build(self.tree(sha)))
+            # After a commit the warm index is updated from the tree diff, not rebuilt.
+            tree, index = self.tree(sha), None
+            if warm is not None:
+                changed = self.trees.changes(warm[0], sha)
+                index = None if changed is None else warm[1].updated(tree, changed)
+            warm = self._search = (sha, SearchIndex.build(tree) if index is None else index)
         if any_word:
             return warm[1].search_any(query, limit=limit)
         return warm[1].search(query, limit=limit)

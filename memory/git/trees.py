@@ -21,6 +21,9 @@ class TreeCache:
         self._lock = threading.Lock()  # web threads and the writer share this cache
         self._trees: dict[str, dict[str, bytes]] = {}
         self._paths: tuple[str, list[str]] | None = None
+        # The last tree diff made to derive a tree: (from commit, to commit, paths changed);
+        # the store's search index is updated from it (see `changes`).
+        self._diff: tuple[str, str, list[str]] = ("", "", [])
 
     def files(self, sha: str) -> dict[str, bytes]:
         """Every file at commit `sha` as path → bytes."""
@@ -28,7 +31,7 @@ class TreeCache:
             if sha not in self._trees:
                 repo = self.mirror.repo
                 target = repo[sha].peel(pygit2.Commit).tree
-                files = self._from_cached(target)
+                files = self._from_cached(sha, target)
                 if files is None:
                     files = {}
                     _walk(target, "", files)
@@ -37,7 +40,18 @@ class TreeCache:
                 self._trees[sha] = files
             return self._trees[sha]
 
-    def _from_cached(self, target: pygit2.Tree) -> dict[str, bytes] | None:
+    def changes(self, old: str, new: str) -> list[str] | None:
+        """The paths added, modified or removed from commit `old` to `new` (a tree diff: the
+        one made to derive `new`'s tree when it came from `old`'s), or None when far apart."""
+        known = self._diff
+        if known[:2] == (old, new):
+            return known[2]
+        repo = self.mirror.repo
+        a, b = (repo[sha].peel(pygit2.Commit).tree for sha in (old, new))
+        diff = a.diff_to_tree(b)
+        return None if len(diff) > FAR_APART else _paths_of(diff)
+
+    def _from_cached(self, sha: str, target: pygit2.Tree) -> dict[str, bytes] | None:
         if not self._trees:
             return None
         repo = self.mirror.repo
@@ -47,6 +61,7 @@ class TreeCache:
         if len(diff) > FAR_APART:
             return None
         files = dict(self._trees[base_sha])
+        self._diff = (base_sha, sha, _paths_of(diff))
         for delta in diff.deltas:
             if delta.status_char() == "D":
                 files.pop(delta.old_file.path, None)
@@ -66,6 +81,10 @@ class TreeCache:
             _walk_paths(self.mirror.repo[sha].peel(pygit2.Commit).tree, "", found)
             known = self._paths = (sha, sorted(found))
         return known[1]
+
+
+def _paths_of(diff: pygit2.Diff) -> list[str]:
+    return [p for d in diff.deltas for p in (d.old_file.path, d.new_file.path)]
 
 
 def _walk_paths(tree: pygit2.Tree, prefix: str, out: list[str]) -> None:

@@ -129,6 +129,14 @@ def test_cli_bad_requests_exit_2(rt: Runtime, capsys: pytest.CaptureFixture[str]
     assert "budget" in capsys.readouterr().err
 
 
+def test_cli_default_budget_is_the_briefings() -> None:
+    """bot/cli/brief.py repeats the default budget so `hippo --help` needs no briefing import."""
+    from bot.cli import brief as brief_command
+    from memory import briefing
+
+    assert brief_command.DEFAULT_BUDGET == briefing.DEFAULT_BUDGET
+
+
 def test_cli_brief_as_a_process(rt: Runtime) -> None:
     """The installed entry point prints the same briefing from a fresh process."""
     env = {

@@ -47,6 +47,11 @@ class Call:
     def api(self) -> str:
         return self.path.strip("/").split("?")[0]
 
+    @property
+    def token(self) -> str:
+        auth = self.headers.get("Authorization") or self.headers.get("authorization") or ""
+        return auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else ""
+
 
 class SlackFake:
     """Slack's Web API on 127.0.0.1:<random port>, in a daemon thread."""
@@ -55,6 +60,13 @@ class SlackFake:
         self.requests: list[Call] = []
         self.channels: dict[str, str] = {"C111": "dev"}
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}
+        # users.info answers (user id → Slack's user object), user groups (id → member ids),
+        # each user's channels (users.conversations), channels hippo is not in (not_in_channel)
+        self.users: dict[str, dict[str, Any]] = {}
+        self.usergroups: dict[str, list[str]] = {}
+        self.memberships: dict[str, list[str]] = {}
+        self.not_joined: set[str] = set()
+        self.installs: dict[str, dict[str, str]] = {}  # OAuth code → the workspace it installs
         self._scripts: dict[str, deque[Reply]] = {}
         self._delays: dict[str, deque[float]] = {}
         self._outages: dict[str, tuple[float, tuple[int, ...]]] = {}
@@ -105,9 +117,23 @@ class SlackFake:
         with self._lock:
             self._outages[api] = (time.monotonic() + seconds, statuses)
 
+    def add_install(self, code: str, team: str, token: str, *, name: str = "") -> None:
+        """Let `oauth.v2.access` swap `code` for `token`, the bot token of workspace `team`
+        (bot user U<team>, bot B<team>); `auth.test` with that token answers as that bot."""
+        self.installs[code] = {"team": team, "token": token, "name": name or team}
+
+    def tokens(self, api: str) -> list[str]:
+        """The bearer token of every call of `api`, in order ("" when none was sent)."""
+        return [c.token for c in self.calls(api)]
+
     def calls(self, api: str) -> list[Call]:
         with self._lock:
             return [c for c in self.requests if c.api == api]
+
+    def hooks(self) -> list[Call]:
+        """Posts to response URLs (any path under /hooks/ on this server)."""
+        with self._lock:
+            return [c for c in self.requests if c.path.startswith("/hooks/")]
 
     def posts(self) -> list[dict[str, Any]]:
         """The form of every chat.postMessage that succeeded-or-not, in order."""
@@ -122,6 +148,10 @@ class SlackFake:
                 return found
             time.sleep(0.02)
         raise AssertionError(f"{api} called {len(self.calls(api))} times, wanted {n}")
+
+    def _oauth_access(self, code: str) -> dict[str, Any]:
+        with self._lock:
+            return _oauth_v2_access(self.installs.get(code))
 
     # -- serving --------------------------------------------------------------------------------
 
@@ -164,6 +194,20 @@ class SlackFake:
 
     def _answer(self, call: Call) -> dict[str, Any]:
         f = call.form
+        if call.api == "oauth.v2.access":
+            return self._oauth_access(str(f.get("code") or ""))
+        installed = next((i for i in self.installs.values() if i["token"] == call.token), None)
+        if call.api == "auth.test" and installed is not None:
+            team = installed["team"]
+            return {
+                "ok": True,
+                "user_id": f"U{team}",
+                "bot_id": f"B{team}",
+                "team_id": team,
+                "user": "hippo",
+                "team": installed["name"],
+                "url": f"https://{team.lower()}.slack.com/",
+            }
         if call.api == "auth.test":
             return {
                 "ok": True,
@@ -174,6 +218,24 @@ class SlackFake:
                 "team": "Test",
                 "url": "https://test.slack.com/",
             }
+        if call.api == "chat.postMessage" and f.get("channel") in self.not_joined:
+            return {"ok": False, "error": "not_in_channel"}
+        if call.api == "chat.postEphemeral" and f.get("channel") in self.not_joined:
+            return {"ok": False, "error": "not_in_channel"}
+        if call.api == "chat.postEphemeral":
+            return {"ok": True, "message_ts": f"{int(time.time())}.000001"}
+        if call.api == "users.info":
+            user = str(f.get("user"))
+            return {"ok": True, "user": {"id": user, **self.users.get(user, {})}}
+        if call.api == "usergroups.users.list":
+            group = str(f.get("usergroup"))
+            if group not in self.usergroups:
+                return {"ok": False, "error": "no_such_subteam"}
+            return {"ok": True, "users": self.usergroups[group]}
+        if call.api == "users.conversations":
+            ids = self.memberships.get(str(f.get("user")), [])
+            found = [{"id": c, "name": self.channels.get(c, c.lower())} for c in ids]
+            return {"ok": True, "channels": found, "response_metadata": {"next_cursor": ""}}
         if call.api == "chat.postMessage":
             with self._lock:
                 self._seq += 1
@@ -209,6 +271,25 @@ class SlackFake:
             thread = [m for m in (parent, found) if m] if parent is not found else [found]
             return {"ok": True, "messages": thread, "has_more": False}
         return {"ok": True}
+
+
+def _oauth_v2_access(install: dict[str, str] | None) -> dict[str, Any]:
+    """oauth.v2.access's answer for a bot-only install (api.slack.com/methods/oauth.v2.access)."""
+    if install is None:
+        return {"ok": False, "error": "invalid_code"}
+    team = install["team"]
+    return {
+        "ok": True,
+        "app_id": "AHIPPO",
+        "authed_user": {"id": f"W{team}"},
+        "scope": "app_mentions:read,chat:write,commands",
+        "token_type": "bot",
+        "access_token": install["token"],
+        "bot_user_id": f"U{team}",
+        "team": {"id": team, "name": install["name"]},
+        "enterprise": None,
+        "is_enterprise_install": False,
+    }
 
 
 def signed_headers(

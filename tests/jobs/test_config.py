@@ -58,3 +58,18 @@ def test_cli_reports_a_bad_setting_in_one_line(
     assert main(["log"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "HIPPO_DREAM_AT='noon'" in err[0]
+
+
+def test_links_follow_port_when_public_url_is_unset() -> None:
+    """Without HIPPO_PUBLIC_URL, links (replies, digest, App Home) point at PORT, not 3000."""
+    from jobs.slack.messages import file_link
+
+    assert Config.from_env({"PORT": "4100"}).public_url == "http://localhost:4100"
+    assert Config.from_env({}).public_url == "http://localhost:3000"
+    given = {"PORT": "4100", "HIPPO_PUBLIC_URL": "https://hippo.acme.dev"}
+    assert Config.from_env(given).public_url == "https://hippo.acme.dev"
+    config = Config.from_env({"PORT": "4100"})
+    assert (
+        file_link(config.public_url, "inbox.md")
+        == "<http://localhost:4100/console/file/inbox.md|inbox.md>"
+    )

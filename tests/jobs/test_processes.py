@@ -159,6 +159,8 @@ def test_hippo_dev_serves_slack_offline_until_interrupted(tmp_path: Path) -> Non
 
         messages = _until(outbox, 60, "a reply", log)
         assert "Saved to" in messages[0]["text"] and "inbox.md" in messages[0]["text"]
+        # the worker's link points at the port dev serves on (no HIPPO_PUBLIC_URL, no PORT)
+        assert f"<http://localhost:{port}/console/file/inbox.md|" in messages[0]["text"]
         repo = pygit2.Repository(str(remote))
         assert (
             "laptop runs everything offline" in repo.revparse_single("HEAD:inbox.md").data.decode()

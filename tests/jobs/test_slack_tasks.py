@@ -147,13 +147,15 @@ def test_rate_limited_reply_is_retried_after_retry_after(
 def test_reply_to_a_channel_hippo_left_is_not_retried(
     client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
 ) -> None:
-    """not_in_channel is permanent: the note stays committed and the reply is not retried."""
+    """not_in_channel is permanent: the note stays committed and the reply is not retried in
+    the channel; it goes once to the person's DM instead (tests/bot/slack/test_slack_replies)."""
     slack_fake.script("chat.postMessage", (200, {"ok": False, "error": "not_in_channel"}, {}))
     post(client, mention("remember the bot may be removed from a channel"))
     slack_fake.wait_for("chat.postMessage")
     wait(lambda: celery_worker_for.redis.get("hippo:slack:replied:slack:Ev001") is not None)
     time.sleep(0.5)
-    assert len(slack_fake.calls("chat.postMessage")) == 1
+    channels = [c.form["channel"] for c in slack_fake.calls("chat.postMessage")]
+    assert channels == ["C111", "W222"]
     assert "bot may be removed" in celery_worker_for.store.read("inbox.md")
 
 

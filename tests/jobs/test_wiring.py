@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jobs import dream, maintenance
+from jobs import dream, maintenance, workspace_dreams
 from jobs.agent.tasks import ANSWER
 from jobs.celery_app import make_celery, registered_tasks
 from jobs.config import Config
@@ -17,6 +17,7 @@ from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION
 from jobs.runtime import Runtime
 from jobs.slack import instructions
 from jobs.slack import tasks as slack
+from jobs.slack.home import HOME
 from tests.paths import ROOT
 
 EVERY_TASK = {
@@ -29,6 +30,7 @@ EVERY_TASK = {
     instructions.INSTRUCTIONS_ADD,
     instructions.INSTRUCTIONS_LIST,
     instructions.INSTRUCTIONS_REMOVE,
+    HOME,
     ANSWER,
     HANDLE_PULL_REQUEST,
     INSTALLATION,
@@ -38,6 +40,7 @@ EVERY_TASK = {
     dream.REVERT,
     dream.FORGET_FILE,
     maintenance.MAINTENANCE,
+    workspace_dreams.DREAM_ALL,
 }
 
 

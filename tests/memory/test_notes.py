@@ -65,6 +65,19 @@ def test_topic_names_must_be_whole_words() -> None:
     assert notes.choose_topic(tree, "the API is slow") == "services/api.md"
 
 
+def test_topic_names_with_dots_or_spaces_match_as_whole_words_too() -> None:
+    """A file name with characters other than letters, digits and hyphens (node.js, a name with
+    a space) is matched by the same whole-word rule among thousands of other topics."""
+    tree = {f"t/topic-{i}.md": b"" for i in range(5000)} | {
+        "libs/node.js.md": b"",
+        "teams/data platform.md": b"",
+    }
+    assert notes.choose_topic(tree, "node.js 22 breaks the build") == "libs/node.js.md"
+    assert notes.choose_topic(tree, "xnode.js is another thing") == "inbox.md"
+    assert notes.choose_topic(tree, "ask the Data Platform team") == "teams/data platform.md"
+    assert notes.choose_topic(tree, "topic-4999 and topic-12 agree") == "t/topic-4999.md"
+
+
 @pytest.mark.parametrize(
     ("text", "error", "words"),
     [

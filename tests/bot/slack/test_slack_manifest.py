@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from bot.app import create_app
 from jobs.runtime import Runtime
 from tests.conftest import CONFORMANCE, ROOT
-from tests.slack_helpers import command, conformance, mention, post, shortcut
+from tests.slack_helpers import command, conformance, golden, mention, post, shortcut
 
 SCHEMA = CONFORMANCE / "slack-manifest" / "manifest.schema.1.0.0.json"
 
@@ -39,6 +39,19 @@ def test_schema_rejects_the_invalid_example() -> None:
         jsonschema.Draft7Validator(schema).validate(bad)
 
 
+def test_manifest_has_app_home_and_dms_and_no_channel_messages() -> None:
+    """The Home and Messages tabs are on, DMs arrive (message.im with im:history), and no
+    message.channels/message.groups: mentions come as app_mention."""
+    m = manifest()
+    home = m["features"]["app_home"]
+    assert home["home_tab_enabled"] and home["messages_tab_enabled"]
+    assert not home["messages_tab_read_only_enabled"]
+    events = m["settings"]["event_subscriptions"]["bot_events"]
+    assert {"app_home_opened", "message.im", "app_mention"} <= set(events)
+    assert not [e for e in events if e in ("message.channels", "message.groups", "message.mpim")]
+    assert "im:history" in m["oauth_config"]["scopes"]["bot"]
+
+
 def test_request_urls_point_at_the_slack_route() -> None:
     """Every request URL in the manifest is the Flask route /slack/events."""
     m = manifest()
@@ -58,7 +71,11 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
     "conversations_history": ("channels:history", "groups:history"),
     "conversations_replies": ("channels:history", "groups:history"),
     "conversations_info": ("channels:read", "groups:read"),
-    "users_info": ("users:read",),  # /hippo dream asks whether the user is an admin
+    "users_info": ("users:read",),  # permissions: is the user an admin or owner?
+    "chat_postEphemeral": ("chat:write",),  # a refusal only the presser sees
+    "users_conversations": ("channels:read", "groups:read"),  # App Home: the user's channels
+    "usergroups_users_list": ("usergroups:read",),  # HIPPO_ADMINS' user groups
+    "views_publish": (),  # App Home
     "reactions_add": (),  # Poster.add_reaction: no caller yet; it needs reactions:write then
 }
 _CALL = re.compile(
@@ -111,6 +128,8 @@ def test_every_event_has_a_listener(client: FlaskClient) -> None:
         event = body["event"]
         if kind == "message":
             event.update(type="message", channel_type={"channels": "channel"}.get(where, "group"))
+        elif kind == "app_home_opened":
+            body["event"] = golden("app_home_opened_messages.json")["event"] | {"tab": "home"}
         elif kind == "reaction_added":
             body["event"] = {
                 "type": kind,

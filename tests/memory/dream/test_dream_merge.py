@@ -137,3 +137,25 @@ def test_a_merged_away_wording_does_not_block_the_fact(store: Store) -> None:
         [AddEntry("teams/b.md", "deploy freeze in Black Friday week")], author=ALICE, message="m"
     )
     assert texts(store, "teams/b.md") == ["deploy freeze in Black Friday week"]
+
+
+def test_a_night_with_hundreds_of_merges_is_still_written(store: Store) -> None:
+    """Hundreds of duplicates across files make a commit message too long to list every merge:
+    the tidy step is written anyway, its message within the limit and saying how many lines it
+    left to the diff (before, the whole step was refused at 1,000 files)."""
+    files = {
+        f"teams/t{i}.md": f"# T{i}\n\n"
+        f"- service {i} pages the on-call team of room {i} at night [source: https://a/{i}; "
+        "added: 2026-10-01]\n"
+        f"- at night service {i} pages the on-call team of room {i} [source: https://b/{i}; "
+        "added: 2026-11-01]\n"
+        for i in range(300)
+    }
+    seed(store, files)
+    report = dream(store, now=NIGHT, verifiers=Verifiers())
+    tidy = next(s for s in report.steps if s.step == "tidy")
+    assert tidy.commit is not None, tidy.message
+    assert "duplicates merged" in tidy.subject
+    assert len(tidy.message) <= 8_000
+    assert tidy.message.splitlines()[-1].endswith("more lines: the commit's diff has them")
+    assert not report.failed

@@ -1,0 +1,84 @@
+"""The memory commands of `hippo` load only what they use: no LLM, Celery, Slack, web or GitHub
+library (each cost the CLI hundreds of milliseconds at every start)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.paths import ROOT
+
+# Top-level packages a memory command has no use for.
+HEAVY = ("anthropic", "celery", "kombu", "slack_sdk", "slack_bolt", "flask", "github", "mcp")
+PROBE = """
+import json, sys
+from bot.cli.main import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def imported(tmp_path: Path, *argv: str) -> tuple[int, set[str]]:
+    """Run `hippo *argv` in a fresh interpreter; its exit code and the modules it loaded
+    (dotted names and their top-level packages)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HIPPO_", "REDIS_"))}
+    env |= {
+        "HIPPO_MEMORY_REMOTE": str(tmp_path / "remote.git"),
+        "HIPPO_DATA_DIR": str(tmp_path / "data"),
+        "PYTHONPATH": str(ROOT),
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    names = set(found["modules"])
+    return found["code"], names | {m.split(".")[0] for m in names}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["note", "the checkout queue drains at 02:00"],
+        ["search", "checkout queue"],
+        ["show", "MEMORY.md"],
+        ["log"],
+        ["brief", "checkout queue"],
+    ],
+)
+def test_memory_commands_import_no_heavy_library(tmp_path: Path, argv: list[str]) -> None:
+    """`hippo --help`, `note`, `search`, `show`, `log` and `brief` run (exit 0) on a local
+    memory and import none of anthropic, Celery, Slack, Flask, PyGithub or the MCP SDK; --help
+    imports not even the store (pygit2) or the briefing."""
+    assert imported(tmp_path, "init")[0] == 0
+    code, modules = imported(tmp_path, *argv)
+    assert code == 0
+    assert sorted(modules.intersection(HEAVY)) == []
+    if argv == ["--help"]:
+        assert not modules.intersection({"pygit2", "redis", "memory.briefing"})
+    else:
+        assert "pygit2" in modules  # the probe sees what the command loaded
+
+
+def test_server_commands_still_load_what_they_serve(tmp_path: Path) -> None:
+    """The other side of the rule: `hippo mcp --help` parses without the MCP SDK, and the lazy
+    handlers still find their libraries (the dream command loads the dream when it runs)."""
+    code, modules = imported(tmp_path, "mcp", "--help")
+    assert code == 0 and "mcp" not in modules
+    assert imported(tmp_path, "init")[0] == 0
+    code, modules = imported(tmp_path, "dream", "--now", "2026-11-30T03:00")
+    assert code == 0
+    assert "memory.dream.run" in modules

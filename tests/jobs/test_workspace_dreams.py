@@ -1,0 +1,71 @@
+"""Many workspaces dream apart: each its own memory, dream lock, digest channel and token."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jobs.celery_app import enqueue, make_celery
+from jobs.runtime import Runtime
+from jobs.workspace_dreams import DREAM_ALL
+from jobs.workspaces import runtime_for, workspaces_of
+from memory import notes
+from memory.git.store import Author
+from tests.fakes.slack import SlackFake
+from tests.slack_helpers import wait
+from tests.workspaces_helpers import installed, many_config
+
+
+@pytest.fixture
+def rt(tmp_path: Path, slack_fake: SlackFake, embedded_redis_url: str) -> Iterator[Runtime]:
+    runtime = Runtime(many_config(tmp_path, slack_fake.url, embedded_redis_url))
+    runtime.redis.flushall()
+    yield runtime
+    runtime.redis.close()
+
+
+def git(remote: Path, *args: str) -> str:
+    cmd = ["git", "--git-dir", str(remote), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+
+
+def test_beat_dreams_every_installed_workspace_with_its_own_digest(
+    rt: Runtime, slack_fake: SlackFake, tmp_path: Path
+) -> None:
+    """The nightly fan-out queues one dream per installed workspace; each dreams its own
+    repository and posts its digest to its own channel with its own token; an uninstalled
+    workspace is not dreamed."""
+    app = make_celery(rt)
+    assert "hippo-dream-workspaces" in app.conf.beat_schedule
+    for team, token in (("TAAA", "xoxb-aaa"), ("TBBB", "xoxb-bbb"), ("TCCC", "xoxb-ccc")):
+        installed(rt, team, token)
+        workspaces_of(rt).installs.configure(team, digest_channel=f"D{team}")
+        note = f"{team} releases on Tuesdays at noon"
+        who = Author("W1", "w1@users.slack.invalid")
+        notes.save_note(runtime_for(rt, team).store, note, today="2026-11-29", author=who, key=team)
+    workspaces_of(rt).installs.installations.delete_all(enterprise_id=None, team_id="TCCC")
+
+    from celery.contrib.testing.worker import start_worker
+
+    with start_worker(app, pool="solo", perform_ping_check=False):
+        enqueue(rt, DREAM_ALL, now_iso="2026-11-30T03:00")
+        wait(lambda: len(slack_fake.calls("chat.postMessage")) >= 2, timeout=60)
+
+    digests = {c.form["channel"]: c.token for c in slack_fake.calls("chat.postMessage")}
+    assert digests == {"DTAAA": "xoxb-aaa", "DTBBB": "xoxb-bbb"}
+    for call in slack_fake.calls("chat.postMessage"):  # Revert buttons name their workspace
+        team = call.form["channel"][1:]
+        values = [b["accessory"]["value"] for b in call.form["blocks"] if "accessory" in b]
+        assert values and all(v.startswith(f"{team}|") for v in values)
+    remotes = tmp_path / "remotes"
+    for team in ("TAAA", "TBBB"):
+        log = git(remotes / f"memory-{team}.git", "log", "--format=%s", "main")
+        assert "dream(state)" in log
+        assert f"{team} releases" in git(remotes / f"memory-{team}.git", "show", "main:inbox.md")
+        assert rt.redis.exists(f"hippo:dream:digest:{team}:2026-11-29")
+    tccc = git(remotes / "memory-TCCC.git", "log", "--format=%s", "main")
+    assert "dream(" not in tccc  # uninstalled: not dreamed, its memory kept as it was
+    assert not (tmp_path / "own.git").exists()
