@@ -48,20 +48,6 @@ NEW = "from tests.fixtures import client\n\ndef test_{n}(client):\n    assert cl
 
 
 @pytest.fixture
-def fake_github() -> Iterator[FakeGitHub]:
-    with FakeGitHub() as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One embedded Redis for the module (its shutdown takes seconds); each test flushes it."""
-    server = Runtime(Config(data_dir=tmp_path_factory.mktemp("redis")))
-    yield server.redis_url
-    server.close()
-
-
-@pytest.fixture
 def rt(tmp_path: Path, fake_github: FakeGitHub, redis_url: str) -> Iterator[Runtime]:
     config = Config(
         redis_url=redis_url,
