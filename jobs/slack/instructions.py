@@ -6,6 +6,7 @@ Same context and idempotency rules as jobs/slack/tasks.py (the key is the event 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,26 +80,35 @@ def instructions_add(
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
 
 
+def _answer(
+    task: HippoTask, key: str, channel: str, ctx: dict[str, Any], build: Callable[[Target], str]
+) -> None:
+    """Reply once with what `build` says about the target, or why the named repository is
+    not one."""
+    rt = task.runtime
+    try:
+        reply = build(target(rt, channel, ctx))
+    except repo_prefs.BadRepo as exc:
+        reply = f"{exc}."
+    reply_once(rt, task, key, channel, reply, thread_ts=ctx.get("thread_ts"))
+
+
 @task(INSTRUCTIONS_LIST, **RETRY)
 def instructions_list(self: HippoTask, *, key: str, channel: str, **ctx: Any) -> None:
     """List this channel's (or the repository's) instructions, numbered as `remove N` expects."""
     rt = self.runtime
-    try:
-        to = target(rt, channel, ctx)
-    except repo_prefs.BadRepo as exc:
-        reply_once(rt, self, key, channel, f"{exc}.", thread_ts=ctx.get("thread_ts"))
-        return
-    entries = _entries(rt, to.path)
-    if not entries:
-        how = f"--repo {to.label} " if ctx.get("repo") else ""
-        reply = (
-            f"No instructions for {to.label} yet. Add one: `/hippo instructions add {how}<text>`."
-        )
-    else:
+
+    def listing(to: Target) -> str:
+        entries = _entries(rt, to.path)
+        if not entries:
+            how = f"--repo {to.label} " if ctx.get("repo") else ""
+            add = f"`/hippo instructions add {how}<text>`"
+            return f"No instructions for {to.label} yet. Add one: {add}."
         lines = [f"{i}. {e.text}" for i, e in enumerate(entries, 1)]
         link = file_link(rt.config.public_url, to.path)
-        reply = f"Instructions for {to.label} ({link}):\n" + "\n".join(lines)
-    reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
+        return f"Instructions for {to.label} ({link}):\n" + "\n".join(lines)
+
+    _answer(self, key, channel, ctx, listing)
 
 
 @task(INSTRUCTIONS_REMOVE, **RETRY)
@@ -107,22 +117,18 @@ def instructions_remove(
 ) -> None:
     """Remove instruction N (as numbered by the list) and confirm."""
     rt = self.runtime
-    try:
-        to = target(rt, channel, ctx)
-    except repo_prefs.BadRepo as exc:
-        reply_once(rt, self, key, channel, f"{exc}.", thread_ts=ctx.get("thread_ts"))
-        return
-    entries = _entries(rt, to.path)
-    n = int(number) if number.isdigit() else 0
-    if rt.store.find_key(key):
-        reply = f"Removed instruction {number} from {to.label}."  # a rerun: it landed already
-    elif not 1 <= n <= len(entries):
-        how = f" --repo {to.label}" if ctx.get("repo") else ""
-        reply = (
-            f"There is no instruction {number!r} for {to.label} (it has {len(entries)}); "
-            f"`/hippo instructions{how}` lists them with their numbers."
-        )
-    else:
+
+    def removal(to: Target) -> str:
+        entries = _entries(rt, to.path)
+        n = int(number) if number.isdigit() else 0
+        if rt.store.find_key(key):
+            return f"Removed instruction {number} from {to.label}."  # a rerun: it landed already
+        if not 1 <= n <= len(entries):
+            how = f" --repo {to.label}" if ctx.get("repo") else ""
+            return (
+                f"There is no instruction {number!r} for {to.label} (it has {len(entries)}); "
+                f"`/hippo instructions{how}` lists them with their numbers."
+            )
         gone = entries[n - 1]
 
         def write() -> str:
@@ -134,8 +140,9 @@ def instructions_remove(
             )
             return f"Removed instruction {n} from {to.label}: “{gone.text}”."
 
-        reply = write_or_refuse(write, "Not removed: {error}.")
-    reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
+        return write_or_refuse(write, "Not removed: {error}.")
+
+    _answer(self, key, channel, ctx, removal)
 
 
 def register(app: HippoCelery) -> None:
