@@ -9,7 +9,8 @@ does), and the later pull requests' patches made by `git diff` on a real reposit
     .venv/bin/python bench/pitfalls.py
 
 Prints each check run's flagged lines against the lines written down by hand in
-tests/github_scenario.py (EXPECTED), and the time from the push's webhook to the posted check run.
+tests/github_scenario.py (EXPECTED), the time from the push's webhook to the posted check run,
+and whether a briefing for the same task (the pull request's test files) leads with the lesson.
 No baseline: the issue names no figure here; this is the scenario's record.
 """
 
@@ -29,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from celery.contrib.testing.worker import start_worker
 
 from bot.app import create_app
+from jobs.briefing import brief
 from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
@@ -109,6 +111,22 @@ def check(web: Any, fake: FakeGitHub, b: Branch, latencies: list[float]) -> bool
     return right
 
 
+def briefed_first(rt: Runtime, b: Branch) -> bool:
+    """A briefing for the task the agent was doing on `b` (its test files), as an agent would
+    ask before the next such pull request: is the lesson its first line?"""
+    taught = lesson(rt)
+    paths = sorted(b.patches)
+    done = brief(rt.store, f"write unit tests for {', '.join(paths)}", repo=REPO, paths=paths)
+    first = done.lines[0] if done.lines else None
+    ok = taught is not None and first is not None and first.text == taught.text
+    shown = first.render() if first is not None else "(empty)"
+    print(
+        f"#{b.number} briefing ({done.tokens} tokens): first line {'is' if ok else 'is NOT'} "
+        f"the lesson\n    {shown[:160]}"
+    )
+    return ok
+
+
 def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="hippo-pitfalls-"))
     branches = build_branches(work / "shop")
@@ -131,13 +149,20 @@ def main() -> int:
             with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
                 teach(rt, web, fake)
                 ok = all([check(web, fake, b, latencies) for b in branches])
+                print()
+                ok = all([briefed_first(rt, b) for b in branches]) and ok
         finally:
             rt.close()
             server.close()
     print(
         f"\nwebhook → check run posted: median {statistics.median(latencies):.0f} ms, max {max(latencies):.0f} ms over {len(latencies)} pushes"
     )
-    print("all four check runs flag exactly the expected lines" if ok else "MISMATCH")
+    print(
+        "all four check runs flag exactly the expected lines, and every briefing leads with the "
+        "lesson"
+        if ok
+        else "MISMATCH"
+    )
     return 0 if ok else 1
 
 
