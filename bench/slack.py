@@ -199,6 +199,8 @@ def bench(args: argparse.Namespace, teams: int) -> dict[str, Any]:
             "-m",
             "gunicorn",
             "bot.app:create_app()",
+            "--config",  # as the Procfile: hooks (the broker warmed before requests), logs
+            "python:bot.gunicorn_conf",
             "--workers",
             "2",
             "--threads",

@@ -36,3 +36,12 @@ def child_exit(server: Any, worker: Any) -> None:
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
+
+def post_worker_init(worker: Any) -> None:
+    """Before this worker takes requests: connect to the broker, so its first acks do not."""
+    from jobs.celery_app import warm
+
+    rt = worker.wsgi.extensions.get("hippo")
+    if rt is not None:
+        warm(rt)
