@@ -19,17 +19,24 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from memory.format import parse_entry
+from memory.search_query import (
+    CONTEXT_BONUS,
+    PHRASE,
+    SEQUENCE_BONUS,
+    WHOLE_WORD,
+    WORD,
+    Query,
+    Term,
+    matches_entry,
+    parse_query,
+)
 from memory.search_text import FoldedText, fold
 
 # Ranking weights. A hit's score is the sum of its term weights plus bonuses, minus penalties for
-# spread-out matches and long entries; `added` only breaks ties.
-PHRASE = 2.0  # a quoted phrase found in the line
-WORD = 1.0  # a word found in the line
-WHOLE_WORD = 1.5  # multiplier when the match starts and ends on word boundaries
+# spread-out matches and long entries; `added` only breaks ties. The terms' own weights are in
+# memory/search_query.py.
 CONTEXT_ONLY = 0.5  # multiplier for a term found only in the file's path or title
-CONTEXT_BONUS = 0.5  # a term that is also in the path or title
 ENTRY_BONUS = 1.0  # entries (one-line bullets) outrank prose
-SEQUENCE_BONUS = 1.0  # the unquoted words appear in the line in query order, as a phrase
 GAP_PENALTY = 0.2  # per word between matched terms (at most MAX_GAP words counted)
 MAX_GAP = 10
 LENGTH_PENALTY = 1.0  # for an entry text of LONG bytes or more, less for shorter ones
@@ -51,7 +58,6 @@ COMMON_FLOOR = 500.0  # … and more than this many times (a small memory keeps 
 REBUILD_FILES = 256
 REBUILD_DEAD = 0.25
 
-_TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
 # Starts with a literal, so re's scanner jumps to it (a leading class would try every byte).
 _REVOKED = re.compile(rb"status:[ \t]*revoked[ \t]*[\];]")
 
@@ -78,36 +84,6 @@ class Hit:
             "score": self.score,
             "entry": self.entry,
         }
-
-
-@dataclass(frozen=True)
-class Term:
-    """One query term, folded to lower case and UTF-8 encoded, as it is matched."""
-
-    text: bytes
-    phrase: bool
-
-
-def parse_query(query: str) -> list[Term]:
-    """Words and "quoted phrases" (an unclosed quote runs to the end), folded, deduplicated."""
-    terms: list[Term] = []
-    seen: set[bytes] = set()
-    for m in _TOKEN.finditer(query):
-        phrase = m.group(1) is not None
-        raw = " ".join((m.group(1) or "").split()) if phrase else m.group(2)
-        text = fold(raw).encode("utf-8", "ignore")
-        if text and text not in seen:
-            seen.add(text)
-            terms.append(Term(text, phrase and b" " in text))
-    return terms
-
-
-def matches_entry(query: str, text: str) -> bool:
-    """True when every word and phrase of `query` occurs in `text` (case-insensitive). An empty
-    query matches nothing, so a careless `forget ""` removes nothing."""
-    terms = parse_query(query)
-    low = fold(text).encode("utf-8", "ignore")
-    return bool(terms) and all(t.text in low for t in terms)
 
 
 class SearchIndex:
@@ -181,7 +157,7 @@ class SearchIndex:
         terms = parse_query(query)
         if not terms or limit <= 0:
             return []
-        q = _Query(terms, [self._blob.context_files(t.text) for t in terms])
+        q = Query(terms, [self._blob.context_files(t.text) for t in terms])
         found = self._candidates(q)
         prior = self._prior
         # A line scores at most its prior + q.best + its file's context bonus. With many
@@ -254,7 +230,7 @@ class SearchIndex:
         self,
         lines: Iterable[int],
         files: Mapping[int, int],
-        q: _Query,
+        q: Query,
         limit: int,
         heap: list[tuple[float, bytes, int, int, int, int]],
         short: float,
@@ -286,7 +262,7 @@ class SearchIndex:
             elif item > heap[0]:
                 heapq.heapreplace(heap, item)
 
-    def _candidates(self, q: _Query) -> dict[int, int]:
+    def _candidates(self, q: Query) -> dict[int, int]:
         """Lines (line -> file) where every term is in the line or in the file's path/title,
         and at least one term is in the line (or it is the title line of a file whose path and
         title hold every term)."""
@@ -316,7 +292,7 @@ class SearchIndex:
                 found.setdefault(blob.titles[f], f)
         return found
 
-    def _keep(self, lines: list[int], i: int, q: _Query, found: dict[int, int]) -> None:
+    def _keep(self, lines: list[int], i: int, q: Query, found: dict[int, int]) -> None:
         """Add the `lines` (which contain term i) where every other term is satisfied too."""
         blob = self._blob
         others = [
@@ -331,7 +307,7 @@ class SearchIndex:
             if k not in found and all(f in c or blob.has(t, k) for t, c in others):
                 found[k] = f
 
-    def _score(self, k: int, f: int, q: _Query) -> tuple[float, bytes]:
+    def _score(self, k: int, f: int, q: Query) -> tuple[float, bytes]:
         """(score, added date) of line k of file f."""
         line = self._blob.line(k)
         score = self._prior[k]
@@ -383,22 +359,3 @@ def _grown(prior: list[float] | None, start: int, fresh: list[float]) -> list[fl
             prior.extend(fresh)
             return prior
     return prior[:start] + fresh
-
-
-class _Query:
-    """A parsed query and what every line's score shares."""
-
-    def __init__(self, terms: list[Term], in_ctx: list[set[int]]) -> None:
-        self.terms = terms
-        self.in_ctx = in_ctx  # per term: the files whose path or title contains it
-        words = [t.text for t in terms if not t.phrase]
-        self.sequence = b" ".join(words) if len(words) > 1 else None
-        self.bonus: dict[int, float] = {}  # per file: context bonus over all terms
-        for ctx in in_ctx:
-            for f in ctx:
-                self.bonus[f] = self.bonus.get(f, 0.0) + CONTEXT_BONUS
-        # The most the terms can add to a line's prior, before its file's context bonus.
-        self.best = sum((PHRASE if t.phrase else WORD) * WHOLE_WORD for t in terms)
-        self.best += (SEQUENCE_BONUS if self.sequence else 0.0) + 1e-3
-        # What the lines where no term is a whole word miss of `best`.
-        self.partial = sum((PHRASE if t.phrase else WORD) * (WHOLE_WORD - 1) for t in terms)
