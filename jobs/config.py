@@ -336,3 +336,9 @@ def today(config: Config) -> str:
     would date it. Internal per-day counters (the agent's token usage) stay in UTC days instead,
     and say so where they are kept."""
     return datetime.now(ZoneInfo(config.timezone or "UTC")).date().isoformat()
+
+
+def console_file_url(public_url: str, path: str) -> str:
+    """The console's page for one memory file (Slack replies, the digest's buttons, GitHub's
+    check runs and comments all link there)."""
+    return f"{public_url.rstrip('/')}/console/file/{path}"

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from memory.errors import MemoryStoreError
+from memory.lessons.gate import conventions_path
 
 PREFIX = "preferences/repos/"
 CONVENTIONS = "conventions/"
@@ -49,7 +50,8 @@ def path_for(repo: str) -> str:
 
 
 def conventions_for(repo: str) -> str:
-    return f"{CONVENTIONS}{check_repo(repo)}.md"
+    """The repository's lessons file (memory/lessons/gate.py writes it), for a checked name."""
+    return conventions_path(check_repo(repo))
 
 
 def title_for(repo: str) -> str:

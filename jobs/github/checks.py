@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import requests
 
+from jobs.config import console_file_url
 from jobs.github.tasks import github_client
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, retrying, task
@@ -45,7 +46,7 @@ def _claim_key(repo: str, head_sha: str) -> str:
 
 
 def console_link(rt: Runtime, repo: str) -> str:
-    return f"{rt.config.public_url.rstrip('/')}/console/file/{conventions_path(repo)}"
+    return console_file_url(rt.config.public_url, conventions_path(repo))
 
 
 def summary(findings: list[pitfalls.Finding], lessons: int, repo: str, link: str) -> str:

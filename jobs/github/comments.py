@@ -15,6 +15,7 @@ import requests
 from github import Github, GithubException
 
 from integrations.github_checks import upsert_comment
+from jobs.config import console_file_url
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.lessons.gate import conventions_path
@@ -78,7 +79,7 @@ def comment(rt: Runtime, gh: Github, repo: str, number: int, url: str) -> str:
     entry = lesson_for(rt.store.read_or_none(conventions_path(repo)), url)
     if entry is None:
         return ""  # nothing learned (untouched, closed by a bot, forgotten)
-    link = f"{rt.config.public_url.rstrip('/')}/console/file/{conventions_path(repo)}"
+    link = console_file_url(rt.config.public_url, conventions_path(repo))
     try:
         return upsert_comment(gh, repo, number, body(entry, url, link))
     except GithubException as exc:

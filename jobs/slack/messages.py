@@ -7,6 +7,7 @@ Links to files point at the console (`public_url`, HIPPO_PUBLIC_URL).
 from __future__ import annotations
 
 from integrations.slack import Blocks
+from jobs.config import console_file_url
 from memory import notes
 from memory.search import Hit
 
@@ -43,7 +44,7 @@ def short(text: str, n: int = 80) -> str:
 
 def file_link(public_url: str, path: str) -> str:
     """`path` as a Slack link to the console's view of it."""
-    return f"<{public_url.rstrip('/')}/console/file/{path}|{path}>"
+    return f"<{console_file_url(public_url, path)}|{path}>"
 
 
 def saved(public_url: str, path: str, text: str) -> str:
