@@ -8,6 +8,11 @@ recorded by pid (and start time, against pid reuse) in `redis.json` under a file
 joins on first use and leaves on exit (normal exit, error, SIGINT, or SIGTERM, which the CLI turns
 into SystemExit), and whoever comes next prunes users that died without leaving (SIGKILL). The
 last one to leave shuts the server down (saving `redis.db`) and waits for it to be gone.
+
+When every user dies by SIGKILL nobody comes next, so the server gets a watchdog: a small process
+started with it (`python -m jobs.embedded_redis <data folder> <pid> <start time>`), in its own
+session, that looks at the users once a second under the same lock and, finding none alive, stops
+the server as the last user would. It ends when the server it watches is gone.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -31,6 +37,7 @@ from filelock import FileLock
 STATE = "redis.json"
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 10.0
+WATCH_INTERVAL = 1.0  # seconds between the watchdog's looks at the users
 
 
 class EmbeddedRedisError(RuntimeError):
@@ -163,7 +170,9 @@ class Server:
         while code == 0 and time.monotonic() < deadline:
             if os.path.exists(pidfile) and _pings(sock):
                 pid = int(Path(pidfile).read_text())
-                return {"server": [pid, _started(pid) or 0.0], "socket": sock, "folder": folder}
+                started = _started(pid) or 0.0
+                self._watch(pid, started)
+                return {"server": [pid, started], "socket": sock, "folder": folder}
             time.sleep(0.02)
         shutil.rmtree(folder, ignore_errors=True)
         tail = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
@@ -171,6 +180,36 @@ class Server:
             f"the embedded Redis did not start ({tail[0] if tail else f'exit code {code}'}; "
             f"log: {log}); set REDIS_URL to use another Redis"
         )
+
+    def _watch(self, pid: int, started: float) -> None:
+        """Start the server's watchdog (see the module doc). Kept in _watchdogs: it is reaped
+        when it ends, never waited for."""
+        argv = [sys.executable, "-m", "jobs.embedded_redis", str(self.data_dir), str(pid)]
+        _watchdogs.append(
+            subprocess.Popen(
+                [*argv, repr(started)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # a terminal's Ctrl-C is for the users, not for it
+            )
+        )
+
+    def watch(self, pid: int, started: float, interval: float = WATCH_INTERVAL) -> None:
+        """The watchdog's loop: stop the server once no user is alive; end when it is gone
+        (stopped by its last user) or replaced."""
+        while _alive(pid, started):
+            time.sleep(interval)
+            with self._lock:
+                state = self._read()
+                server = state.get("server") or [0, 0.0]
+                if server[0] != pid or abs(float(server[1]) - started) >= 0.5:
+                    return  # another server now: its own watchdog looks after it
+                if self._users(state):
+                    continue
+                self._stop(state)
+                (self.data_dir / STATE).unlink(missing_ok=True)
+                return
 
     @staticmethod
     def _stop(state: dict[str, Any]) -> None:
@@ -191,6 +230,8 @@ class Server:
         if state.get("folder"):
             shutil.rmtree(state["folder"], ignore_errors=True)
 
+
+_watchdogs: list[subprocess.Popen[bytes]] = []
 
 # One membership per data folder per process, counted: several Runtimes in one process (tests,
 # the web app and its tasks) share it, and the process leaves when the last one closes.
@@ -220,3 +261,15 @@ def release(server: Server) -> None:
             return
         del _members[server.data_dir]
     server.leave()
+
+
+def main(argv: list[str]) -> int:
+    """`python -m jobs.embedded_redis DATA_DIR PID STARTED`: the watchdog (see the module doc)."""
+    data_dir, pid, started = Path(argv[0]), int(argv[1]), float(argv[2])
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    Server(data_dir).watch(pid, started)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -16,6 +16,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from jobs.lifeline import die_with_parent
 from jobs.metrics_dir import prepare
 
 if TYPE_CHECKING:  # Flask, werkzeug and the store load when a server starts, not for --help
@@ -74,9 +75,12 @@ def start_child(
     argv: list[str], rt: Runtime, env: dict[str, str] | None = None
 ) -> subprocess.Popen[bytes]:
     """A child in its own session: a terminal's Ctrl-C reaches only hippo, which forwards one
-    signal (two would make Celery skip its warm shutdown) and waits for the child.
-    `env` defaults to child_env(rt)."""
-    return subprocess.Popen(argv, env=env or child_env(rt), start_new_session=True)
+    signal (two would make Celery skip its warm shutdown) and waits for the child. It gets
+    SIGTERM when hippo dies, even by SIGKILL (jobs/lifeline.py). `env` defaults to
+    child_env(rt)."""
+    return subprocess.Popen(
+        argv, env=env or child_env(rt), start_new_session=True, preexec_fn=die_with_parent()
+    )
 
 
 def stop_children(
