@@ -142,6 +142,7 @@ class Server:
                 return
             self._stop(state)
             (self.data_dir / STATE).unlink(missing_ok=True)
+        _reap()
 
     # -- the redis-server process ----------------------------------------------------------------
 
@@ -182,16 +183,16 @@ class Server:
         )
 
     def _watch(self, pid: int, started: float) -> None:
-        """Start the server's watchdog (see the module doc). Kept in _watchdogs: it is reaped
-        when it ends, never waited for."""
+        """Start the server's watchdog (see the module doc) in its own session, where a
+        terminal's Ctrl-C, meant for the users, does not reach it. posix_spawn, not Popen: it
+        is never waited for (a Popen object would warn at exit that it still runs); _reap
+        collects it once it has ended."""
+        _reap()
         argv = [sys.executable, "-m", "jobs.embedded_redis", str(self.data_dir), str(pid)]
+        null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
         _watchdogs.append(
-            subprocess.Popen(
-                [*argv, repr(started)],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,  # a terminal's Ctrl-C is for the users, not for it
+            os.posix_spawn(
+                sys.executable, [*argv, repr(started)], os.environ, file_actions=null, setsid=True
             )
         )
 
@@ -231,7 +232,19 @@ class Server:
             shutil.rmtree(state["folder"], ignore_errors=True)
 
 
-_watchdogs: list[subprocess.Popen[bytes]] = []
+_watchdogs: list[int] = []  # pids of the watchdogs this process started
+
+
+def _reap() -> None:
+    """Collect the watchdogs that have ended (they would stay zombies until this process ends)."""
+    for pid in list(_watchdogs):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _watchdogs.remove(pid)
+
 
 # One membership per data folder per process, counted: several Runtimes in one process (tests,
 # the web app and its tasks) share it, and the process leaves when the last one closes.
