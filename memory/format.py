@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from memory import folding
+from memory import folding, textlines
 
 # The decisions, numbered as in SPEC-NOTES.md section 3. Tests cite these numbers.
 DECISIONS = {
@@ -45,6 +45,9 @@ DECISIONS = {
     "merges.",
     14: "Dreaming has state, limits and an audit trail: .dream/state.json, at most 25 files "
     "checked and max(3, 15% of topic files) deleted a night, one commit per step.",
+    15: "A line ends at '\\n' only, as git, GitHub and grep count lines ('\\r\\n' is one "
+    "ending); a form feed, '\\x0b', '\\x1c'-'\\x1e', '\\x85', U+2028, U+2029 or a lone "
+    "'\\r' is part of its line (memory/textlines.py), so line numbers match `git blame`.",
 }
 
 KNOWN_KEYS = frozenset(
@@ -175,7 +178,7 @@ class Document:
 
 def parse(text: str) -> Document:
     """Parse a markdown note. Never raises."""
-    lines = text.splitlines(keepends=True)
+    lines = textlines.split_keep(text)  # decision 15
     doc = Document(lines=lines)
     fenced: set[int] = set()
     in_fence: str | None = None
@@ -372,7 +375,7 @@ def same_fact(a: str, b: str) -> bool:
 
 def replace_line(doc_text: str, line_no: int, new_line: str) -> str:
     """`doc_text` with line `line_no` replaced, its line ending kept; other bytes untouched."""
-    lines = doc_text.splitlines(keepends=True)
+    lines = textlines.split_keep(doc_text)
     old = lines[line_no]
     ending = old[len(old.rstrip("\r\n")) :]
     lines[line_no] = new_line + ending
@@ -380,7 +383,7 @@ def replace_line(doc_text: str, line_no: int, new_line: str) -> str:
 
 
 def delete_line(doc_text: str, line_no: int) -> str:
-    lines = doc_text.splitlines(keepends=True)
+    lines = textlines.split_keep(doc_text)
     del lines[line_no]
     return "".join(lines)
 

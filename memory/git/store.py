@@ -14,6 +14,7 @@ from typing import Any
 
 import pygit2
 
+from memory import textlines
 from memory.errors import NotFound, NotMemoryRepository
 from memory.git import history
 from memory.git.credentials import RemoteAuth, split_url
@@ -219,7 +220,7 @@ class Store:
         """Undo one commit as a new commit by `author`; EntryConflict if later edits clash.
         The undo is worked out on the newest tip inside the write path, not beforehand."""
         target = self._commit(commit)
-        summary = target.message.splitlines()[0] if target.message else str(target.id)
+        summary = textlines.first(target.message) if target.message else str(target.id)
         return self.writer.submit(
             WriteRequest(
                 [],

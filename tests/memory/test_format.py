@@ -215,8 +215,9 @@ def test_decision_11_our_keys() -> None:
 
 
 def test_all_decisions_are_written_down() -> None:
-    """Each of the 14 ambiguities of SPEC-NOTES section 3 has a written decision."""
-    assert set(fmt.DECISIONS) == set(range(1, 15))
+    """Each of the 14 ambiguities of SPEC-NOTES section 3 has a written decision, and so has
+    what a line is (15)."""
+    assert set(fmt.DECISIONS) == set(range(1, 16))
 
 
 # -- editing ----------------------------------------------------------------------------------
@@ -269,3 +270,17 @@ def test_rendered_metadata_parses_back(text: str, meta: list[tuple[str, str]]) -
     got = [(k, fmt.unescape_value(v)) for k, v in e.meta[len(e.meta) - len(meta) :]]
     if meta:
         assert [k for k, _ in got] == [k for k, _ in want]
+
+
+def test_decision_15_a_line_ends_at_newline_only() -> None:
+    """A form feed, \\x0b, \\x1c-\\x1e, \\x85, U+2028 or U+2029 inside an entry keeps it one line
+    (str.splitlines would cut it): entries sit on the lines git numbers, and render unchanged."""
+    text = "# T\n\n- a\x0cb [source: s]\n- c\x0b\x1c\x1d\x1e\x85\u2028\u2029d\r\n- e\n"
+    doc = fmt.parse(text)
+    assert [(e.line, e.text) for e in doc.entries] == [
+        (2, "a\x0cb"),
+        (3, "c\x0b\x1c\x1d\x1e\x85\u2028\u2029d"),
+        (4, "e"),
+    ]
+    assert doc.render() == text
+    assert fmt.replace_line(text, 4, "- f") == text.replace("- e\n", "- f\n")
