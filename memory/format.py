@@ -23,8 +23,12 @@ DECISIONS = {
     "value (source: a; source: b). Rendering a changed entry writes one bracket.",
     4: "An indented bullet is its own entry with `parent` set to the nearest shallower bullet.",
     5: "Keys are [A-Za-z][A-Za-z0-9_-]*, matched case-insensitively, whitespace stripped; empty "
-    "values are kept as ''. Raw ';' inside an old URL value is kept in that value. On render ';', "
-    "'[' and ']' in values become %3B, %5B, %5D.",
+    "values are kept as ''. Raw ';' inside an old URL value is kept in that value. Values are "
+    "percent-escaped, one bijection (escape_value/unescape_value): ';', '[', ']', newline and "
+    "carriage return are written %3B, %5B, %5D, %0A, %0D, and '%' is written %25 where it "
+    "stands before one of those codes or 25 (any case), so a URL's own %20 stays as it is; "
+    "parsing decodes exactly those codes, so every reader gets the value that was written. A "
+    "value has no leading or trailing whitespace (both are stripped when written and read).",
     6: "A bracket is metadata only when every ';'-part is 'key: value' (a part after a URL "
     "value may be a raw ';' continuation). '[WIP]', '[sic]' and markdown links stay in the text.",
     7: "Bullets are '-', '*', '+' and '1.'/'1)'; a task box '[ ]'/'[x]' stays in the text; lines "
@@ -67,7 +71,9 @@ _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _LINK = re.compile(r"\[\[([^\[\]\n]*)\]\]")
 _KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
-_ESCAPES = {";": "%3B", "[": "%5B", "]": "%5D"}
+_ESCAPES = {"%": "%25", ";": "%3B", "[": "%5B", "]": "%5D", "\n": "%0A", "\r": "%0D"}
+_UNESCAPES = {code[1:]: raw for raw, code in _ESCAPES.items()}
+_CODE = re.compile("%(" + "|".join(_UNESCAPES) + ")", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -288,17 +294,26 @@ def _parse_pairs(inner: str) -> list[tuple[str, str]] | None:
             pairs[-1] = (k, f"{v};{part}".strip())  # a raw ';' inside an old URL (decision 5)
         else:
             return None
-    return pairs or None
+    return [(k, unescape_value(v)) for k, v in pairs] or None
 
 
 def escape_value(value: str) -> str:
-    return "".join(_ESCAPES.get(c, c) for c in value.replace("\n", " ").replace("\r", " "))
+    """`value` as written inside a metadata bracket (decision 5): the inverse of
+    `unescape_value` for every value without leading or trailing whitespace."""
+    value = value.strip()
+    out: list[str] = []
+    for i, c in enumerate(value):
+        if c == "%":
+            # Only a '%' that would read as a code is escaped: a URL's %20 stays readable.
+            out.append("%25" if _CODE.match(value, i) else "%")
+        else:
+            out.append(_ESCAPES.get(c, c))
+    return "".join(out)
 
 
 def unescape_value(value: str) -> str:
-    for raw, esc in _ESCAPES.items():
-        value = value.replace(esc, raw).replace(esc.lower(), raw)
-    return value
+    """A written metadata value decoded (decision 5): each code, read left to right, once."""
+    return _CODE.sub(lambda m: _UNESCAPES[m.group(1).upper()], value)
 
 
 def render_meta(meta: Iterable[tuple[str, str]] | Mapping[str, str]) -> str:
