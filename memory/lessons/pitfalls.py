@@ -203,7 +203,7 @@ def claims(answer: str, pits: Sequence[Pitfall], lines: Sequence[AddedLine]) -> 
     and L<n> is a lesson it was shown: a finding always cites a real lesson on a real line."""
     added = {(a.path, a.line): a for a in lines}
     out: list[Finding] = []
-    for raw in answer.splitlines():
+    for raw in answer.splitlines():  # Claude's answer, not git text: any line break will do
         m = _CLAIM.match(raw)
         if not m:
             continue
