@@ -32,6 +32,7 @@ from jobs.runtime import Runtime
 
 HEARTBEAT_EVERY = 15.0
 HEARTBEAT_FRESH = 60.0
+FAILURE_KEPT = 5.0  # seconds a failed remote check is reused (a good one: HIPPO_READY_CACHE)
 log = logging.getLogger("hippo.health")
 _probes: dict[int, threading.Thread] = {}  # a store's remote check still running, by id
 _probes_lock = threading.Lock()
@@ -148,17 +149,23 @@ def _recalled(client: redis.Redis, key: str, ttl: float) -> tuple[float, str] | 
     if ttl <= 0:
         return None
     kept = _remembered.get(key)
-    try:
-        raw = client.get(key)
-        if raw is not None:
-            data = json.loads(raw)
-            kept = (float(data["at"]), str(data["why"]))
-    except (redis.RedisError, ValueError, KeyError, TypeError):
-        pass  # Redis down (its own check says so) or an odd value: the process's memory, if any
+    if kept is None or time.time() - kept[0] >= _kept_for(ttl, kept[1]):  # ours first
+        try:
+            raw = client.get(key)
+            if raw is not None:
+                data = json.loads(raw)
+                kept = (float(data["at"]), str(data["why"]))
+        except (redis.RedisError, ValueError, KeyError, TypeError):
+            pass  # Redis down (its own check says so) or an odd value: fetch
     if kept is None:
         return None
     age = max(0.0, time.time() - kept[0])
-    return (age, kept[1]) if age < ttl else None
+    return (age, kept[1]) if age < _kept_for(ttl, kept[1]) else None
+
+
+def _kept_for(ttl: float, why: str) -> float:
+    """A failure is kept only a few seconds: a remote back up turns ready soon after."""
+    return min(ttl, FAILURE_KEPT) if why else ttl
 
 
 def _remember(client: redis.Redis, key: str, ttl: float, why: str) -> None:
@@ -167,7 +174,8 @@ def _remember(client: redis.Redis, key: str, ttl: float, why: str) -> None:
     at = time.time()
     _remembered[key] = (at, why)
     with contextlib.suppress(redis.RedisError):  # then kept in this process only
-        client.set(key, json.dumps({"at": at, "why": why}), px=max(1, int(ttl * 1000)))
+        kept = _kept_for(ttl, why)
+        client.set(key, json.dumps({"at": at, "why": why}), px=max(1, int(kept * 1000)))
 
 
 def _check_remote(rt: Runtime, client: redis.Redis, ttl: float, ages: dict[str, float]) -> str:

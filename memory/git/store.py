@@ -277,16 +277,22 @@ class Store:
         """The file's text at `commit` (default: the tip), None when it has no such file. A
         file missing at the tip is looked for again after a fetch (see `_commit`)."""
         check_path(path)
-        if commit is None and self.tip() is None and not self.mirror.refresh_for(""):
+        if commit is None and self._empty():
             return None
         text = self._blob_text(path, commit)
         if text is None and commit is None and self.mirror.refresh_for(f"file:{path}"):
             text = self._blob_text(path, None)
         return text
 
+    def _empty(self) -> bool:
+        """True when the remote has no commit yet (looked for again after a fetch: another
+        process may just have run `hippo init`)."""
+        if self.tip() is not None:
+            return False
+        self.mirror.refresh_for("")
+        return self.mirror.tracked() is None
+
     def _blob_text(self, path: str, commit: str | None) -> str | None:
-        if commit is None and self.mirror.tracked() is None:
-            return None
         tree = self._commit(commit).tree
         try:
             obj = tree[path]
@@ -345,7 +351,7 @@ class Store:
     def log(self, path: str | None = None, limit: int = 50) -> list[history.CommitInfo]:
         """Commits from the tip, newest first (touching `path` when given; a path with no
         history yet is looked for again after a fetch, see `_commit`)."""
-        if self.tip() is None and not self.mirror.refresh_for(""):
+        if self._empty():
             return []
         found = history.log(self.mirror.repo, self.head(), path, limit)
         if not found and path is not None and self.mirror.refresh_for(f"file:{path}"):
