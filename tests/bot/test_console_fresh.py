@@ -77,7 +77,12 @@ def test_a_commit_pushed_elsewhere_opens_at_once(tmp_path: Path, kind: str) -> N
             assert page.status_code == 200 and "invoices go out at 06:00" in page.get_data(True)
             history = client.get("/console/history/services/billing.md").get_data(as_text=True)
             assert sha[:8] in history
-            # A commit no one pushed is still 404 (after one fetch to be sure).
+            # A commit no one pushed is still 404 (after one fetch to be sure); the same bad
+            # link opened again at once costs the git host nothing more.
             assert client.get("/console/commit/" + "0" * 40).status_code == 404
+            if t.server is not None:
+                before = t.server.counts.get("requests", 0)
+                assert client.get("/console/commit/" + "0" * 40).status_code == 404
+                assert t.server.counts.get("requests", 0) == before
         finally:
             rt.close()
