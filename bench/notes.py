@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memory import notes
+from memory import notes, textlines
 from memory.git.store import Author, Store
 from memory.git.transport import RemoteAuth
 from tests.gitservers import GitDaemon, HttpGitServer, bare_repo, git_daemon, http_server
@@ -245,7 +245,7 @@ def _verify(
 ) -> dict[str, Any]:
     """Every note claimed saved is on main exactly once; commits since init; fsck --strict."""
     grep = _git(repo, "--git-dir", str(repo), "grep", "-h", "^- bench note", "main", "--")
-    ids = [x.split()[3] for x in grep.stdout.splitlines()]
+    ids = [x.split()[3] for x in textlines.split(grep.stdout)]
     failed = {f.split(":", 1)[0] for f in failures}
     claimed = {f"{i:06d}" for i in range(n) if str(i) not in failed}
     commits = int(_git(repo, "--git-dir", str(repo), "rev-list", "--count", "main").stdout or 0)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pygit2
 
-from memory import notes
+from memory import notes, textlines
 from memory.git.store import Author, Store
 from memory.search import Hit, SearchIndex, parse_query
 
@@ -164,7 +164,7 @@ def queries(corpus: Corpus, root: Path, n: int, rng: random.Random) -> list[tupl
         elif r < 0.75:
             out.append(("common + rare", f"{rng.choice(CORE)} {rng.choice(corpus.tail)}".title()))
         else:
-            lines = files[rng.randrange(len(files))].read_text().splitlines()
+            lines = textlines.split(files[rng.randrange(len(files))].read_bytes().decode())
             entries = [ln for ln in lines if ln.startswith("- ")]
             if not entries:
                 continue
@@ -268,7 +268,7 @@ def agreement(
     for q in qs:
         lines = {
             tuple(ln.split(":", 2 + skip)[skip : 2 + skip])
-            for ln in git_grep(root, q, rev).splitlines()
+            for ln in textlines.split(git_grep(root, q, rev))  # git's lines: line numbers agree
         }
         ours = {(h.path, str(h.line)) for h in search(q, 10**9)}
         want += len(lines)

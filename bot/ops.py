@@ -60,12 +60,15 @@ def _install_routes(app: Flask, rt: Runtime) -> None:
     @app.get("/readyz")
     def readyz() -> Response:
         """Ready: Redis answers, the memory remote answers, a worker beat in the last minute."""
-        checks = health.readiness(rt, rt.config.ready_timeout)
+        ages: dict[str, float] = {}
+        checks = health.readiness(rt, rt.config.ready_timeout, rt.config.ready_cache, ages)
         problems = {name: why for name, why in checks.items() if why}
         status: Readiness = "not ready" if problems else "ready"
         body = {
             "status": status,
             "checks": {name: why or "ok" for name, why in checks.items()},
+            # How old each reused answer is: the remote's is kept HIPPO_READY_CACHE seconds.
+            "age_seconds": ages,
         }
         response = jsonify(body)
         response.status_code = 503 if problems else 200

@@ -26,6 +26,7 @@ from integrations.slack import Outbox
 from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
 from memory import format as fmt
+from memory import textlines
 from memory.lessons.gate import conventions_path
 
 SAMPLES = Path(__file__).resolve().parent / "samples" / "github"
@@ -201,7 +202,7 @@ def _replay(
             first = sent["body"].splitlines()[1]
             ctx.say(f"GitHub ← comment on #{path.split('/')[-2]}: {first}")
     day = sorted(rt.store.files("archive/"))[-1]
-    for line in rt.store.read(day).splitlines():
+    for line in textlines.split(rt.store.read(day)):
         record = json.loads(line)
         if record.get("type") == "pr_outcome":
             ctx.say(f"{day}: #{record['number']} {record['outcome']} {record['stats']}")

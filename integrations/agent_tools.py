@@ -215,7 +215,7 @@ class Toolbox:
         rel = self._rel(target)
         if rel not in self.read:
             self.read.append(rel)
-        text = target.read_text(errors="replace")
+        text = _read(target)
         if len(text) > MAX_READ:
             return text[:MAX_READ] + f"\n… (cut at {MAX_READ} characters of {len(text)})"
         return text or "(empty file)"
@@ -240,10 +240,10 @@ class Toolbox:
         target = self._writable(path)
         if target.is_dir():
             raise ToolError(f"{path} is a folder")
-        old = target.read_text(errors="replace") if target.exists() else ""
+        old = _read(target) if target.exists() else ""
         self._vet(self._rel(target), old, str(content))
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(str(content))
+        target.write_bytes(str(content).encode())
         self._touch(target)
         return f"wrote {self._rel(target)} ({len(str(content))} characters)"
 
@@ -251,13 +251,13 @@ class Toolbox:
         target = self._writable(path)
         if not target.is_file():
             raise ToolError(f"{path} does not exist; write_file creates a file")
-        text = target.read_text(errors="replace")
+        text = _read(target)
         count = text.count(str(old)) if old else 0
         if count != 1:
             raise ToolError(f"`old` occurs {count} times in {path}; it must occur exactly once")
         updated = text.replace(str(old), str(new), 1)
         self._vet(self._rel(target), text, updated)
-        target.write_text(updated)
+        target.write_bytes(updated.encode())
         self._touch(target)
         return f"replaced 1 occurrence in {self._rel(target)}"
 
@@ -283,10 +283,16 @@ class Toolbox:
             return
         known = {fmt.normalise(e.text) for e in fmt.parse(old).entries}
         stones_file = self.root / tombstones.PATH
-        stones = tombstones.load(stones_file.read_text() if stones_file.exists() else None)
+        stones = tombstones.load(_read(stones_file) if stones_file.exists() else None)
         for entry in fmt.parse(new).entries:
             if fmt.normalise(entry.text) not in known:
                 tombstones.check(entry.text, stones)
+
+
+def _read(path: Path) -> str:
+    """A file's text as git holds it: read_text() would turn "\r\n" and a lone "\r" into
+    "\n" (universal newlines), and writing it back would change lines the agent never touched."""
+    return path.read_bytes().decode("utf-8", "replace")
 
 
 def _any_word(

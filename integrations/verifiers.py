@@ -20,6 +20,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from integrations.safe_http import Fetcher, Policy, Refused
+from memory import textlines
 from memory.dream.claims import PATH, PR, REPO, SLACK, SYMBOL, URL, Claim
 from memory.dream.verifiers import Verdict
 
@@ -191,7 +192,7 @@ def _msg(exc: GithubException) -> str:
 
 
 def _first_line(text: str) -> str:
-    return (text or "").splitlines()[0][:80] if text else ""
+    return textlines.first(text or "")[:80]
 
 
 class SlackVerifier:

@@ -30,12 +30,12 @@ def _int(name: str, value: str) -> int:
     return int(value)
 
 
-def _seconds(name: str, value: str) -> float:
+def _seconds(name: str, value: str, *, zero: bool = False) -> float:
     try:
         seconds = float(value)
     except ValueError:
         seconds = -1.0
-    if not 0 < seconds < 3600:
+    if not (0 < seconds < 3600 or (zero and seconds == 0)):
         raise ConfigError(f"{name}={value!r} is not a number of seconds between 0 and 3600")
     return seconds
 
@@ -195,6 +195,7 @@ class Config:
     log_format: str = "auto"  # json, text, or auto (JSON unless stderr is a terminal)
     log_level: str = "INFO"
     ready_timeout: float = 3.0  # /readyz: seconds each check may take
+    ready_cache: float = 30.0  # /readyz: seconds the remote's answer is reused (0: never)
     metrics_port: int = 0  # a worker serves /metrics on this port (0: off)
 
     @property
@@ -327,6 +328,7 @@ def _behaviour_settings(get: Get) -> dict[str, Any]:
         log_level=_choice("HIPPO_LOG_LEVEL", get("HIPPO_LOG_LEVEL").upper() or "INFO", LEVELS),
         metrics_port=_int("HIPPO_METRICS_PORT", get("HIPPO_METRICS_PORT") or "0"),
         ready_timeout=_seconds("HIPPO_READY_TIMEOUT", get("HIPPO_READY_TIMEOUT", "3") or "3"),
+        ready_cache=_seconds("HIPPO_READY_CACHE", get("HIPPO_READY_CACHE") or "30", zero=True),
     )
 
 

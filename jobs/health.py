@@ -4,12 +4,20 @@ Ready means: Redis answers, the memory remote answers a fetch, and a worker wrot
 in the last minute. Each check gets `timeout` seconds and runs in its own thread, so one that
 hangs (a remote behind a dead network) cannot hold the answer past the deadline.
 
+The remote's answer is kept for `HIPPO_READY_CACHE` seconds (30), in Redis so every web worker
+shares it (and in the process when Redis is down): a fetch is an authenticated request or two to
+the git host, and probes (or anyone, /readyz needs no sign-in) must not turn into load there.
+The answer says how old the remote's check is.
+
 Workers write the heartbeat from a bootstep (`Heartbeat`): a Redis sorted set per workspace,
 worker name → time of its last beat, every HEARTBEAT_EVERY seconds.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import logging
 import threading
 import time
@@ -24,9 +32,12 @@ from jobs.runtime import Runtime
 
 HEARTBEAT_EVERY = 15.0
 HEARTBEAT_FRESH = 60.0
+FAILURE_KEPT = 5.0  # seconds a failed remote check is reused (a good one: HIPPO_READY_CACHE)
 log = logging.getLogger("hippo.health")
 _probes: dict[int, threading.Thread] = {}  # a store's remote check still running, by id
 _probes_lock = threading.Lock()
+# The remote's last answer per store when Redis cannot keep it: (time.time() of the check, why).
+_remembered: dict[str, tuple[float, str]] = {}
 
 
 def heartbeat_key(workspace: str) -> str:
@@ -127,9 +138,61 @@ def _check_worker(client: redis.Redis, workspace: str) -> str:
     return ""
 
 
-def _check_remote(rt: Runtime) -> str:
-    rt.store.sync()
-    return ""
+def remote_key(rt: Runtime) -> str:
+    """The Redis key holding the remote check's last answer (per workspace and remote)."""
+    remote = hashlib.sha256(rt.store.shown.encode()).hexdigest()[:16]
+    return f"hippo:ready:remote:{rt.config.workspace}:{remote}"
+
+
+def _recalled(client: redis.Redis, key: str, ttl: float) -> tuple[float, str] | None:
+    """The remote's answer another probe (of any web worker) got within `ttl`: (age, why)."""
+    if ttl <= 0:
+        return None
+    kept = _remembered.get(key)
+    if kept is None or time.time() - kept[0] >= _kept_for(ttl, kept[1]):  # ours first
+        try:
+            raw = client.get(key)
+            if raw is not None:
+                data = json.loads(raw)
+                kept = (float(data["at"]), str(data["why"]))
+        except (redis.RedisError, ValueError, KeyError, TypeError):
+            pass  # Redis down (its own check says so) or an odd value: fetch
+    if kept is None:
+        return None
+    age = max(0.0, time.time() - kept[0])
+    return (age, kept[1]) if age < _kept_for(ttl, kept[1]) else None
+
+
+def _kept_for(ttl: float, why: str) -> float:
+    """A failure is kept only a few seconds: a remote back up turns ready soon after."""
+    return min(ttl, FAILURE_KEPT) if why else ttl
+
+
+def _remember(client: redis.Redis, key: str, ttl: float, why: str) -> None:
+    if ttl <= 0:
+        return
+    at = time.time()
+    _remembered[key] = (at, why)
+    with contextlib.suppress(redis.RedisError):  # then kept in this process only
+        kept = _kept_for(ttl, why)
+        client.set(key, json.dumps({"at": at, "why": why}), px=max(1, int(kept * 1000)))
+
+
+def _check_remote(rt: Runtime, client: redis.Redis, ttl: float, ages: dict[str, float]) -> str:
+    """The remote's answer: a recent one when there is (its age in `ages`), else a fetch."""
+    key = remote_key(rt)
+    recalled = _recalled(client, key, ttl)
+    if recalled is not None:
+        ages["remote"] = round(recalled[0], 1)
+        return recalled[1]
+    try:
+        rt.store.sync()
+        why = ""
+    except Exception as exc:
+        why = str(exc) or type(exc).__name__
+    _remember(client, key, ttl, why)
+    ages["remote"] = 0.0
+    return why
 
 
 class _Check(NamedTuple):
@@ -152,8 +215,12 @@ def _start(check: Callable[[], str], name: str) -> _Check:
     return _Check(thread, out)
 
 
-def readiness(rt: Runtime, timeout: float) -> dict[str, str]:
-    """Each check's complaint, "" when it is fine: redis, remote, worker."""
+def readiness(
+    rt: Runtime, timeout: float, cache: float = 0.0, ages: dict[str, float] | None = None
+) -> dict[str, str]:
+    """Each check's complaint, "" when it is fine: redis, remote, worker. The remote's answer
+    is reused for `cache` seconds; `ages` receives how old it is (seconds)."""
+    ages = {} if ages is None else ages
     client = _probe_client(rt, timeout)
     started: dict[str, _Check | str] = {
         "redis": _start(lambda: _check_redis(client), "redis"),
@@ -165,7 +232,7 @@ def readiness(rt: Runtime, timeout: float) -> dict[str, str]:
         if running is not None and running.is_alive():
             started["remote"] = "the previous check has not answered yet"
         else:
-            probe = _start(lambda: _check_remote(rt), "remote")
+            probe = _start(lambda: _check_remote(rt, client, cache, ages), "remote")
             started["remote"] = probe
             _probes[id(rt.store)] = probe[0]
     deadline = time.monotonic() + timeout

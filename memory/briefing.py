@@ -156,7 +156,7 @@ def _line(section: str, path: str, entry: fmt.Entry) -> Line:
     sources = entry.get_all("source") + entry.get_all("evidence")
     where = f"{path}:{entry.line + 1}"
     source = ", ".join(dict.fromkeys(sources)) or where
-    kind, disputed = entry.get("kind") or "", fmt.unescape_value(entry.get("contradicts") or "")
+    kind, disputed = entry.get("kind") or "", entry.get("contradicts") or ""
     return Line(section, entry.text, source, _status(entry), where, kind, disputed)
 
 
@@ -222,7 +222,7 @@ def memory_hits(reader: Reader, words: Sequence[str], skip: set[str]) -> list[Li
             continue
         where = f"{hit.path}:{hit.line}"
         source, kind = meta.get("source") or where, meta.get("kind", "")
-        disputed = fmt.unescape_value(meta.get("contradicts", ""))
+        disputed = meta.get("contradicts", "")
         out.append(Line(MEMORY, hit.text, source, status, where, kind, disputed))
     return out[:MEMORY_HITS]
 

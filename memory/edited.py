@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memory import format as fmt
+from memory import textlines
 from memory.errors import EntryConflict
 
 
@@ -14,7 +15,7 @@ class EditedFile:
     each operation costs O(1) after the first parse instead of a parse of the whole file."""
 
     def __init__(self, text: str) -> None:
-        self.lines: list[str | None] = list(text.splitlines(keepends=True))
+        self.lines: list[str | None] = list(textlines.split_keep(text))
         self._index: dict[str, list[fmt.Entry]] | None = None
         self._joined: str | None = text
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from memory import folding
+from memory import folding, textlines
 
 # The decisions, numbered as in SPEC-NOTES.md section 3. Tests cite these numbers.
 DECISIONS = {
@@ -23,8 +23,12 @@ DECISIONS = {
     "value (source: a; source: b). Rendering a changed entry writes one bracket.",
     4: "An indented bullet is its own entry with `parent` set to the nearest shallower bullet.",
     5: "Keys are [A-Za-z][A-Za-z0-9_-]*, matched case-insensitively, whitespace stripped; empty "
-    "values are kept as ''. Raw ';' inside an old URL value is kept in that value. On render ';', "
-    "'[' and ']' in values become %3B, %5B, %5D.",
+    "values are kept as ''. Raw ';' inside an old URL value is kept in that value. Values are "
+    "percent-escaped, one bijection (escape_value/unescape_value): ';', '[', ']', newline and "
+    "carriage return are written %3B, %5B, %5D, %0A, %0D, and '%' is written %25 where it "
+    "stands before one of those codes or 25 (any case), so a URL's own %20 stays as it is; "
+    "parsing decodes exactly those codes, so every reader gets the value that was written. A "
+    "value has no leading or trailing whitespace (both are stripped when written and read).",
     6: "A bracket is metadata only when every ';'-part is 'key: value' (a part after a URL "
     "value may be a raw ';' continuation). '[WIP]', '[sic]' and markdown links stay in the text.",
     7: "Bullets are '-', '*', '+' and '1.'/'1)'; a task box '[ ]'/'[x]' stays in the text; lines "
@@ -45,6 +49,9 @@ DECISIONS = {
     "merges.",
     14: "Dreaming has state, limits and an audit trail: .dream/state.json, at most 25 files "
     "checked and max(3, 15% of topic files) deleted a night, one commit per step.",
+    15: "A line ends at '\\n' only, as git, GitHub and grep count lines ('\\r\\n' is one "
+    "ending); a form feed, '\\x0b', '\\x1c'-'\\x1e', '\\x85', U+2028, U+2029 or a lone "
+    "'\\r' is part of its line (memory/textlines.py), so line numbers match `git blame`.",
 }
 
 KNOWN_KEYS = frozenset(
@@ -64,7 +71,9 @@ _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _LINK = re.compile(r"\[\[([^\[\]\n]*)\]\]")
 _KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
-_ESCAPES = {";": "%3B", "[": "%5B", "]": "%5D"}
+_ESCAPES = {"%": "%25", ";": "%3B", "[": "%5B", "]": "%5D", "\n": "%0A", "\r": "%0D"}
+_UNESCAPES = {code[1:]: raw for raw, code in _ESCAPES.items()}
+_CODE = re.compile("%(" + "|".join(_UNESCAPES) + ")", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -175,7 +184,7 @@ class Document:
 
 def parse(text: str) -> Document:
     """Parse a markdown note. Never raises."""
-    lines = text.splitlines(keepends=True)
+    lines = textlines.split_keep(text)  # decision 15
     doc = Document(lines=lines)
     fenced: set[int] = set()
     in_fence: str | None = None
@@ -285,17 +294,26 @@ def _parse_pairs(inner: str) -> list[tuple[str, str]] | None:
             pairs[-1] = (k, f"{v};{part}".strip())  # a raw ';' inside an old URL (decision 5)
         else:
             return None
-    return pairs or None
+    return [(k, unescape_value(v)) for k, v in pairs] or None
 
 
 def escape_value(value: str) -> str:
-    return "".join(_ESCAPES.get(c, c) for c in value.replace("\n", " ").replace("\r", " "))
+    """`value` as written inside a metadata bracket (decision 5): the inverse of
+    `unescape_value` for every value without leading or trailing whitespace."""
+    value = value.strip()
+    out: list[str] = []
+    for i, c in enumerate(value):
+        if c == "%":
+            # Only a '%' that would read as a code is escaped: a URL's %20 stays readable.
+            out.append("%25" if _CODE.match(value, i) else "%")
+        else:
+            out.append(_ESCAPES.get(c, c))
+    return "".join(out)
 
 
 def unescape_value(value: str) -> str:
-    for raw, esc in _ESCAPES.items():
-        value = value.replace(esc, raw).replace(esc.lower(), raw)
-    return value
+    """A written metadata value decoded (decision 5): each code, read left to right, once."""
+    return _CODE.sub(lambda m: _UNESCAPES[m.group(1).upper()], value)
 
 
 def render_meta(meta: Iterable[tuple[str, str]] | Mapping[str, str]) -> str:
@@ -372,7 +390,7 @@ def same_fact(a: str, b: str) -> bool:
 
 def replace_line(doc_text: str, line_no: int, new_line: str) -> str:
     """`doc_text` with line `line_no` replaced, its line ending kept; other bytes untouched."""
-    lines = doc_text.splitlines(keepends=True)
+    lines = textlines.split_keep(doc_text)
     old = lines[line_no]
     ending = old[len(old.rstrip("\r\n")) :]
     lines[line_no] = new_line + ending
@@ -380,7 +398,7 @@ def replace_line(doc_text: str, line_no: int, new_line: str) -> str:
 
 
 def delete_line(doc_text: str, line_no: int) -> str:
-    lines = doc_text.splitlines(keepends=True)
+    lines = textlines.split_keep(doc_text)
     del lines[line_no]
     return "".join(lines)
 

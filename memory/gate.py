@@ -198,7 +198,7 @@ def origins(entry: fmt.Entry) -> list[str]:
     if not entry.get_all("source") and entry.get("by"):
         out[f"by {entry.get('by')}"] = None  # an MCP agent citing nothing is its own origin
     for value in entry.get_all("source") + entry.get_all("evidence"):
-        out[_origin(fmt.unescape_value(value))] = None
+        out[_origin(value)] = None  # values come decoded (format decision 5)
     return list(out)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from memory import secrets
+from memory import secrets, textlines
 from memory.format import (
     INDEX_MAX_BYTES,
     INDEX_MAX_LINES,
@@ -84,7 +84,7 @@ def _check_index(tree: Mapping[str, bytes]) -> Iterator[Problem]:
         # Decision 1: the union of the spec versions makes MEMORY.md required.
         yield Problem(INDEX, 0, "missing-index", "MEMORY.md is missing; create it with `# Memory`")
         return
-    lines = len(raw.splitlines())
+    lines = textlines.count(raw.decode("utf-8", "replace"))
     if lines > INDEX_MAX_LINES:
         yield Problem(
             INDEX,

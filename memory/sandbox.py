@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from memory import format as fmt
+from memory import textlines
 from memory.errors import InvalidPath, MemoryStoreError
 from memory.gate import Gate, Landed
 from memory.ops import (
@@ -174,7 +175,7 @@ def _append_only(out: Plan, path: str, old: str, new: str) -> None:
     if not new.startswith(old):
         out.refused.append((path, "append-only file: lines may be added at the end, not changed"))
         return
-    for line in new[len(old) :].splitlines():
+    for line in textlines.split(new[len(old) :]):
         if line.strip():
             out.ops.append(AppendLine(path, line))
 

@@ -155,9 +155,9 @@ class Branch:
 
 def _patch(diff: str) -> str:
     """git's diff of one file without its header: from the first hunk on, as GitHub serves it."""
-    lines = diff.splitlines()
+    lines = diff.split("\n")  # git's lines: a form feed inside one is not a line break
     start = next((i for i, line in enumerate(lines) if line.startswith("@@")), len(lines))
-    return "\n".join(lines[start:])
+    return "\n".join(lines[start:]).rstrip("\n")
 
 
 def build_branches(root: Path) -> list[Branch]:
@@ -169,22 +169,25 @@ def build_branches(root: Path) -> list[Branch]:
         (root / path).write_text(text)
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "base")
-    out = []
-    for n, files in LATER.items():
-        _git(root, "checkout", "-q", "-b", f"agent/{n}", "main")
-        for path, text in files.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(text)
-        _git(root, "add", "-A")
-        _git(root, "commit", "-q", "-m", f"agent change {n}")
-        head = _git(root, "rev-parse", "HEAD").strip()
-        patches, statuses = {}, {}
-        for path in sorted(files):
-            patches[path] = _patch(_git(root, "diff", f"main...agent/{n}", "--", path))
-            statuses[path] = "modified" if path in BASE else "added"
-        out.append(Branch(n, head, patches, statuses))
+    return [add_branch(root, n, files) for n, files in LATER.items()]
+
+
+def add_branch(root: Path, n: int, files: dict[str, str]) -> Branch:
+    """Agent pull request n: a branch off main of the repository at `root` (built by
+    build_branches) leaving `files` so; its patches are what git diffs."""
+    _git(root, "checkout", "-q", "-b", f"agent/{n}", "main")
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(text.encode())  # exactly these bytes: no newline translation
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", f"agent change {n}")
+    head = _git(root, "rev-parse", "HEAD").strip()
+    patches, statuses = {}, {}
+    for path in sorted(files):
+        patches[path] = _patch(_git(root, "diff", f"main...agent/{n}", "--", path))
+        statuses[path] = "modified" if path in BASE else "added"
     _git(root, "checkout", "-q", "main")
-    return out
+    return Branch(n, head, patches, statuses)
 
 
 def serve_later(fake: FakeGitHub, branch: Branch) -> None:

@@ -39,7 +39,9 @@ def parse_meta(raw: str) -> ops.Meta:
 
 
 def meta_text(meta: ops.Meta) -> str:
-    return "; ".join(f"{k}: {v}" for k, v in meta)
+    """Metadata as typed in the entry form, escaped as in the file, so `parse_meta` reads the
+    same values back (a ';' inside a value would otherwise split it)."""
+    return "; ".join(f"{k}: {fmt.escape_value(v)}" for k, v in meta)
 
 
 def is_url(value: str) -> bool:

@@ -9,7 +9,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 
 from bot.console.auth import author
 from jobs.runtime import Runtime
-from memory import ops
+from memory import ops, textlines
 from memory.errors import InvalidPath, MemoryStoreError, NotFound
 
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
@@ -79,5 +79,9 @@ def _show(rt: Runtime, sha: str, error: str, status: int = 200) -> Any:
     except NotFound:
         abort(404, f"no commit {sha} in the memory")
     return render_template(
-        "console/commit.html", diff=diff, error=error, line_class=line_class
+        "console/commit.html",
+        diff=diff,
+        error=error,
+        line_class=line_class,
+        git_lines=textlines.split,  # a form feed in a patch line is not a new line
     ), status

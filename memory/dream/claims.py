@@ -207,7 +207,7 @@ def _source_claims(text: str, sources: Iterable[str], hosts: set[str]) -> list[C
     """Claims cited by the entry's `source` values, after those of its text."""
     claims: list[Claim] = []
     for value in sources:
-        for part in fmt.unescape_value(value).split(","):
+        for part in value.split(","):
             part = part.strip()
             s = _SLACK.search(part)  # "Slack thread <link>" and "<link> (alice)" cite it too
             if s:

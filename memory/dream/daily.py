@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from memory import format as fmt
-from memory import secrets
+from memory import secrets, textlines
 from memory.dream.context import DREAM_BY, Context, StepResult
 from memory.ops import AddEntry
 
@@ -56,7 +56,7 @@ def episodes_since(ctx: Context) -> list[Episode]:
         day = path[len(ARCHIVE) :][:10]
         if since_day and day < since_day:
             continue
-        for raw in ctx.tree[path].splitlines():
+        for raw in textlines.split(ctx.tree[path]):
             out.extend(ep for ep in _episodes(raw, day) if not since or ep.at > since)
     return out
 

@@ -10,6 +10,7 @@ top-level folders, and as a last resort the list is cut with a count of what was
 from __future__ import annotations
 
 from memory import format as fmt
+from memory import textlines
 from memory.dream.context import Context, StepResult
 from memory.ops import WriteFile
 
@@ -22,7 +23,7 @@ TITLE_MAX = 100
 
 def title_of(path: str, text: str) -> str:
     """The file's first non-empty line, '#' marks dropped, made safe to sit in one entry."""
-    for raw in text.splitlines():
+    for raw in textlines.split(text):
         s = raw.strip()
         if s:
             s = s.lstrip("#").strip().replace("[", "(").replace("]", ")")

@@ -120,7 +120,7 @@ def _open(path: str, entry: fmt.Entry) -> Contradiction:
 
 def _promote(out: Promotions, path: str, entry: fmt.Entry, found: str) -> None:
     meta = entry.with_meta(status="active").meta
-    recorded = [fmt.unescape_value(v) for v in entry.get_all("source") + entry.get_all("evidence")]
+    recorded = entry.get_all("source") + entry.get_all("evidence")
     if found not in recorded and found not in origins(entry):
         meta = (*meta, ("evidence", found))
     out.ops.append(ReplaceEntry(path, entry.text, entry.text, meta))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from memory import version
+from memory import textlines, version
 from memory.dream import corrections, daily, index, outcomes, tidy, unused
 from memory.dream import state as st
 from memory.dream.claims import known_repos
@@ -50,12 +50,12 @@ class StepReport:
 
     @property
     def subject(self) -> str:
-        return self.message.splitlines()[0] if self.message else f"dream({self.step})"
+        return textlines.first(self.message) if self.message else f"dream({self.step})"
 
     @property
     def body(self) -> list[str]:
         paragraphs = self.message.strip().split("\n\n")
-        lines = paragraphs[1].splitlines() if len(paragraphs) > 1 else []
+        lines = textlines.split(paragraphs[1]) if len(paragraphs) > 1 else []
         return [ln for ln in lines if not ln.startswith("Hippo-")]
 
 

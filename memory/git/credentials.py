@@ -145,7 +145,7 @@ class Callbacks(pygit2.RemoteCallbacks):
                     raise RemoteMoved(update.dst_refname)
 
     def sideband_progress(self, string: str) -> None:
-        for line in string.replace("\r", "\n").splitlines():
+        for line in string.replace("\r", "\n").split("\n"):  # git's lines (progress: "\r")
             line = line.strip()
             if line and not _PROGRESS.match(line) and len(self.said) < 20:
                 self.said.append(line[:300])

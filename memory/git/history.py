@@ -10,6 +10,7 @@ import pygit2
 from pygit2.enums import SortMode
 
 from memory import format as fmt
+from memory import textlines
 from memory.errors import EntryConflict
 from memory.ops import AddEntry, DeleteFile, Operation, RemoveEntry, ReplaceEntry, WriteFile
 
@@ -61,7 +62,7 @@ def info(commit: pygit2.Commit) -> CommitInfo:
     trailers: dict[str, str] = {}
     paragraphs = message.strip().split("\n\n")
     if len(paragraphs) > 1:
-        for line in paragraphs[-1].splitlines():
+        for line in textlines.split(paragraphs[-1]):
             m = _TRAILER.match(line.strip())
             if m:
                 trailers[m.group(1)] = m.group(2).strip()
@@ -70,7 +71,7 @@ def info(commit: pygit2.Commit) -> CommitInfo:
         author=commit.author.name,
         email=commit.author.email,
         time=datetime.fromtimestamp(commit.commit_time, tz=UTC),
-        summary=message.splitlines()[0] if message else "",
+        summary=textlines.first(message),
         message=message,
         trailers=trailers,
         parents=tuple(str(p) for p in commit.parent_ids),

@@ -27,6 +27,8 @@ class Mirror:
         self.max_age = max_age
         self.fetch_lock = threading.Lock()  # threads of one process fetch one at a time
         self.synced_at = -1e9  # monotonic time of the last fetch (or push)
+        self._misses: dict[str, float] = {}  # unknown name → when it last caused a fetch
+        self._misses_lock = threading.Lock()
         self._open_lock = threading.Lock()
         self._repo: pygit2.Repository | None = None
 
@@ -109,6 +111,28 @@ class Mirror:
             return
         with contextlib.suppress(RemoteError):
             self.sync(max_age=self.max_age)
+
+    def refresh_for(self, name: str) -> bool:
+        """Fetch because a read named something hippo does not know (a commit, a file at the
+        tip, a ref): another process or a person may just have pushed it, and `fresh` alone
+        would answer "not found" for up to `max_age` seconds (a commit, until any page
+        fetched). True when a fetch ran, so the caller looks again. The same unknown name
+        causes at most one fetch per `max_age` (a bad link reloaded is not load on the remote);
+        an unreachable remote leaves the answer "not found"."""
+        now = time.monotonic()
+        with self._misses_lock:
+            last = self._misses.get(name)
+            if last is not None and now - last < self.max_age:
+                return False
+            if len(self._misses) > 1024:  # forget old misses; this is not a cache of names
+                self._misses = {k: t for k, t in self._misses.items() if now - t < self.max_age}
+            self._misses[name] = now
+        try:
+            # max_age=0: a fetch that finished while this one queued for the lock is used.
+            self.sync(max_age=0)
+        except RemoteError:
+            return False
+        return True
 
     def branch_tip(self, *, optimistic: bool = False) -> str | None:
         """The remote branch's tip for the write path: the tip we know when the transport says

@@ -14,6 +14,7 @@ from typing import Any
 
 import pygit2
 
+from memory import textlines
 from memory.errors import NotFound, NotMemoryRepository
 from memory.git import history
 from memory.git.credentials import RemoteAuth, split_url
@@ -219,7 +220,7 @@ class Store:
         """Undo one commit as a new commit by `author`; EntryConflict if later edits clash.
         The undo is worked out on the newest tip inside the write path, not beforehand."""
         target = self._commit(commit)
-        summary = target.message.splitlines()[0] if target.message else str(target.id)
+        summary = textlines.first(target.message) if target.message else str(target.id)
         return self.writer.submit(
             WriteRequest(
                 [],
@@ -255,16 +256,43 @@ class Store:
         return tip
 
     def _commit(self, rev: str | None) -> pygit2.Commit:
+        """The commit `rev` names (default: the tip). A name not in the cache is looked up
+        again after a fetch: another process (a worker's dream, a person's push) may have
+        made it since our last fetch."""
+        rev = rev or self.head()
+        found = self._lookup(rev)
+        if found is None and self.mirror.refresh_for(f"commit:{rev}"):
+            found = self._lookup(rev)
+        if found is None:
+            raise NotFound(f"no commit {rev!r} in the memory repository")
+        return found
+
+    def _lookup(self, rev: str) -> pygit2.Commit | None:
         try:
-            obj = self.mirror.repo.revparse_single(rev or self.head())
-            return obj.peel(pygit2.Commit)
-        except (KeyError, ValueError, pygit2.GitError) as exc:
-            raise NotFound(f"no commit {rev!r} in the memory repository") from exc
+            return self.mirror.repo.revparse_single(rev).peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
 
     def read_or_none(self, path: str, commit: str | None = None) -> str | None:
+        """The file's text at `commit` (default: the tip), None when it has no such file. A
+        file missing at the tip is looked for again after a fetch (see `_commit`)."""
         check_path(path)
-        if commit is None and self.tip() is None:
+        if commit is None and self._empty():
             return None
+        text = self._blob_text(path, commit)
+        if text is None and commit is None and self.mirror.refresh_for(f"file:{path}"):
+            text = self._blob_text(path, None)
+        return text
+
+    def _empty(self) -> bool:
+        """True when the remote has no commit yet (looked for again after a fetch: another
+        process may just have run `hippo init`)."""
+        if self.tip() is not None:
+            return False
+        self.mirror.refresh_for("")
+        return self.mirror.tracked() is None
+
+    def _blob_text(self, path: str, commit: str | None) -> str | None:
         tree = self._commit(commit).tree
         try:
             obj = tree[path]
@@ -321,15 +349,23 @@ class Store:
         return warm[1].search(query, limit=limit)
 
     def log(self, path: str | None = None, limit: int = 50) -> list[history.CommitInfo]:
-        if self.tip() is None:
+        """Commits from the tip, newest first (touching `path` when given; a path with no
+        history yet is looked for again after a fetch, see `_commit`)."""
+        if self._empty():
             return []
-        return history.log(self.mirror.repo, self.head(), path, limit)
+        found = history.log(self.mirror.repo, self.head(), path, limit)
+        if not found and path is not None and self.mirror.refresh_for(f"file:{path}"):
+            found = history.log(self.mirror.repo, self.head(), path, limit)
+        return found
 
     def diff(self, commit: str) -> history.Diff:
         return history.diff(self.mirror.repo, self._commit(commit))
 
     def ref(self, name: str) -> str | None:
+        """Where refs/hippo/<name> points (an unknown name is looked up again after a fetch)."""
         ref = self.mirror.repo.references.get(f"refs/hippo/{name}")
+        if ref is None and self.mirror.refresh_for(f"ref:{name}"):
+            ref = self.mirror.repo.references.get(f"refs/hippo/{name}")
         return str(ref.target) if ref is not None else None
 
     def refs(self, prefix: str = "") -> dict[str, str]:

@@ -15,6 +15,8 @@ from posixpath import dirname, splitext
 from typing import Final, Literal
 from urllib.parse import quote, unquote
 
+from memory import textlines
+
 # How a pull request of the agent's ended (`classify`); lessons come from the two that people
 # shaped (memory/lessons/gate.py:LEARNABLE).
 PullOutcome = Literal[
@@ -178,8 +180,8 @@ def classify(facts: PullFacts, agent_logins: Iterable[str]) -> PullOutcome:
 def diff_texts(path: str, old: str | None, new: str | None, context: int = 2) -> FileDiff:
     """A file-level diff with hunks: `old` at the agent's tip, `new` in what landed."""
     status = "added" if old is None else "removed" if new is None else "modified"
-    a = (old or "").splitlines()
-    b = (new or "").splitlines()
+    a = textlines.split(old or "")
+    b = textlines.split(new or "")
     hunks: list[Hunk] = []
     for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from memory import format as fmt
+from memory import textlines
 from memory.lessons.outcomes import FileDiff, Signature, file_kind
 
 ACTIVE = "active"
@@ -140,7 +141,7 @@ def added_lines(path: str, patch: str | None) -> list[AddedLine]:
     """The added lines of one file's unified diff (GitHub's `patch` field), with line numbers."""
     out: list[AddedLine] = []
     line = 0
-    for raw in (patch or "").splitlines():
+    for raw in textlines.split(patch or ""):  # git's lines: "\n" only
         header = _HUNK.match(raw)
         if header:
             line = int(header.group(1))
@@ -202,7 +203,7 @@ def claims(answer: str, pits: Sequence[Pitfall], lines: Sequence[AddedLine]) -> 
     and L<n> is a lesson it was shown: a finding always cites a real lesson on a real line."""
     added = {(a.path, a.line): a for a in lines}
     out: list[Finding] = []
-    for raw in answer.splitlines():
+    for raw in answer.splitlines():  # Claude's answer, not git text: any line break will do
         m = _CLAIM.match(raw)
         if not m:
             continue

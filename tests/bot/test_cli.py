@@ -87,6 +87,23 @@ def test_search_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Non
     )
 
 
+def test_search_json_gives_metadata_as_written(
+    argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A source holding ';', '[', ']' and a literal '%3B' is escaped in the file and comes back
+    from search --json exactly as given (not a%3Bb%5Bc%5D, and the literal %3B not as ';')."""
+    source = "https://e.com/q?a=1;b=[2]&c=%3B&d=%20"
+    run(argv, "init")
+    run(argv, "note", "ledger exports run nightly", "--path", "ops/ledger.md", "--source", source)
+    capsys.readouterr()
+    assert run(argv, "show", "ops/ledger.md") == 0
+    assert "source: https://e.com/q?a=1%3Bb=%5B2%5D&c=%253B&d=%20;" in capsys.readouterr().out
+    assert run(argv, "search", "ledger exports", "--json") == 0
+    [hit] = json.loads(capsys.readouterr().out)
+    print(f"meta.source: {hit['meta']['source']}")
+    assert hit["meta"]["source"] == source
+
+
 def test_lint_exit_codes(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     """lint exits 0 on a clean memory and 1 with a broken link."""
     run(argv, "init")

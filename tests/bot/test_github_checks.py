@@ -38,6 +38,7 @@ from tests.github_scenario import (
     TAUGHT_NEW,
     TAUGHT_OLD,
     Branch,
+    add_branch,
     build_branches,
     serve_later,
     serve_taught,
@@ -160,6 +161,44 @@ def test_the_agent_repeating_a_lesson_is_flagged_on_the_right_lines(
     wait_for(lambda: rt.redis.llen("celery") == 0)
     time.sleep(0.5)
     assert len(fake_github.check_runs) == before
+
+
+# An agent's test file with page breaks and other characters str.splitlines() breaks at, none of
+# which git (or GitHub's patch, or its annotation line numbers) counts as a line end.
+PAGES = (
+    '"""Refund tests, in pages."""\n'  # 1
+    "\x0c\n"  # 2: a page break, as Emacs writes them
+    "import mock\n"  # 3: the lesson's pitfall
+    "\n"  # 4
+    "\n"  # 5
+    "def test_refund():  # see the runbook\x0b\u2028section 2\n"  # 6
+    "    gateway = mock.Mock()\x0c\n"  # 7: the pitfall again, a form feed after it
+    "    gateway.refund(10)  # \x1c\x1d\x1e\x85\u2029\n"  # 8
+    "    assert gateway.refund.called\n"  # 9
+    "    other = mock.MagicMock()\n"  # 10: and again
+)
+
+
+def test_annotations_land_on_git_lines_whatever_the_characters(
+    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    """A pull request whose patch holds a form feed, \\x0b, \\x1c-\\x1e, \\x85, U+2028 and
+    U+2029: the check run (signed webhook, real worker, PyGithub against the loopback GitHub)
+    annotates the lines git numbers 3, 7 and 10, not lines shifted by each of those."""
+    rt = worker
+    teach(rt, client, fake_github)
+    build_branches(tmp_path / "shop")
+    branch = add_branch(tmp_path / "shop", 7, {"tests/unit/test_pages.py": PAGES})
+    assert "\x0c" in branch.patches["tests/unit/test_pages.py"]
+    serve_later(fake_github, branch)
+    assert push(client, branch).json["check"] == "queued"
+    run = wait_for(
+        lambda: [r for r in fake_github.check_runs if r.body["head_sha"] == branch.head_sha]
+    )[0]
+    flagged = [a["start_line"] for a in run.annotations]
+    print(f"annotated lines: {flagged}")
+    assert flagged == [3, 7, 10]
+    assert [a["end_line"] for a in run.annotations] == [3, 7, 10]
 
 
 def test_learning_comments_once_and_says_when_a_lesson_became_active(

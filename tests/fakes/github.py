@@ -103,8 +103,8 @@ def file_body(filename: str, status: str = "modified", patch: str | None = "") -
         body.pop("patch", None)
     elif patch:
         body["patch"] = patch
-        body["additions"] = sum(1 for ln in patch.splitlines() if ln.startswith("+"))
-        body["deletions"] = sum(1 for ln in patch.splitlines() if ln.startswith("-"))
+        body["additions"] = sum(1 for ln in patch.split("\n") if ln.startswith("+"))
+        body["deletions"] = sum(1 for ln in patch.split("\n") if ln.startswith("-"))
     return body
 
 

@@ -112,3 +112,18 @@ def test_changes_since_and_tool_specs(tools: Toolbox) -> None:
     assert tools.call("changes_since", {"since": "2026-11-01"}) == "changes since 2026-11-01"
     for spec in TOOLS:
         assert hasattr(tools, f"_tool_{spec['name']}")
+
+
+def test_an_edit_leaves_other_lines_bytes_alone(tools: Toolbox) -> None:
+    """A file with CRLF endings and a lone carriage return inside an entry: the model reads it
+    as git holds it, and replacing one word changes that word only (read_text()'s universal
+    newlines turned every \\r into \\n, rewriting lines the model never touched)."""
+    raw = b"# Runbook\r\n\r\n- restart the worker\r\n- the ledger\rexport runs at 02:00\r\n"
+    (tools.root / "services" / "runbook.md").write_bytes(raw)
+    assert tools.call("read_file", {"path": "services/runbook.md"}) == raw.decode()
+    tools.call(
+        "replace_in_file",
+        {"path": "services/runbook.md", "old": "restart the worker", "new": "restart the web"},
+    )
+    after = (tools.root / "services" / "runbook.md").read_bytes()
+    assert after == raw.replace(b"restart the worker", b"restart the web")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -17,6 +20,7 @@ from bot.app import create_app
 from jobs import health
 from jobs.config import Config
 from jobs.runtime import Runtime
+from tests.gitservers.smart_http import HttpGitServer
 from tests.ops_helpers import free_port
 from tests.slack_helpers import wait
 
@@ -94,6 +98,7 @@ def test_readyz_follows_redis_the_remote_and_the_worker(
         data_dir=tmp_path / "data",
         memory_remote=str(remote),
         ready_timeout=2.0,
+        ready_cache=0,  # every probe checks the remote (the cache has its own test below)
     )
     rt = Runtime(config)
     rt.store.init()
@@ -139,3 +144,71 @@ def test_healthz_is_alive_without_redis(tmp_path: Path) -> None:
     assert client.get("/healthz").status_code == 200
     resp = client.get("/readyz")
     assert resp.status_code == 503 and resp.get_json()["status"] == "not ready"
+
+
+# Another web worker: its own process, its own Runtime and app, the same Redis and remote.
+OTHER_WORKER = """
+import json, sys
+from pathlib import Path
+from bot.app import create_app
+from jobs.config import Config
+from jobs.runtime import Runtime
+args = json.loads(sys.argv[1])
+config = Config(**{**args, "data_dir": Path(args["data_dir"])})
+rt = Runtime(config)
+print(json.dumps(create_app(config, rt).test_client().get("/readyz").get_json()))
+rt.close()
+"""
+
+
+def test_readyz_probes_do_not_become_load_on_the_git_host(
+    tmp_path: Path, redis_server: RedisServer, http_git: HttpGitServer
+) -> None:
+    """20 anonymous GET /readyz cost the git host (smart HTTP with basic auth, counting every
+    request) one fetch, not one per probe; the answer says how old the remote's check is; a
+    second web worker (another process) reuses the first one's answer through Redis; once the
+    answer is older than HIPPO_READY_CACHE the next probe fetches again."""
+    args = {
+        "redis_url": redis_server.url,
+        "data_dir": str(tmp_path / "data"),
+        "memory_remote": http_git.url("memory.git"),
+        "memory_username": http_git.user,
+        "memory_token": http_git.password,
+        "ready_cache": 30.0,
+    }
+    config = Config(**{**args, "data_dir": tmp_path / "data"})  # type: ignore[arg-type]
+    rt = Runtime(config)
+    rt.store.init()
+    health.beat(rt.redis, config.workspace, "w1@test")
+    client = create_app(config, rt).test_client()
+    before = http_git.counts.get("requests", 0)
+    answers = [client.get("/readyz") for _ in range(20)]
+    spent = http_git.counts.get("requests", 0) - before
+    print(f"20 GET /readyz → {spent} requests to the git host")
+    assert [a.status_code for a in answers] == [200] * 20
+    assert 1 <= spent <= 3  # one fetch (libgit2 may first try without credentials)
+    first, last = answers[0].get_json(), answers[-1].get_json()
+    assert first["age_seconds"]["remote"] == 0.0
+    assert 0.0 <= last["age_seconds"]["remote"] < 30.0
+
+    def other_worker(**changes: object) -> dict[str, Any]:
+        done = subprocess.run(
+            [sys.executable, "-c", OTHER_WORKER, json.dumps({**args, **changes})],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+    before = http_git.counts.get("requests", 0)
+    shared = other_worker()
+    assert shared["checks"]["remote"] == "ok" and shared["age_seconds"]["remote"] > 0
+    assert http_git.counts.get("requests", 0) == before  # the other worker did not fetch
+
+    time.sleep(1.1)
+    before = http_git.counts.get("requests", 0)
+    again = other_worker(ready_cache=1.0)  # the answer in Redis is older than that now
+    assert again["checks"]["remote"] == "ok" and again["age_seconds"]["remote"] == 0.0
+    assert http_git.counts.get("requests", 0) > before
+    rt.close()
