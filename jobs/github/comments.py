@@ -3,8 +3,8 @@
 The comment says what the lesson is, its status (tentative, active, revoked) and where to read it
 in the console. It is rendered from the conventions file as it stands after the write, so a
 redelivery, a retry or `hippo github learn` after the webhook edits the same comment (found by
-its hidden marker) or leaves it alone; it never adds a second one. HIPPO_GITHUB_COMMENTS=off
-turns it off.
+its author, hippo's own login, and its hidden marker) or leaves it alone; it never adds a second
+one. HIPPO_GITHUB_COMMENTS=off turns it off.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import logging
 import requests
 from github import Github, GithubException
 
-from integrations.github_checks import upsert_comment
+from integrations.github_checks import own_login, upsert_comment
 from jobs.config import console_file_url
+from jobs.github.tasks import settings
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.lessons.gate import conventions_path
@@ -81,7 +82,8 @@ def comment(rt: Runtime, gh: Github, repo: str, number: int, url: str) -> str:
         return ""  # nothing learned (untouched, closed by a bot, forgotten)
     link = console_file_url(rt.config.public_url, conventions_path(repo))
     try:
-        return upsert_comment(gh, repo, number, body(entry, url, link))
+        login = own_login(gh, settings(rt))
+        return upsert_comment(gh, repo, number, body(entry, url, link), login=login)
     except GithubException as exc:
         log.warning("could not comment on %s#%s: %s %s", repo, number, exc.status, exc.data)
     except requests.RequestException as exc:

@@ -105,7 +105,9 @@ def _plan_and_write(
 
     for attempt in range(REPLANS):
         current = rt.store.read_or_none(path)
-        plan = lessons.plan(facts, outcome, current, today=today(rt.config), judge=judge)
+        plan = lessons.plan(
+            facts, outcome, current, today=today(rt.config), judge=judge, agent_logins=agents
+        )
         line = lessons.episode(facts, outcome, plan, now=now, agent_logins=agents)
         try:
             return plan, write(plan, *plan.ops, line)
