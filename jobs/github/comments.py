@@ -20,6 +20,7 @@ from jobs.github.tasks import settings
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.lessons.gate import conventions_path
+from memory.markup import github
 
 log = logging.getLogger("hippo.github")
 
@@ -41,10 +42,10 @@ def body(entry: fmt.Entry, url: str, link: str) -> str:
     status = entry.get("status") or "tentative"
     sources = entry.get_all("source")
     lines = [f"**hippo learned from this pull request** (lesson {status})", ""]
-    lines.append(f"> {entry.text}")
+    lines.append(f"> {github(entry.text)}")  # a lesson quotes pull requests: data, not markup
     lines.append("")
     if status == "revoked":
-        reason = entry.get("reason") or "people put the old way back"
+        reason = github(entry.get("reason") or "people put the old way back")
         lines.append(f"Revoked: {reason}. hippo keeps it, marked, and no longer uses it.")
     elif status == "active":
         others = " and ".join(_short(s) for s in sources if s != url) or "an earlier pull request"

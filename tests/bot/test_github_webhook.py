@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -428,3 +429,32 @@ def test_a_strangers_commit_or_close_teaches_nothing(
 
 def archived(rt: Runtime) -> list[str]:
     return [line for p in rt.store.files("archive/") for line in rt.store.read(p).splitlines()]
+
+
+def test_a_lesson_quoting_markup_is_posted_as_words(
+    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub
+) -> None:
+    """A maintainer's closing words carry a team mention, HTML and an image (quoted from
+    somewhere, or typed in jest). The lesson keeps them as words; hippo's pull request comment
+    shows them without mentioning the team or rendering the image, and the Slack note of the
+    active lesson shows `<!channel>` as text (issue 24, item 8)."""
+    rt = worker
+    fake_github.grant(REPO, "alice")
+    said = "Ask @octo/platform first <img src=x> ![p](https://evil.example/p.png) <!channel>"
+    for n in (1, 2):
+        serve_closed_pull(fake_github, n, [comment_body("issue_comment", "alice", said)])
+        closed = pull_request_payload("closed", repo=REPO, number=n, sender="alice")
+        assert post(client, "pull_request", closed, delivery=f"h{n}").status_code == 202
+        wait_for(lambda n=n: [c for c in hippos(fake_github) if c.number == n])
+    [lesson] = conventions(rt)
+    assert lesson.get("status") == "active" and "@octo/platform first <img src=x>" in lesson.text
+    for c in hippos(fake_github):
+        assert "@octo/platform" not in c.body and "@\u200bocto/platform" in c.body
+        assert "\\<img src=x\\>" in c.body and not re.search(r"(?<!\\)(<img|!\[)", c.body)
+    [note] = Outbox(rt.redis).messages()
+    assert "<!channel>" not in note["text"] and "&lt;!channel&gt;" in note["text"]
+
+
+def hippos(fake: FakeGitHub) -> list[Any]:
+    """The comments hippo wrote (the fake's App login)."""
+    return [c for c in fake.comments if c.login == fake.writes.login]
