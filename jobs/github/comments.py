@@ -14,9 +14,9 @@ import logging
 import requests
 from github import Github, GithubException
 
+from integrations.github import GitHubSettings
 from integrations.github_checks import own_login, upsert_comment
 from jobs.config import console_file_url
-from jobs.github.tasks import settings
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.lessons.gate import conventions_path
@@ -69,7 +69,9 @@ def body(entry: fmt.Entry, url: str, link: str) -> str:
     return "\n".join(lines)
 
 
-def comment(rt: Runtime, gh: Github, repo: str, number: int, url: str) -> str:
+def comment(
+    rt: Runtime, gh: Github, repo: str, number: int, url: str, *, settings: GitHubSettings
+) -> str:
     """Post or edit hippo's comment on the pull request; '' when there is nothing to say.
 
     Feedback, never a reason to fail: a refusal (the App lacks Pull requests: write, the pull
@@ -83,7 +85,7 @@ def comment(rt: Runtime, gh: Github, repo: str, number: int, url: str) -> str:
         return ""  # nothing learned (untouched, closed by a bot, forgotten)
     link = console_file_url(rt.config.public_url, conventions_path(repo))
     try:
-        login = own_login(gh, settings(rt))
+        login = own_login(gh, settings)  # whose comment is hippo's: `settings`' account
         return upsert_comment(gh, repo, number, body(entry, url, link), login=login)
     except GithubException as exc:
         log.warning("could not comment on %s#%s: %s %s", repo, number, exc.status, exc.data)

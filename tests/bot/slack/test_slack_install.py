@@ -11,6 +11,7 @@ import base64
 import json
 import os
 import re
+import stat
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -366,3 +367,20 @@ def test_slash_commands_answer_in_their_workspace(
     [ephemeral] = slack_fake.wait_for("chat.postEphemeral")
     assert (ephemeral.form["channel"], ephemeral.form["user"]) == ("CAAA", "WTAAA")
     assert ephemeral.token == "xoxb-aaa"
+
+
+def test_the_installation_store_is_private(
+    client: FlaskClient, slack_fake: SlackFake, tmp_path: Path, database_url: str
+) -> None:
+    """After a workspace installs hippo through OAuth, slack-installs.db (its bot token, in
+    clear) is 0600 and the data folder 0700, whatever the umask (issue 24, item 9)."""
+    if database_url:
+        pytest.skip("PostgreSQL keeps the tokens in its own files")
+    install(client, slack_fake, "TAAA")
+    data = tmp_path / "data"
+    db = data / "slack-installs.db"
+    assert b"xoxb-aaa" in db.read_bytes()
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    others = [p for p in data.iterdir() if p.name.startswith("slack-installs.db")]
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in others)  # journal, WAL
