@@ -384,3 +384,26 @@ def test_the_installation_store_is_private(
     assert stat.S_IMODE(data.stat().st_mode) == 0o700
     others = [p for p in data.iterdir() if p.name.startswith("slack-installs.db")]
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in others)  # journal, WAL
+
+
+def test_a_shared_channel_is_named_by_each_workspace_for_itself(
+    client: FlaskClient, worker: Runtime, slack_fake: SlackFake, tmp_path: Path
+) -> None:
+    """A channel shared by two workspaces (one id) is #shared-eng in A and #general in B. B's
+    slash command there records B's name for B only: A's instruction from a mention (which
+    carries no name) still lands in A's preferences/channels/shared-eng.md (issue 24, item 11)."""
+    for team in TEAMS:
+        install(client, slack_fake, team)
+    for team, name in (("TAAA", "shared-eng"), ("TBBB", "general")):
+        body = command(
+            "instructions", team=team, channel="CSHARED", channel_name=name, user=f"W{team}",
+            trigger=f"{team}.1",
+        )  # fmt: skip
+        assert post(client, body).status_code == 200
+    said = event("TAAA", "in this channel, answer in French", 7)
+    said["event"]["channel"] = "CSHARED"
+    assert post(client, said).status_code == 200
+    wait(lambda: [c for c in slack_fake.calls("chat.postMessage") if "Noted" in c.form["text"]])
+    remote = tmp_path / "remotes" / "memory-TAAA.git"
+    assert "answer in French" in show(remote, "preferences/channels/shared-eng.md")
+    assert show(remote, "preferences/channels/general.md") == ""
