@@ -9,6 +9,7 @@ from the merge base) is not. Files are read over REST by default, or from a loca
 from __future__ import annotations
 
 import base64
+import logging
 from collections.abc import Sequence
 
 from github import Github, GithubException
@@ -22,6 +23,7 @@ from integrations.github_checks import COMMENT_MARKER
 from memory.git.blobs import clone_reader
 from memory.lessons import outcomes as po
 
+log = logging.getLogger("hippo.github")
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
 MAX_PEOPLE = 30  # permission look-ups per pull request; anyone past them is not a writer
 # GitHub's pull-request commit list stops at 250 (codecov/shared#31); compare goes to 10,000.
@@ -128,7 +130,9 @@ def _closer(repo: Repository, pr: PullRequest) -> tuple[str, bool]:
 def writers(repo: Repository, logins: Sequence[str]) -> frozenset[str]:
     """Which of `logins` hold write access to `repo`, by GitHub's collaborator permission
     (GET /repos/{r}/collaborators/{login}/permission; the App's Metadata: read suffices).
-    A login GitHub does not know (404) has none; bots and '' are never asked."""
+    A login GitHub does not know (404) has none; bots and '' are never asked. Credentials GitHub
+    refuses the question (403) make nobody a writer: the outcome is archived, nothing is learned,
+    and the log says which permission to grant."""
     found: set[str] = set()
     people = [u for u in dict.fromkeys(logins) if u and not po.is_bot(u)][:MAX_PEOPLE]
     for login in people:
@@ -137,6 +141,13 @@ def writers(repo: Repository, logins: Sequence[str]) -> frozenset[str]:
         except GithubException as exc:
             if exc.status == 404:
                 continue
+            if exc.status == 403 and "rate limit" not in str(exc).lower():
+                log.warning(
+                    "%s: GitHub refused to say who has write access (403); nothing is learned "
+                    "until hippo's App has Metadata: read (or its token can read collaborators)",
+                    repo.full_name,
+                )
+                return frozenset()
             raise
         if permission in WRITE_PERMISSIONS:
             found.add(login.lower())

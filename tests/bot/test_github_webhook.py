@@ -458,3 +458,20 @@ def test_a_lesson_quoting_markup_is_posted_as_words(
 def hippos(fake: FakeGitHub) -> list[Any]:
     """The comments hippo wrote (the fake's App login)."""
     return [c for c in fake.comments if c.login == fake.writes.login]
+
+
+def test_credentials_github_refuses_the_permission_question_teach_nothing(
+    rt: Runtime, fake_github: FakeGitHub, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A token that may not read collaborators (403): the outcome is archived, no lesson is
+    learned, and the log names the permission to grant; the task does not fail."""
+    from jobs.github.tasks import process_pull_request
+
+    serve_edited_pull(fake_github, 1)
+    refused = {"message": "Resource not accessible by integration", "status": "403"}
+    fake_github.route("GET", f"/repos/{REPO}/collaborators/alice/permission", refused, 403)
+    args = {"installation_id": None, "repo_full_name": REPO, "number": 1, "sender": "alice"}
+    outcome, plan, committed = process_pull_request(rt, delivery_id="p1", **args)
+    assert (outcome, plan.status, committed) == ("merged_after_changes", "", True)
+    assert conventions(rt) == [] and len(archived(rt)) == 1
+    assert "Metadata: read" in caplog.text
