@@ -1,8 +1,9 @@
 """What operators use: the request id, /healthz, /readyz, /metrics, and request metrics.
 
-Every request gets a request id (logs, the Celery tasks it queues, their commits) returned as
-`X-Request-ID`. An id a proxy sent in `X-Request-ID` (Heroku's router does) is kept when it
-looks like one hippo could have made, and replaced otherwise.
+Every request gets a request id of hippo's own (logs, the Celery tasks it queues, their commits'
+`Hippo-Request:` trailer) returned as `X-Request-ID`. An id the caller sent in `X-Request-ID` (a
+proxy's, Heroku's router's, or anyone's) never goes into history: it is logged beside hippo's as
+`caller_request_id`, so the two can be matched, and is otherwise ignored.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def _install_request_hooks(app: Flask) -> None:
     @app.before_request
     def _start() -> None:
         g.hippo_started = time.monotonic()
-        g.hippo_tokens = observe.bind(request.headers.get("X-Request-ID", ""))
+        caller = request.headers.get("X-Request-ID", "")
+        g.hippo_tokens = observe.bind(observe.new_id(), caller=caller)
 
     @app.after_request
     def _finish(response: Response) -> Response:

@@ -2,8 +2,8 @@
 
 Check runs (App permission Checks: write) carry one annotation per finding; GitHub takes at most
 50 annotations per request, so the rest follow in updates of the same run (GitHub appends them).
-The pull request comment (Pull requests: write) is found again by a hidden marker and edited, so
-a redelivery or a second door never adds a second one.
+The pull request comment (Pull requests: write) is found again by its author (hippo's own login)
+and hidden marker, and edited, so a redelivery or a second door never adds a second one.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from github import Github
 from github.CheckRun import CheckRun
 from github.PullRequest import PullRequest
 
+from integrations.github import GitHubSettings, integration
 from memory.lessons.pitfalls import AddedLine, Finding, added_lines
 
 CHECK_NAME = "hippo conventions"
@@ -94,14 +95,33 @@ def post_check(
     return run
 
 
-def upsert_comment(gh: Github, repo: str, number: int, body: str) -> str:
-    """Post hippo's comment on the pull request, or edit the one it posted before.
+def own_login(gh: Github, settings: GitHubSettings) -> str:
+    """The login GitHub signs hippo's comments with: `<app slug>[bot]` for an App (GET /app,
+    with the App's JWT), the token's user otherwise (GET /user). Asked once per process."""
+    key = (settings.api_url, settings.app_id, settings.token)
+    if key not in _LOGINS:
+        if settings.is_app:
+            slug = integration(settings).get_app().slug
+            _LOGINS[key] = f"{slug}[bot]"
+        else:
+            _LOGINS[key] = gh.get_user().login
+    return _LOGINS[key]
+
+
+_LOGINS: dict[tuple[str, str, str], str] = {}
+
+
+def upsert_comment(gh: Github, repo: str, number: int, body: str, *, login: str) -> str:
+    """Post hippo's comment on the pull request, or edit the one it posted before: the one by
+    `login` (own_login) carrying the marker. Anyone can paste the marker; only GitHub says who
+    wrote a comment.
 
     Returns 'created', 'edited' or 'unchanged'."""
     pr: PullRequest = gh.get_repo(repo).get_pull(number)
     text = f"{COMMENT_MARKER}\n{body}"
     for comment in pr.get_issue_comments():
-        if COMMENT_MARKER in (comment.body or ""):
+        author = comment.user.login if comment.user is not None else ""
+        if author.lower() == login.lower() and COMMENT_MARKER in (comment.body or ""):
             if comment.body == text:
                 return "unchanged"
             comment.edit(text)

@@ -9,6 +9,7 @@ from the merge base) is not. Files are read over REST by default, or from a loca
 from __future__ import annotations
 
 import base64
+import logging
 from collections.abc import Sequence
 
 from github import Github, GithubException
@@ -22,6 +23,9 @@ from integrations.github_checks import COMMENT_MARKER
 from memory.git.blobs import clone_reader
 from memory.lessons import outcomes as po
 
+log = logging.getLogger("hippo.github")
+WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
+MAX_PEOPLE = 30  # permission look-ups per pull request; anyone past them is not a writer
 # GitHub's pull-request commit list stops at 250 (codecov/shared#31); compare goes to 10,000.
 PR_COMMITS_CAP = 250
 MAX_FILES = 100  # files diffed per pull request: a lesson needs the pattern, not every file
@@ -123,6 +127,38 @@ def _closer(repo: Repository, pr: PullRequest) -> tuple[str, bool]:
     return "", False
 
 
+def writers(repo: Repository, logins: Sequence[str]) -> frozenset[str]:
+    """Which of `logins` hold write access to `repo`, by GitHub's collaborator permission
+    (GET /repos/{r}/collaborators/{login}/permission; the App's Metadata: read suffices).
+    A login GitHub does not know (404) has none; bots and '' are never asked. Credentials GitHub
+    refuses the question (403) make nobody a writer: the outcome is archived, nothing is learned,
+    and the log says which permission to grant."""
+    found: set[str] = set()
+    people = [u for u in dict.fromkeys(logins) if u and not po.is_bot(u)][:MAX_PEOPLE]
+    for login in people:
+        try:
+            permission = repo.get_collaborator_permission(login)
+        except GithubException as exc:
+            if exc.status == 404:
+                continue
+            if exc.status == 403 and "rate limit" not in str(exc).lower():
+                log.warning(
+                    "%s: GitHub refused to say who has write access (403); nothing is learned "
+                    "until hippo's App has Metadata: read (or its token can read collaborators)",
+                    repo.full_name,
+                )
+                return frozenset()
+            raise
+        if permission in WRITE_PERMISSIONS:
+            found.add(login.lower())
+    return frozenset(found)
+
+
+def _people(closer: str, commits: Sequence[po.Commit], comments: Sequence[po.Comment]) -> list[str]:
+    """Everyone whose hand could shape a lesson: the closer, commit authors, commenters."""
+    return [closer, *(c.author or c.committer for c in commits), *(c.author for c in comments)]
+
+
 def _needs_diff(
     commits: Sequence[po.Commit], agents: Sequence[str], agent_sha: str, landed: str
 ) -> bool:
@@ -164,6 +200,8 @@ def fetch_pull(
         closer, bot = closed_by, closed_by_type == "Bot"
     else:
         closer, bot = _closer(repo, pr)
+    comments = tuple(_comments(pr))
+    human = [c for c in commits if not po.is_agent_commit(c, agents)]
     return po.PullFacts(
         repo=repo_full_name,
         number=number,
@@ -176,8 +214,9 @@ def fetch_pull(
         commits=tuple(commits),
         files=tuple(files),
         human_diff=diff,
-        comments=tuple(_comments(pr)),
+        comments=comments,
         agent_sha=agent_sha,
         landed_sha=landed,
         closed_at=pr.closed_at.isoformat() if pr.closed_at else "",
+        writers=writers(repo, _people(closer, human, comments)),
     )

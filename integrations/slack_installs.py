@@ -25,6 +25,8 @@ from sqlalchemy import Column, DateTime, MetaData, String, Table, and_, create_e
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
+from integrations.private_files import private_file
+
 log = logging.getLogger("hippo.slack.installs")
 
 STATE_TTL = 600  # seconds a person has between /slack/install and Slack's redirect back
@@ -67,7 +69,9 @@ def database_url(url: str, data_dir: Path) -> str:
 def make_engine(url: str, data_dir: Path) -> Engine:
     full = database_url(url, data_dir)
     if full.startswith("sqlite:///"):
-        Path(full.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        # Every workspace's bot token, in clear: 0600 in a 0700 folder (SQLite's journal and
+        # WAL files copy the database's mode).
+        private_file(Path(full.removeprefix("sqlite:///")))
     # pre_ping: a connection PostgreSQL dropped overnight is replaced, not an error on a request
     return create_engine(full, pool_pre_ping=True)
 

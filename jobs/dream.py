@@ -33,6 +33,7 @@ from memory.dream.run import Report, dream
 from memory.dream.verifiers import Verdict, Verifier, Verifiers
 from memory.errors import MemoryStoreError
 from memory.git.maintenance import maintain
+from memory.markup import slack
 
 # The verifiers (PyGithub, requests), Claude (anthropic) and the agent's counters load when a
 # dream runs: the web process imports this module for its task names.
@@ -298,7 +299,7 @@ def revert_step(
 
     def write() -> str:
         done = rt.store.revert(commit, author(user))
-        what = rt.store.diff(commit).commit.summary
+        what = slack(rt.store.diff(commit).commit.summary)  # subjects quote entries
         if not done.created:
             return f"“{what}” was already reverted (commit {done.commit[:8]})."
         return f"<@{user}> reverted “{what}” (commit {done.commit[:8]})."
@@ -328,11 +329,11 @@ def forget_file(
             author=author(user),
         )
         if done is None:
-            return f"`{path}` is already gone."
+            return f"`{slack(path)}` is already gone."
         snapshot.publish_if_index_changed(rt.store, done)
-        return f"<@{user}> forgot `{path}`."
+        return f"<@{user}> forgot `{slack(path)}`."
 
-    text = write_or_refuse(write, f"Could not forget `{path}`: {{error}}")
+    text = write_or_refuse(write, f"Could not forget `{slack(path)}`: {{error}}")
     reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
 
 

@@ -34,6 +34,8 @@ import psutil
 import redis
 from filelock import FileLock
 
+from integrations.private_files import UMASK, private_dir, private_file
+
 STATE = "redis.json"
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 10.0
@@ -111,7 +113,7 @@ class Server:
     # -- joining and leaving ---------------------------------------------------------------------
 
     def join(self) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.data_dir)
         me = _started(self._pid)
         assert me is not None
         with self._lock:
@@ -166,7 +168,13 @@ class Server:
         argv = [executable, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700"]
         argv += ["--dir", str(self.data_dir), "--dbfilename", "redis.db"]
         argv += ["--daemonize", "yes", "--pidfile", pidfile, "--logfile", str(log)]
-        code = subprocess.call(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        # redis.db holds queued tasks and Slack state: the server writes it (and its log) 0600
+        # under a 0077 umask; a redis.db an older hippo left readable is tightened first.
+        if (self.data_dir / "redis.db").exists():
+            private_file(self.data_dir / "redis.db")
+        code = subprocess.call(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, umask=UMASK
+        )
         deadline = time.monotonic() + START_TIMEOUT
         while code == 0 and time.monotonic() < deadline:
             if os.path.exists(pidfile) and _pings(sock):

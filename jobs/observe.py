@@ -5,8 +5,14 @@ of that request carries it, `enqueue` sends it in the Celery task's headers, the
 lines carry it, and so does every commit the task makes (trailer `Hippo-Request:`). Tasks that
 no request started (beat's schedule) get the task id as their request id.
 
+The id that goes into history is always hippo's own: a caller's `X-Request-ID` (a proxy's, or
+anyone's) is logged beside it as `caller_request_id`, never written into a commit.
+
 Logging is the stdlib's: `install` adds one handler on the root logger (JSON via
-python-json-logger, or text on a terminal); gunicorn gets the same through `dict_config`.
+python-json-logger, or text on a terminal); gunicorn gets the same through `dict_config`. Its
+filter keeps secrets out of every line: Celery's task lines (received, failed, retried…) lose
+the task's arguments, which carry note text and whatever a person pasted, and a request line's
+`code`, `state` and `token` query values (the Slack OAuth redirect's, sign-in's) are redacted.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from memory.git.writer import CONTEXT_TRAILERS
 HEADER = "hippo_request_id"  # the Celery message header that carries it
 TRAILER = "Hippo-Request"
 REQUEST_ID: ContextVar[str] = ContextVar("hippo_request_id", default="")
+CALLER_ID: ContextVar[str] = ContextVar("hippo_caller_request_id", default="")
 TASK: ContextVar[str] = ContextVar("hippo_task", default="")
 _VALID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # what we accept back from a header
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
@@ -40,26 +47,77 @@ def valid(request_id: str) -> bool:
     return bool(_VALID.match(request_id))
 
 
-def bind(request_id: str, task: str = "") -> Any:
+def bind(request_id: str, task: str = "", *, caller: str = "") -> Any:
     """Run what follows in this context under `request_id` (a new one unless it is valid):
-    logs and commits made until `unbind(tokens)` carry it. Returns the tokens."""
+    logs and commits made until `unbind(tokens)` carry it; `caller`, the id the caller sent,
+    only the logs (as `caller_request_id`). Returns the tokens."""
     rid = request_id if valid(request_id) else new_id()
-    return (REQUEST_ID.set(rid), TASK.set(task), CONTEXT_TRAILERS.set(((TRAILER, rid),)))
+    return (
+        REQUEST_ID.set(rid),
+        TASK.set(task),
+        CONTEXT_TRAILERS.set(((TRAILER, rid),)),
+        CALLER_ID.set(loggable(caller)),
+    )
+
+
+def loggable(caller: str) -> str:
+    """A caller's id as a log field: at most 64 characters, anything but [A-Za-z0-9._-] as '?'
+    (no line breaks or quotes in a text log)."""
+    return _UNSAFE.sub("?", caller[:64])
 
 
 def unbind(tokens: Any) -> None:
-    rid, task, trailers = tokens
+    rid, task, trailers, caller = tokens
+    CALLER_ID.reset(caller)
     CONTEXT_TRAILERS.reset(trailers)
     TASK.reset(task)
     REQUEST_ID.reset(rid)
 
 
+# Celery's task log records carry the task's arguments in `data` (and in `args`, the format's
+# values): a note's text, a token hippo refused to store. Names and ids are enough.
+_TASK_ARGUMENTS = ("args", "kwargs")
+_SECRET_QUERY = re.compile(r"([?&](?:code|state|token|access_token)=)[^&\s\"]*")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def redact_query(text: str) -> str:
+    """`text` (a request line, a URL) with its code, state and token query values redacted."""
+    return _SECRET_QUERY.sub(r"\1[redacted]", text)
+
+
+def _without_arguments(values: Any) -> Any:
+    if isinstance(values, dict) and any(k in values for k in _TASK_ARGUMENTS):
+        return {k: v for k, v in values.items() if k not in _TASK_ARGUMENTS}
+    return values
+
+
+def _scrub(record: logging.LogRecord) -> None:
+    """Keep task arguments and OAuth codes out of the line, whatever formatter runs."""
+    if record.name.startswith("celery"):
+        data = getattr(record, "data", None)
+        if isinstance(data, dict):
+            record.data = _without_arguments(data)
+        record.args = _without_arguments(record.args)
+    elif record.name == "gunicorn.access" and isinstance(record.args, dict):
+        record.args = {
+            k: redact_query(v) if isinstance(v, str) else v for k, v in record.args.items()
+        }
+    elif record.name == "werkzeug" and isinstance(record.args, tuple):
+        record.args = tuple(redact_query(a) if isinstance(a, str) else a for a in record.args)
+
+
 class ContextFilter(logging.Filter):
-    """Puts the request id, the task and the process role on every record."""
+    """Puts the request id (and the caller's, when one came), the task and the process role on
+    every record, and scrubs secrets from it (`_scrub`)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        _scrub(record)
         if not getattr(record, "request_id", ""):
             record.request_id = REQUEST_ID.get()
+        caller = CALLER_ID.get()
+        if caller and not getattr(record, "caller_request_id", ""):
+            record.caller_request_id = caller
         if record.name == "gunicorn.access" and isinstance(record.args, dict):
             # gunicorn logs after the request ended: take the id from the response header
             sent = str(record.args.get("{x-request-id}o", "-"))

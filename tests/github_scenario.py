@@ -133,6 +133,7 @@ def serve_taught(fake: FakeGitHub, n: int) -> None:
     commits = [commit_body(f"a{n}", AGENT, AGENT), commit_body(f"h{n}", "alice", "web-flow")]
     pull = pull_body(REPO, n, commits=2, head_sha=f"h{n}", merge_commit_sha=f"m{n}")
     fake.add_pull(REPO, pull, commits=commits, files=[file_body(path)])
+    fake.grant(REPO, "alice")  # a maintainer: only people with write access teach
     fake.add_files(REPO, f"a{n}", {path: TAUGHT_OLD.format(n=n)})
     fake.add_files(REPO, f"m{n}", {path: TAUGHT_NEW.format(n=n)})
 

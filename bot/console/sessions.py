@@ -22,6 +22,7 @@ from limits import RateLimitItem, parse_many
 from limits.storage import RedisStorage
 from limits.strategies import MovingWindowRateLimiter
 
+from integrations.private_files import private_dir
 from jobs.config import Config
 
 SESSION_TTL = 12 * 3600  # seconds a sign-in lasts, on the server and in the cookie
@@ -44,7 +45,7 @@ def persisted_key(folder: Path) -> str:
     """The key in `folder`/console-secret-key, made (0600) by whichever process comes first."""
     path = folder / KEY_FILE
     if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)
         tmp = folder / f".{KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as out:

@@ -10,6 +10,7 @@ from jobs.slack.instructions import INSTRUCTIONS_ADD as ADD
 from jobs.slack.instructions import INSTRUCTIONS_LIST as LIST
 from jobs.slack.instructions import INSTRUCTIONS_REMOVE as REMOVE
 from memory import repo_prefs
+from memory.markup import slack
 
 _HERE = re.compile(r"^(?:from\s+now\s+on\s+)?in\s+this\s+channel\b\s*[,:\-–]?\s*", re.I)
 # "in acme/shop, X": a question ("in acme/shop, why …?") is left to the agent.
@@ -33,7 +34,8 @@ def parse(text: str) -> Intent | None:
     m = _IN_REPO.match(text)
     if m is not None and repo_prefs.is_repo(m["repo"]) and not text.rstrip().endswith("?"):
         repo = m["repo"]
-        return Intent(ADD, {"text": text[m.end() :], "repo": repo}, ack=f"Noting that for {repo}…")
+        ack = f"Noting that for {slack(repo)}…"
+        return Intent(ADD, {"text": text[m.end() :], "repo": repo}, ack=ack)
     m = _CMD.match(text)
     if m is None:
         return None
@@ -43,10 +45,10 @@ def parse(text: str) -> Intent | None:
     if opt is not None:
         rest = (rest[: opt.start()] + " " + rest[opt.end() :]).strip()
     where = {"repo": repo} if repo else {}
-    what = repo or "this channel"
+    what = slack(repo) or "this channel"  # the acks echo what the person typed: as text
     if verb == "add":
         return Intent(ADD, {"text": rest, **where}, ack=f"Noting that for {what}…")
     if verb == "list":
         return Intent(LIST, where, ack=f"Listing the instructions for {what}…")
     number = rest.lstrip("#")
-    return Intent(REMOVE, {"number": number, **where}, ack=f"Removing instruction {number}…")
+    return Intent(REMOVE, {"number": number, **where}, ack=f"Removing instruction {slack(number)}…")

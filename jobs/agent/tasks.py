@@ -17,6 +17,7 @@ from redis.exceptions import LockError
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, task
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
+from memory.markup import slack
 
 log = logging.getLogger("hippo.agent")
 
@@ -94,7 +95,9 @@ def answer(
     except MemoryStoreError as exc:  # not worth retrying: say what is wrong and what to do
         log.warning("agent turn %s refused: %s", q.event_id, exc)
         rt.poster.post(
-            q.channel, f"Sorry, I could not answer: {exc}", thread_ts=q.thread_ts or None
+            q.channel,
+            f"Sorry, I could not answer: {slack(str(exc))}",
+            thread_ts=q.thread_ts or None,
         )
         return "refused"
     finally:

@@ -27,6 +27,7 @@ from jobs.slack import delivery
 from memory import format as fmt
 from memory import sandbox, secrets, snapshot
 from memory.git.store import Author
+from memory.markup import slack, slack_broadcasts_off
 from memory.ops import AppendLine
 
 PREFIX = "hippo:agent:"
@@ -182,7 +183,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
             tools=tools,
             briefing=briefing,
         )
-        body, usage = turn.answer or "(no answer)", turn.usage
+        body, usage = slack_broadcasts_off(turn.answer or "(no answer)"), turn.usage
         record_usage(rt, "agent", usage)
     else:
         body, usage = _hits_answer(tools, q.text, briefing), Usage()
@@ -213,12 +214,12 @@ def _count_reads(rt: Runtime, tools: Toolbox) -> None:
 def _hits_answer(tools: Toolbox, question: str, briefing: str | None = None) -> str:
     """Without a key: the best search hits over the working copy, and why there is no more;
     then the repository's briefing when the thread names one."""
-    brief = f"\n\n```\n{briefing.strip()}\n```" if briefing else ""
+    brief = f"\n\n```\n{slack(briefing.strip())}\n```" if briefing else ""
     with contextlib.suppress(ToolError):  # a question with no searchable words finds nothing
         tools.call("search", {"query": question, "limit": 5})
     if not tools.hits:
         return f"{NO_KEY_NOTE}\nNothing in memory matches that yet.{brief}"
-    lines = [f"• `{h.path}`: {h.text.lstrip('-*+ ')}" for h in tools.hits[:5]]
+    lines = [f"• `{slack(h.path)}`: {slack(h.text.lstrip('-*+ '))}" for h in tools.hits[:5]]
     return NO_KEY_NOTE + "\n" + "\n".join(lines) + brief
 
 
@@ -235,18 +236,21 @@ def copy_sources(rt: Runtime, paths: list[str], answer: str) -> list[str]:
 
 
 def _citations(out: Outcome, tools: Toolbox, sources: list[str]) -> str:
+    """What the answer drew on and what it changed: paths, sources and entries from the memory,
+    each escaped for Slack (Claude's own answer above them is its text, not the memory's)."""
     parts = []
     if out.files_read:
-        parts.append("Files: " + ", ".join(f"`{p}`" for p in out.files_read[:8]))
+        parts.append("Files: " + ", ".join(f"`{slack(p)}`" for p in out.files_read[:8]))
     if sources:
-        parts.append("Sources: " + ", ".join(sources))
+        parts.append("Sources: " + ", ".join(slack(s) for s in sources))
     if out.commit:
-        saved = ", ".join(f"`{p}`" for p in out.files_touched)
+        saved = ", ".join(f"`{slack(p)}`" for p in out.files_touched)
         parts.append(f"Saved: {saved} (commit `{out.commit[:8]}`)")
     for path, why in out.refused[:3]:
-        parts.append(f"Not saved: `{path}`: {why}")
+        parts.append(f"Not saved: `{slack(path)}`: {slack(why)}")
     for new, old in out.disputed[:3]:
-        parts.append(f"Kept “{old}”: “{new}” is saved beside it as tentative; a person settles it")
+        kept = f"Kept “{slack(old)}”: “{slack(new)}” is saved beside it as tentative"
+        parts.append(f"{kept}; a person settles it")
     return ("\n\n" + "\n".join(f"_{p}_" for p in parts)) if parts else ""
 
 

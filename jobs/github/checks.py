@@ -22,6 +22,7 @@ from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, retrying, task
 from memory.lessons import pitfalls
 from memory.lessons.gate import conventions_path
+from memory.markup import github
 
 if TYPE_CHECKING:  # PyGithub loads when a check runs (the web imports the task name to enqueue)
     from github import Github
@@ -56,7 +57,8 @@ def summary(findings: list[pitfalls.Finding], lessons: int, repo: str, link: str
         return f"Checked against {lessons} active lesson(s): no known pitfall repeated. {link}"
     lines = [f"{len(findings)} line(s) repeat a known pitfall (lessons: {link}):", ""]
     for f in findings[:20]:
-        lines.append(f"- `{f.path}:{f.line}` uses `{f.matched}`: {f.lesson}")
+        where, used = f"{f.path}:{f.line}".replace("`", "'"), f.matched.replace("`", "'")
+        lines.append(f"- `{where}` uses `{used}`: {github(f.lesson)}")
     return "\n".join(lines)
 
 

@@ -3,8 +3,8 @@
 The comment says what the lesson is, its status (tentative, active, revoked) and where to read it
 in the console. It is rendered from the conventions file as it stands after the write, so a
 redelivery, a retry or `hippo github learn` after the webhook edits the same comment (found by
-its hidden marker) or leaves it alone; it never adds a second one. HIPPO_GITHUB_COMMENTS=off
-turns it off.
+its author, hippo's own login, and its hidden marker) or leaves it alone; it never adds a second
+one. HIPPO_GITHUB_COMMENTS=off turns it off.
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ import logging
 import requests
 from github import Github, GithubException
 
-from integrations.github_checks import upsert_comment
+from integrations.github import GitHubSettings
+from integrations.github_checks import own_login, upsert_comment
 from jobs.config import console_file_url
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.lessons.gate import conventions_path
+from memory.markup import github
 
 log = logging.getLogger("hippo.github")
 
@@ -40,10 +42,10 @@ def body(entry: fmt.Entry, url: str, link: str) -> str:
     status = entry.get("status") or "tentative"
     sources = entry.get_all("source")
     lines = [f"**hippo learned from this pull request** (lesson {status})", ""]
-    lines.append(f"> {entry.text}")
+    lines.append(f"> {github(entry.text)}")  # a lesson quotes pull requests: data, not markup
     lines.append("")
     if status == "revoked":
-        reason = entry.get("reason") or "people put the old way back"
+        reason = github(entry.get("reason") or "people put the old way back")
         lines.append(f"Revoked: {reason}. hippo keeps it, marked, and no longer uses it.")
     elif status == "active":
         others = " and ".join(_short(s) for s in sources if s != url) or "an earlier pull request"
@@ -67,7 +69,9 @@ def body(entry: fmt.Entry, url: str, link: str) -> str:
     return "\n".join(lines)
 
 
-def comment(rt: Runtime, gh: Github, repo: str, number: int, url: str) -> str:
+def comment(
+    rt: Runtime, gh: Github, repo: str, number: int, url: str, *, settings: GitHubSettings
+) -> str:
     """Post or edit hippo's comment on the pull request; '' when there is nothing to say.
 
     Feedback, never a reason to fail: a refusal (the App lacks Pull requests: write, the pull
@@ -81,7 +85,8 @@ def comment(rt: Runtime, gh: Github, repo: str, number: int, url: str) -> str:
         return ""  # nothing learned (untouched, closed by a bot, forgotten)
     link = console_file_url(rt.config.public_url, conventions_path(repo))
     try:
-        return upsert_comment(gh, repo, number, body(entry, url, link))
+        login = own_login(gh, settings)  # whose comment is hippo's: `settings`' account
+        return upsert_comment(gh, repo, number, body(entry, url, link), login=login)
     except GithubException as exc:
         log.warning("could not comment on %s#%s: %s %s", repo, number, exc.status, exc.data)
     except requests.RequestException as exc:

@@ -21,6 +21,7 @@ from memory.errors import EntryConflict, TombstoneConflict
 from memory.git.store import Author, WriteResult
 from memory.lessons import gate as lessons
 from memory.lessons import outcomes as po
+from memory.markup import slack, slack_link
 from memory.ops import Operation
 
 log = logging.getLogger("hippo.github")
@@ -105,7 +106,9 @@ def _plan_and_write(
 
     for attempt in range(REPLANS):
         current = rt.store.read_or_none(path)
-        plan = lessons.plan(facts, outcome, current, today=today(rt.config), judge=judge)
+        plan = lessons.plan(
+            facts, outcome, current, today=today(rt.config), judge=judge, agent_logins=agents
+        )
         line = lessons.episode(facts, outcome, plan, now=now, agent_logins=agents)
         try:
             return plan, write(plan, *plan.ops, line)
@@ -122,17 +125,22 @@ def _plan_and_write(
     raise AssertionError("unreachable: the last re-plan raises")
 
 
+def announcement(repo: str, plan: lessons.LessonPlan) -> str:
+    """The note's text: the lesson quotes pull requests, so it is Slack-escaped like any data."""
+    seen = " and ".join(slack_link(s, "#" + s.rsplit("/", 1)[-1]) for s in plan.sources)
+    path = slack(lessons.conventions_path(repo))
+    said = f"(people made the same change in {seen}): {slack(plan.text)}"
+    return f"New convention for *{slack(repo)}* {said}\nKept in `{path}`."
+
+
 def announce(rt: Runtime, repo: str, plan: lessons.LessonPlan) -> None:
     """The short note for the repository's channel (the console outbox without Slack)."""
     channel = rt.config.repo_channels.get(repo) or rt.config.digest_channel
     if not channel:
         log.info("lesson for %s became active; no channel configured (HIPPO_REPO_CHANNELS)", repo)
         return
-    seen = " and ".join(f"<{s}|#{s.rsplit('/', 1)[-1]}>" for s in plan.sources)
-    path = lessons.conventions_path(repo)
-    text = f"New convention for *{repo}* (people made the same change in {seen}): {plan.text}"
     try:
-        rt.poster.post(channel, f"{text}\nKept in `{path}`.")
+        rt.poster.post(channel, announcement(repo, plan))
     except SlackApiError as exc:
         # The lesson is committed either way; a retry would find its key and skip the note too.
         log.warning("could not announce the %s lesson in %s: %s", repo, channel, exc)

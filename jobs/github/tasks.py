@@ -106,7 +106,7 @@ def process_pull_request(
         read=read,
     )
     learned = learn(rt, facts, key=outcome_key(facts))
-    comments.comment(rt, gh, repo_full_name, number, facts.url)
+    comments.comment(rt, gh, repo_full_name, number, facts.url, settings=settings(rt))
     return learned
 
 

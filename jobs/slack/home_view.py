@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory import markup
+
 DREAM_ACTION = "home_dream"
 CONSOLE_ACTION = "home_console"
 MAX_LIST = 8
@@ -40,8 +42,7 @@ class Glance:
     channels: list[tuple[str, list[str]]] = field(default_factory=list)
 
 
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+_escape = markup.slack  # the one Slack escaping function (memory/markup.py)
 
 
 def _section(text: str) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from jobs.slack.replies import RETRY, author, reply_once, source_for, write_or_r
 from jobs.task_base import HippoCelery, HippoTask, task
 from memory import format as fmt
 from memory import repo_prefs
+from memory.markup import slack
 from memory.ops import AddEntry, RemoveEntry
 
 INSTRUCTIONS_ADD = "hippo.slack.instructions_add"
@@ -74,7 +75,8 @@ def instructions_add(
             message=f"instructions {to.short}: {note[:60]}",
             key=key,
         )
-        return f"Noted for {to.label}: “{note}” ({file_link(rt.config.public_url, to.path)})."
+        link = file_link(rt.config.public_url, to.path)
+        return f"Noted for {slack(to.label)}: “{slack(note)}” ({link})."
 
     reply = write_or_refuse(write, "Not saved: {error}.")
     reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
@@ -89,7 +91,7 @@ def _answer(
     try:
         reply = build(target(rt, channel, ctx))
     except repo_prefs.BadRepo as exc:
-        reply = f"{exc}."
+        reply = f"{slack(str(exc))}."
     reply_once(rt, task, key, channel, reply, thread_ts=ctx.get("thread_ts"))
 
 
@@ -100,13 +102,14 @@ def instructions_list(self: HippoTask, *, key: str, channel: str, **ctx: Any) ->
 
     def listing(to: Target) -> str:
         entries = _entries(rt, to.path)
+        label = slack(to.label)
         if not entries:
-            how = f"--repo {to.label} " if ctx.get("repo") else ""
-            add = f"`/hippo instructions add {how}<text>`"
-            return f"No instructions for {to.label} yet. Add one: {add}."
-        lines = [f"{i}. {e.text}" for i, e in enumerate(entries, 1)]
+            how = f"--repo {label} " if ctx.get("repo") else ""
+            add = f"`/hippo instructions add {how}&lt;text&gt;`"
+            return f"No instructions for {label} yet. Add one: {add}."
+        lines = [f"{i}. {slack(e.text)}" for i, e in enumerate(entries, 1)]
         link = file_link(rt.config.public_url, to.path)
-        return f"Instructions for {to.label} ({link}):\n" + "\n".join(lines)
+        return f"Instructions for {label} ({link}):\n" + "\n".join(lines)
 
     _answer(self, key, channel, ctx, listing)
 
@@ -121,12 +124,14 @@ def instructions_remove(
     def removal(to: Target) -> str:
         entries = _entries(rt, to.path)
         n = int(number) if number.isdigit() else 0
+        label = slack(to.label)
         if rt.store.find_key(key):
-            return f"Removed instruction {number} from {to.label}."  # a rerun: it landed already
+            return f"Removed instruction {n} from {label}."  # a rerun: it landed already
         if not 1 <= n <= len(entries):
-            how = f" --repo {to.label}" if ctx.get("repo") else ""
+            how = f" --repo {label}" if ctx.get("repo") else ""
             return (
-                f"There is no instruction {number!r} for {to.label} (it has {len(entries)}); "
+                f"There is no instruction {slack(repr(number))} for {label} "
+                f"(it has {len(entries)}); "
                 f"`/hippo instructions{how}` lists them with their numbers."
             )
         gone = entries[n - 1]
@@ -138,7 +143,7 @@ def instructions_remove(
                 message=f"instructions {to.short}: remove {gone.text[:60]}",
                 key=key,
             )
-            return f"Removed instruction {n} from {to.label}: “{gone.text}”."
+            return f"Removed instruction {n} from {label}: “{slack(gone.text)}”."
 
         return write_or_refuse(write, "Not removed: {error}.")
 

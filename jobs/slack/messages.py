@@ -1,7 +1,9 @@
 """What the Slack tasks say: text and Block Kit, pure (no Runtime, no I/O), like
 memory/dream/digest.py.
 
-Links to files point at the console (`public_url`, HIPPO_PUBLIC_URL).
+Links to files point at the console (`public_url`, HIPPO_PUBLIC_URL). Every text that came from
+the memory or from a person goes through `memory.markup.slack`: shown as typed, never a live
+mention or a disguised link.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from integrations.slack import Blocks
 from jobs.config import console_file_url
 from memory import notes
+from memory.markup import slack, slack_link
 from memory.search import Hit
 
 HELP_TEMPLATE = """*hippo* keeps the team's memory. Mention me or use `/hippo`:
@@ -38,13 +41,14 @@ def help_text(save_reaction: str) -> str:
 
 
 def short(text: str, n: int = 80) -> str:
-    """`text` cut to `n` characters with an ellipsis."""
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+    """`text` cut to `n` characters with an ellipsis, escaped for Slack (cut first, so no
+    entity is cut in half)."""
+    return slack(text if len(text) <= n else text[: n - 1].rstrip() + "…")
 
 
 def file_link(public_url: str, path: str) -> str:
     """`path` as a Slack link to the console's view of it."""
-    return f"<{console_file_url(public_url, path)}|{path}>"
+    return slack_link(console_file_url(public_url, path), path)
 
 
 def saved(public_url: str, path: str, text: str) -> str:
@@ -72,7 +76,9 @@ def which_one(query: str, count: int) -> str:
 
 def question_blocks(text: str, key: str, matches: tuple[notes.Match, ...]) -> Blocks:
     """One button per match (value "<question key>|<n>") and a cancel button."""
-    lines = "\n".join(f"{i + 1}. {short(m.text, 140)} (`{m.path}`)" for i, m in enumerate(matches))
+    lines = "\n".join(
+        f"{i + 1}. {short(m.text, 140)} (`{slack(m.path)}`)" for i, m in enumerate(matches)
+    )
     buttons: Blocks = [
         {
             "type": "button",
@@ -103,6 +109,6 @@ def recall_answer(public_url: str, query: str, hits: list[Hit]) -> str:
     lines = [f"What I know about “{short(query)}”:"]
     for hit in hits:
         source = hit.meta.get("source")
-        tail = f" (<{source}|source>)" if source else ""
+        tail = f" ({slack_link(source, 'source')})" if source else ""
         lines.append(f"• {short(hit.text, 200)} — {file_link(public_url, hit.path)}{tail}")
     return "\n".join(lines)

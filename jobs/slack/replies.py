@@ -20,6 +20,7 @@ from jobs.slack import delivery
 from jobs.task_base import HippoTask, retrying
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.git.store import Author
+from memory.markup import slack
 
 REPLIED_TTL = 3 * 24 * 3600
 # Slack errors no retry can fix (the bot was removed, the channel archived…).
@@ -60,7 +61,7 @@ def write_or_refuse(write: Callable[[], str], refusal: str) -> str:
     except (RemoteError, LockTimeout):
         raise
     except MemoryStoreError as exc:
-        return refusal.format(error=exc)
+        return refusal.format(error=slack(str(exc)))  # errors quote what was written
 
 
 def reply_once(

@@ -22,6 +22,7 @@ from jobs.slack import messages as say
 from jobs.slack.replies import RETRY, author, reply_once, source_for, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from memory import notes
+from memory.markup import slack
 
 SAVE_NOTE = "hippo.slack.save_note"
 SAVE_REACTED = "hippo.slack.save_reacted"
@@ -152,10 +153,10 @@ def forget_pick(
             pick=[(path, text)],
         )
     if done is None or done.status == "removed":
-        what = f"“{say.short(text)}” from {say.file_link(rt.config.public_url, path)}"
+        what = f"“{say.short(text)}” from {say.file_link(rt.config.public_url, path)}"  # escaped
         delivery.update(rt, self, channel, message_ts, say.forgot(what) + f" (<@{user}>)")
     else:
-        gone = f"“{say.short(text)}” is already gone from `{path}`."
+        gone = f"“{say.short(text)}” is already gone from `{slack(path)}`."
         delivery.update(rt, self, channel, message_ts, gone)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from memory import format as fmt
+from memory import markup
 from memory.dream.promote import Contradiction
 from memory.dream.run import Report, StepReport
 
@@ -31,8 +32,7 @@ def _section(text: str) -> Block:
     return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
 
 
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+_escape = markup.slack  # the one Slack escaping function (memory/markup.py)
 
 
 def _listed(items: list[str], more: str = "more") -> str:
@@ -107,7 +107,8 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
     cap = " — *cap reached*" if report.deferred else ""
     deleted = f"*Deletions*: {report.deleted} of at most {report.cap} tonight{cap}"
     if report.deferred:
-        deleted += f"; waiting for the next night: {', '.join(report.deferred[:MAX_LIST])}"
+        waiting = ", ".join(_escape(p) for p in report.deferred[:MAX_LIST])
+        deleted += f"; waiting for the next night: {waiting}"
     out.append(_section(deleted))
     if report.activated:
         out.append(_section("*Lessons now active*\n" + _listed(report.activated)))
@@ -163,7 +164,8 @@ def contradiction_blocks(found: list[Contradiction], console_url: str = "") -> l
     base = console_url.rstrip("/")
     lines = []
     for c in found[:MAX_LIST]:
-        where = f"<{base}/console/file/{c.path}|{_escape(c.path)}>" if base else f"`{c.path}`"
+        url = f"{base}/console/file/{c.path}"
+        where = markup.slack_link(url, c.path) if base else f"`{_escape(c.path)}`"
         source = f" (source: {_escape(c.source)})" if c.source else ""
         lines.append(f"{where}: “{_escape(c.text)}” contradicts “{_escape(c.contradicts)}”{source}")
     more = f"\n…and {len(found) - MAX_LIST} more" if len(found) > MAX_LIST else ""

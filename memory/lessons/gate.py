@@ -27,6 +27,8 @@ from memory.lessons.outcomes import (
     closing_words,
     human_commits,
     signature,
+    taught_by_writers,
+    teaching_comments,
 )
 from memory.ops import AddEntry, AppendLine, Operation, ReplaceEntry
 
@@ -141,7 +143,7 @@ def summary(facts: PullFacts, outcome: str) -> str:
             lines.append(h.header)
             lines.extend("-" + s for s in h.removed[:30])
             lines.extend("+" + s for s in h.added[:30])
-    for c in facts.comments[-15:]:
+    for c in teaching_comments(facts)[-15:]:
         where = f" on {c.path}" if c.path else ""
         lines.append(f"[{c.kind} by {c.author}{where}] {c.body.strip()[:600]}")
     return secrets.redact("\n".join(lines))
@@ -159,10 +161,12 @@ def plan(
     *,
     today: str,
     judge: Judge | None = None,
+    agent_logins: Sequence[str] = (),
 ) -> LessonPlan:
-    """The operations on conventions/<owner>/<repo>.md for this outcome (none if not learnable)."""
+    """The operations on conventions/<owner>/<repo>.md for this outcome (none if not learnable:
+    an outcome nobody shaped, or one shaped by anyone without write access to the repository)."""
     out = LessonPlan()
-    if outcome not in LEARNABLE:
+    if outcome not in LEARNABLE or not taught_by_writers(facts, outcome, agent_logins):
         return out
     path = conventions_path(facts.repo)
     sig = signature(facts, outcome)
@@ -297,9 +301,9 @@ def episode(
             {"path": d.path, "status": d.status, "additions": d.additions, "deletions": d.deletions}
             for d in facts.human_diff
         ],
-        "comments": [
+        "comments": [  # writers' only: a stranger's text is kept nowhere in the memory
             {"author": c.author, "kind": c.kind, "path": c.path, "body": _one_line(c.body, 500)}
-            for c in facts.comments
+            for c in teaching_comments(facts)
         ],
         "lesson": {"text": lesson.text, "status": lesson.status} if lesson.text else None,
     }

@@ -99,6 +99,13 @@ class PullFacts:
     agent_sha: str = ""  # the agent's last commit
     landed_sha: str = ""  # merge_commit_sha when merged, else the head at close
     closed_at: str = ""  # ISO timestamp
+    # Lower-cased logins among this pull request's people that hold write access to the
+    # repository (GitHub's collaborator permission: admin, maintain or write). Only they teach:
+    # empty (nobody checked) teaches nothing.
+    writers: frozenset[str] = frozenset()
+
+    def is_writer(self, login: str) -> bool:
+        return bool(login) and login.lower() in self.writers
 
 
 def is_bot(login: str) -> bool:
@@ -313,10 +320,27 @@ def signature(facts: PullFacts, outcome: str) -> Signature:
     return Signature("closed", scope, _top(_words([said])), frozenset())
 
 
+def teaching_comments(facts: PullFacts) -> list[Comment]:
+    """Comments by people with write access: a stranger's words never become a lesson, nor
+    what Claude reads to write one."""
+    return [c for c in facts.comments if not is_bot(c.author) and facts.is_writer(c.author)]
+
+
+def taught_by_writers(facts: PullFacts, outcome: str, agent_logins: Iterable[str]) -> bool:
+    """Whether the people who shaped this outcome all hold write access: the closer of a closed
+    pull request; for an edited merge, whoever merged it and the author of every people's commit
+    on the branch (the diff is tree-to-tree, so one stranger's commit taints all of it)."""
+    if not facts.is_writer(facts.closed_by):
+        return False
+    if outcome != MERGED_AFTER_CHANGES:
+        return True
+    return all(facts.is_writer(c.author or c.committer) for c in human_commits(facts, agent_logins))
+
+
 def closing_words(facts: PullFacts) -> str:
-    """The reason people gave: the closer's last comment, else change requests, else any
-    person's last comment; '' when nobody said anything."""
-    people = [c for c in facts.comments if c.body.strip() and not is_bot(c.author)]
+    """The reason people with write access gave: the closer's last comment, else change
+    requests, else any writer's last comment; '' when none of them said anything."""
+    people = [c for c in teaching_comments(facts) if c.body.strip()]
     by_closer = [c for c in people if c.author == facts.closed_by and c.kind == "issue_comment"]
     requests = [c for c in people if c.state == "CHANGES_REQUESTED"]
     for group in (by_closer, requests, people):

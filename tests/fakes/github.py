@@ -12,7 +12,9 @@ installation token. Every served body has `https://api.github.com` rewritten to 
 its prefix), because PyGithub follows embedded URLs and refuses other hosts. Every request is
 recorded in `requests`. Writes hippo makes are kept as GitHub keeps them: check runs
 (`POST /repos/{r}/check-runs`, later `PATCH`es append annotations, as GitHub does) in
-`check_runs`, and issue comments in `comments` (tests/fakes/github_writes.py). App auth: `POST /app/installations/{id}/access_tokens` checks the JWT
+`check_runs`, and issue comments in `comments` (tests/fakes/github_writes.py), all by
+`writes.login`, which GET /user (a token) and GET /app (an App's slug) name. Collaborator
+permissions (`grant`): GET /repos/{r}/collaborators/{login}/permission. App auth: `POST /app/installations/{id}/access_tokens` checks the JWT
 (RS256) against `public_key` when one is set.
 """
 
@@ -23,6 +25,7 @@ import copy
 import hashlib
 import hmac
 import json
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,6 +40,9 @@ from tests.conftest import CONFORMANCE
 from tests.fakes.github_writes import CheckRun, IssueComment, Writes
 
 REST = CONFORMANCE / "github-rest" / "json"
+_PERMISSION = re.compile(
+    r"^/repos/(?P<repo>[^/]+/[^/]+)/collaborators/(?P<login>[^/]+)/permission$"
+)
 Json = Any
 Handler = Callable[[dict[str, str], bytes], tuple[int, Json]]
 
@@ -144,6 +150,7 @@ class FakeGitHub:
         self.app_id: str = ""
         self._routes: dict[tuple[str, str], Handler] = {}
         self._files: dict[str, dict[str, dict[str, str]]] = {}  # repo → sha → path → text
+        self._permissions: dict[str, dict[str, str]] = {}  # repo → login (lower) → permission
         self.writes = Writes()  # check runs and issue comments, as GitHub keeps them
         self.check_runs: list[CheckRun] = self.writes.check_runs
         self.comments: list[IssueComment] = self.writes.comments
@@ -206,6 +213,14 @@ class FakeGitHub:
         with self._lock:
             self._files.setdefault(repo, {})[sha] = dict(files)
 
+    def grant(self, repo: str, *logins: str, permission: str = "write") -> None:
+        """Make `logins` collaborators of `repo` (admin, write, read); anyone else reads a public
+        repository: GET …/collaborators/{login}/permission answers "read" for them, as GitHub
+        does."""
+        with self._lock:
+            for login in logins:
+                self._permissions.setdefault(repo, {})[login.lower()] = permission
+
     def enable_app(self, app_id: str, public_key_pem: str) -> None:
         """Check App JWTs on token minting, and answer with the recorded token body."""
         self.app_id, self.public_key = app_id, public_key_pem
@@ -220,6 +235,11 @@ class FakeGitHub:
             return self._contents(req)
         if "/git/trees/" in path and req.method == "GET":
             return self._tree(req)
+        routed = (req.method, path) in self._routes  # a test's own answer comes first
+        if (m := _PERMISSION.match(path)) and req.method == "GET" and not routed:
+            return self._permission(m["repo"], unquote(m["login"]))
+        if req.method == "GET" and path in ("/user", "/app"):
+            return 200, self._me(path)
         handler = self._routes.get((req.method, path))
         if handler is not None:
             return handler(req.query, req.body)
@@ -257,6 +277,31 @@ class FakeGitHub:
             "sha": hashlib.sha1(data).hexdigest(),
             "url": f"https://api.github.com/repos/{repo}/contents/{file}",
         }
+
+    def _me(self, path: str) -> Json:
+        """Who hippo's writes are by (`writes.login`): GET /user for a token, GET /app (the
+        App's JWT) for an App, whose comments GitHub signs `<slug>[bot]`."""
+        if path == "/user":
+            return user_body(self.writes.login)
+        slug = self.writes.login.removesuffix("[bot]")
+        return {
+            "id": 1,
+            "slug": slug,
+            "node_id": "A_1",
+            "name": slug,
+            "owner": user_body("octo"),
+            "html_url": f"https://github.com/apps/{slug}",
+            "permissions": {"metadata": "read", "pull_requests": "write", "checks": "write"},
+            "events": ["pull_request"],
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+        }
+
+    def _permission(self, repo: str, login: str) -> tuple[int, Json]:
+        """GitHub's shape: the legacy permission (admin|write|read|none), the role, the user."""
+        permission = self._permissions.get(repo, {}).get(login.lower(), "read")
+        role = {"admin": "admin", "write": "write"}.get(permission, "read")
+        return 200, {"permission": permission, "role_name": role, "user": user_body(login)}
 
     def _tree(self, req: Request) -> tuple[int, Json]:
         """GET /repos/{repo}/git/trees/{ref}?recursive=1 from the files `add_files` serves."""

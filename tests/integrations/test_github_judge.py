@@ -42,6 +42,7 @@ def edited(number: int) -> po.PullFacts:
         commits=(po.Commit("a", AGENT, AGENT), po.Commit("h", "alice", "alice")),
         files=(diff.path,),
         human_diff=(diff,),
+        writers=frozenset({"alice"}),
     )
 
 

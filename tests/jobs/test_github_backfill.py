@@ -32,6 +32,7 @@ def serve(fake: FakeGitHub) -> list[object]:
         commits = [commit_body(f"a{n}", AGENT, AGENT), commit_body(f"h{n}", "alice", "alice")]
         pull = pull_body(REPO, n, commits=2, head_sha=f"h{n}", merge_commit_sha=f"m{n}")
         fake.add_pull(REPO, pull, commits=commits, files=[file_body(path)])
+        fake.grant(REPO, "alice")
         fake.add_files(REPO, f"a{n}", {path: OLD.format(n=n)})
         fake.add_files(REPO, f"m{n}", {path: NEW.format(n=n)})
         listed.insert(0, pull)

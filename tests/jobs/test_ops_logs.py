@@ -14,18 +14,26 @@ import pygit2
 import pytest
 
 from bot.app import create_app
+from jobs import observe
 from jobs.runtime import Runtime
 from tests.conftest import ROOT
 from tests.fakes.slack import SECRET, signed_headers
 from tests.ops_helpers import answers_ok, free_port
 from tests.slack_helpers import mention, post, wait
 
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # the shape of a GitHub token
+
 
 @pytest.mark.integration
 def test_request_id_goes_from_slack_request_to_task_logs_and_commit(tmp_path: Path) -> None:
     """`hippo dev` with stderr not a terminal: every log line is JSON; the id hippo answers in
     X-Request-ID is on the web's "queued" line, on the worker's lines for that task, and in the
-    commit's Hippo-Request trailer. /readyz turns ready once the worker's heartbeat is in."""
+    commit's Hippo-Request trailer. /readyz turns ready once the worker's heartbeat is in.
+
+    The id in history is hippo's own: the caller's X-Request-ID is logged beside it as
+    `caller_request_id`, never a trailer (issue 24, item 12). The worker's lines name tasks and
+    ids, never their arguments: neither a note's words nor a token hippo refused to store
+    reach the log (item 10)."""
     port, log = free_port(), tmp_path / "dev.log"
     remote = tmp_path / "remote.git"
     env = {
@@ -46,20 +54,32 @@ def test_request_id_goes_from_slack_request_to_task_logs_and_commit(tmp_path: Pa
     try:
         wait(lambda: answers_ok(base + "/readyz"), timeout=60)
         raw = json.dumps(mention("remember request ids reach the commit"))
+        headers = {**signed_headers(raw), "X-Request-ID": "caller-7.a"}
+        req = urllib.request.Request(
+            base + "/slack/events", data=raw.encode(), headers=headers, method="POST"
+        )
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            rid = resp.headers["X-Request-ID"]
+        assert rid and len(rid) == 32 and rid != "caller-7.a"
+        wait(lambda: _task_done(log, rid), timeout=60)
+        body = mention(f"save a note: the deploy key is {TOKEN}", event_id="EvT", ts="2.0")
+        raw = json.dumps(body)
         req = urllib.request.Request(
             base + "/slack/events", data=raw.encode(), headers=signed_headers(raw), method="POST"
         )
         with urllib.request.urlopen(req, timeout=5) as resp:
-            rid = resp.headers["X-Request-ID"]
-        assert rid and len(rid) == 32
-        wait(lambda: _task_done(log, rid), timeout=60)
+            refused = resp.headers["X-Request-ID"]
+        wait(lambda: _task_done(log, refused), timeout=60)
     finally:
         dev.send_signal(signal.SIGINT)
         dev.wait(timeout=30)
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     assert lines and all("level" in x and "time" in x for x in lines)
     mine = [x for x in lines if x.get("request_id") == rid]
-    assert any(x["role"] == "web" and x["message"] == "queued hippo.slack.save_note" for x in mine)
+    queued = [
+        x for x in mine if x["role"] == "web" and x["message"] == "queued hippo.slack.save_note"
+    ]
+    assert queued and queued[0]["caller_request_id"] == "caller-7.a"
     worker = [x for x in mine if x["role"] == "worker"]
     assert any(
         x["message"] == "task started" and x["task"] == "hippo.slack.save_note" for x in worker
@@ -67,28 +87,30 @@ def test_request_id_goes_from_slack_request_to_task_logs_and_commit(tmp_path: Pa
     assert any(x["message"] == "task success" for x in worker)
     head = pygit2.Repository(str(remote)).revparse_single("HEAD")
     assert "request ids reach the commit" in head.tree["inbox.md"].data.decode()
-    assert f"Hippo-Request: {rid}" in head.message
+    assert f"Hippo-Request: {rid}" in head.message and "caller-7" not in head.message
+    received = [x for x in lines if x["logger"] == "celery.worker.strategy"]
+    assert len(received) >= 2 and all(x["message"].endswith("received") for x in received)
+    assert TOKEN[4:20] not in log.read_text()  # the refused token: nowhere
+    # The note's words: on no task line (only in the console outbox's, the reply without Slack)
+    tasks = [json.dumps(x) for x in lines if x["logger"].startswith(("celery", "hippo.tasks"))]
+    assert tasks and not [x for x in tasks if "ids reach" in x or "deploy key" in x]
 
 
 def _task_done(log: Path, rid: str) -> bool:
     return any(rid in line and "task success" in line for line in log.read_text().splitlines())
 
 
-def test_a_proxys_request_id_is_kept_only_when_it_looks_like_one(
-    slack_runtime: Runtime,
-) -> None:
-    """A router's X-Request-ID of safe characters becomes the request id (answered back and
-    sent with the task); anything else is replaced by hippo's own."""
+def test_a_callers_request_id_is_logged_never_taken(slack_runtime: Runtime) -> None:
+    """Whatever a caller sends in X-Request-ID (a router's well-formed id, or something forged
+    to look like a trailer), the request id, answered back and sent with the task, is hippo's
+    own (issue 24, item 12); the caller's is only a log field, made safe for a text log."""
     client = create_app(slack_runtime.config, slack_runtime).test_client()
 
     def queued_id() -> str:
         raw = slack_runtime.redis.rpop("celery")
         return str(json.loads(raw)["headers"]["hippo_request_id"])
 
-    kept = post(client, mention("save a note: a", event_id="EvR1"), **{"X-Request-ID": "req-1.a_B"})
-    assert kept.headers["X-Request-ID"] == "req-1.a_B" == queued_id()
-    bad = "x Hippo-Key: forged"
-    for sent in (bad, "a" * 65, "-starts-with-dash"):
+    for sent in ("req-1.a_B", "x Hippo-Key: forged", "a" * 65, "-starts-with-dash"):
         resp = post(
             client,
             mention("save a note: b", event_id=f"Ev{len(sent)}", ts=f"1700000001.{len(sent):06d}"),
@@ -96,6 +118,7 @@ def test_a_proxys_request_id_is_kept_only_when_it_looks_like_one(
         )
         rid = resp.headers["X-Request-ID"]
         assert rid != sent and len(rid) == 32 and rid == queued_id()
+    assert observe.loggable("x\nHippo-Key: forged") == "x?Hippo-Key??forged"
 
 
 @pytest.mark.integration

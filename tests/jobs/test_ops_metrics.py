@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -136,7 +138,8 @@ def test_hippo_serve_sums_metrics_over_gunicorn_workers_and_logs_json(
     tmp_path: Path, embedded_redis_url: str
 ) -> None:
     """`hippo serve --workers 2`: /metrics counts every request whichever worker answered
-    (multiprocess mode), and gunicorn's access log is JSON lines ending with the request id."""
+    (multiprocess mode), and gunicorn's access log is JSON lines ending with the request id.
+    The access log never records an OAuth redirect's code or state (issue 24, item 10)."""
     port, log = free_port(), tmp_path / "serve.log"
     env = {
         **os.environ,
@@ -163,6 +166,10 @@ def test_hippo_serve_sums_metrics_over_gunicorn_workers_and_logs_json(
                 ids.add(resp.headers["X-Request-ID"])
         with urllib.request.urlopen(base + "/metrics", timeout=5) as resp:
             text = resp.read().decode()
+        oauth = "/slack/oauth_redirect?code=1234.5678.secretcode&state=secretstate42"
+        with contextlib.suppress(urllib.error.HTTPError):  # 404 here: no OAuth configured
+            urllib.request.urlopen(base + oauth, timeout=5).close()
+        wait(lambda: "oauth_redirect" in log.read_text(), timeout=10)
     finally:
         os.killpg(serve.pid, signal.SIGTERM)
         serve.wait(timeout=30)
@@ -176,6 +183,9 @@ def test_hippo_serve_sums_metrics_over_gunicorn_workers_and_logs_json(
     lines = [json.loads(x) for x in log.read_text().splitlines() if x.startswith("{")]
     access = [x for x in lines if x["logger"] == "gunicorn.access"]
     assert {x["request_id"] for x in access} >= ids
+    [redirect] = [x["message"] for x in access if "oauth_redirect" in x["message"]]
+    assert "code=[redacted]&state=[redacted]" in redirect
+    assert "secretcode" not in log.read_text() and "secretstate42" not in log.read_text()
     assert all(x["role"] == "web" for x in lines)
 
 

@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -74,6 +75,36 @@ def test_without_redis_url_an_embedded_redis_is_the_broker(tmp_path: Path) -> No
     finally:
         rt.close()
     assert not Path(url.removeprefix("redis+socket://")).exists()
+
+
+def test_the_embedded_redis_keeps_its_data_private(tmp_path: Path) -> None:
+    """The embedded server's redis.db (queued tasks, Slack state) and its log are 0600 in a 0700
+    data folder, whatever the umask; a redis.db an older hippo left 0644 in a 0755 folder is
+    tightened on start (issue 24, item 9)."""
+    data = tmp_path / "data"
+    data.mkdir(mode=0o755)
+    config = Config(data_dir=data, memory_remote=str(tmp_path / "r.git"))
+
+    def modes() -> dict[str, int]:
+        found = {p.name: stat.S_IMODE(p.stat().st_mode) for p in data.glob("redis.*")}
+        return {**found, "data": stat.S_IMODE(data.stat().st_mode)}
+
+    rt = Runtime(config)
+    try:
+        rt.redis.set("hippo:slack:token", "xoxb-secret")
+        rt.redis.save()  # redis.db, written by the server itself
+    finally:
+        rt.close()
+    assert modes()["redis.db"] == modes()["redis.log"] == 0o600 and modes()["data"] == 0o700
+    # As an older hippo left them: readable by everyone. The next start tightens them.
+    data.chmod(0o755)
+    (data / "redis.db").chmod(0o644)
+    rt = Runtime(config)
+    try:
+        assert rt.redis.get("hippo:slack:token") == b"xoxb-secret"
+        assert modes()["redis.db"] == 0o600 and modes()["data"] == 0o700
+    finally:
+        rt.close()
 
 
 def procfile() -> dict[str, str]:

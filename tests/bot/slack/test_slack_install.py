@@ -11,6 +11,7 @@ import base64
 import json
 import os
 import re
+import stat
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -366,3 +367,43 @@ def test_slash_commands_answer_in_their_workspace(
     [ephemeral] = slack_fake.wait_for("chat.postEphemeral")
     assert (ephemeral.form["channel"], ephemeral.form["user"]) == ("CAAA", "WTAAA")
     assert ephemeral.token == "xoxb-aaa"
+
+
+def test_the_installation_store_is_private(
+    client: FlaskClient, slack_fake: SlackFake, tmp_path: Path, database_url: str
+) -> None:
+    """After a workspace installs hippo through OAuth, slack-installs.db (its bot token, in
+    clear) is 0600 and the data folder 0700, whatever the umask (issue 24, item 9)."""
+    if database_url:
+        pytest.skip("PostgreSQL keeps the tokens in its own files")
+    install(client, slack_fake, "TAAA")
+    data = tmp_path / "data"
+    db = data / "slack-installs.db"
+    assert b"xoxb-aaa" in db.read_bytes()
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    others = [p for p in data.iterdir() if p.name.startswith("slack-installs.db")]
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in others)  # journal, WAL
+
+
+def test_a_shared_channel_is_named_by_each_workspace_for_itself(
+    client: FlaskClient, worker: Runtime, slack_fake: SlackFake, tmp_path: Path
+) -> None:
+    """A channel shared by two workspaces (one id) is #shared-eng in A and #general in B. B's
+    slash command there records B's name for B only: A's instruction from a mention (which
+    carries no name) still lands in A's preferences/channels/shared-eng.md (issue 24, item 11)."""
+    for team in TEAMS:
+        install(client, slack_fake, team)
+    for team, name in (("TAAA", "shared-eng"), ("TBBB", "general")):
+        body = command(
+            "instructions", team=team, channel="CSHARED", channel_name=name, user=f"W{team}",
+            trigger=f"{team}.1",
+        )  # fmt: skip
+        assert post(client, body).status_code == 200
+    said = event("TAAA", "in this channel, answer in French", 7)
+    said["event"]["channel"] = "CSHARED"
+    assert post(client, said).status_code == 200
+    wait(lambda: [c for c in slack_fake.calls("chat.postMessage") if "Noted" in c.form["text"]])
+    remote = tmp_path / "remotes" / "memory-TAAA.git"
+    assert "answer in French" in show(remote, "preferences/channels/shared-eng.md")
+    assert show(remote, "preferences/channels/general.md") == ""

@@ -32,6 +32,7 @@ def pr(number: int, old: str = OLD, new: str = NEW, **kw: object) -> po.PullFact
         files=(path,),
         human_diff=(diff,),
         agent_sha=f"a{number}",
+        writers=frozenset({"alice", "bob"}),
     )
     return replace(base, **kw)  # type: ignore[arg-type]
 

@@ -27,6 +27,7 @@ def facts(**kw: object) -> po.PullFacts:
         files=("tests/unit/test_a.py",),
         human_diff=(),
         agent_sha="a1",
+        writers=frozenset({"alice", "bob", "carol", "dave"}),
     )
     return replace(base, **kw)  # type: ignore[arg-type]
 
