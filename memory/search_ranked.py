@@ -1,0 +1,206 @@
+"""Ranked search over all query words: BM25 over lines, so a missing word costs rank, never the
+hit. Search, recall, the MCP tools and briefings all rank this way (memory/search.py).
+
+Each query word matches its word forms (one Snowball stem: deploy, deploys, deployed), longer
+words it begins (`config` → configuration, at PREFIX of the weight) and, when no line holds it,
+words one typo away (at TYPO). A word also counts, at CONTEXT of its weight, for every line of
+a file whose path or title holds it. "Quoted phrases" must occur as written (in the line or its
+file's path or title), and so must a `+word` (in one of its forms). Common question words
+("what", "the", "how") are left out unless they are all the query says.
+
+A line's score is its prior (memory/search.py: entries above prose, long entries and removed
+facts lower) plus its BM25 weight (binary term frequency: a line is one fact, a word said twice
+is no more its subject) plus the context weight, plus SEQUENCE when the query's words appear in
+the line side by side. Deterministic: ties go to the newer `added`, then the first path, then
+the first line; document frequencies are those of the live lines, so an index updated after a
+commit ranks as one built afresh.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memory.search_text import FoldedText, fold
+from memory.search_words import WordIndex, stem, tokens
+
+K1 = 1.2  # BM25 saturation (moot with binary term frequency, kept in the length norm)
+B = 0.75  # BM25 length normalisation: a word in a short line says more than in a long one
+CONTEXT = 0.5  # a word in the file's path or title, for every line of the file
+PREFIX = 0.6  # a longer word the query word begins (partial words: kube → kubernetes)
+TYPO = 0.5  # a word one edit away, only for a query word that no line holds
+SEQUENCE = 1.0  # the query's words side by side in the line, in order
+MIN_PREFIX = 4  # shorter words match longer ones only when they occur nowhere themselves
+MAX_EXPANSIONS = 16  # at most this many other stems per query word, the most common first
+CONTEXT_LINES = 2000  # a query word naming files of at most this many lines in all: each is a hit
+
+STOP = frozenset(
+    b"""a about an and any are as at be been but by can could did do does for from had has have
+how i if in into is it its me my no not of on or our should so that the their them then there
+these this those to us was we were what when where which who whom why will with would you your
+""".split()
+)
+
+_TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
+
+
+@dataclass(frozen=True)
+class Group:
+    """One query word: the stems that count for it, each with its share of the weight."""
+
+    word: bytes
+    stems: tuple[tuple[str, float], ...]
+    required: bool
+
+
+@dataclass(frozen=True)
+class Ranked:
+    groups: tuple[Group, ...]
+    phrases: tuple[bytes, ...]  # folded, as written between quotes
+    sequence: bytes | None  # the unquoted words, space-separated, when there are two or more
+
+
+def parse(query: str, words: WordIndex) -> Ranked:
+    """The query's words (each with the stems it matches here) and its quoted phrases."""
+    phrases: list[bytes] = []
+    said: list[tuple[bytes, bool]] = []
+    for m in _TOKEN.finditer(query):
+        if m.group(1) is not None:
+            text = fold(" ".join(m.group(1).split())).encode("utf-8", "ignore")
+            if text and text not in phrases:
+                phrases.append(text)
+            continue
+        chunk = m.group(2)
+        required = chunk.startswith("+") and len(chunk) > 1
+        said += [(t, required) for t in tokens(fold(chunk).encode("utf-8", "ignore"))]
+    kept = [(t, r) for t, r in said if r or t not in STOP] or said
+    groups: list[Group] = []
+    seen: set[str] = set()
+    for t, required in kept:
+        if stem(t) not in seen:
+            seen.add(stem(t))
+            groups.append(Group(t, _stems(t, words, required), required))
+    plain = [t for t, _ in said]
+    sequence = b" ".join(plain) if len(plain) > 1 else None
+    return Ranked(tuple(groups), tuple(phrases), sequence)
+
+
+def _stems(word: bytes, words: WordIndex, exact: bool) -> tuple[tuple[str, float], ...]:
+    """The stems `word` matches: its own, then (unless `exact`) those of longer words it
+    begins, or else those of words one typo away."""
+    own = stem(word)
+    found = {own: 1.0} if words.df(own) > 0 else {}
+    if exact or not word.isalpha():
+        return tuple(found.items())
+    if len(word) >= MIN_PREFIX or (len(word) >= 3 and not found):
+        more = {stem(w) for w in words.with_prefix(word)} - {own}
+        for s in sorted(more, key=lambda s: (-words.df(s), s))[:MAX_EXPANSIONS]:
+            found[s] = PREFIX
+    if not found and len(word) >= 4:
+        near = {stem(w) for w in words.near(word)}
+        for s in sorted(near, key=lambda s: (-words.df(s), s))[:MAX_EXPANSIONS]:
+            found[s] = TYPO
+    return tuple(found.items())
+
+
+def rank(
+    q: Ranked, words: WordIndex, prior: Sequence[float], limit: int, fence_penalty: float
+) -> list[tuple[float, int, int]]:
+    """The best `limit` (score, line, file), best first."""
+    blob = words.blob
+    n = words.docs
+
+    def idf(s: str) -> float:
+        df = words.df(s)
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    body: dict[int, float] = {}  # line -> BM25 weight before its length norm
+    ctx: dict[int, float] = {}  # file -> context weight
+    needed: list[tuple[set[int], set[int]]] = []  # per required word or phrase: lines, files
+    for g in q.groups:
+        weights = sorted(((fac * idf(s), s) for s, fac in g.stems), reverse=True)
+        lines: dict[int, float] = {}
+        files: dict[int, float] = {}
+        for w, s in weights:  # heaviest first: a line counts the best of its stems
+            for posting in words.lines(s):
+                for k in posting:
+                    lines.setdefault(k, w)
+            for f in words.ctx_files(s):
+                files.setdefault(f, w)
+        _add(body, ctx, lines, files)
+        _named(blob, body, files)
+        if g.required:
+            needed.append((set(lines), set(files)))
+    for p in q.phrases:
+        w = sum(idf(stem(t)) for t in dict.fromkeys(tokens(p)))
+        lines = dict.fromkeys(blob.lines_with(p), w)
+        files = dict.fromkeys(blob.context_files(p), w)
+        _add(body, ctx, lines, files)
+        needed.append((set(lines), set(files)))
+    for f in ctx:  # a file named by the query: its title line is a hit too
+        body.setdefault(blob.titles[f], 0.0)
+    return _top(q, words, body, ctx, needed, prior, limit, fence_penalty)
+
+
+def _named(blob: FoldedText, body: dict[int, float], files: dict[int, float]) -> None:
+    """Every line of the files a query word names (in path or title) is a hit, unless the word
+    names so many that they hold over CONTEXT_LINES lines: then only their title lines are."""
+    firsts = blob.firsts
+    if sum(firsts[f + 1] - firsts[f] for f in files if f not in blob.dead) > CONTEXT_LINES:
+        return
+    for f in files:
+        for k in range(firsts[f], firsts[f + 1]):
+            body.setdefault(k, 0.0)
+
+
+def _add(
+    body: dict[int, float], ctx: dict[int, float], lines: dict[int, float], files: dict[int, float]
+) -> None:
+    for k, w in lines.items():
+        body[k] = body.get(k, 0.0) + w
+    for f, w in files.items():
+        ctx[f] = ctx.get(f, 0.0) + CONTEXT * w
+
+
+def _top(
+    q: Ranked,
+    words: WordIndex,
+    body: dict[int, float],
+    ctx: dict[int, float],
+    needed: list[tuple[set[int], set[int]]],
+    prior: Sequence[float],
+    limit: int,
+    fence_penalty: float,
+) -> list[tuple[float, int, int]]:
+    blob, dl, dead = words.blob, words.dl, words.dead
+    line_file, bullet, fenced = blob.line_file, blob.bullet, blob.fenced
+    norm_a, norm_b = 1 + K1 * (1 - B), K1 * B / words.avgdl
+    scored: list[tuple[float, int, int, int]] = []
+    rank_of = blob.rank
+    for k, w in body.items():
+        f = line_file[k]
+        if f in dead or not all(k in ls or f in fs for ls, fs in needed):
+            continue
+        score = prior[k] + w * (K1 + 1) / (norm_a + norm_b * dl[k]) + ctx.get(f, 0.0)
+        if q.sequence is not None and q.sequence in blob.line(k):
+            score += SEQUENCE
+        if bullet[k] and f in fenced and not blob.is_entry(k, f):
+            score -= fence_penalty  # a bullet inside a code fence
+        scored.append((round(score, 4), -rank_of[f], -k, f))
+    best = heapq.nlargest(limit, scored)
+    if not best:
+        return []
+    # Ties on the score go to the newer `added`: take every line tied with the last one kept.
+    bar = best[-1][0]
+    tied = best if len(best) < limit else [s for s in scored if s[0] >= bar]
+    tied.sort(key=lambda s: (s[0], _added(blob, -s[2]), s[1], s[2]), reverse=True)
+    return [(score, -k, f) for score, _, k, f in tied[:limit]]
+
+
+def _added(blob: FoldedText, k: int) -> bytes:
+    line = blob.line(k)
+    at = line.find(b"added:")
+    return line[at + 6 : at + 18].strip()[:10] if at >= 0 else b""

@@ -1,0 +1,240 @@
+"""The word index of one tree, for ranked search: which lines hold which word stems.
+
+Words are runs of letters and digits of the folded text (`memory.search_text`), stemmed with
+the Snowball English stemmer so deploy, deploys and deployed are one word. Only the entry text
+counts (a line's trailing metadata bracket is left out: every entry has a source URL and a
+date, which say nothing about its subject). A file's path and title form its context: their
+stems count, at a lower weight, for every line of the file.
+
+Like the folded text, the index grows by layers rather than being rebuilt: a full build is the
+base layer; each commit after it rebuilds only the small delta layer (the files appended since
+the base) and counts what the replaced files held, so document frequencies, lengths and the
+vocabulary stay those of the live lines and a ranked query answers as a fresh build would.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import snowballstemmer
+
+from memory.search_text import FoldedText
+
+# Letters and digits; a byte of a multi-byte UTF-8 character counts as a letter here, and such
+# a run is split again by Unicode's word characters (`_split`), so “quoted” words come apart.
+_RUN = re.compile(rb"[a-z0-9\x80-\xff]+")
+_UWORD = re.compile(r"[^\W_]+")
+_STEMMER = snowballstemmer.stemmer("english")
+_STEMS: dict[bytes, str] = {}
+_STEMS_MAX = 500_000  # a long-lived process serving many workspaces: start again past this
+_STEM_LOCK = threading.Lock()
+_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
+
+
+def tokens(text: bytes) -> Iterator[bytes]:
+    """The words of folded UTF-8 `text`, in order."""
+    for run in _RUN.findall(text):
+        if run.isascii():
+            yield run
+        else:
+            for word in _UWORD.findall(run.decode("utf-8", "ignore")):
+                yield word.encode()
+
+
+def stem(token: bytes) -> str:
+    """The word's stem (cached: a memory's vocabulary is small next to its text)."""
+    found = _STEMS.get(token)
+    if found is None:
+        word = token.decode()
+        found = _STEMMER.stemWord(word) if word.isalpha() else word
+        with _STEM_LOCK:
+            if len(_STEMS) >= _STEMS_MAX:
+                _STEMS.clear()
+            _STEMS[token] = found
+    return found
+
+
+def context_text(path: str, title: bytes) -> bytes:
+    """A file's context words: its path without the extension, then its folded title."""
+    return _SUFFIX.sub("", path).lower().encode() + b" " + title
+
+
+@dataclass
+class Layer:
+    """The word index of some consecutive lines and files; never changed once built."""
+
+    postings: dict[str, list[int]] = field(default_factory=dict)  # stem -> lines, ascending
+    ctx: dict[str, list[int]] = field(default_factory=dict)  # stem -> files, ascending
+    words: dict[bytes, int] = field(default_factory=dict)  # token -> lines holding it
+    _sorted: list[bytes] | None = None
+    _deletes: dict[bytes, list[bytes]] | None = None
+
+    def add(self, blob: FoldedText, files: Iterable[int], dl: list[int], offset: int = 0) -> None:
+        """Index the lines and contexts of `files` (in line order); `dl[k - offset]` gets line
+        k's number of distinct words."""
+        data, at, body, postings, words = blob.data, blob.lines, blob.body, self.postings, self.words
+        for f in files:
+            for k in range(blob.firsts[f], blob.firsts[f + 1]):
+                seen = set(tokens(data[at[k] : at[k] + body[k]]))
+                dl[k - offset] = len(seen)
+                stems = set()
+                for t in seen:
+                    words[t] = words.get(t, 0) + 1
+                    stems.add(stem(t))
+                for s in stems:
+                    postings.setdefault(s, []).append(k)
+            context = context_text(blob.paths[f], blob.line(blob.titles[f]))
+            for s in {stem(t) for t in tokens(context)}:
+                self.ctx.setdefault(s, []).append(f)
+
+    def extended(self, blob: FoldedText, files: Iterable[int], dl: list[int], at: int) -> Layer:
+        """A copy of this layer with `files` added (their posting lists copied, the rest
+        shared): the older index keeps reading this one."""
+        grown = Layer(dict(self.postings), dict(self.ctx), dict(self.words))
+        fresh = Layer()
+        fresh.add(blob, files, dl, at)
+        for s, ks in fresh.postings.items():
+            grown.postings[s] = grown.postings.get(s, []) + ks
+        for s, fs in fresh.ctx.items():
+            grown.ctx[s] = grown.ctx.get(s, []) + fs
+        for w, n in fresh.words.items():
+            grown.words[w] = grown.words.get(w, 0) + n
+        return grown
+
+    def sorted_words(self) -> list[bytes]:
+        """The layer's alphabetic words of 3+ letters, sorted (for prefixes), built once."""
+        if self._sorted is None:
+            self._sorted = sorted(w for w in self.words if len(w) >= 3 and w.isalpha())
+        return self._sorted
+
+    def deletes(self) -> dict[bytes, list[bytes]]:
+        """Each alphabetic word of 4+ letters and every form of it one letter short, to the
+        words: two words one edit apart (a letter changed, added, dropped or two swapped)
+        share a form. Built on the first typo, once per layer."""
+        if self._deletes is None:
+            out: dict[bytes, list[bytes]] = {}
+            for w in self.sorted_words():
+                if len(w) >= 4:
+                    for d in _one_short(w):
+                        out.setdefault(d, []).append(w)
+            self._deletes = out
+        return self._deletes
+
+
+def _one_short(word: bytes) -> set[bytes]:
+    return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+class WordIndex:
+    """The word index of one version of a `FoldedText`: a base layer, a delta layer of what
+    later commits appended, and the counts of what dead (replaced or removed) files held."""
+
+    def __init__(
+        self,
+        blob: FoldedText,
+        base: Layer,
+        delta: Layer,
+        dl: list[int],
+        dead_df: dict[str, int],
+        dead_words: dict[bytes, int],
+        dead_ctx: frozenset[int],
+        docs: int,
+        total: int,
+    ) -> None:
+        self.blob, self.base, self.delta, self.dl = blob, base, delta, dl
+        self.dead_df, self.dead_words = dead_df, dead_words
+        self.dead = dead_ctx  # dead files (their lines stay in the postings, skipped at ranking)
+        self.docs, self.total = docs, total  # live lines holding a word; their words
+        self.avgdl = total / docs if docs else 1.0
+
+    @classmethod
+    def build(cls, blob: FoldedText) -> WordIndex:
+        base, dl = Layer(), [0] * blob.size_lines
+        base.add(blob, sorted(blob.live.values(), key=blob.firsts.__getitem__), dl)
+        docs = sum(1 for n in dl if n)
+        dead = frozenset(blob.dead)
+        return cls(blob, base, Layer(), dl, {}, {}, dead, docs, sum(dl))
+
+    def updated(self, blob: FoldedText, gone: Iterable[int]) -> WordIndex:
+        """The index of `blob`, which grew from this index's blob: the `gone` files died and
+        files were appended. The base layer is shared; the delta layer is copied and grown."""
+        old = self.blob
+        new = [0] * (blob.size_lines - old.size_lines)
+        files = range(len(old.paths), len(blob.paths))
+        delta = self.delta.extended(blob, files, new, old.size_lines)
+        dl = _grown(self.dl, old.size_lines, new)
+        dead_df, dead_words = dict(self.dead_df), dict(self.dead_words)
+        docs, total = self.docs + sum(1 for n in new if n), self.total + sum(new)
+        for f in gone:
+            for k in range(old.firsts[f], old.firsts[f + 1]):
+                docs, total = docs - (dl[k] > 0), total - dl[k]
+                seen = set(tokens(old.data[old.lines[k] : old.lines[k] + old.body[k]]))
+                for t in seen:
+                    dead_words[t] = dead_words.get(t, 0) + 1
+                for s in {stem(t) for t in seen}:
+                    dead_df[s] = dead_df.get(s, 0) + 1
+        dead = frozenset(blob.dead)
+        return WordIndex(blob, self.base, delta, dl, dead_df, dead_words, dead, docs, total)
+
+    def lines(self, s: str) -> Iterator[list[int]]:
+        """The posting lists of stem `s` (dead lines included)."""
+        for layer in (self.base, self.delta):
+            found = layer.postings.get(s)
+            if found:
+                yield found
+
+    def df(self, s: str) -> int:
+        """Live lines holding stem `s`."""
+        n = sum(len(p) for p in self.lines(s))
+        return n - self.dead_df.get(s, 0)
+
+    def ctx_files(self, s: str) -> set[int]:
+        """Live files whose path or title holds stem `s`."""
+        out: set[int] = set()
+        for layer in (self.base, self.delta):
+            out.update(layer.ctx.get(s, ()))
+        return out - self.dead
+
+    def known(self, word: bytes) -> bool:
+        """Whether `word` occurs in some live line."""
+        n = self.base.words.get(word, 0) + self.delta.words.get(word, 0)
+        return n - self.dead_words.get(word, 0) > 0
+
+    def with_prefix(self, prefix: bytes) -> list[bytes]:
+        """Live words that start with `prefix` (and are longer), sorted."""
+        out: set[bytes] = set()
+        for layer in (self.base, self.delta):
+            words = layer.sorted_words()
+            i = bisect_left(words, prefix)
+            while i < len(words) and words[i].startswith(prefix):
+                if words[i] != prefix:
+                    out.add(words[i])
+                i += 1
+        return sorted(w for w in out if self.known(w))
+
+    def near(self, word: bytes) -> list[bytes]:
+        """Live words one edit from `word` (sorted)."""
+        forms = _one_short(word)
+        out: set[bytes] = set()
+        for layer in (self.base, self.delta):
+            table = layer.deletes()
+            for d in forms:
+                out.update(table.get(d, ()))
+        return sorted(w for w in out if w != word and self.known(w))
+
+
+_GROW = threading.Lock()
+
+
+def _grown(dl: list[int], size: int, fresh: list[int]) -> list[int]:
+    """The first `size` of `dl` then `fresh`: appended in place when no other index grew from
+    `dl` yet (an older index reads only its own lines), else on a copy."""
+    with _GROW:
+        if len(dl) == size:
+            dl.extend(fresh)
+            return dl
+    return dl[:size] + fresh
