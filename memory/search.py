@@ -180,7 +180,7 @@ class SearchIndex:
                 return []
             words = self.words()
             q = search_ranked.parse(query, words)
-            found = search_ranked.rank(q, words, self._prior, limit, ENTRY_BONUS)
+            found = search_ranked.rank(q, words, self._prior, limit, ENTRY_BONUS, ENTRY_BONUS)
             return [self._hit(k, f, score) for score, k, f in found]
         terms = parse_query(query)
         if not terms or limit <= 0:

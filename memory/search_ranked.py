@@ -35,7 +35,8 @@ TYPO = 0.5  # a word one edit away, only for a query word that no line holds
 SEQUENCE = 1.0  # the query's words side by side in the line, in order
 MIN_PREFIX = 4  # shorter words match longer ones only when they occur nowhere themselves
 MAX_EXPANSIONS = 16  # at most this many other stems per query word, the most common first
-CONTEXT_LINES = 2000  # a query word naming files of at most this many lines in all: each is a hit
+CONTEXT_FILES = 8  # a query word naming at most this many files (path or title): all their
+CONTEXT_LINES = 2000  # lines are hits, if they hold at most this many in all (else their titles)
 
 STOP = frozenset(
     b"""a about an and any are as at be been but by can could did do does for from had has have
@@ -92,7 +93,7 @@ def _stems(word: bytes, words: WordIndex, exact: bool) -> tuple[tuple[str, float
     """The stems `word` matches: its own, then (unless `exact`) those of longer words it
     begins, or else those of words one typo away."""
     own = stem(word)
-    found = {own: 1.0} if words.df(own) > 0 else {}
+    found = {own: 1.0} if words.df(own) > 0 or words.ctx_files(own) else {}
     if exact or not word.isalpha():
         return tuple(found.items())
     if len(word) >= MIN_PREFIX or (len(word) >= 3 and not found):
@@ -107,9 +108,14 @@ def _stems(word: bytes, words: WordIndex, exact: bool) -> tuple[tuple[str, float
 
 
 def rank(
-    q: Ranked, words: WordIndex, prior: Sequence[float], limit: int, fence_penalty: float
+    q: Ranked,
+    words: WordIndex,
+    prior: Sequence[float],
+    limit: int,
+    fence_penalty: float,
+    prior_max: float,
 ) -> list[tuple[float, int, int]]:
-    """The best `limit` (score, line, file), best first."""
+    """The best `limit` (score, line, file), best first. `prior_max` bounds every prior."""
     blob = words.blob
     n = words.docs
 
@@ -120,49 +126,111 @@ def rank(
     body: dict[int, float] = {}  # line -> BM25 weight before its length norm
     ctx: dict[int, float] = {}  # file -> context weight
     needed: list[tuple[set[int], set[int]]] = []  # per required word or phrase: lines, files
+    plan = []
     for g in q.groups:
         weights = sorted(((fac * idf(s), s) for s, fac in g.stems), reverse=True)
-        lines: dict[int, float] = {}
         files: dict[int, float] = {}
-        for w, s in weights:  # heaviest first: a line counts the best of its stems
-            for posting in words.lines(s):
-                for k in posting:
-                    lines.setdefault(k, w)
+        for w, s in weights:  # heaviest first: a file counts the best of its stems
             for f in words.ctx_files(s):
                 files.setdefault(f, w)
-        _add(body, ctx, lines, files)
+        _add(ctx, files, CONTEXT)
         _named(blob, body, files)
-        if g.required:
-            needed.append((set(lines), set(files)))
+        plan.append((weights[0][0] if weights else 0.0, g, weights, files))
     for p in q.phrases:
         w = sum(idf(stem(t)) for t in dict.fromkeys(tokens(p)))
         lines = dict.fromkeys(blob.lines_with(p), w)
         files = dict.fromkeys(blob.context_files(p), w)
-        _add(body, ctx, lines, files)
+        _add(body, lines, 1.0)
+        _add(ctx, files, CONTEXT)
         needed.append((set(lines), set(files)))
     for f in ctx:  # a file named by the query: its title line is a hit too
         body.setdefault(blob.titles[f], 0.0)
-    return _top(q, words, body, ctx, needed, prior, limit, fence_penalty)
+    # Rarest words first. Once the lines found so far fill the top `limit` with scores that no
+    # line holding only the remaining words could reach (their best weights, the best prior,
+    # context and sequence bonus), those words only add to the lines already found (MaxScore).
+    plan.sort(key=lambda item: -item[0])
+    lmax = (K1 + 1) / (1 + K1 * (1 - B) + K1 * B / words.avgdl)  # a one-word line
+    rest = [0.0] * (len(plan) + 1)
+    for i in range(len(plan) - 1, -1, -1):
+        rest[i] = rest[i + 1] + plan[i][0] * lmax
+    seq = set(blob.lines_with(q.sequence)) if q.sequence is not None else set()
+    reach = prior_max + max(ctx.values(), default=0.0) + (SEQUENCE if seq else 0.0)
+    prune = not needed and not any(g.required for g in q.groups)
+    closed = False
+    for i, (_, g, weights, _files) in enumerate(plan):
+        if prune and not closed and i and len(body) >= limit:
+            # The bar is at most the best line's score: skip counting it when even that is short.
+            most = reach + max(body.values()) * lmax
+            if reach + rest[i] < most:
+                closed = reach + rest[i] < _bar(words, body, ctx, prior, limit, fence_penalty)
+        lines = _lines(words, weights, body if closed else None)
+        _add(body, lines, 1.0)
+        if g.required:
+            needed.append((set(lines), set(_files)))
+    return _top(q, words, body, ctx, needed, seq, prior, limit, fence_penalty)
+
+
+def _lines(
+    words: WordIndex, weights: list[tuple[float, str]], only: dict[int, float] | None
+) -> dict[int, float]:
+    """Line -> weight of one query word (the best of its stems); only lines in `only`, if given."""
+    out: dict[int, float] = {}
+    for w, s in weights:
+        for posting in words.lines(s):
+            if only is not None:
+                for k in only.keys() & posting:
+                    out.setdefault(k, w)
+            elif not out:
+                out = dict.fromkeys(posting, w)
+            else:
+                for k in posting:
+                    out.setdefault(k, w)
+    return out
+
+
+def _bar(
+    words: WordIndex,
+    body: dict[int, float],
+    ctx: dict[int, float],
+    prior: Sequence[float],
+    limit: int,
+    fence_penalty: float,
+) -> float:
+    """A score the top `limit` will reach: the limit-th best of what the found lines score
+    already (a line in a fenced file counted as if it were code)."""
+    blob, dl, dead = words.blob, words.dl, words.dead
+    line_file, fenced = blob.line_file, blob.fenced
+    norm_a, norm_b, top = 1 + K1 * (1 - B), K1 * B / words.avgdl, K1 + 1
+    now = [
+        prior[k] + w * top / (norm_a + norm_b * dl[k]) + ctx.get(f, 0.0)
+        - (fence_penalty if f in fenced else 0.0)
+        for k, w in body.items()
+        for f in (line_file[k],)
+        if f not in dead
+    ]
+    if len(now) < limit:
+        return math.inf
+    return heapq.nlargest(limit, now)[-1]
 
 
 def _named(blob: FoldedText, body: dict[int, float], files: dict[int, float]) -> None:
     """Every line of the files a query word names (in path or title) is a hit, unless the word
-    names so many that they hold over CONTEXT_LINES lines: then only their title lines are."""
+    names many files or lines (a word such as `api`): then only their title lines are."""
     firsts = blob.firsts
-    if sum(firsts[f + 1] - firsts[f] for f in files if f not in blob.dead) > CONTEXT_LINES:
+    if len(files) > CONTEXT_FILES or sum(firsts[f + 1] - firsts[f] for f in files) > CONTEXT_LINES:
         return
     for f in files:
         for k in range(firsts[f], firsts[f + 1]):
             body.setdefault(k, 0.0)
 
 
-def _add(
-    body: dict[int, float], ctx: dict[int, float], lines: dict[int, float], files: dict[int, float]
-) -> None:
-    for k, w in lines.items():
-        body[k] = body.get(k, 0.0) + w
-    for f, w in files.items():
-        ctx[f] = ctx.get(f, 0.0) + CONTEXT * w
+def _add(total: dict[int, float], more: dict[int, float], share: float) -> None:
+    if share == 1.0:
+        for k, w in more.items():
+            total[k] = total.get(k, 0.0) + w
+    else:
+        for k, w in more.items():
+            total[k] = total.get(k, 0.0) + share * w
 
 
 def _top(
@@ -171,25 +239,30 @@ def _top(
     body: dict[int, float],
     ctx: dict[int, float],
     needed: list[tuple[set[int], set[int]]],
+    bonus: set[int],
     prior: Sequence[float],
     limit: int,
     fence_penalty: float,
 ) -> list[tuple[float, int, int]]:
     blob, dl, dead = words.blob, words.dl, words.dead
-    line_file, bullet, fenced = blob.line_file, blob.bullet, blob.fenced
-    norm_a, norm_b = 1 + K1 * (1 - B), K1 * B / words.avgdl
-    scored: list[tuple[float, int, int, int]] = []
-    rank_of = blob.rank
-    for k, w in body.items():
-        f = line_file[k]
-        if f in dead or not all(k in ls or f in fs for ls, fs in needed):
-            continue
-        score = prior[k] + w * (K1 + 1) / (norm_a + norm_b * dl[k]) + ctx.get(f, 0.0)
-        if q.sequence is not None and q.sequence in blob.line(k):
-            score += SEQUENCE
-        if bullet[k] and f in fenced and not blob.is_entry(k, f):
-            score -= fence_penalty  # a bullet inside a code fence
-        scored.append((round(score, 4), -rank_of[f], -k, f))
+    line_file, rank_of = blob.line_file, blob.rank
+    norm_a, norm_b, top = 1 + K1 * (1 - B), K1 * B / words.avgdl, K1 + 1
+    # One pass in a comprehension (the hot loop): score = prior + BM25 + context weight.
+    scored = [
+        (prior[k] + w * top / (norm_a + norm_b * dl[k]) + ctx.get(f, 0.0), -rank_of[f], -k, f)
+        for k, w in body.items()
+        for f in (line_file[k],)
+        if f not in dead
+    ]
+    if needed:
+        scored = [s for s in scored if all(-s[2] in ls or s[3] in fs for ls, fs in needed)]
+    fenced = [s for s in scored if s[3] in blob.fenced and blob.bullet[-s[2]]]
+    if bonus or fenced:
+        wrong = {-s[2] for s in fenced if not blob.is_entry(-s[2], s[3])}  # bullets in code
+        scored = [
+            (score + SEQUENCE * (-k in bonus) - fence_penalty * (-k in wrong), r, k, f)
+            for score, r, k, f in scored
+        ]
     best = heapq.nlargest(limit, scored)
     if not best:
         return []
@@ -197,7 +270,7 @@ def _top(
     bar = best[-1][0]
     tied = best if len(best) < limit else [s for s in scored if s[0] >= bar]
     tied.sort(key=lambda s: (s[0], _added(blob, -s[2]), s[1], s[2]), reverse=True)
-    return [(score, -k, f) for score, _, k, f in tied[:limit]]
+    return [(round(score, 4), -k, f) for score, _, k, f in tied[:limit]]
 
 
 def _added(blob: FoldedText, k: int) -> bytes:

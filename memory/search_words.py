@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -58,6 +59,15 @@ def stem(token: bytes) -> str:
     return found
 
 
+def line_words(blob: FoldedText, k: int, title: int) -> set[bytes]:
+    """The words of line k's entry text (metadata left out); none for its file's heading
+    (line `title`), whose words are context for every line of the file instead."""
+    if k == title and not blob.bullet[k]:
+        return set()
+    start = blob.lines[k]
+    return set(tokens(blob.data[start : start + blob.body[k]]))
+
+
 def context_text(path: str, title: bytes) -> bytes:
     """A file's context words: its path without the extension, then its folded title."""
     return _SUFFIX.sub("", path).lower().encode() + b" " + title
@@ -76,20 +86,30 @@ class Layer:
     def add(self, blob: FoldedText, files: Iterable[int], dl: list[int], offset: int = 0) -> None:
         """Index the lines and contexts of `files` (in line order); `dl[k - offset]` gets line
         k's number of distinct words."""
-        data, at, body, postings, words = blob.data, blob.lines, blob.body, self.postings, self.words
+        postings, counts, cache = self.postings, Counter[bytes](), _STEMS
+        data, at, body, bullet, firsts = blob.data, blob.lines, blob.body, blob.bullet, blob.firsts
         for f in files:
-            for k in range(blob.firsts[f], blob.firsts[f + 1]):
-                seen = set(tokens(data[at[k] : at[k] + body[k]]))
+            title = blob.titles[f]
+            for k in range(firsts[f], firsts[f + 1]):
+                if k == title and not bullet[k]:
+                    continue  # a heading's words are its file's context, for every line
+                text = data[at[k] : at[k] + body[k]]
+                seen = set(_RUN.findall(text) if text.isascii() else tokens(text))
+                if not seen:
+                    continue
                 dl[k - offset] = len(seen)
-                stems = set()
-                for t in seen:
-                    words[t] = words.get(t, 0) + 1
-                    stems.add(stem(t))
-                for s in stems:
-                    postings.setdefault(s, []).append(k)
-            context = context_text(blob.paths[f], blob.line(blob.titles[f]))
+                counts.update(seen)
+                for s in {cache.get(t) or stem(t) for t in seen}:
+                    found = postings.get(s)
+                    if found is None:
+                        postings[s] = [k]
+                    else:
+                        found.append(k)
+            context = context_text(blob.paths[f], blob.line(title))
             for s in {stem(t) for t in tokens(context)}:
                 self.ctx.setdefault(s, []).append(f)
+        for w, n in counts.items():
+            self.words[w] = self.words.get(w, 0) + n
 
     def extended(self, blob: FoldedText, files: Iterable[int], dl: list[int], at: int) -> Layer:
         """A copy of this layer with `files` added (their posting lists copied, the rest
@@ -172,7 +192,7 @@ class WordIndex:
         for f in gone:
             for k in range(old.firsts[f], old.firsts[f + 1]):
                 docs, total = docs - (dl[k] > 0), total - dl[k]
-                seen = set(tokens(old.data[old.lines[k] : old.lines[k] + old.body[k]]))
+                seen = line_words(old, k, old.titles[f])
                 for t in seen:
                     dead_words[t] = dead_words.get(t, 0) + 1
                 for s in {stem(t) for t in seen}:
@@ -224,7 +244,23 @@ class WordIndex:
             table = layer.deletes()
             for d in forms:
                 out.update(table.get(d, ()))
-        return sorted(w for w in out if w != word and self.known(w))
+        return sorted(w for w in out if w != word and _one_edit(w, word) and self.known(w))
+
+
+def _one_edit(a: bytes, b: bytes) -> bool:
+    """Whether a and b differ by one letter changed, added or dropped, or two adjacent swapped
+    (sharing a form one letter short is necessary, not enough: acme and come share `cme`)."""
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) < len(b):
+        return a[i:] == b[i + 1 :]
+    if a[i + 1 :] == b[i + 1 :]:
+        return True
+    swapped = i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i]
+    return swapped and a[i + 2 :] == b[i + 2 :]
 
 
 _GROW = threading.Lock()
