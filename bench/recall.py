@@ -111,9 +111,7 @@ def one_size(n: int, n_queries: int, seed: int) -> None:
         del engine
     print(f"\n{'recall@1 / recall@5 / MRR':28}" + "".join(f"{k:>20}" for k, _ in quality))
     for kind in corpus.KINDS_OF_QUERY:
-        cells = "".join(
-            f"{'{:.1%} {:.1%} {:.2f}'.format(*q[kind]):>20}" for _, q in quality
-        )
+        cells = "".join(f"{'{:.1%} {:.1%} {:.2f}'.format(*q[kind]):>20}" for _, q in quality)
         print(f"{kind:28}{cells}")
     head = ["build ms", "RSS MB", "p50 ms", "p95 ms", "CPU p50", "commit+search ms"]
     print(f"\n{'engine':28}" + "".join(f"{h:>10}" for h in head[:5]) + f"{head[5]:>18}")
@@ -153,7 +151,10 @@ def through_the_store(n: int, writes: int, seed: int) -> None:
     rng = random.Random(seed)
     all_notes = corpus.notes(n, rng)
     tree = corpus.files(all_notes)
-    qs = [corpus.query(all_notes[i], "extra words", corpus.doc_freq(all_notes), rng) for i in range(writes)]
+    qs = [
+        corpus.query(all_notes[i], "extra words", corpus.doc_freq(all_notes), rng)
+        for i in range(writes)
+    ]
     with tempfile.TemporaryDirectory(prefix="hippo-bench-recall-") as tmp:
         root = Path(tmp) / "work"
         for path, data in tree.items():
@@ -162,7 +163,9 @@ def through_the_store(n: int, writes: int, seed: int) -> None:
         git = ["git", "-C", str(root)]
         subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
         subprocess.run([*git, "add", "-A"], check=True)
-        subprocess.run([*git, "-c", "user.name=b", "-c", "user.email=b@x", "commit", "-qm", "m"], check=True)
+        subprocess.run(
+            [*git, "-c", "user.name=b", "-c", "user.email=b@x", "commit", "-qm", "m"], check=True
+        )
         remote = Path(tmp) / "remote.git"
         subprocess.run(["git", "clone", "-q", "--bare", str(root), str(remote)], check=True)
         store = Store.open(str(remote), Path(tmp) / "data")
@@ -178,12 +181,16 @@ def through_the_store(n: int, writes: int, seed: int) -> None:
         first = []
         who = Author("bench", "bench@example.com")
         for i, q in enumerate(qs):
-            text = f"{rng.choice(corpus.AREAS)}-api note {i} about the {rng.choice(corpus.TECH)} sweep"
+            text = (
+                f"{rng.choice(corpus.AREAS)}-api note {i} about the {rng.choice(corpus.TECH)} sweep"
+            )
             hippo_notes.save_note(store, text, today="2026-12-01", author=who)
             t0 = time.perf_counter()
             store.search(q)
             first.append((time.perf_counter() - t0) * 1000)
-    print(f"\n## through the store, {n} notes: cold first search {cold:.0f} ms (reads the tree, builds)")
+    print(
+        f"\n## through the store, {n} notes: cold first search {cold:.0f} ms (reads the tree, builds)"
+    )
     print(f"warm search p50 {pct(warm, 50):.1f} ms, p95 {pct(warm, 95):.1f} ms")
     print(
         f"first search after each of {writes} notes: p50 {pct(first, 50):.1f} ms,"

@@ -179,9 +179,9 @@ class SearchIndex:
             if limit <= 0:
                 return []
             words = self.words()
-            q = search_ranked.parse(query, words)
-            found = search_ranked.rank(q, words, self._prior, limit, ENTRY_BONUS, ENTRY_BONUS)
-            return [self._hit(k, f, score) for score, k, f in found]
+            asked = search_ranked.parse(query, words)
+            best = search_ranked.rank(asked, words, self._prior, limit, ENTRY_BONUS, ENTRY_BONUS)
+            return [self._hit(k, f, score) for score, k, f in best]
         terms = parse_query(query)
         if not terms or limit <= 0:
             return []

@@ -202,7 +202,9 @@ def _bar(
     line_file, fenced = blob.line_file, blob.fenced
     norm_a, norm_b, top = 1 + K1 * (1 - B), K1 * B / words.avgdl, K1 + 1
     now = [
-        prior[k] + w * top / (norm_a + norm_b * dl[k]) + ctx.get(f, 0.0)
+        prior[k]
+        + w * top / (norm_a + norm_b * dl[k])
+        + ctx.get(f, 0.0)
         - (fence_penalty if f in fenced else 0.0)
         for k, w in body.items()
         for f in (line_file[k],)

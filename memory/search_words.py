@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import Counter
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -31,6 +31,7 @@ _RUN = re.compile(rb"[a-z0-9\x80-\xff]+")
 _UWORD = re.compile(r"[^\W_]+")
 _STEMMER = snowballstemmer.stemmer("english")
 _STEMS: dict[bytes, str] = {}
+MERGE_LINES = 5000  # a delta layer past this many lines (and a quarter of the base) is merged
 _STEMS_MAX = 500_000  # a long-lived process serving many workspaces: start again past this
 _STEM_LOCK = threading.Lock()
 _SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
@@ -168,6 +169,7 @@ class WordIndex:
         self.blob, self.base, self.delta, self.dl = blob, base, delta, dl
         self.dead_df, self.dead_words = dead_df, dead_words
         self.dead = dead_ctx  # dead files (their lines stay in the postings, skipped at ranking)
+        self.base_lines = 0  # lines of the blob the base layer was built from
         self.docs, self.total = docs, total  # live lines holding a word; their words
         self.avgdl = total / docs if docs else 1.0
 
@@ -177,12 +179,16 @@ class WordIndex:
         base.add(blob, sorted(blob.live.values(), key=blob.firsts.__getitem__), dl)
         docs = sum(1 for n in dl if n)
         dead = frozenset(blob.dead)
-        return cls(blob, base, Layer(), dl, {}, {}, dead, docs, sum(dl))
+        index = cls(blob, base, Layer(), dl, {}, {}, dead, docs, sum(dl))
+        index.base_lines = blob.size_lines
+        return index
 
     def updated(self, blob: FoldedText, gone: Iterable[int]) -> WordIndex:
         """The index of `blob`, which grew from this index's blob: the `gone` files died and
         files were appended. The base layer is shared; the delta layer is copied and grown."""
         old = self.blob
+        if blob.size_lines - self.base_lines > max(MERGE_LINES, self.base_lines // 4):
+            return WordIndex.build(blob)  # the delta outgrew its use: one base again
         new = [0] * (blob.size_lines - old.size_lines)
         files = range(len(old.paths), len(blob.paths))
         delta = self.delta.extended(blob, files, new, old.size_lines)
@@ -198,7 +204,9 @@ class WordIndex:
                 for s in {stem(t) for t in seen}:
                     dead_df[s] = dead_df.get(s, 0) + 1
         dead = frozenset(blob.dead)
-        return WordIndex(blob, self.base, delta, dl, dead_df, dead_words, dead, docs, total)
+        index = WordIndex(blob, self.base, delta, dl, dead_df, dead_words, dead, docs, total)
+        index.base_lines = self.base_lines
+        return index
 
     def lines(self, s: str) -> Iterator[list[int]]:
         """The posting lists of stem `s` (dead lines included)."""

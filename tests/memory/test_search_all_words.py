@@ -145,7 +145,11 @@ def test_path_hit_counts_for_and_and_ranks_higher() -> None:
     same = SearchIndex.build(
         tree(misc="# M\n- deploys take 5 min\n", deploys="# D\n- deploys take 5 min\n")
     )
-    assert paths(same.search("deploys", all_words=True)) == [("deploys.md", 2), ("misc.md", 2), ("deploys.md", 1)]
+    assert paths(same.search("deploys", all_words=True)) == [
+        ("deploys.md", 2),
+        ("misc.md", 2),
+        ("deploys.md", 1),
+    ]
 
 
 def test_path_only_query_returns_the_title_line() -> None:
@@ -414,7 +418,10 @@ def test_thousands_of_partial_matches_still_rank_exactly() -> None:
     filler = "".join(f"- filler {i}\n" for i in range(40_000)).encode()
     for index in (SearchIndex.build(files), SearchIndex.build(files | {"c.md": filler})):
         for query, k in [("api", 3), ("api", 25), ("deploy note", 5), ("ap", 4)]:
-            assert index.search(query, limit=k, all_words=True) == index.search(query, limit=10**6, all_words=True)[:k]
+            assert (
+                index.search(query, limit=k, all_words=True)
+                == index.search(query, limit=10**6, all_words=True)[:k]
+            )
         assert paths(index.search("api", limit=2, all_words=True)) == [("b.md", 3), ("b.md", 2)]
 
 
