@@ -359,13 +359,16 @@ def query(note: Note, kind: str, df: dict[str, int], rng: random.Random) -> str:
         forms = dict(SYMPTOMS + ACTIONS)
         words = [rng.choice(forms[w]) if w in forms else w for w in words]
     elif kind == "partial words":
-        long = [i for i, w in enumerate(words) if len(w) >= 7 and w.isalpha()]
+        long = [i for i, w in enumerate(words) if len(w) >= 6 and w.isalpha()]
         if long:
             i = rng.choice(long)
             words[i] = words[i][: max(4, len(words[i]) * 3 // 5)]
-        else:  # a compound name typed in part: the first piece
-            i = rng.randrange(len(words))
-            words[i] = words[i].replace("_", "-").split("-")[0]
+        else:  # a compound name typed in part: its first piece (never a bare `ops`)
+            heads = [(i, w.replace("_", "-").split("-")[0]) for i, w in enumerate(words)]
+            heads = [(i, h) for i, h in heads if len(h) >= 4 and h.isalpha() and h != words[i]]
+            if heads:
+                i, head = heads[0]
+                words[i] = head
     elif kind == "typos":
         i = max(range(len(words)), key=lambda j: (len(words[j]), j))
         words[i] = typo(words[i], rng)

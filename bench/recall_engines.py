@@ -65,11 +65,12 @@ class Hippo:
 
 class Fts5:
     """SQLite FTS5 (standard library): porter stemmer, bm25() over body and context (weight
-    1 and 0.5), the query's words OR-ed, as basic-memory queries it."""
+    1 and 0.5), the query's words OR-ed, as basic-memory queries it; with `prefix`, each word
+    also matches longer words it begins (FTS5's own `word*`)."""
 
-    name = "sqlite fts5 bm25"
-
-    def __init__(self, tree: Mapping[str, bytes]) -> None:
+    def __init__(self, tree: Mapping[str, bytes], *, prefix: bool = False) -> None:
+        self.name = "sqlite fts5 bm25" + (" prefix" if prefix else "")
+        self.prefix = "*" if prefix else ""
         self.db = sqlite3.connect(":memory:", check_same_thread=False)
         self.db.execute(
             "CREATE VIRTUAL TABLE docs USING fts5(body, ctx, path UNINDEXED, line UNINDEXED,"
@@ -89,7 +90,7 @@ class Fts5:
         ws = words(query)
         if not ws:
             return []
-        match = " OR ".join(f'"{w}"' for w in dict.fromkeys(ws))
+        match = " OR ".join(f'"{w}"{self.prefix}' for w in dict.fromkeys(ws))
         sql = "SELECT path, line FROM docs WHERE docs MATCH ? ORDER BY bm25(docs, 1.0, 0.5) LIMIT ?"
         return [(p, int(n)) for p, n in self.db.execute(sql, (match, limit))]
 

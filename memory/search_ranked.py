@@ -23,6 +23,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from memory.search_text import FoldedText, fold
 from memory.search_words import WordIndex, stem, tokens
@@ -32,7 +33,8 @@ B = 0.75  # BM25 length normalisation: a word in a short line says more than in 
 CONTEXT = 0.5  # a word in the file's path or title, for every line of the file
 PREFIX = 0.6  # a longer word the query word begins (partial words: kube → kubernetes)
 TYPO = 0.5  # a word one edit away, only for a query word that no line holds
-SEQUENCE = 1.0  # the query's words side by side in the line, in order
+SEQUENCE = 1.0  # the query's words side by side in the line, in order, as typed
+PAIR = 0.5  # each two words of the query side by side in the line, as typed
 MIN_PREFIX = 4  # shorter words match longer ones only when they occur nowhere themselves
 MAX_EXPANSIONS = 16  # at most this many other stems per query word, the most common first
 CONTEXT_FILES = 8  # a query word naming at most this many files (path or title): all their
@@ -61,13 +63,15 @@ class Group:
 class Ranked:
     groups: tuple[Group, ...]
     phrases: tuple[bytes, ...]  # folded, as written between quotes
-    sequence: bytes | None  # the unquoted words, space-separated, when there are two or more
+    sequence: bytes | None  # the unquoted words as typed, space-separated, if two or more
+    pairs: tuple[bytes, ...]  # each two of them side by side
 
 
 def parse(query: str, words: WordIndex) -> Ranked:
     """The query's words (each with the stems it matches here) and its quoted phrases."""
     phrases: list[bytes] = []
     said: list[tuple[bytes, bool]] = []
+    typed: list[bytes] = []  # the chunks that hold a word, as typed (folded)
     for m in _TOKEN.finditer(query):
         if m.group(1) is not None:
             text = fold(" ".join(m.group(1).split())).encode("utf-8", "ignore")
@@ -76,7 +80,11 @@ def parse(query: str, words: WordIndex) -> Ranked:
             continue
         chunk = m.group(2)
         required = chunk.startswith("+") and len(chunk) > 1
-        said += [(t, required) for t in tokens(fold(chunk).encode("utf-8", "ignore"))]
+        folded = fold(chunk[1:] if required else chunk).encode("utf-8", "ignore")
+        found = [(t, required) for t in tokens(folded)]
+        said += found
+        if any(t not in STOP for t, _ in found):
+            typed.append(folded.strip(b"?!.,;:()[]'`"))
     kept = [(t, r) for t, r in said if r or t not in STOP] or said
     groups: list[Group] = []
     seen: set[str] = set()
@@ -84,9 +92,9 @@ def parse(query: str, words: WordIndex) -> Ranked:
         if stem(t) not in seen:
             seen.add(stem(t))
             groups.append(Group(t, _stems(t, words, required), required))
-    plain = [t for t, _ in said]
-    sequence = b" ".join(plain) if len(plain) > 1 else None
-    return Ranked(tuple(groups), tuple(phrases), sequence)
+    sequence = b" ".join(typed) if len(typed) > 1 else None
+    pairs = tuple(dict.fromkeys(a + b" " + b for a, b in pairwise(typed))) if len(typed) > 2 else ()
+    return Ranked(tuple(groups), tuple(phrases), sequence, pairs)
 
 
 def _stems(word: bytes, words: WordIndex, exact: bool) -> tuple[tuple[str, float], ...]:
@@ -134,7 +142,7 @@ def rank(
             for f in words.ctx_files(s):
                 files.setdefault(f, w)
         _add(ctx, files, CONTEXT)
-        _named(blob, body, files)
+        _named(words, body, files)
         plan.append((weights[0][0] if weights else 0.0, g, weights, files))
     for p in q.phrases:
         w = sum(idf(stem(t)) for t in dict.fromkeys(tokens(p)))
@@ -153,8 +161,7 @@ def rank(
     rest = [0.0] * (len(plan) + 1)
     for i in range(len(plan) - 1, -1, -1):
         rest[i] = rest[i + 1] + plan[i][0] * lmax
-    seq = set(blob.lines_with(q.sequence)) if q.sequence is not None else set()
-    reach = prior_max + max(ctx.values(), default=0.0) + (SEQUENCE if seq else 0.0)
+    reach = prior_max + max(ctx.values(), default=0.0) + _most_bonus(q)
     prune = not needed and not any(g.required for g in q.groups)
     closed = False
     for i, (_, g, weights, _files) in enumerate(plan):
@@ -167,7 +174,7 @@ def rank(
         _add(body, lines, 1.0)
         if g.required:
             needed.append((set(lines), set(_files)))
-    return _top(q, words, body, ctx, needed, seq, prior, limit, fence_penalty)
+    return _top(q, words, body, ctx, needed, prior, limit, fence_penalty)
 
 
 def _lines(
@@ -215,15 +222,16 @@ def _bar(
     return heapq.nlargest(limit, now)[-1]
 
 
-def _named(blob: FoldedText, body: dict[int, float], files: dict[int, float]) -> None:
-    """Every line of the files a query word names (in path or title) is a hit, unless the word
-    names many files or lines (a word such as `api`): then only their title lines are."""
-    firsts = blob.firsts
+def _named(words: WordIndex, body: dict[int, float], files: dict[int, float]) -> None:
+    """Every line (with a word) of the files a query word names in their path or title is a
+    hit, unless the word names many files or lines (such as `api`): then only their titles."""
+    firsts, dl = words.blob.firsts, words.dl
     if len(files) > CONTEXT_FILES or sum(firsts[f + 1] - firsts[f] for f in files) > CONTEXT_LINES:
         return
     for f in files:
         for k in range(firsts[f], firsts[f + 1]):
-            body.setdefault(k, 0.0)
+            if dl[k]:
+                body.setdefault(k, 0.0)
 
 
 def _add(total: dict[int, float], more: dict[int, float], share: float) -> None:
@@ -241,7 +249,6 @@ def _top(
     body: dict[int, float],
     ctx: dict[int, float],
     needed: list[tuple[set[int], set[int]]],
-    bonus: set[int],
     prior: Sequence[float],
     limit: int,
     fence_penalty: float,
@@ -259,12 +266,14 @@ def _top(
     if needed:
         scored = [s for s in scored if all(-s[2] in ls or s[3] in fs for ls, fs in needed)]
     fenced = [s for s in scored if s[3] in blob.fenced and blob.bullet[-s[2]]]
-    if bonus or fenced:
+    if fenced:
         wrong = {-s[2] for s in fenced if not blob.is_entry(-s[2], s[3])}  # bullets in code
-        scored = [
-            (score + SEQUENCE * (-k in bonus) - fence_penalty * (-k in wrong), r, k, f)
-            for score, r, k, f in scored
-        ]
+        scored = [(sc - fence_penalty * (-k in wrong), r, k, f) for sc, r, k, f in scored]
+    most = _most_bonus(q)
+    if most and len(scored) > 0:
+        # Only lines within reach of the top `limit` once the bonus is added are looked at.
+        reach = heapq.nlargest(limit, scored)[-1][0] - most
+        scored = [_with_bonus(q, blob, s) if s[0] >= reach else s for s in scored]
     best = heapq.nlargest(limit, scored)
     if not best:
         return []
@@ -273,6 +282,21 @@ def _top(
     tied = best if len(best) < limit else [s for s in scored if s[0] >= bar]
     tied.sort(key=lambda s: (s[0], _added(blob, -s[2]), s[1], s[2]), reverse=True)
     return [(round(score, 4), -k, f) for score, _, k, f in tied[:limit]]
+
+
+def _most_bonus(q: Ranked) -> float:
+    return (SEQUENCE if q.sequence is not None else 0.0) + PAIR * len(q.pairs)
+
+
+def _with_bonus(
+    q: Ranked, blob: FoldedText, s: tuple[float, int, int, int]
+) -> tuple[float, int, int, int]:
+    """The scored line with its bonus for the query's words side by side, as typed."""
+    line = blob.line(-s[2])
+    more = PAIR * sum(1 for p in q.pairs if p in line)
+    if q.sequence is not None and q.sequence in line:
+        more += SEQUENCE
+    return (s[0] + more, s[1], s[2], s[3])
 
 
 def _added(blob: FoldedText, k: int) -> bytes:
