@@ -174,7 +174,7 @@ def rank(
         _add(body, lines, 1.0)
         if g.required:
             needed.append((set(lines), set(_files)))
-    return _top(q, words, body, ctx, needed, prior, limit, fence_penalty)
+    return _top(q, words, body, ctx, needed, prior, limit, fence_penalty, prior_max)
 
 
 def _lines(
@@ -203,23 +203,37 @@ def _bar(
     limit: int,
     fence_penalty: float,
 ) -> float:
-    """A score the top `limit` will reach: the limit-th best of what the found lines score
-    already (a line in a fenced file counted as if it were code)."""
+    """A score the top `limit` will reach: the limit-th best of what the lines with the most
+    weight found so far score already (a line in a fenced file counted as if it were code)."""
     blob, dl, dead = words.blob, words.dl, words.dead
     line_file, fenced = blob.line_file, blob.fenced
     norm_a, norm_b, top = 1 + K1 * (1 - B), K1 * B / words.avgdl, K1 + 1
-    now = [
-        prior[k]
-        + w * top / (norm_a + norm_b * dl[k])
-        + ctx.get(f, 0.0)
-        - (fence_penalty if f in fenced else 0.0)
-        for k, w in body.items()
-        for f in (line_file[k],)
-        if f not in dead
-    ]
-    if len(now) < limit:
-        return math.inf
-    return heapq.nlargest(limit, now)[-1]
+    now: list[float] = []
+    for w, ks in _buckets(body):
+        now += [
+            prior[k]
+            + w * top / (norm_a + norm_b * dl[k])
+            + ctx.get(f, 0.0)
+            - (fence_penalty if f in fenced else 0.0)
+            for k in ks
+            for f in (line_file[k],)
+            if f not in dead
+        ]
+        if len(now) >= limit:
+            return heapq.nlargest(limit, now)[-1]
+    return math.inf
+
+
+def _buckets(body: dict[int, float]) -> list[tuple[float, list[int]]]:
+    """The lines by their weight, heaviest first (few weights: sums of the query's words')."""
+    out: dict[float, list[int]] = {}
+    for k, w in body.items():
+        same = out.get(w)
+        if same is None:
+            out[w] = [k]
+        else:
+            same.append(k)
+    return sorted(out.items(), reverse=True)
 
 
 def _named(words: WordIndex, body: dict[int, float], files: dict[int, float]) -> None:
@@ -252,24 +266,41 @@ def _top(
     prior: Sequence[float],
     limit: int,
     fence_penalty: float,
+    prior_max: float,
 ) -> list[tuple[float, int, int]]:
     blob, dl, dead = words.blob, words.dl, words.dead
     line_file, rank_of = blob.line_file, blob.rank
     norm_a, norm_b, top = 1 + K1 * (1 - B), K1 * B / words.avgdl, K1 + 1
-    # One pass in a comprehension (the hot loop): score = prior + BM25 + context weight.
-    scored = [
-        (prior[k] + w * top / (norm_a + norm_b * dl[k]) + ctx.get(f, 0.0), -rank_of[f], -k, f)
-        for k, w in body.items()
-        for f in (line_file[k],)
-        if f not in dead
-    ]
     if needed:
-        scored = [s for s in scored if all(-s[2] in ls or s[3] in fs for ls, fs in needed)]
-    fenced = [s for s in scored if s[3] in blob.fenced and blob.bullet[-s[2]]]
-    if fenced:
-        wrong = {-s[2] for s in fenced if not blob.is_entry(-s[2], s[3])}  # bullets in code
-        scored = [(sc - fence_penalty * (-k in wrong), r, k, f) for sc, r, k, f in scored]
+        body = {
+            k: w for k, w in body.items() if all(k in ls or line_file[k] in fs for ls, fs in needed)
+        }
+    # Heaviest lines first; once the top `limit` is full, a lighter weight whose best case
+    # (best prior, context and bonus, the shortest line) cannot reach it ends the scan.
     most = _most_bonus(q)
+    reach = prior_max + max(ctx.values(), default=0.0) + most
+    scored: list[tuple[float, int, int, int]] = []
+    kept: list[float] = []  # the best `limit` scores so far
+    fenced, bullet = blob.fenced, blob.bullet
+    for w, ks in _buckets(body):
+        if len(kept) >= limit and reach + w * top / norm_a < kept[-1]:
+            break
+        more = [
+            (
+                prior[k]
+                + w * top / (norm_a + norm_b * dl[k])
+                + ctx.get(f, 0.0)
+                - (fence_penalty if f in fenced and bullet[k] and not blob.is_entry(k, f) else 0),
+                -rank_of[f],
+                -k,
+                f,
+            )
+            for k in ks
+            for f in (line_file[k],)
+            if f not in dead
+        ]
+        scored += more
+        kept = heapq.nlargest(limit, [*kept, *(m[0] for m in more)])
     if most and len(scored) > 0:
         # Only lines within reach of the top `limit` once the bonus is added are looked at.
         reach = heapq.nlargest(limit, scored)[-1][0] - most

@@ -3,6 +3,8 @@ word forms, partial words and typos match; quoted phrases and +words must match.
 
 from __future__ import annotations
 
+import random
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -165,3 +167,50 @@ def test_any_top_k_is_the_head_of_the_full_ranking(texts: list[str], query: str,
     full = index.search(query, limit=10**6)
     assert index.search(query, limit=k) == full[:k]
     assert len(full) == len({(h.path, h.line) for h in full})
+
+
+def test_top_hits_equal_the_head_of_the_full_ranking_on_a_bigger_memory() -> None:
+    """Skipping lines that cannot make the top k (MaxScore, lighter weights) never changes it:
+    common and rare words, forms, prefixes, typos, fenced bullets, removed facts."""
+    rng = random.Random(5)
+    vocab = [
+        "redis",
+        "cache",
+        "caching",
+        "timeout",
+        "timeouts",
+        "rapid",
+        "api",
+        "deploy",
+        "deploys",
+        "deployed",
+        "the",
+        "a",
+        "of",
+    ]
+    vocab += [f"zeta{i}" for i in range(30)]
+    files: dict[str, bytes] = {}
+    for i in range(300):
+        folder = rng.choice(["services/redis", "services/api", "notes", "deploys"])
+        lines = [f"# {rng.choice(vocab).title()} {i}"]
+        for _ in range(rng.randint(1, 12)):
+            words = " ".join(rng.choice(vocab) for _ in range(rng.randint(1, 20)))
+            meta = f" [added: 2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}]" * rng.randint(0, 1)
+            meta += " [status: revoked]" * (rng.random() < 0.05)
+            lines.append(rng.choice(["- ", "", "* ", "```\n- "]) + words + meta)
+        files[f"{folder}/f{i}.md"] = "\n".join(lines).encode()
+    index = SearchIndex.build(files)
+    for query in [
+        "redis",
+        "api deploy",
+        "deploying timeout cache the",
+        "zeta7 redis",
+        "zeta1 zeta2 zeta3 api",
+        "zeat7 cach",
+        '"the cache" api',
+        "+redis deploy",
+        "a of the",
+    ]:
+        full = index.search(query, limit=10**6)
+        for k in (1, 3, 20):
+            assert index.search(query, limit=k) == full[:k], (query, k)
