@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -31,6 +32,7 @@ _RUN = re.compile(rb"[a-z0-9\x80-\xff]+")
 _UWORD = re.compile(r"[^\W_]+")
 _STEMMER = snowballstemmer.stemmer("english")
 _STEMS: dict[bytes, str] = {}
+_EMPTY = array("i")
 MERGE_LINES = 5000  # a delta layer past this many lines (and a quarter of the base) is merged
 _STEMS_MAX = 500_000  # a long-lived process serving many workspaces: start again past this
 _STEM_LOCK = threading.Lock()
@@ -78,7 +80,9 @@ def context_text(path: str, title: bytes) -> bytes:
 class Layer:
     """The word index of some consecutive lines and files; never changed once built."""
 
-    postings: dict[str, list[int]] = field(default_factory=dict)  # stem -> lines, ascending
+    # Arrays, not lists: the garbage collector has nothing to walk in them (a list of a
+    # million line numbers is a million visits on every full collection).
+    postings: dict[str, array[int]] = field(default_factory=dict)  # stem -> lines, ascending
     ctx: dict[str, list[int]] = field(default_factory=dict)  # stem -> files, ascending
     words: dict[bytes, int] = field(default_factory=dict)  # token -> lines holding it
     _sorted: list[bytes] | None = None
@@ -103,7 +107,7 @@ class Layer:
                 for s in {cache.get(t) or stem(t) for t in seen}:
                     found = postings.get(s)
                     if found is None:
-                        postings[s] = [k]
+                        postings[s] = array("i", (k,))
                     else:
                         found.append(k)
             context = context_text(blob.paths[f], blob.line(title))
@@ -119,7 +123,7 @@ class Layer:
         fresh = Layer()
         fresh.add(blob, files, dl, at)
         for s, ks in fresh.postings.items():
-            grown.postings[s] = grown.postings.get(s, []) + ks
+            grown.postings[s] = grown.postings.get(s, _EMPTY) + ks
         for s, fs in fresh.ctx.items():
             grown.ctx[s] = grown.ctx.get(s, []) + fs
         for w, n in fresh.words.items():
@@ -208,7 +212,7 @@ class WordIndex:
         index.base_lines = self.base_lines
         return index
 
-    def lines(self, s: str) -> Iterator[list[int]]:
+    def lines(self, s: str) -> Iterator[array[int]]:
         """The posting lists of stem `s` (dead lines included)."""
         for layer in (self.base, self.delta):
             found = layer.postings.get(s)
