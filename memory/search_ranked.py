@@ -10,8 +10,8 @@ file's path or title), and so must a `+word` (in one of its forms). Common quest
 
 A line's score is its prior (memory/search.py: entries above prose, long entries and removed
 facts lower) plus its BM25 weight (binary term frequency: a line is one fact, a word said twice
-is no more its subject) plus the context weight, plus SEQUENCE when the query's words appear in
-the line side by side. Deterministic: ties go to the newer `added`, then the first path, then
+is no more its subject) plus the context weight, plus up to SEQUENCE for the query's words side
+by side in the line as typed (PAIR for each two of them). Deterministic: ties go to the newer `added`, then the first path, then
 the first line; document frequencies are those of the live lines, so an index updated after a
 commit ranks as one built afresh.
 """
@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from operator import itemgetter
 
 from memory.search_text import FoldedText, fold
 from memory.search_words import WordIndex, stem, tokens
@@ -33,7 +34,7 @@ B = 0.75  # BM25 length normalisation: a word in a short line says more than in 
 CONTEXT = 0.5  # a word in the file's path or title, for every line of the file
 PREFIX = 0.6  # a longer word the query word begins (partial words: kube → kubernetes)
 TYPO = 0.5  # a word one edit away, only for a query word that no line holds
-SEQUENCE = 1.0  # the query's words side by side in the line, in order, as typed
+SEQUENCE = 1.0  # the query's words side by side in the line, in order, as typed (the most)
 PAIR = 0.5  # each two words of the query side by side in the line, as typed
 MIN_PREFIX = 4  # shorter words match longer ones only when they occur nowhere themselves
 MAX_EXPANSIONS = 16  # at most this many other stems per query word, the most common first
@@ -208,32 +209,18 @@ def _bar(
     blob, dl, dead = words.blob, words.dl, words.dead
     line_file, fenced = blob.line_file, blob.fenced
     norm_a, norm_b, top = 1 + K1 * (1 - B), K1 * B / words.avgdl, K1 + 1
-    now: list[float] = []
-    for w, ks in _buckets(body):
-        now += [
-            prior[k]
-            + w * top / (norm_a + norm_b * dl[k])
-            + ctx.get(f, 0.0)
-            - (fence_penalty if f in fenced else 0.0)
-            for k in ks
-            for f in (line_file[k],)
-            if f not in dead
-        ]
-        if len(now) >= limit:
-            return heapq.nlargest(limit, now)[-1]
-    return math.inf
-
-
-def _buckets(body: dict[int, float]) -> list[tuple[float, list[int]]]:
-    """The lines by their weight, heaviest first (few weights: sums of the query's words')."""
-    out: dict[float, list[int]] = {}
-    for k, w in body.items():
-        same = out.get(w)
-        if same is None:
-            out[w] = [k]
-        else:
-            same.append(k)
-    return sorted(out.items(), reverse=True)
+    # The heaviest lines are real lines: the limit-th best of their scores is a lower bound.
+    heavy = sorted(body.items(), key=itemgetter(1), reverse=True)[: limit * 4]
+    now = [
+        prior[k]
+        + w * top / (norm_a + norm_b * dl[k])
+        + ctx.get(f, 0.0)
+        - (fence_penalty if f in fenced else 0.0)
+        for k, w in heavy
+        for f in (line_file[k],)
+        if f not in dead
+    ]
+    return heapq.nlargest(limit, now)[-1] if len(now) >= limit else math.inf
 
 
 def _named(words: WordIndex, body: dict[int, float], files: dict[int, float]) -> None:
@@ -275,15 +262,20 @@ def _top(
         body = {
             k: w for k, w in body.items() if all(k in ls or line_file[k] in fs for ls, fs in needed)
         }
-    # Heaviest lines first; once the top `limit` is full, a lighter weight whose best case
-    # (best prior, context and bonus, the shortest line) cannot reach it ends the scan.
+    # Heaviest lines first, in growing chunks; once the top `limit` is full, a chunk whose
+    # heaviest line's best case (best prior, context and bonus, the shortest line) cannot
+    # reach it ends the scan.
     most = _most_bonus(q)
     reach = prior_max + max(ctx.values(), default=0.0) + most
     scored: list[tuple[float, int, int, int]] = []
     kept: list[float] = []  # the best `limit` scores so far
     fenced, bullet = blob.fenced, blob.bullet
-    for w, ks in _buckets(body):
-        if len(kept) >= limit and reach + w * top / norm_a < kept[-1]:
+    heavy = sorted(body.items(), key=itemgetter(1), reverse=True)
+    start, size = 0, limit * 4
+    while start < len(heavy):
+        chunk = heavy[start : start + size]
+        start, size = start + size, size * 2
+        if len(kept) >= limit and reach + chunk[0][1] * top / norm_a < kept[-1]:
             break
         more = [
             (
@@ -295,7 +287,7 @@ def _top(
                 -k,
                 f,
             )
-            for k in ks
+            for k, w in chunk
             for f in (line_file[k],)
             if f not in dead
         ]
@@ -316,7 +308,7 @@ def _top(
 
 
 def _most_bonus(q: Ranked) -> float:
-    return (SEQUENCE if q.sequence is not None else 0.0) + PAIR * len(q.pairs)
+    return SEQUENCE if q.sequence is not None else 0.0
 
 
 def _with_bonus(
@@ -324,9 +316,9 @@ def _with_bonus(
 ) -> tuple[float, int, int, int]:
     """The scored line with its bonus for the query's words side by side, as typed."""
     line = blob.line(-s[2])
-    more = PAIR * sum(1 for p in q.pairs if p in line)
     if q.sequence is not None and q.sequence in line:
-        more += SEQUENCE
+        return (s[0] + SEQUENCE, s[1], s[2], s[3])
+    more = min(SEQUENCE, PAIR * sum(1 for p in q.pairs if p in line))
     return (s[0] + more, s[1], s[2], s[3])
 
 

@@ -86,7 +86,6 @@ class Layer:
     ctx: dict[str, list[int]] = field(default_factory=dict)  # stem -> files, ascending
     words: dict[bytes, int] = field(default_factory=dict)  # token -> lines holding it
     _sorted: list[bytes] | None = None
-    _deletes: dict[bytes, list[bytes]] | None = None
 
     def add(self, blob: FoldedText, files: Iterable[int], dl: list[int], offset: int = 0) -> None:
         """Index the lines and contexts of `files` (in line order); `dl[k - offset]` gets line
@@ -135,23 +134,6 @@ class Layer:
         if self._sorted is None:
             self._sorted = sorted(w for w in self.words if len(w) >= 3 and w.isalpha())
         return self._sorted
-
-    def deletes(self) -> dict[bytes, list[bytes]]:
-        """Each alphabetic word of 4+ letters and every form of it one letter short, to the
-        words: two words one edit apart (a letter changed, added, dropped or two swapped)
-        share a form. Built on the first typo, once per layer."""
-        if self._deletes is None:
-            out: dict[bytes, list[bytes]] = {}
-            for w in self.sorted_words():
-                if len(w) >= 4:
-                    for d in _one_short(w):
-                        out.setdefault(d, []).append(w)
-            self._deletes = out
-        return self._deletes
-
-
-def _one_short(word: bytes) -> set[bytes]:
-    return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 class WordIndex:
@@ -249,30 +231,25 @@ class WordIndex:
         return sorted(w for w in out if self.known(w))
 
     def near(self, word: bytes) -> list[bytes]:
-        """Live words one edit from `word` (sorted)."""
-        forms = _one_short(word)
-        out: set[bytes] = set()
-        for layer in (self.base, self.delta):
-            table = layer.deletes()
-            for d in forms:
-                out.update(table.get(d, ()))
-        return sorted(w for w in out if w != word and _one_edit(w, word) and self.known(w))
+        """Live words one edit from `word` (a letter changed, added or dropped, or two
+        neighbours swapped), sorted: each such spelling looked up, a few hundred lookups."""
+        out = set()
+        for i in range(len(word) + 1):
+            head, tail = word[:i], word[i:]
+            if tail:
+                out.add(head + tail[1:])
+            if len(tail) > 1:
+                out.add(head + tail[1:2] + tail[:1] + tail[2:])
+            for c in _LETTERS:
+                out.add(head + c + tail)
+                if tail:
+                    out.add(head + c + tail[1:])
+        out.discard(word)
+        seen = (out & self.base.words.keys()) | (out & self.delta.words.keys())
+        return sorted(w for w in seen if self.known(w))
 
 
-def _one_edit(a: bytes, b: bytes) -> bool:
-    """Whether a and b differ by one letter changed, added or dropped, or two adjacent swapped
-    (sharing a form one letter short is necessary, not enough: acme and come share `cme`)."""
-    if len(a) > len(b):
-        a, b = b, a
-    i = 0
-    while i < len(a) and a[i] == b[i]:
-        i += 1
-    if len(a) < len(b):
-        return a[i:] == b[i + 1 :]
-    if a[i + 1 :] == b[i + 1 :]:
-        return True
-    swapped = i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i]
-    return swapped and a[i + 2 :] == b[i + 2 :]
+_LETTERS = [bytes([c]) for c in b"abcdefghijklmnopqrstuvwxyz0123456789"]
 
 
 _GROW = threading.Lock()
