@@ -11,9 +11,9 @@ file's path or title), and so must a `+word` (in one of its forms). Common quest
 A line's score is its prior (memory/search.py: entries above prose, long entries and removed
 facts lower) plus its BM25 weight (binary term frequency: a line is one fact, a word said twice
 is no more its subject) plus the context weight, plus up to SEQUENCE for the query's words side
-by side in the line as typed (PAIR for each two of them). Deterministic: ties go to the newer `added`, then the first path, then
-the first line; document frequencies are those of the live lines, so an index updated after a
-commit ranks as one built afresh.
+by side in the line as typed (PAIR for each two of them). Deterministic: ties go to the newer
+`added`, then the first path, then the first line; document frequencies are those of the live
+lines, so an index updated after a commit ranks as one built afresh.
 """
 
 from __future__ import annotations
