@@ -54,7 +54,12 @@ def stem(token: bytes) -> str:
     found = _STEMS.get(token)
     if found is None:
         word = token.decode()
-        found = _STEMMER.stemWord(word) if word.isalpha() else word
+        if word.isalpha():
+            found = _STEMMER.stemWord(word)
+        elif word[-1:] == "s" and word[:-1].isdigit():
+            found = word[:-1]  # 504s, 1990s: the number's plural
+        else:
+            found = word
         with _STEM_LOCK:
             if len(_STEMS) >= _STEMS_MAX:
                 _STEMS.clear()

@@ -58,6 +58,7 @@ def test_word_forms_match() -> None:
     for q in ["deployed", "deploying", "deployment", "DEPLOY"]:
         assert where(NOTES.search(q))[0] == ("services/checkout-api.md", 4), q
     assert where(NOTES.search("who renders invoice"))[0] == ("services/billing.md", 2)
+    assert where(NOTES.search("504 errors"))[0] == ("services/checkout-api.md", 3)
 
 
 def test_partial_words_match_the_words_they_begin() -> None:
