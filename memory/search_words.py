@@ -7,9 +7,10 @@ date, which say nothing about its subject). A file's path and title form its con
 stems count, at a lower weight, for every line of the file.
 
 Like the folded text, the index grows by layers rather than being rebuilt: a full build is the
-base layer; each commit after it rebuilds only the small delta layer (the files appended since
-the base) and counts what the replaced files held, so document frequencies, lengths and the
-vocabulary stay those of the live lines and a ranked query answers as a fresh build would.
+base layer; each commit after it copies and grows the small delta layer (the files appended
+since the base) and counts what the replaced files held, so document frequencies, lengths and
+the vocabulary stay those of the live lines and a ranked query answers as a fresh build would.
+A delta past MERGE_LINES lines (and a quarter of the base) is merged: one base again.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import snowballstemmer
 from memory.search_text import FoldedText
 
 # Letters and digits; a byte of a multi-byte UTF-8 character counts as a letter here, and such
-# a run is split again by Unicode's word characters (`_split`), so “quoted” words come apart.
+# a run is split again by Unicode's word characters (`tokens`), so “quoted” words come apart.
 _RUN = re.compile(rb"[a-z0-9\x80-\xff]+")
 _UWORD = re.compile(r"[^\W_]+")
 _STEMMER = snowballstemmer.stemmer("english")
