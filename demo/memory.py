@@ -105,7 +105,9 @@ def _forget(ctx: Demo, today: str) -> None:
 def _read(ctx: Demo) -> None:
     store = ctx.rt.store
     ctx.heading("memory: search")
-    for query in ("checkout 504", '"staging database"', "deploys"):
+    # Every word counts: a question in other words (deployed, 504, production) still finds it.
+    questions = ("checkout 504", "why does checkout 504 after we deployed to production?")
+    for query in (*questions, '"staging database"', "deploys", "+vendor sandbxo"):
         hits = store.search(query, limit=3)
         ctx.say(f"{query!r}: " + ("; ".join(f"{h.path}:{h.line} {h.text}" for h in hits) or "—"))
 

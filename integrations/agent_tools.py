@@ -9,7 +9,6 @@ agent loop returns to the model as a tool_result with is_error, so the task neve
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,17 +28,6 @@ HIDDEN = ("archive/", ".git/")
 # Preferences are how people steer hippo (Slack instructions, the console): the agent reading
 # them is fine, the agent rewriting its own instructions is not (memory.sandbox refuses it too).
 READ_ONLY = (".dream/", "archive/", "preferences/")
-_WORD = re.compile(r"[a-z0-9]+")
-# Question words match every line; searching without them ranks the subject first.
-_STOP = frozenset(
-    " ".join(
-        [
-            "a an and are as at be but by can did do does for from has have how i in is it me of",
-            "on or our so that the their there this to us was we what when where which who why",
-            "will with you about after before know any",
-        ]
-    ).split()
-)
 
 
 class ToolError(Exception):
@@ -198,10 +186,8 @@ class Toolbox:
     def _tool_search(self, query: str, limit: int = 20) -> str:
         limit = max(1, min(int(limit), 50))
         files = {rel: p.read_bytes() for rel, p in self._files()}
-        index = SearchIndex.build(files)
-        found = index.search(str(query), limit)
-        if not found:
-            found = _any_word(index, files, str(query), limit)
+        # The house search ranks every word of a question (memory/search_ranked.py).
+        found = SearchIndex.build(files).search(str(query), limit)
         hits = [Hit(h.path, h.line, _line(h)) for h in found]
         self.hits.extend(h for h in hits if h not in self.hits)
         if not hits:
@@ -293,31 +279,6 @@ def _read(path: Path) -> str:
     """A file's text as git holds it: read_text() would turn "\r\n" and a lone "\r" into
     "\n" (universal newlines), and writing it back would change lines the agent never touched."""
     return path.read_bytes().decode("utf-8", "replace")
-
-
-def _any_word(
-    index: SearchIndex, files: dict[str, bytes], query: str, limit: int
-) -> list[SearchHit]:
-    """The house search wants every word in a line (or its file's path or title); a question's
-    words rarely all are. Here each content word counts on its own ('504s' → '504'), scores add
-    up, a word in the file's path or title adds one, and entries outrank headings."""
-    words = [w.strip("?!.,;:()[]\"'`") for w in dict.fromkeys(query.lower().split())]
-    words = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _STOP]
-    merged: dict[tuple[str, int], tuple[float, SearchHit]] = {}
-    for word in filter(None, words):
-        for h in index.search(word, limit):
-            score = h.score if h.entry else h.score / 2
-            merged[(h.path, h.line)] = (merged.get((h.path, h.line), (0.0, h))[0] + score, h)
-    ranked = []
-    for total, h in merged.values():
-        head = files[h.path].split(b"\n", 1)[0].decode("utf-8", "replace")
-        context = f"{h.path} {head}".lower()
-        ranked.append((total + sum(1.0 for w in words if w and w in context), h))
-    ranked.sort(key=lambda item: -item[0])
-    # Lines that share one stray word with the question ('return' in `return_value`) are noise
-    # next to the lines that share several: keep those within half of the best.
-    best = ranked[0][0] if ranked else 0.0
-    return [h for score, h in ranked[:limit] if score >= best / 2]
 
 
 def _line(hit: SearchHit) -> str:

@@ -67,7 +67,7 @@ class Reader(Protocol):
 
     def read_or_none(self, path: str, commit: str | None = None) -> str | None: ...
 
-    def search(self, query: str, limit: int = 20, *, any_word: bool = False) -> list[Any]: ...
+    def search(self, query: str, limit: int = 20) -> list[Any]: ...
 
 
 @dataclass(frozen=True)
@@ -215,7 +215,7 @@ def memory_hits(reader: Reader, words: Sequence[str], skip: set[str]) -> list[Li
     if not words:
         return []
     out = []
-    for hit in reader.search(" ".join(words), limit=MEMORY_HITS * 2, any_word=True):
+    for hit in reader.search(" ".join(words), limit=MEMORY_HITS * 2):
         meta = dict(hit.meta)
         status = (meta.get("status") or "active").lower()
         if hit.path in skip or hit.path == TOMBSTONES or status == "revoked":

@@ -1,5 +1,11 @@
 """Search over one commit's tree: words and "quoted phrases", case-insensitive, ranked.
 
+Two modes share one index. The default ranks every line holding any query word by BM25
+(memory/search_ranked.py over the word index of memory/search_words.py): a missing word costs
+rank, never the hit. `all_words=True` keeps the exact all-words match for precise lookups:
+every word or phrase occurs, as written, in the line or its file's path or title; the rest of
+this docstring is about that mode.
+
 The text lives in one folded string (`memory.search_text.FoldedText`), so finding a term is one
 C-speed pass rather than a Python loop over files. After a commit the index is updated from the
 tree diff (`SearchIndex.updated`), not rebuilt. The rarest term drives the scan; other terms are
@@ -11,13 +17,13 @@ build, so with thousands of candidates only those whose upper bound can still ma
 from __future__ import annotations
 
 import heapq
-import math
 import re
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 
+from memory import search_ranked
 from memory.format import parse_entry
 from memory.search_query import (
     CONTEXT_BONUS,
@@ -31,6 +37,7 @@ from memory.search_query import (
     parse_query,
 )
 from memory.search_text import FoldedText, fold
+from memory.search_words import WordIndex
 
 # Ranking weights. A hit's score is the sum of its term weights plus bonuses, minus penalties for
 # spread-out matches and long entries; `added` only breaks ties. The terms' own weights are in
@@ -48,11 +55,6 @@ ARCHIVE = "archive/"
 PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes
 WHOLE_PASS = 2000  # candidates still in reach above which whole-word lines are looked up
 PRESCORE = 4  # with many candidates, first score limit * PRESCORE of the best-looking ones
-ANY_TERMS = 12  # search_any weighs at most this many of the query's words
-ANY_WINDOWS = 4  # … estimating how rare each is from this many samples of the text
-ANY_FILES = 200  # … and looks for all but the rarest in at most this many files
-COMMON_SHARE = 0.01  # search_any drops words found in more than this share of the lines
-COMMON_FLOOR = 500.0  # … and more than this many times (a small memory keeps every word)
 # An update touching more files than this (or a quarter of them) builds afresh, and so does one
 # after which the text of replaced and removed files would pass this share of the blob.
 REBUILD_FILES = 256
@@ -97,6 +99,7 @@ class SearchIndex:
         prior: list[float] | None = None,
         start: int = 0,
         age: int = 0,
+        words: WordIndex | None = None,
     ) -> None:
         """The index of `blob`; `prior` holds the priors of its first `start` lines when it grew
         from an older index's blob (those lines are unchanged), so only new lines are scored."""
@@ -104,6 +107,8 @@ class SearchIndex:
         self.paths = blob.paths
         self.archive = archive
         self.age = age  # updates applied since the last full build
+        self._words = words  # built on the first ranked search, then updated with the blob
+        self._words_lock = threading.Lock()
         start = 0 if prior is None else start
         m = blob.size_lines
         # What a line scores before its query terms: the entry bonus, less the length penalty.
@@ -144,16 +149,39 @@ class SearchIndex:
         ):
             return SearchIndex.build(tree, archive=self.archive)
         grown = blob.updated(tree, mine)
+        words = None if self._words is None else self._words.updated(grown, old)
         return SearchIndex(
-            grown, archive=self.archive, prior=self._prior, start=blob.size_lines, age=self.age + 1
+            grown,
+            archive=self.archive,
+            prior=self._prior,
+            start=blob.size_lines,
+            age=self.age + 1,
+            words=words,
         )
+
+    def words(self) -> WordIndex:
+        """The word index for ranked search: built on first use (an archive search or an
+        all-words lookup never needs it), then carried along by `updated`."""
+        if self._words is None:
+            with self._words_lock:
+                if self._words is None:
+                    self._words = WordIndex.build(self._blob)
+        return self._words
 
     def __len__(self) -> int:
         return len(self._blob.live)
 
-    def search(self, query: str, limit: int = 20) -> list[Hit]:
-        """The best `limit` hits for `query`: every word/phrase occurs in the line or in its
-        file's path or title. Never raises on any query text."""
+    def search(self, query: str, limit: int = 20, *, all_words: bool = False) -> list[Hit]:
+        """The best `limit` hits for `query`, ranked over all its words (see
+        memory/search_ranked.py); with `all_words`, only lines where every word/phrase occurs
+        in the line or in its file's path or title. Never raises on any query text."""
+        if not all_words:
+            if limit <= 0:
+                return []
+            words = self.words()
+            asked = search_ranked.parse(query, words)
+            best = search_ranked.rank(asked, words, self._prior, limit, ENTRY_BONUS, ENTRY_BONUS)
+            return [self._hit(k, f, score) for score, k, f in best]
         terms = parse_query(query)
         if not terms or limit <= 0:
             return []
@@ -185,46 +213,6 @@ class SearchIndex:
                 )
         heap.sort(reverse=True)
         return [self._hit(k, f, score) for score, _, _, _, k, f in heap]
-
-    def search_any(self, query: str, limit: int = 10) -> list[Hit]:
-        """The best `limit` lines holding any of the query's words, for a task written as prose
-        (a briefing), where few lines hold every word. Rarer words weigh more, a line holding
-        more of them ranks higher, and so does a file whose path or title holds them. Words on
-        more than COMMON_SHARE of the lines (and COMMON_FLOOR times) are dropped: they say
-        little about the task. For speed one word, the rarest, is looked for everywhere (one
-        pass over the text); the others only in the files that it, or a path or title, found
-        (at most ANY_FILES). Deterministic for a given tree and query; on an index updated
-        from a tree diff the rarity samples fall elsewhere in the text, so over 512 KB of text
-        (where `estimate` samples instead of counting) its weights can differ slightly."""
-        blob = self._blob
-        total = blob.size_lines - blob.dead_lines  # live lines: a fresh build's count
-        terms = list(dict.fromkeys(t.text for t in parse_query(query)))[:ANY_TERMS]
-        cap = max(total * COMMON_SHARE, COMMON_FLOOR)
-        seen = sorted((blob.estimate(t, ANY_WINDOWS), t) for t in terms)
-        weight = {t: math.log(1 + total / (1 + n)) for n, t in seen if n <= cap}
-        if limit <= 0 or not weight:
-            return []
-        named: dict[int, float] = {}  # file -> weight of the words its path or title holds
-        for t, w in weight.items():
-            for f in blob.context_files(t):
-                named[f] = named.get(f, 0.0) + w * CONTEXT_ONLY
-        driver = next(iter(weight))
-        scores = dict.fromkeys(blob.lines_with(driver), weight[driver])
-        # By path order (rank), not file number: an updated index appends files out of order.
-        rank = blob.rank
-        near = sorted({*named, *(blob.line_file[k] for k in scores)}, key=rank.__getitem__)
-        near = near[:ANY_FILES]
-        for t, w in list(weight.items())[1:]:
-            for f in near:
-                for k in blob.lines_with(t, f):
-                    scores[k] = scores.get(k, 0.0) + w
-        prior, line_file = self._prior, blob.line_file
-        ranked = (  # ties: the first path, then the first line, as in a fresh build
-            (round(w + prior[k] + named.get(f, 0.0), 4), -rank[f], -k, f)
-            for k, w in scores.items()
-            for f in (line_file[k],)
-        )
-        return [self._hit(-k, f, score) for score, _, k, f in heapq.nlargest(limit, ranked)]
 
     def _rank(
         self,

@@ -119,7 +119,9 @@ def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
 
 def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
     rt.store.sync()
-    hits = rt.store.search(args.query, limit=args.limit, archive=args.archive)
+    hits = rt.store.search(
+        args.query, limit=args.limit, archive=args.archive, all_words=args.all_words
+    )
     if args.json:
         out.print_json([_hit_json(h) for h in hits])
         return out.OK
@@ -209,8 +211,16 @@ def add_commands(sub: Sub) -> None:
     p.set_defaults(func=cmd_forget)
 
     p = sub.add_parser("search", help='search the memory (words and "quoted phrases")')
-    p.add_argument("query", help='words and "quoted phrases"; every one must match')
+    p.add_argument(
+        "query", help='words, "quoted phrases" and +required words; more matching words rank higher'
+    )
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
+    p.add_argument(
+        "--all",
+        dest="all_words",
+        action="store_true",
+        help="only lines holding every word and phrase as written (a precise lookup)",
+    )
     out.add_json(p)
     p.add_argument(
         "--archive", action="store_true", help="search the archive of episodes instead (on purpose)"

@@ -83,11 +83,16 @@ def _add_read_tools(server: MCPServer, tools: MemoryTools) -> None:
         return _guard(lambda: tools.list_files(prefix))
 
     @server.tool(name="searchMemory", annotations=read_only)
-    def search_memory(query: str, limit: int = 20, archive: bool = False) -> list[dict[str, Any]]:
-        """Search the memory's files for words; hits name the file, the line and its text.
-        archive=true searches only the archive of episodes (thread summaries, PR outcomes)
-        instead: raw history, never needed for what the team knows now."""
-        return _guard(lambda: tools.search(query, limit, archive=archive))
+    def search_memory(
+        query: str, limit: int = 20, archive: bool = False, all_words: bool = False
+    ) -> list[dict[str, Any]]:
+        """Search the memory's files; hits name the file, the line and its text, best first.
+        Every word counts (other forms, partial words and typos too) and lines holding more of
+        the rarer words rank higher; a word no line holds costs rank, not the hit. "Quoted
+        phrases" and +words must match. all_words=true: only lines holding every word as
+        written. archive=true searches only the archive of episodes (thread summaries, PR
+        outcomes) instead: raw history, never needed for what the team knows now."""
+        return _guard(lambda: tools.search(query, limit, archive=archive, all_words=all_words))
 
     @server.tool(name="brief", annotations=read_only)
     def brief(task: str, repo: str = "", paths: list[str] | None = None, budget: int = 1500) -> str:

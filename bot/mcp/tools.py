@@ -74,10 +74,13 @@ class MemoryTools:
             ops.check_path(prefix.rstrip("/"))
         return sorted(self.store.files(prefix))
 
-    def search(self, query: str, limit: int = 20, *, archive: bool = False) -> list[dict[str, Any]]:
+    def search(
+        self, query: str, limit: int = 20, *, archive: bool = False, all_words: bool = False
+    ) -> list[dict[str, Any]]:
         if not query.strip():
             raise NoteRejected("the search query is empty; give a word or phrase to look for")
-        hits = self.store.search(query, limit=max(1, min(limit, 100)), archive=archive)
+        n = max(1, min(limit, 100))
+        hits = self.store.search(query, limit=n, archive=archive, all_words=all_words)
         if self.redis is not None:
             for path in dict.fromkeys(hit.path for hit in hits):  # a recall, as in Slack
                 count_read(self.redis, self.workspace, path)

@@ -326,16 +326,18 @@ class Store:
         commit: str | None = None,
         *,
         archive: bool = False,
-        any_word: bool = False,
+        all_words: bool = False,
     ) -> list[Hit]:
-        """Ranked hits over the tree at `commit` (a warm index kept for the newest commit); the
-        archive is never searched unless asked for (`archive=True` searches only it).
-        `any_word`: lines holding any of the words (a task in prose), see search_any."""
+        """Ranked hits over the tree at `commit` (a warm index kept for the newest commit): every
+        query word counts, a missing one costs rank (memory/search_ranked.py). `all_words`:
+        only lines holding every word and phrase as written, for precise lookups. The archive
+        is never searched unless asked for (`archive=True` searches only it)."""
         if commit is None and self.tip() is None:
             return []
         sha = str(self._commit(commit).id)
         if archive:
-            return SearchIndex.build(self.tree(sha), archive=True).search(query, limit=limit)
+            episodes = SearchIndex.build(self.tree(sha), archive=True)
+            return episodes.search(query, limit=limit, all_words=all_words)
         warm = self._search  # one read: another thread may swap in a newer commit's index
         if warm is None or warm[0] != sha:
             # After a commit the warm index is updated from the tree diff, not rebuilt.
@@ -344,9 +346,7 @@ class Store:
                 changed = self.trees.changes(warm[0], sha)
                 index = None if changed is None else warm[1].updated(tree, changed)
             warm = self._search = (sha, SearchIndex.build(tree) if index is None else index)
-        if any_word:
-            return warm[1].search_any(query, limit=limit)
-        return warm[1].search(query, limit=limit)
+        return warm[1].search(query, limit=limit, all_words=all_words)
 
     def log(self, path: str | None = None, limit: int = 50) -> list[history.CommitInfo]:
         """Commits from the tip, newest first (touching `path` when given; a path with no

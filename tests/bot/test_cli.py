@@ -104,6 +104,30 @@ def test_search_json_gives_metadata_as_written(
     assert hit["meta"]["source"] == source
 
 
+def test_search_ranks_every_word_and_all_is_the_precise_lookup(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A question with words the note lacks, another word form and a typo still finds it
+    first; --all finds only lines holding every word as written; forget, given the same
+    question, removes nothing (it needs every word)."""
+    run(argv, "init")
+    run(argv, "note", "checkout-api returns 504 under load", "--path", "services/checkout-api.md")
+    run(argv, "note", "the billing worker retries invoices", "--path", "services/billing.md")
+    capsys.readouterr()
+    assert run(argv, "search", "why does checkout return 504s in production", "--json") == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert hits[0]["text"] == "checkout-api returns 504 under load"
+    assert run(argv, "search", "biling retry", "--json") == 0
+    assert json.loads(capsys.readouterr().out)[0]["path"] == "services/billing.md"
+    assert run(argv, "search", "checkout 504 production", "--all", "--json") == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert run(argv, "search", "checkout 504", "--all", "--json") == 0
+    assert [h["path"] for h in json.loads(capsys.readouterr().out)] == ["services/checkout-api.md"]
+    assert run(argv, "forget", "checkout 504 production") == 1
+    assert run(argv, "show", "services/checkout-api.md") == 0
+    assert "504 under load" in capsys.readouterr().out
+
+
 def test_lint_exit_codes(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     """lint exits 0 on a clean memory and 1 with a broken link."""
     run(argv, "init")

@@ -214,6 +214,25 @@ def test_list_and_search(tools: MemoryTools) -> None:
     assert empty.is_error and "empty" in text_of(empty)
 
 
+def test_search_ranks_a_question_and_all_words_is_exact(tools: MemoryTools) -> None:
+    """searchMemory finds an entry from a question holding words it lacks (and other forms of
+    its words); all_words=true finds only lines holding every word as written."""
+    server = build_server(tools, fixed("a"))
+    entries = ["payments retry thrice on 502", "refunds settle overnight"]
+    args = {"path": "services/pay.md", "message": "m", "entries": entries}
+    run_call(server, "writeMemory", args)
+
+    def found(args: dict[str, Any]) -> list[str]:
+        result = run_call(server, "searchMemory", args)
+        assert not result.is_error and isinstance(result.structured_content, dict)
+        return [hit["text"] for hit in result.structured_content["result"]]
+
+    asked = found({"query": "how many times do payments get retried in production?"})
+    assert asked[0] == "payments retry thrice on 502"
+    assert found({"query": "payments retry production", "all_words": True}) == []
+    assert found({"query": "payments retry", "all_words": True}) == [entries[0]]
+
+
 def test_tokens_from_the_environment() -> None:
     """HIPPO_MCP_TOKENS='name=token,…' maps each token to its name; malformed items are ignored."""
     config = Config.from_env({"HIPPO_MCP_TOKENS": "claude-code=tok1, ci-bot = tok2,broken,=tok3"})

@@ -269,6 +269,17 @@ def test_recall_lists_hits_with_paths_and_sources(
     assert reply["thread_ts"] == "6.0"
 
 
+def test_recall_finds_a_fact_asked_in_other_words(
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """A question whose words the fact only partly holds (deployed, Fridays, production) still
+    finds it: every word counts, a missing one costs rank, not the hit."""
+    seed(celery_worker_for, "services/checkout-api.md", "checkout-api deploys freeze on fridays")
+    post(client, mention("what do you know about deployed checkout on friday in production?"))
+    [reply] = replies(slack_fake)
+    assert "services/checkout-api.md" in reply["text"] and "freeze on fridays" in reply["text"]
+
+
 def test_reaction_and_shortcut_save_the_message(
     client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
 ) -> None:

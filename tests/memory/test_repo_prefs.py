@@ -31,10 +31,10 @@ def test_known_repositories_are_those_memory_holds() -> None:
     assert repo_prefs.repos_in([*files, "preferences/channels/dev.md"]) == ["acme/api", "acme/shop"]
 
 
-def test_search_any_ranks_lines_holding_more_and_rarer_words() -> None:
-    """A task in prose: lines holding any word are found, more and rarer words first; the rarest
-    word is looked for everywhere, the others in the files it (or a path or title) found; a
-    word on most lines of a big memory is dropped. Deterministic."""
+def test_a_task_in_prose_ranks_lines_holding_more_and_rarer_words() -> None:
+    """A task in prose (a briefing's words): lines holding any word are found, more and rarer
+    words first, a file whose title holds a word next; a word on most lines of a big memory
+    weighs little. Deterministic."""
     filler = "".join(f"- common note {i}\n" for i in range(60_000))
     tree = {
         "a.md": b"# a\n\n- refund api retries twice\n- refund totals\n",
@@ -43,11 +43,10 @@ def test_search_any_ranks_lines_holding_more_and_rarer_words() -> None:
         "c.md": ("# c\n\n" + filler).encode(),
     }
     index = SearchIndex.build(tree)
-    hits = index.search_any("refund api retries common", limit=3)
+    hits = index.search("refund api retries common", limit=3)
     assert [(h.path, h.text) for h in hits] == [
-        ("a.md", "refund api retries twice"),  # three words, one of them the rarest
+        ("a.md", "refund api retries twice"),  # three words, the rarest among them
         ("keys.md", "api keys never expire"),  # a word, in a file whose title holds another
-        ("keys.md", "# retries"),
+        ("a.md", "refund totals"),  # the rarest word alone
     ]
-    assert index.search_any("common", limit=3) == []
-    assert hits == index.search_any("refund api retries common", limit=3)
+    assert hits == index.search("refund api retries common", limit=3)

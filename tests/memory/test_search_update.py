@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory.search import REBUILD_FILES, SearchIndex
+from memory.search_words import MERGE_LINES
 
 QUERIES = ["a", "b", "ab", "a b", '"a b"', "x", "forgotten", "revoked", "İ", "c", "b c fork 1"]
 
@@ -27,8 +28,8 @@ def same_answers(index: SearchIndex, tree: dict[str, bytes]) -> None:
     for query in QUERIES:
         for limit in (1, 3, 10**6):
             assert index.search(query, limit) == fresh.search(query, limit), (query, limit)
-            # search_any (a briefing) too: exact while its rarity estimate counts (under 512 KB).
-            assert index.search_any(query, limit) == fresh.search_any(query, limit), (query, limit)
+            exact = index.search(query, limit, all_words=True)
+            assert exact == fresh.search(query, limit, all_words=True), (query, limit)
 
 
 @settings(max_examples=200, deadline=None)
@@ -96,14 +97,30 @@ def test_a_large_diff_or_much_dead_text_builds_afresh() -> None:
     same_answers(index, big)
 
 
-def test_search_any_ties_go_to_the_first_path_after_an_update() -> None:
+def test_ranked_ties_go_to_the_first_path_after_an_update() -> None:
     """Equal lines in two files: after the first path changes (so it is appended after the
-    other in the updated text), search_any still ranks it first, as a fresh build does."""
+    other in the updated text), ranked search still ranks it first, as a fresh build does."""
     filler = {f"t/{i}.md": f"- filler {i}\n".encode() for i in range(20)}
     tree = filler | {"a.md": b"- same fact\n", "b.md": b"- same fact\n"}
     new = tree | {"a.md": b"- same fact\n- other\n"}
     index = SearchIndex.build(tree).updated(new, ["a.md"])
     assert index.age == 1  # updated, not rebuilt
     fresh = SearchIndex.build(new)
-    assert index.search_any("same fact") == fresh.search_any("same fact")
-    assert [h.path for h in index.search_any("same fact")] == ["a.md", "b.md"]
+    assert index.search("same fact") == fresh.search("same fact")
+    assert [h.path for h in index.search("same fact")][:2] == ["a.md", "b.md"]
+
+
+def test_a_word_index_whose_delta_outgrew_its_base_is_built_again() -> None:
+    """After commits that appended more than MERGE_LINES lines to a small memory, the word
+    index is one base again (no delta to copy on every commit), and answers as before."""
+    tree = {"a.md": b"# A\n- redis timeout\n"}
+    index = SearchIndex.build(tree)
+    assert index.search("redis") != []  # builds the word index
+    small = tree | {"b.md": b"- redis again\n"}
+    index = index.updated(small, ["b.md"])
+    assert index.words().delta.postings != {}  # a small commit: a delta layer
+    body = "".join(f"- note {i} about redis\n" for i in range(MERGE_LINES + 10))
+    big = small | {"c.md": body.encode()}
+    index = index.updated(big, ["c.md"])
+    assert index.age == 2 and index.words().delta.postings == {}
+    same_answers(index, big)

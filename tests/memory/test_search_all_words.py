@@ -1,4 +1,6 @@
-"""Search: words and quoted phrases, case-insensitive, AND across line and path/title, ranked."""
+"""Search in all-words mode (`all_words=True`, `hippo search --all`): words and quoted phrases,
+case-insensitive, AND across line and path/title, ranked. The default ranked mode:
+tests/memory/test_search_ranked.py."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ def test_word_hit_reports_path_line_text_and_metadata() -> None:
             f"- 504s come from the vendor sandbox [{SRC}; added: 2026-10-14; by: U1]\n"
         )
     )
-    [hit] = index.search("sandbox")
+    [hit] = index.search("sandbox", all_words=True)
     assert hit.path == "services/checkout-api.md"
     assert hit.line == 3
     assert hit.text == "504s come from the vendor sandbox"
@@ -46,10 +48,10 @@ def test_word_hit_reports_path_line_text_and_metadata() -> None:
 def test_search_is_case_insensitive_both_ways() -> None:
     """Upper-case queries find lower-case text and the other way round, including non-ASCII."""
     index = SearchIndex.build(tree(a="# A\n- The VENDOR sandbox\n- Ärger mit Straße\n"))
-    assert paths(index.search("vendor")) == [("a.md", 2)]
-    assert paths(index.search("Vendor SANDBOX")) == [("a.md", 2)]
-    assert paths(index.search("ärger")) == [("a.md", 3)]
-    assert index.search("ÄRGER")[0].text == "Ärger mit Straße"
+    assert paths(index.search("vendor", all_words=True)) == [("a.md", 2)]
+    assert paths(index.search("Vendor SANDBOX", all_words=True)) == [("a.md", 2)]
+    assert paths(index.search("ärger", all_words=True)) == [("a.md", 3)]
+    assert index.search("ÄRGER", all_words=True)[0].text == "Ärger mit Straße"
 
 
 def test_every_word_must_match_in_the_line_or_its_path() -> None:
@@ -60,7 +62,7 @@ def test_every_word_must_match_in_the_line_or_its_path() -> None:
             services__redis="# Cache\n- timeout is 2s\n- nothing here\n",
         )
     )
-    hits = paths(index.search("redis timeout"))
+    hits = paths(index.search("redis timeout", all_words=True))
     assert set(hits) == {("notes.md", 2), ("services/redis.md", 2)}
 
 
@@ -69,9 +71,9 @@ def test_phrase_must_occur_contiguously() -> None:
     index = SearchIndex.build(
         tree(a="# A\n- vendor sandbox is slow\n- sandbox of the vendor\n- the vendor  sandbox\n")
     )
-    assert paths(index.search('"vendor sandbox"')) == [("a.md", 2)]
-    assert paths(index.search('"VENDOR SANDBOX" slow')) == [("a.md", 2)]
-    assert {h.line for h in index.search("vendor sandbox")} == {2, 3, 4}
+    assert paths(index.search('"vendor sandbox"', all_words=True)) == [("a.md", 2)]
+    assert paths(index.search('"VENDOR SANDBOX" slow', all_words=True)) == [("a.md", 2)]
+    assert {h.line for h in index.search("vendor sandbox", all_words=True)} == {2, 3, 4}
 
 
 def test_unclosed_quote_runs_to_the_end() -> None:
@@ -89,7 +91,7 @@ def test_phrase_hits_rank_above_scattered_words() -> None:
             b="# B\n- the vendor sandbox is down today\n",
         )
     )
-    assert [h.path for h in index.search("vendor sandbox")] == ["b.md", "a.md"]
+    assert [h.path for h in index.search("vendor sandbox", all_words=True)] == ["b.md", "a.md"]
 
 
 def test_fewer_words_between_matches_rank_higher() -> None:
@@ -97,7 +99,7 @@ def test_fewer_words_between_matches_rank_higher() -> None:
     index = SearchIndex.build(
         tree(a="# A\n- redis one two three four five six timeout\n- redis then timeout here ok\n")
     )
-    assert [h.line for h in index.search("timeout redis")] == [3, 2]
+    assert [h.line for h in index.search("timeout redis", all_words=True)] == [3, 2]
 
 
 def test_shorter_entries_rank_higher() -> None:
@@ -106,7 +108,7 @@ def test_shorter_entries_rank_higher() -> None:
     index = SearchIndex.build(
         tree(a=f"# A\n- {long_text}\n- redis is the cache [{SRC}; {SRC.replace('p1', 'p2')}]\n")
     )
-    assert [h.line for h in index.search("redis")] == [3, 2]
+    assert [h.line for h in index.search("redis", all_words=True)] == [3, 2]
 
 
 def test_newer_added_breaks_ties() -> None:
@@ -118,7 +120,7 @@ def test_newer_added_breaks_ties() -> None:
             c="# C\n- redis is slow [added: 2025-12-31]\n",
         )
     )
-    hits = index.search("redis")
+    hits = index.search("redis", all_words=True)
     assert hits[0].score == hits[1].score == hits[2].score
     assert [h.path for h in hits] == ["b.md", "a.md", "c.md"]
 
@@ -126,7 +128,7 @@ def test_newer_added_breaks_ties() -> None:
 def test_whole_word_matches_rank_above_substrings() -> None:
     """`api` as a word outranks `api` inside `rapid`."""
     index = SearchIndex.build(tree(a="# A\n- rapid growth here\n- the api grows\n"))
-    assert [h.line for h in index.search("api")] == [3, 2]
+    assert [h.line for h in index.search("api", all_words=True)] == [3, 2]
 
 
 def test_path_hit_counts_for_and_and_ranks_higher() -> None:
@@ -138,18 +140,22 @@ def test_path_hit_counts_for_and_and_ranks_higher() -> None:
             misc="# Misc\n- deploys are on Tuesday\n",
         )
     )
-    hits = index.search("checkout deploys")
+    hits = index.search("checkout deploys", all_words=True)
     assert {h.path for h in hits} == {"services/checkout-api.md", "services/billing.md"}
     same = SearchIndex.build(
         tree(misc="# M\n- deploys take 5 min\n", deploys="# D\n- deploys take 5 min\n")
     )
-    assert paths(same.search("deploys")) == [("deploys.md", 2), ("misc.md", 2), ("deploys.md", 1)]
+    assert paths(same.search("deploys", all_words=True)) == [
+        ("deploys.md", 2),
+        ("misc.md", 2),
+        ("deploys.md", 1),
+    ]
 
 
 def test_path_only_query_returns_the_title_line() -> None:
     """A query matching only a file's path gives that file's title line as the hit."""
     index = SearchIndex.build(tree(services__checkout_api="\n# Payments front door\n- a\n"))
-    [hit] = index.search("checkout-api")
+    [hit] = index.search("checkout-api", all_words=True)
     assert (hit.path, hit.line, hit.text, hit.entry) == (
         "services/checkout-api.md",
         2,
@@ -161,13 +167,13 @@ def test_path_only_query_returns_the_title_line() -> None:
 def test_title_words_count_like_path_words() -> None:
     """A word in the file's title satisfies the AND for the file's entries."""
     index = SearchIndex.build(tree(x="# Redis cluster\n- timeout is 2s\n- other\n"))
-    assert paths(index.search("redis timeout")) == [("x.md", 2)]
+    assert paths(index.search("redis timeout", all_words=True)) == [("x.md", 2)]
 
 
 def test_entries_rank_above_prose() -> None:
     """A bullet entry outranks a prose line with the same words; prose still hits."""
     index = SearchIndex.build(tree(a="# A\n\nredis is the cache here.\n\n- redis is the cache\n"))
-    hits = index.search("redis cache")
+    hits = index.search("redis cache", all_words=True)
     assert [(h.line, h.entry) for h in hits] == [(5, True), (3, False)]
     assert hits[1].meta == {}
 
@@ -176,18 +182,18 @@ def test_limit_caps_the_number_of_hits() -> None:
     """`limit` keeps the best n; zero or less returns nothing."""
     body = "".join(f"- redis fact {i}\n" for i in range(50))
     index = SearchIndex.build(tree(a="# A\n" + body))
-    assert len(index.search("redis")) == 20
-    assert len(index.search("redis", limit=5)) == 5
-    assert len(index.search("redis", limit=500)) == 50
-    assert index.search("redis", limit=0) == []
+    assert len(index.search("redis", all_words=True)) == 20
+    assert len(index.search("redis", limit=5, all_words=True)) == 5
+    assert len(index.search("redis", limit=500, all_words=True)) == 50
+    assert index.search("redis", limit=0, all_words=True) == []
 
 
 def test_empty_and_unmatched_queries_return_nothing() -> None:
     """Blank queries and queries with no match return an empty list."""
     index = SearchIndex.build(tree(a="# A\n- redis\n"))
-    assert index.search("") == []
-    assert index.search('   ""  ') == []
-    assert index.search("postgres") == []
+    assert index.search("", all_words=True) == []
+    assert index.search('   ""  ', all_words=True) == []
+    assert index.search("postgres", all_words=True) == []
 
 
 def test_binary_and_non_utf8_files_are_skipped() -> None:
@@ -201,7 +207,7 @@ def test_binary_and_non_utf8_files_are_skipped() -> None:
     )
     assert index.paths == ["ok.md"]
     assert len(index) == 1
-    assert paths(index.search("redis")) == [("ok.md", 2)]
+    assert paths(index.search("redis", all_words=True)) == [("ok.md", 2)]
 
 
 def test_non_markdown_lines_are_prose_hits() -> None:
@@ -209,31 +215,31 @@ def test_non_markdown_lines_are_prose_hits() -> None:
     left out unless asked for."""
     tree = {"archive/2026-10-01.jsonl": b'{"summary": "redis failover"}\n', "q.sql": b"- redis\n"}
     tree["notes/log.jsonl"] = b'{"summary": "redis failover"}\n'
-    hits = SearchIndex.build(tree).search("redis")
+    hits = SearchIndex.build(tree).search("redis", all_words=True)
     assert {(h.path, h.entry) for h in hits} == {("notes/log.jsonl", False), ("q.sql", False)}
-    archived = SearchIndex.build(tree, archive=True).search("redis")
+    archived = SearchIndex.build(tree, archive=True).search("redis", all_words=True)
     assert [(h.path, h.entry) for h in archived] == [("archive/2026-10-01.jsonl", False)]
 
 
 def test_bullets_inside_code_fences_are_not_entries() -> None:
     """A bullet-looking line inside ``` is prose; the same line outside is an entry."""
     index = SearchIndex.build(tree(a="# A\n```\n- redis in code [added: 2026-01-01]\n```\n"))
-    [hit] = index.search("redis")
+    [hit] = index.search("redis", all_words=True)
     assert (hit.line, hit.entry, hit.meta) == (3, False, {})
 
 
 def test_case_folding_that_changes_length_keeps_lines_right() -> None:
     """Characters whose lower case is longer (İ) do not shift hits onto the wrong line."""
     index = SearchIndex.build(tree(a="# İstanbul İİİ\n- İzmir office\n- redis here\n"))
-    assert paths(index.search("redis")) == [("a.md", 3)]
-    assert index.search("office")[0].text == "İzmir office"
+    assert paths(index.search("redis", all_words=True)) == [("a.md", 3)]
+    assert index.search("office", all_words=True)[0].text == "İzmir office"
     assert fold("İx") == "İx" and fold("ÄB") == "äb"
 
 
 def test_crlf_files_give_clean_text() -> None:
     """Windows line endings do not leak into the hit text."""
     index = SearchIndex.build({"a.md": b"# A\r\n- redis here\r\n- other\r\n"})
-    [hit] = index.search("redis")
+    [hit] = index.search("redis", all_words=True)
     assert (hit.line, hit.text) == (2, "redis here")
 
 
@@ -243,11 +249,11 @@ def test_conformance_examples_are_searchable() -> None:
     files = {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
     index = SearchIndex.build(files)
     assert len(index) == len(files)
-    hits = index.search('"billing launch" john')
+    hits = index.search('"billing launch" john', all_words=True)
     assert paths(hits) == [("spec-3a6572ea/example-entries.md", 1)]
     assert hits[0].text == "John coordinates the billing launch"
     assert hits[0].meta == {"source": "https://example.com/sessions/101"}
-    assert len(index.search('"billing launch"')) == 4
+    assert len(index.search('"billing launch"', all_words=True)) == 4
 
 
 def test_a_bigger_tree_finds_the_rare_line() -> None:
@@ -260,9 +266,9 @@ def test_a_bigger_tree_finds_the_rare_line() -> None:
     }
     files["topics/t0250.md"] += b"- the zebra migration finished\n"
     index = SearchIndex.build(files)
-    assert paths(index.search("ZEBRA migration")) == [("topics/t0250.md", 12)]
-    assert len(index.search("deploy")) == 20
-    assert len(index.search("deploy", limit=10_000)) == 5000
+    assert paths(index.search("ZEBRA migration", all_words=True)) == [("topics/t0250.md", 12)]
+    assert len(index.search("deploy", all_words=True)) == 20
+    assert len(index.search("deploy", limit=10_000, all_words=True)) == 5000
 
 
 def test_matches_entry_is_and_of_words_and_phrases() -> None:
@@ -292,7 +298,7 @@ INDEX = SearchIndex.build(
 @given(st.text(), st.integers(min_value=-2, max_value=50))
 def test_search_never_raises(query: str, limit: int) -> None:
     """Any query text and limit gives a list of hits, never an exception."""
-    hits = INDEX.search(query, limit)
+    hits = INDEX.search(query, limit, all_words=True)
     assert len(hits) <= max(limit, 0)
     assert all(h.line >= 1 for h in hits)
 
@@ -319,9 +325,9 @@ def test_top_hits_equal_the_head_of_the_full_ranking() -> None:
         files[f"{folder}/f{i}.md"] = "\n".join(lines).encode()
     index = SearchIndex.build(files)
     for query in ["redis", "api", "deploy", "redis cache", '"the cache"', "deploys timeout", "a"]:
-        full = index.search(query, limit=10**6)
+        full = index.search(query, limit=10**6, all_words=True)
         for k in (1, 3, 20):
-            top = index.search(query, limit=k)
+            top = index.search(query, limit=k, all_words=True)
             assert [(h.score, h.path, h.line) for h in top] == [
                 (h.score, h.path, h.line) for h in full[:k]
             ], (query, k)
@@ -332,7 +338,7 @@ def test_an_entry_on_the_very_first_line_is_an_entry() -> None:
     index = SearchIndex.build(
         {"a.md": b"- redis first [added: 2026-01-01]\n", "b.txt": b"- redis\n"}
     )
-    assert [(h.path, h.entry, h.meta) for h in index.search("redis")] == [
+    assert [(h.path, h.entry, h.meta) for h in index.search("redis", all_words=True)] == [
         ("a.md", True, {"added": "2026-01-01"}),
         ("b.txt", False, {}),
     ]
@@ -347,7 +353,7 @@ def test_forgotten_and_revoked_facts_rank_after_live_ones() -> None:
             "services/x.md": b"# X\n- redis is the cache, mostly, we think, in production\n",
         }
     )
-    hits = index.search("redis cache")
+    hits = index.search("redis cache", all_words=True)
     assert [h.path for h in hits] == ["services/x.md", "forgotten.md", "lessons.md"]
     assert hits[2].meta == {"status": "Revoked"}
 
@@ -383,7 +389,7 @@ def reference_hits(files: dict[str, bytes], query: str) -> set[tuple[str, int]]:
 )
 def test_hits_are_exactly_the_lines_the_rule_selects(files: dict[str, bytes], query: str) -> None:
     """With no limit, the hits are exactly the lines the matching rule selects, each once."""
-    hits = SearchIndex.build(files).search(query, limit=10**6)
+    hits = SearchIndex.build(files).search(query, limit=10**6, all_words=True)
     assert len(hits) == len(set(paths(hits)))
     assert set(paths(hits)) == reference_hits(files, query)
 
@@ -397,8 +403,8 @@ def test_hits_are_exactly_the_lines_the_rule_selects(files: dict[str, bytes], qu
 def test_any_top_k_is_the_head_of_the_full_ranking(texts: list[str], query: str, k: int) -> None:
     """For any files and query, the top k equal the first k of the unlimited ranking."""
     index = SearchIndex.build({f"f{i}.md": t.encode() for i, t in enumerate(texts)})
-    full = index.search(query, limit=10**6)
-    assert index.search(query, limit=k) == full[:k]
+    full = index.search(query, limit=10**6, all_words=True)
+    assert index.search(query, limit=k, all_words=True) == full[:k]
 
 
 def test_thousands_of_partial_matches_still_rank_exactly() -> None:
@@ -412,14 +418,17 @@ def test_thousands_of_partial_matches_still_rank_exactly() -> None:
     filler = "".join(f"- filler {i}\n" for i in range(40_000)).encode()
     for index in (SearchIndex.build(files), SearchIndex.build(files | {"c.md": filler})):
         for query, k in [("api", 3), ("api", 25), ("deploy note", 5), ("ap", 4)]:
-            assert index.search(query, limit=k) == index.search(query, limit=10**6)[:k]
-        assert paths(index.search("api", limit=2)) == [("b.md", 3), ("b.md", 2)]
+            assert (
+                index.search(query, limit=k, all_words=True)
+                == index.search(query, limit=10**6, all_words=True)[:k]
+            )
+        assert paths(index.search("api", limit=2, all_words=True)) == [("b.md", 3), ("b.md", 2)]
 
 
 def test_empty_trees_and_files_are_fine() -> None:
     """An empty tree finds nothing; an empty file still hits by its path, shown by its path."""
-    assert SearchIndex.build({}).search("x") == []
-    [hit] = SearchIndex.build({"notes/redis.md": b""}).search("redis")
+    assert SearchIndex.build({}).search("x", all_words=True) == []
+    [hit] = SearchIndex.build({"notes/redis.md": b""}).search("redis", all_words=True)
     assert (hit.path, hit.line, hit.text, hit.entry) == (
         "notes/redis.md",
         1,
