@@ -216,14 +216,19 @@ def memory_hits(reader: Reader, words: Sequence[str], skip: set[str]) -> list[Li
         return []
     out = []
     for hit in reader.search(" ".join(words), limit=MEMORY_HITS * 2, any_word=True):
-        meta = dict(hit.meta)
+        meta, text = dict(hit.meta), hit.text
+        bullet = None if hit.entry else fmt.parse_entry(hit.text)
+        if bullet is not None:
+            # a bullet in a file of another kind (`.txt`) is an entry all the same: its status
+            # is the one it says (an agent's is tentative there too), never a default "active"
+            meta, text = bullet.metadata, bullet.text
         status = (meta.get("status") or "active").lower()
         if hit.path in skip or hit.path == TOMBSTONES or status == "revoked":
             continue
         where = f"{hit.path}:{hit.line}"
         source, kind = meta.get("source") or where, meta.get("kind", "")
         disputed = fmt.unescape_value(meta.get("contradicts", ""))
-        out.append(Line(MEMORY, hit.text, source, status, where, kind, disputed))
+        out.append(Line(MEMORY, text, source, status, where, kind, disputed))
     return out[:MEMORY_HITS]
 
 
