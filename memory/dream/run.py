@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from memory import version
+from memory import proposals, version
 from memory.dream import corrections, daily, index, outcomes, tidy, unused
 from memory.dream import state as st
 from memory.dream.claims import known_repos
@@ -137,6 +137,8 @@ def dream(
         report.unused = unused.candidates(ctx.tree, last_read, now.date(), repos=repos)
     report.daily_path = f"daily/{report.run_id}.md"
     report.daily_text = ctx.tree.get(report.daily_path, "")
+    # agents' deletions and edits of entries they may not change, for a person to settle
+    report.extra["proposals"] = proposals.pending(ctx.tree)
     return report
 
 

@@ -116,11 +116,8 @@ def test_a_rewritten_file_keeps_peoples_entries_and_hippos_keys(
     heading), marks its own line active, swaps alice's source, drops her other entry, and tries
     conventions/. Its line is tentative, alice's lines are as she wrote them (the dropped one
     kept and proposed for deletion, no tombstone), and conventions/ is untouched."""
-    rt.store.write(
-        [WriteFile(PATH, SEED.replace(f"{RETRIES} [by: alice]", f"{RETRIES} [source: https://wiki/r; by: alice]"))],  # fmt: skip
-        author=ALICE,
-        message="cite",
-    )
+    cited = SEED.replace(f"{RETRIES} [by: alice]", f"{RETRIES} [source: https://wiki/r; by: alice]")
+    rt.store.write([WriteFile(PATH, cited)], author=ALICE, message="cite")
     before = rt.store.read(PATH)
     content = (
         "# checkout-api\n\n## Vendors\n\n"
@@ -138,8 +135,14 @@ def test_a_rewritten_file_keeps_peoples_entries_and_hippos_keys(
     text = rt.store.read(PATH)
     assert before.splitlines()[2] in text.splitlines() and "## Vendors" in text
     doc = {e.text: e for e in fmt.parse(text).entries}
-    assert doc[GRPC].get("by") == "alice" and GRPC not in (rt.store.read_or_none("forgotten.md") or "")
+    assert doc[GRPC].get("by") == "alice" and GRPC not in (
+        rt.store.read_or_none("forgotten.md") or ""
+    )
     mine = doc[PITFALL]
-    assert (mine.get("status"), mine.get("verified"), mine.get("by")) == ("tentative", None, "hippo for W222")
+    assert (mine.get("status"), mine.get("verified"), mine.get("by")) == (
+        "tentative",
+        None,
+        "hippo for W222",
+    )
     assert GRPC in rt.store.read("proposals.md")
     assert rt.store.read_or_none("conventions/acme/shop.md") is None
