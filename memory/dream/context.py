@@ -13,7 +13,7 @@ from memory.ops import Operation, apply_ops
 from memory.validate import MAX_MESSAGE_CHARS
 
 # Files that are not topics: the index, the inbox, tombstones, daily notes, the archive, state.
-SPECIAL = frozenset({"MEMORY.md", "inbox.md", "forgotten.md"})
+SPECIAL = frozenset({"MEMORY.md", "inbox.md", "forgotten.md", "proposals.md"})
 NOT_TOPIC_DIRS = ("daily/", "archive/", ".dream/")
 
 DREAM_BY = "hippo-dream"  # the `by:` value of what dreaming writes
