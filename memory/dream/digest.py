@@ -91,6 +91,14 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
         out.append(_section(f"*Daily note* (`{report.daily_path}`)\n" + _listed(lines)))
     else:
         out.append(_section("*Daily note*: nothing new worth keeping a week."))
+    foreign = report.extra.get("foreign_state")
+    if foreign:
+        out.append(
+            _section(
+                f"*State ignored*: `.dream/state.json` was changed outside dreaming "
+                f"({_escape(str(foreign))}); tonight ran from the last state dreaming wrote"
+            )
+        )
     committed = [s for s in report.steps if s.commit]
     if committed:
         out.append({"type": "divider"})

@@ -198,17 +198,17 @@ def test_recall_labels_what_was_removed_on_purpose(
         [
             AddEntry(
                 "forgotten.md", "checkout-api retries five times", (("removed", "2026-11-01"),)
-            ),  # fmt: skip
+            ),
             AddEntry(
                 "services/checkout-api.md",
                 "checkout-api uses the old gateway",
                 (("status", "revoked"),),
-            ),  # fmt: skip
+            ),
             AddEntry(
                 "services/checkout-api.md",
                 "checkout-api caches for 60s",
                 (("kind", "fact"), ("status", "tentative")),
-            ),  # fmt: skip
+            ),
         ],
         author=Author("hippo dreaming", "dream@hippo.invalid"),
         message="seed",
