@@ -22,7 +22,7 @@ Pure: operations and file texts in, operations out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from memory import format as fmt
@@ -164,6 +164,7 @@ class Rules:
 
     agent: Agent
     current: Reader
+    _parsed: dict[str, tuple[str, dict[str, fmt.Entry]]] = field(default_factory=dict)
 
     def rewrite(self, op: Operation) -> list[Operation]:
         """What `op` may become when this agent asks for it (ProtectedPath when nothing)."""
@@ -182,9 +183,16 @@ class Rules:
         return self._delete(op)
 
     def _entry(self, path: str, match: str) -> fmt.Entry | None:
-        key = fmt.fact_key(match)
-        doc = fmt.parse(self.current(path) or "")
-        return next((e for e in doc.entries if fmt.fact_key(e.text) == key), None)
+        """The entry `match` names in `path` as the batch has it now (one parse per version
+        of the file, however many operations name its entries)."""
+        text = self.current(path) or ""
+        cached = self._parsed.get(path)
+        if cached is None or cached[0] is not text:
+            index: dict[str, fmt.Entry] = {}
+            for e in fmt.parse(text).entries:
+                index.setdefault(fmt.fact_key(e.text), e)
+            cached = self._parsed[path] = (text, index)
+        return cached[1].get(fmt.fact_key(match))
 
     def _add(self, op: AddEntry) -> AddEntry:
         return AddEntry(op.path, op.text, stamp(op.meta, self.agent.name), title=op.title)
@@ -221,7 +229,7 @@ class Rules:
         )
         if confirms and origin_of(self.agent.evidence) not in seen(old):
             out.append(("evidence", self.agent.evidence))
-        return tuple(out)
+        return old.meta if sorted(out) == sorted(old.meta) else tuple(out)
 
     def _remove(self, op: RemoveEntry) -> list[Operation]:
         old = self._entry(op.path, op.match)
