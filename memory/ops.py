@@ -84,7 +84,7 @@ def apply_ops(
     if ops:
         version.check(read(version.STATE))  # a newer hippo's memory: write nothing to it
     edit = _Edit(read, dreamer=dreamer, force=force, folder=folder, restoring=restoring)
-    rules = trust.Rules(agent, edit.current) if agent is not None else None
+    rules = trust.Rules(agent, edit.current, edit.entry) if agent is not None else None
     for op in ops:
         try:
             if rules is None:
@@ -174,6 +174,13 @@ class _Edit:
         if isinstance(op, WriteFile) and not self.internal:
             _check_new_entries(op, self.current(op.path))
         _APPLY[type(op)](self, op)
+
+    def entry(self, path: str, match: str) -> fmt.Entry | None:
+        """The entry of `match`'s fact in `path` now, from the file's kept index (no parse)."""
+        if self.current(path) is None:
+            return None
+        found = self.doc_of(path).index().get(fmt.fact_key(match))
+        return found[0] if found else None
 
     def apply_as_agent(self, op: Operation, rules: trust.Rules) -> None:
         """An agent's operation as the trust rules rewrite it; its parts apply together or

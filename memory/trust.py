@@ -164,6 +164,9 @@ class Rules:
 
     agent: Agent
     current: Reader
+    # (path, entry text) → the entry of that fact as the batch has it now; the write path gives
+    # its own index (memory/edited.py), kept up to date as operations apply
+    find: Callable[[str, str], fmt.Entry | None] | None = None
     _parsed: dict[str, tuple[str, dict[str, fmt.Entry]]] = field(default_factory=dict)
 
     def rewrite(self, op: Operation) -> list[Operation]:
@@ -185,6 +188,8 @@ class Rules:
     def _entry(self, path: str, match: str) -> fmt.Entry | None:
         """The entry `match` names in `path` as the batch has it now (one parse per version
         of the file, however many operations name its entries)."""
+        if self.find is not None:
+            return self.find(path, match)
         text = self.current(path) or ""
         cached = self._parsed.get(path)
         if cached is None or cached[0] is not text:

@@ -197,15 +197,21 @@ def proposal_blocks(found: list[Proposal], workspace: str, console_url: str = ""
         block = _section(f"• {_escape(p.describe())}{by}")
         block["block_id"] = f"proposal_{i}"
         out.append(block)
+        value = f"{workspace}|{p.id}"
         buttons = [
             {
                 "type": "button",
-                "action_id": action,
-                "text": {"type": "plain_text", "text": label},
-                "value": f"{workspace}|{p.id}",
-                **({"style": "primary"} if action == ACCEPT_ACTION else {}),
-            }
-            for action, label in ((ACCEPT_ACTION, "Accept"), (DROP_ACTION, "Drop"))
+                "action_id": ACCEPT_ACTION,
+                "text": {"type": "plain_text", "text": "Accept"},
+                "value": value,
+                "style": "primary",
+            },
+            {
+                "type": "button",
+                "action_id": DROP_ACTION,
+                "text": {"type": "plain_text", "text": "Drop"},
+                "value": value,
+            },
         ]
         out.append({"type": "actions", "block_id": f"proposal_actions_{i}", "elements": buttons})
     if len(found) > MAX_LIST:
