@@ -15,7 +15,7 @@ DREAMER. A person's plain push is neither, and it can do two things the write pa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from memory import format as fmt
 from memory import tombstones
@@ -50,14 +50,19 @@ def dreamers_state(store: Store) -> str | None:
     return None
 
 
-def resurrected(tree: Mapping[str, str]) -> list[tuple[str, fmt.Entry, str]]:
-    """(path, entry, the tombstone cited) for each live entry that repeats a forgotten fact."""
+def resurrected(
+    tree: Mapping[str, str], paths: Iterable[str] | None = None
+) -> list[tuple[str, fmt.Entry, str]]:
+    """(path, entry, the tombstone cited) for each live entry that repeats a forgotten fact, in
+    `paths` (default: every topic file, MEMORY.md and inbox.md; the dream passes the files
+    changed since its last run, where anything brought back since must be)."""
     haystack = tree.get(tombstones.PATH, "")
     if not haystack:
         return []
     stones = tombstones.load(haystack)
     out = []
-    for path in sorted(p for p in tree if is_topic(p) or p in ("MEMORY.md", "inbox.md")):
+    wanted = tree if paths is None else [p for p in paths if p in tree]
+    for path in sorted(p for p in wanted if is_topic(p) or p in ("MEMORY.md", "inbox.md")):
         for e in fmt.parse(tree[path]).entries:
             if not might_repeat(haystack, e.text):
                 continue

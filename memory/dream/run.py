@@ -110,7 +110,7 @@ def dream(
     tree = {p: b.decode("utf-8", "replace") for p, b in store.tree(head).items()}
     version.check(tree.get(st.PATH))  # a newer hippo's memory: refused before any step
     report = Report(run_id, head=head)
-    foreign = plain_git.foreign_state(store)
+    foreign = plain_git.foreign_state(store) if st.PATH in tree else None
     if foreign is None:
         state = st.State.load(tree.get(st.PATH))
     else:

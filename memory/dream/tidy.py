@@ -115,7 +115,7 @@ def remove_resurrected(ctx: Context, out: StepResult) -> list[Operation]:
     commit; one brought back through hippo (`--force`, a revert) stays (memory/dream/plain_git)."""
     cap = deletion_cap(len(ctx.topics()))
     ops: list[Operation] = []
-    for path, e, stone in plain_git.resurrected(ctx.tree):
+    for path, e, stone in plain_git.resurrected(ctx.tree, ctx.changed):
         pushed = ctx.brought_back(path, e.text)
         if not pushed:
             continue
