@@ -173,8 +173,10 @@ class Rules:
         """What `op` may become when this agent asks for it (ProtectedPath when nothing)."""
         check_paths(op)
         assert not isinstance(op, MoveFile)
-        if isinstance(op, AddTombstone | AppendLine) or op.path.startswith(NOT_ENTRIES):
+        if isinstance(op, AddTombstone) or op.path.startswith(NOT_ENTRIES):
             return [op]
+        if isinstance(op, AppendLine):  # a raw line in a file of entries would skip every rule
+            raise ProtectedPath(op.path, "agents append raw lines only to archive/: add entries")
         if isinstance(op, AddEntry):
             return [self._add(op)]
         if isinstance(op, ReplaceEntry):

@@ -167,3 +167,27 @@ def test_writes_are_linted_as_they_read_back(store: Store) -> None:
     assert fmt.parse(store.read("a.md")).entries[0].get("status") == "tentative"
     tree = {p: b for p, b in store.tree().items()}
     assert [p for p in lint(tree) if p.code != "missing-index"] == []
+
+
+def test_the_write_path_holds_whatever_the_door_sent(store: Store) -> None:
+    """The rules live in the write path, not in a door: operations written straight through
+    `Store.write` by an agent's author (no gate) get the same treatment, and a raw line appended
+    to a file of entries is refused."""
+    from memory import trust
+    from memory.errors import ProtectedPath
+    from memory.ops import AddEntry, AppendLine, RemoveEntry
+
+    bot = Author("bot", "bot@mcp.hippo", role=trust.AGENT)
+    store.write(
+        [
+            AddEntry(PATH, MINE, (("status", "active"), ("verified", "2026-01-01"))),
+            RemoveEntry(PATH, PERSON),
+        ],
+        author=bot,
+        message="m",
+    )
+    got = entries(store)
+    assert (got[MINE].get("status"), got[MINE].get("verified"), got[MINE].get("by")) == ("tentative", None, "bot")  # fmt: skip
+    assert PERSON in got and PERSON in store.read("proposals.md")
+    with pytest.raises(ProtectedPath):
+        store.write([AppendLine(PATH, "- raw line [status: active]")], author=bot, message="m")
