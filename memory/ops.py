@@ -187,6 +187,7 @@ class _Edit:
         not at all. A tombstone records only what this write removed (an agent's own entry):
         a person's entry it asked to delete is a proposal, and stays."""
         if type(op) is AddTombstone and fmt.fact_key(op.text) not in self.gone:
+            self._reason(op)
             return
         parts = rules.rewrite(op)
         if len(parts) == 1:
@@ -201,6 +202,14 @@ class _Edit:
             self.docs = {p: None if t is None else EditedFile(t) for p, t in texts.items()}
             del self.out.removed[removed:]
             raise
+
+    def _reason(self, stone: AddTombstone) -> None:
+        """The reason an agent gave for a deletion that became a proposal, on that proposal."""
+        reason = next((v for k, v in stone.meta if k.lower() == "reason" and v.strip()), "")
+        found = self.entry(trust.PROPOSALS, stone.text) if reason else None
+        if found is not None and not found.get("reason"):
+            meta = (*found.meta, ("reason", reason))
+            self.apply(ReplaceEntry(trust.PROPOSALS, found.text, found.text, meta))
 
     def add_entry(self, op: AddEntry) -> None:
         if self.current(op.path) is None:

@@ -153,7 +153,8 @@ def test_deleting_a_persons_entry_is_a_proposal(store: Store, tmp_path: Path) ->
     assert list(entries(store)) == [PERSON]
     forgotten = store.read("forgotten.md")
     assert MINE in forgotten and PERSON not in forgotten
-    assert PERSON in store.read("proposals.md")
+    (proposal,) = fmt.parse(store.read("proposals.md")).entries
+    assert (proposal.text, proposal.get("by"), proposal.get("reason")) == (PERSON, "claude-code", "stale")  # fmt: skip
     call(store, "deleteMemory", {"path": PATH, "message": "all of it"})
     assert list(entries(store)) == [PERSON]
 
