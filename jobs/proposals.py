@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from jobs.config import today
+from jobs.dream import refused
 from jobs.runtime import Runtime
 from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
@@ -41,10 +42,14 @@ def settle_task(
     user: str,
     channel: str,
     thread_ts: str,
-    **_ctx: Any,
+    **ctx: Any,
 ) -> None:
-    """The digest's Accept / Drop button: any person of the workspace settles it, once."""
+    """The digest's Accept / Drop button, settled once. Accepting changes or removes an entry, so
+    it is for the people who may press hippo's destructive buttons (jobs/slack/permissions.py);
+    dropping a proposal changes nothing of the memory, and anyone may."""
     rt = self.runtime
+    if accept and refused(rt, ctx, user, channel, "accept an agent's proposal"):
+        return
     text = write_or_refuse(
         lambda: f"<@{user}> " + settle(rt, proposal, accept=accept, who=author(user), key=key),
         "Could not settle that proposal: {error}",

@@ -59,6 +59,7 @@ def test_the_digest_button_accepts_an_agents_deletion(
     body = conformance("block_actions.json")
     body["container"].update(message_ts=outcome.digest_ts, channel_id="CDIGEST", is_ephemeral=False)
     body["user"]["id"] = "W333"
+    slack_fake.users["W333"] = {"is_admin": True}  # accepting is for admins, as Revert is
     body["actions"][0].update(action_id="proposal_accept", block_id="proposal_actions_0", value=accept["value"])  # fmt: skip
     client = create_app(rt.config, rt).test_client()
     assert post(client, payload_body(body)).status_code == 200
