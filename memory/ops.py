@@ -85,6 +85,7 @@ def apply_ops(
         version.check(read(version.STATE))  # a newer hippo's memory: write nothing to it
     edit = _Edit(read, dreamer=dreamer, force=force, folder=folder, restoring=restoring)
     rules = trust.Rules(agent, edit.current, edit.entry) if agent is not None else None
+    edit.by_agent = rules is not None
     for op in ops:
         try:
             if rules is None:
@@ -170,7 +171,7 @@ class _Edit:
             self.collide(op.dst)
         _check_append_only(op, self.current)
         if not self.force:
-            _check_tombstones(op, self.current, self.forgotten)
+            _check_tombstones(op, self.current, self.forgotten, person=not self.by_agent)
         if isinstance(op, WriteFile) and not self.internal:
             _check_new_entries(op, self.current(op.path))
         _APPLY[type(op)](self, op)
@@ -182,13 +183,19 @@ class _Edit:
         found = self.doc_of(path).index().get(fmt.fact_key(match))
         return found[0] if found else None
 
+    by_agent = False  # set while an agent's write applies: tombstones of agents bind it
+
     def apply_as_agent(self, op: Operation, rules: trust.Rules) -> None:
         """An agent's operation as the trust rules rewrite it; its parts apply together or
         not at all. A tombstone records only what this write removed (an agent's own entry):
         a person's entry it asked to delete is a proposal, and stays."""
-        if type(op) is AddTombstone and fmt.fact_key(op.text) not in self.gone:
-            self._reason(op)
-            return
+        if type(op) is AddTombstone:
+            if fmt.fact_key(op.text) not in self.gone:
+                self._reason(op)
+                return
+            # an agent's removal binds agents, never a person saving the fact again
+            meta = tuple((k, v) for k, v in op.meta if k.lower() != "status")
+            op = AddTombstone(op.path, op.text, (*meta, ("status", trust.TENTATIVE)), op.title)
         parts = rules.rewrite(op)
         if len(parts) == 1:
             self.apply(parts[0])
@@ -318,7 +325,11 @@ def _check_append_only(op: Operation, current: Reader) -> None:
 
 
 def _check_tombstones(
-    op: Operation, current: Reader, forgotten: Callable[[], list[tombstones.Tombstone]]
+    op: Operation,
+    current: Reader,
+    forgotten: Callable[[], list[tombstones.Tombstone]],
+    *,
+    person: bool = False,
 ) -> None:
     if isinstance(op, AddEntry | ReplaceEntry):
         if op.path == tombstones.PATH:
@@ -338,7 +349,7 @@ def _check_tombstones(
         if not might_repeat(haystack, t):
             continue  # cheap: forgotten.md lacks this fact's longest word, so no tombstone
         stones = stones if stones is not None else forgotten()
-        tombstones.check(t, stones)
+        tombstones.check(t, stones, person=person)
 
 
 def might_repeat(haystack: str, text: str) -> bool:

@@ -67,7 +67,7 @@ def resurrected(
             if not might_repeat(haystack, e.text):
                 continue
             try:
-                tombstones.check(e.text, stones)
+                tombstones.check(e.text, stones, person=True)  # a person brought it back
             except TombstoneConflict as exc:
                 out.append((path, e, str(exc)))
     return out

@@ -192,3 +192,19 @@ def test_the_write_path_holds_whatever_the_door_sent(store: Store) -> None:
     assert PERSON in got and PERSON in store.read("proposals.md")
     with pytest.raises(ProtectedPath):
         store.write([AppendLine(PATH, "- raw line [status: active]")], author=bot, message="m")
+
+
+def test_an_agents_removal_binds_agents_not_people(store: Store, tmp_path: Path) -> None:
+    """Item 2: what an agent removed (its own entry) it cannot add again, nor can another
+    agent; a person saving the same fact with `hippo note` is not refused."""
+    from bot.cli.main import main
+
+    call(store, "writeMemory", {"path": PATH, "message": "m", "entries": [MINE]})
+    call(store, "deleteMemory", {"path": PATH, "message": "m", "entries": [MINE]})
+    (stone,) = fmt.parse(store.read("forgotten.md")).entries
+    assert stone.get("status") == "tentative"
+    assert "forgotten" in refused(store, "writeMemory", {"path": PATH, "message": "m", "entries": [MINE]})  # fmt: skip
+    argv = ["--remote", str(tmp_path / "remote.git"), "--data-dir", str(tmp_path / "cli")]
+    assert main([*argv, "note", MINE, "--path", PATH, "--by", "ann"]) == 0
+    store.sync()
+    assert entries(store)[MINE].get("status") is None
