@@ -282,7 +282,9 @@ def push(
         return Pushed(None, (), refused, landed)
     result = store.write(checked.ops, author=author, message=message, key=key, source=who.source)
     copy.discard()
-    return Pushed(str(result.commit), tuple(checked.paths), refused, landed)
+    # with the paths hippo added for the agent (proposals.md: a person's entry it deleted)
+    paths = tuple(dict.fromkeys([*checked.paths, *result.paths]))
+    return Pushed(str(result.commit), paths, refused, landed)
 
 
 def _decoded(data: bytes | None) -> str | None:

@@ -110,7 +110,7 @@ def test_the_agents_edits_pass_the_gate(
 
 
 def test_a_rewritten_file_keeps_peoples_entries_and_hippos_keys(
-    rt: Runtime, claude: FakeAnthropic
+    rt: Runtime, claude: FakeAnthropic, slack_fake: SlackFake
 ) -> None:
     """Issue 24 item 1 through the Slack agent's turn: the agent rewrites the file whole (a new
     heading), marks its own line active, swaps alice's source, drops her other entry, and tries
@@ -146,3 +146,6 @@ def test_a_rewritten_file_keeps_peoples_entries_and_hippos_keys(
     )
     assert GRPC in rt.store.read("proposals.md")
     assert rt.store.read_or_none("conventions/acme/shop.md") is None
+    reply = slack_fake.calls("chat.postMessage")[-1].form["text"]
+    assert "its deletion is proposed, for a person to accept or drop" in reply
+    assert "Not saved: `conventions/acme/shop.md`" in reply
