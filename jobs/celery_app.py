@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from celery import signals
 
 from integrations import metrics
-from jobs import dream, journal, maintenance, observe, workspace_dreams, workspaces
+from jobs import dream, journal, maintenance, observe, proposals, workspace_dreams, workspaces
 from jobs.agent import tasks as agent_tasks
 from jobs.broker import BROKER_DOWN, settings
 from jobs.config import Config
@@ -41,6 +41,7 @@ TASK_MODULES: tuple[TaskModule, ...] = (
     github_tasks,
     github_checks,
     dream,
+    proposals,
     workspace_dreams,  # many workspaces: one nightly dream per installed workspace
     maintenance,
 )

@@ -190,6 +190,8 @@ class Config:
     console_token: str = ""
     secret_key: str = ""
     mcp_tokens: Mapping[str, str] = field(default_factory=dict)  # token → name
+    # Token names (and `hippo mcp --as` names) that are a person's, not an agent's
+    mcp_people: frozenset[str] = frozenset()
     public_url: str = "http://localhost:3000"
     # Operations
     log_format: str = "auto"  # json, text, or auto (JSON unless stderr is a terminal)
@@ -322,6 +324,7 @@ def _behaviour_settings(get: Get) -> dict[str, Any]:
         console_token=get("HIPPO_CONSOLE_TOKEN"),
         secret_key=get("HIPPO_SECRET_KEY"),
         mcp_tokens=_tokens(get("HIPPO_MCP_TOKENS")),
+        mcp_people=frozenset(_list(get("HIPPO_MCP_PEOPLE"))),
         # Unset: where this web process listens, so links work on any PORT.
         public_url=get("HIPPO_PUBLIC_URL") or f"http://localhost:{_port(get)}",
         log_format=_choice("HIPPO_LOG_FORMAT", get("HIPPO_LOG_FORMAT") or "auto", LOG_FORMATS),

@@ -30,6 +30,7 @@ ESTIMATE = "estimated at 4 bytes of UTF-8 per token, no tokenizer"
 MEMORY_HITS = 12
 MAX_TASK = 2000  # characters of a task that count; a longer one is cut (its words still rank)
 TOMBSTONES = "forgotten.md"
+PROPOSALS = "proposals.md"  # agents' proposed deletions (memory/trust.py): copies, not knowledge
 
 CONVENTIONS, REPO_PREFS, CHANNEL_PREFS, MEMORY = (
     "conventions",
@@ -216,14 +217,19 @@ def memory_hits(reader: Reader, words: Sequence[str], skip: set[str]) -> list[Li
         return []
     out = []
     for hit in reader.search(" ".join(words), limit=MEMORY_HITS * 2):
-        meta = dict(hit.meta)
+        meta, text = dict(hit.meta), hit.text
+        bullet = None if hit.entry else fmt.parse_entry(hit.text)
+        if bullet is not None:
+            # a bullet in a file of another kind (`.txt`) is an entry all the same: its status
+            # is the one it says (an agent's is tentative there too), never a default "active"
+            meta, text = bullet.metadata, bullet.text
         status = (meta.get("status") or "active").lower()
-        if hit.path in skip or hit.path == TOMBSTONES or status == "revoked":
+        if hit.path in skip or hit.path in (TOMBSTONES, PROPOSALS) or status == "revoked":
             continue
         where = f"{hit.path}:{hit.line}"
         source, kind = meta.get("source") or where, meta.get("kind", "")
         disputed = meta.get("contradicts", "")
-        out.append(Line(MEMORY, hit.text, source, status, where, kind, disputed))
+        out.append(Line(MEMORY, text, source, status, where, kind, disputed))
     return out[:MEMORY_HITS]
 
 

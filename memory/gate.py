@@ -25,28 +25,27 @@ from typing import Final
 
 from memory import contradictions as cx
 from memory import format as fmt
-from memory.operations import AddEntry, Meta, Operation, RemoveEntry, ReplaceEntry, WriteFile
+from memory import trust
+from memory.operations import (
+    AddEntry,
+    AddTombstone,
+    Meta,
+    Operation,
+    RemoveEntry,
+    ReplaceEntry,
+    WriteFile,
+)
 from memory.validate import MAX_FILE_BYTES
 
 KINDS: Final = fmt.KINDS
-DEFAULT_KIND: Final = "fact"
-TENTATIVE: Final = "tentative"
-MAX_QUOTE = 120  # characters of the older entry quoted in `contradicts:` / `refines:`
+DEFAULT_KIND: Final = trust.DEFAULT_KIND
+TENTATIVE: Final = trust.TENTATIVE
 MAX_COMPARISONS = 50_000  # ~2 µs each (cached word sets): a write's check stays under ~0.1 s
+kind_of = trust.kind_of
+quote = trust.quote  # the older entry in `contradicts:` / `refines:`, cut at trust.MAX_QUOTE
+origins = trust.origins
 
 Read = Callable[[str], str | None]
-
-
-def kind_of(value: str | None, default: str = DEFAULT_KIND) -> str:
-    """A kind hippo knows (case and spaces forgiven: 'Stack note' → stack-note), else `default`."""
-    word = "-".join((value or "").lower().split()).replace("_", "-")
-    return word if word in KINDS else default
-
-
-def quote(text: str) -> str:
-    """An entry's text as a metadata value: one line, cut at MAX_QUOTE characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= MAX_QUOTE else flat[: MAX_QUOTE - 1].rstrip() + "…"
 
 
 def is_live(entry: fmt.Entry) -> bool:
@@ -70,10 +69,13 @@ class Landed:
 
 @dataclass
 class Gate:
-    """The gate for one write by an agent. `kind` is the kind for entries that name none."""
+    """The gate for one write by an agent. `kind` is the kind for entries that name none;
+    `origin` is what this writer's confirmation counts as (hippo's record: the Slack thread's
+    permalink, or `by <token name>`; memory/trust.py), never a source the agent wrote."""
 
     kind: str = DEFAULT_KIND
     judge: cx.Judge | None = None
+    origin: str = ""
     landed: list[Landed] = field(default_factory=list)
     budget: int = MAX_COMPARISONS  # entry pairs compared in one write, at most
 
@@ -82,12 +84,15 @@ class Gate:
         return sum(1 for x in self.landed if x.verdict == cx.CONTRADICT)
 
     def stamp(self, meta: Meta) -> Meta:
-        """The agent's metadata with a known kind and `status: tentative`. A status that is no
-        status at all is left for the write path to refuse with its message, as lint would."""
+        """The agent's metadata with a known kind and `status: tentative`, without the keys
+        only hippo writes (verified, evidence; `by` is the door's, and the write path sets it
+        again). A status that is no status at all is left for the write path to refuse with
+        its message, as lint would."""
         kind = kind_of(dict((k.lower(), v) for k, v in meta).get("kind"), kind_of(self.kind))
         if any(k.lower() == "status" and v.strip().lower() not in fmt.STATUSES for k, v in meta):
             return (*[(k, v) for k, v in meta if k.lower() != "kind"], ("kind", kind))
-        out = [(k, v) for k, v in meta if k.lower() not in ("kind", "status")]
+        drop = ("kind", "status", "verified", "evidence")
+        out = [(k, v) for k, v in meta if k.lower() not in drop]
         return (*out, ("kind", kind), ("status", TENTATIVE))
 
     def apply(self, ops: Sequence[Operation], read: Read) -> list[Operation]:
@@ -101,11 +106,16 @@ class Gate:
 
         out: list[Operation] = []
         for op in ops:
-            if isinstance(op, AddEntry) and op.path.endswith(".md"):
+            # Every file of entries, whatever its name ends in: a `.txt` is read as entries too.
+            if isinstance(op, AddTombstone) or getattr(op, "path", "").startswith(
+                trust.NOT_ENTRIES
+            ):
+                out.append(op)
+            elif isinstance(op, AddEntry):
                 out += self._add(op, entries(op.path))
-            elif isinstance(op, ReplaceEntry) and op.path.endswith(".md"):
+            elif isinstance(op, ReplaceEntry):
                 out += self._replace(op, entries(op.path))
-            elif isinstance(op, WriteFile) and op.path.endswith(".md"):
+            elif isinstance(op, WriteFile):
                 out.append(self._write(op, read(op.path) or ""))
             else:
                 out.append(op)
@@ -132,7 +142,7 @@ class Gate:
         other = found.entry
         self.landed.append(Landed(op.path, op.text, found.verdict, other.text if other else ""))
         if found.verdict == cx.CONFIRM and other is not None:
-            return _confirm(op.path, other, op.meta)
+            return _confirm(op.path, other, self.origin or _by(op.meta))
         meta = self.stamp(op.meta)
         if other is not None and found.verdict in (cx.CONTRADICT, cx.REFINE):
             key = "contradicts" if found.verdict == cx.CONTRADICT else "refines"
@@ -191,38 +201,15 @@ def _text(entry: fmt.Entry | None) -> str:
     return entry.text if entry is not None else ""
 
 
-def origins(entry: fmt.Entry) -> list[str]:
-    """The independent places an entry was seen: its sources and evidence, a Slack thread
-    counted once however many of its messages are cited; `by:` when it cites nothing."""
-    out: dict[str, None] = {}
-    if not entry.get_all("source") and entry.get("by"):
-        out[f"by {entry.get('by')}"] = None  # an MCP agent citing nothing is its own origin
-    for value in entry.get_all("source") + entry.get_all("evidence"):
-        out[_origin(value)] = None  # values come decoded (format decision 5)
-    return list(out)
+def _by(meta: Meta) -> str:
+    by = next((v for k, v in meta if k.lower() == "by"), "")
+    return f"by {by}" if by else ""
 
 
-def _origin(value: str) -> str:
-    """A Slack permalink's thread (`…/p<ts>?thread_ts=<thread>` is a reply in <thread>)."""
-    base, _, query = value.strip().partition("?")
-    for part in query.split("&"):
-        if part.startswith("thread_ts=") and "/archives/" in base:
-            channel = base.split("/archives/", 1)[1].split("/", 1)[0]
-            return f"slack {channel} {part.split('=', 1)[1]}"
-    if "/archives/" in base and "/p" in base:
-        channel, _, ts = base.split("/archives/", 1)[1].partition("/p")
-        return f"slack {channel} {ts[:10]}.{ts[10:16]}"
-    return base
-
-
-def _confirm(path: str, entry: fmt.Entry, meta: Meta) -> list[Operation]:
-    """The agent said again what `entry` says: its source becomes evidence on that entry."""
-    seen = set(origins(entry))
-    new = [v for k, v in meta if k.lower() == "source" and _origin(v) not in seen]
-    if not new and not any(k.lower() == "source" for k, _ in meta):
-        by = next((v for k, v in meta if k.lower() == "by"), "")
-        new = [f"by {by}"] if by and f"by {by}" not in seen else []
-    if not new or is_active(entry):
+def _confirm(path: str, entry: fmt.Entry, origin: str) -> list[Operation]:
+    """The agent said again what `entry` says: the writer's origin (hippo's record of where
+    this write came from, never a source the agent typed) becomes evidence on that entry,
+    when it is a place the entry has not been seen from yet."""
+    if not origin or trust.origin_of(origin) in trust.seen(entry) or is_active(entry):
         return []  # nothing independent to add, or nothing left to confirm
-    evidence = tuple(("evidence", v) for v in new)
-    return [ReplaceEntry(path, entry.text, entry.text, (*entry.meta, *evidence))]
+    return [ReplaceEntry(path, entry.text, entry.text, (*entry.meta, ("evidence", origin)))]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from memory import format as fmt
-from memory import secrets, tombstones
+from memory import secrets, tombstones, trust
 from memory.errors import NoteRejected, SecretFound
 from memory.git.store import Author, Store, WriteResult
 from memory.ops import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry
@@ -17,7 +17,7 @@ INBOX = "inbox.md"
 _RUN = re.compile(r"[\w-]+")
 MAX_NOTE = 4000
 # Files that are not topics: notes never land there and forget never removes from them.
-_NOT_TOPICS = ("MEMORY.md", INBOX, tombstones.PATH)
+_NOT_TOPICS = ("MEMORY.md", INBOX, tombstones.PATH, trust.PROPOSALS)
 _NOT_TOPIC_DIRS = ("daily/", "archive/", ".dream/", "preferences/", "conventions/")
 STOP_WORDS = frozenset(
     [
@@ -172,7 +172,11 @@ def matches(store: Store, query: str) -> list[Match]:
     exact = fmt.normalise(query)
     out: list[Match] = []
     for path, data in sorted(store.tree().items()):
-        if not path.endswith(".md") or path == tombstones.PATH or path.startswith(".dream/"):
+        if (
+            not path.endswith(".md")
+            or path in (tombstones.PATH, trust.PROPOSALS)
+            or path.startswith(".dream/")
+        ):
             continue
         for e in fmt.parse(data.decode("utf-8", "replace")).entries:
             if (exact and fmt.normalise(e.text) == exact) or entry_matches(query, e.text):

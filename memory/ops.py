@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from memory import format as fmt
-from memory import tombstones, validate, version
+from memory import tombstones, trust, validate, version
 from memory.edited import EditedFile
 from memory.errors import (
     AppendOnly,
@@ -73,17 +73,25 @@ def apply_ops(
     on_refused: Refused | None = None,
     folder: Callable[[str], bool] | None = None,
     restoring: bool = False,
+    agent: trust.Agent | None = None,
 ) -> Applied:
     """Apply `ops` in order on the tree `read` gives; raise a named error for any refusal.
     With `on_refused`, a refused operation is reported there and skipped instead (every check
     runs before an operation changes anything, so a skipped one leaves no trace). `folder`
-    tells whether a path is a folder of that tree (so no file is written where one is)."""
+    tells whether a path is a folder of that tree (so no file is written where one is).
+    `agent`: the write is an agent's, and each operation first becomes what memory/trust.py
+    lets it be (stamped, merged, or a proposal) on this very tree."""
     if ops:
         version.check(read(version.STATE))  # a newer hippo's memory: write nothing to it
     edit = _Edit(read, dreamer=dreamer, force=force, folder=folder, restoring=restoring)
+    rules = trust.Rules(agent, edit.current, edit.entry) if agent is not None else None
+    edit.by_agent = rules is not None
     for op in ops:
         try:
-            edit.apply(op)
+            if rules is None:
+                edit.apply(op)
+            else:
+                edit.apply_as_agent(op, rules)
         except MemoryStoreError as exc:
             if on_refused is None:
                 raise
@@ -110,6 +118,7 @@ class _Edit:
         self.docs: dict[str, EditedFile | None] = {}  # None: deleted by an earlier operation
         self.base: dict[str, str | None] = {}  # what the tree held before, read once
         self.stones: list[tuple[str, list[tombstones.Tombstone]]] = []
+        self.gone: set[str] = set()  # fact keys of the entries this write removed
 
     @property
     def internal(self) -> bool:
@@ -162,10 +171,52 @@ class _Edit:
             self.collide(op.dst)
         _check_append_only(op, self.current)
         if not self.force:
-            _check_tombstones(op, self.current, self.forgotten)
+            _check_tombstones(op, self.current, self.forgotten, person=not self.by_agent)
         if isinstance(op, WriteFile) and not self.internal:
             _check_new_entries(op, self.current(op.path))
         _APPLY[type(op)](self, op)
+
+    def entry(self, path: str, match: str) -> fmt.Entry | None:
+        """The entry of `match`'s fact in `path` now, from the file's kept index (no parse)."""
+        if self.current(path) is None:
+            return None
+        found = self.doc_of(path).index().get(fmt.fact_key(match))
+        return found[0] if found else None
+
+    by_agent = False  # set while an agent's write applies: tombstones of agents bind it
+
+    def apply_as_agent(self, op: Operation, rules: trust.Rules) -> None:
+        """An agent's operation as the trust rules rewrite it; its parts apply together or
+        not at all. A tombstone records only what this write removed (an agent's own entry):
+        a person's entry it asked to delete is a proposal, and stays."""
+        if type(op) is AddTombstone:
+            if fmt.fact_key(op.text) not in self.gone:
+                self._reason(op)
+                return
+            # an agent's removal binds agents, never a person saving the fact again
+            meta = tuple((k, v) for k, v in op.meta if k.lower() != "status")
+            op = AddTombstone(op.path, op.text, (*meta, ("status", trust.TENTATIVE)), op.title)
+        parts = rules.rewrite(op)
+        if len(parts) == 1:
+            self.apply(parts[0])
+            return
+        texts = {p: None if d is None else d.text() for p, d in self.docs.items()}
+        removed = len(self.out.removed)
+        try:
+            for part in parts:
+                self.apply(part)
+        except MemoryStoreError:
+            self.docs = {p: None if t is None else EditedFile(t) for p, t in texts.items()}
+            del self.out.removed[removed:]
+            raise
+
+    def _reason(self, stone: AddTombstone) -> None:
+        """The reason an agent gave for a deletion that became a proposal, on that proposal."""
+        reason = next((v for k, v in stone.meta if k.lower() == "reason" and v.strip()), "")
+        found = self.entry(trust.PROPOSALS, stone.text) if reason else None
+        if found is not None and not found.get("reason"):
+            meta = (*found.meta, ("reason", reason))
+            self.apply(ReplaceEntry(trust.PROPOSALS, found.text, found.text, meta))
 
     def add_entry(self, op: AddEntry) -> None:
         if self.current(op.path) is None:
@@ -189,6 +240,7 @@ class _Edit:
         doc = self.doc_of(op.path)
         entry = doc.find(op.path, op.match)
         self.out.removed.append((op.path, entry))
+        self.gone.add(fmt.fact_key(entry.text))
         doc.remove(entry)
 
     def append_line(self, op: AppendLine) -> None:
@@ -209,7 +261,8 @@ class _Edit:
         self.docs[op.dst] = EditedFile(text)
 
     def delete_file(self, op: DeleteFile) -> None:
-        _existing(self.current, op.path)
+        text = _existing(self.current, op.path)
+        self.gone.update(fmt.fact_key(e.text) for e in fmt.parse(text).entries)
         self.docs[op.path] = None
 
 
@@ -237,7 +290,7 @@ def _check_new_meta(op: ReplaceEntry, old: fmt.Entry) -> None:
     """Lint's metadata rules on what this edit brings in (an old entry's own problems, already
     in the file, do not block an edit of its text)."""
     before = set(lint_entry(old.text, old.meta))
-    for code, message in lint_entry(op.text, op.meta):
+    for code, message in lint_entry(*validate.read_back(op.text, op.meta)):
         if (code, message) not in before:
             raise InvalidMetadata(message, op.path)
 
@@ -272,7 +325,11 @@ def _check_append_only(op: Operation, current: Reader) -> None:
 
 
 def _check_tombstones(
-    op: Operation, current: Reader, forgotten: Callable[[], list[tombstones.Tombstone]]
+    op: Operation,
+    current: Reader,
+    forgotten: Callable[[], list[tombstones.Tombstone]],
+    *,
+    person: bool = False,
 ) -> None:
     if isinstance(op, AddEntry | ReplaceEntry):
         if op.path == tombstones.PATH:
@@ -292,7 +349,7 @@ def _check_tombstones(
         if not might_repeat(haystack, t):
             continue  # cheap: forgotten.md lacks this fact's longest word, so no tombstone
         stones = stones if stones is not None else forgotten()
-        tombstones.check(t, stones)
+        tombstones.check(t, stones, person=person)
 
 
 def might_repeat(haystack: str, text: str) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from memory import format as fmt
-from memory import textlines
+from memory import textlines, trust
 from memory.errors import InvalidPath, MemoryStoreError
 from memory.gate import Gate, Landed
 from memory.ops import (
@@ -36,9 +36,9 @@ from memory.ops import (
 
 Meta = tuple[tuple[str, str], ...]
 APPEND_ONLY = ("archive/",)
-# Written by people only (Slack instructions, the console): the agent may not change its own
-# instructions, whatever its tools let through.
-PEOPLE_ONLY = ("preferences/",)
+# Written by people only (Slack instructions, the console, git): the agent may not change its
+# own instructions, whatever its tools let through (the write path refuses them too).
+PEOPLE_ONLY = trust.PEOPLE_ONLY
 
 
 class SandboxStore(Protocol):
@@ -150,7 +150,7 @@ def plan(base: Mapping[str, bytes], work: Mapping[str, bytes], who: Attribution)
             continue
         if path.startswith(PEOPLE_ONLY):
             out.refused.append(
-                (path, "channel and repository preferences are set by people (Slack, console)")
+                (path, "preferences and conventions are written by people (Slack, console, git)")
             )
             continue
         if new is None:
@@ -224,9 +224,12 @@ def _attribute_new_entries(old: str, new: str, who: Attribution) -> str:
     return text
 
 
-def check(ops: Sequence[Operation], read: Callable[[str], str | None]) -> Plan:
+def check(
+    ops: Sequence[Operation], read: Callable[[str], str | None], agent: trust.Agent | None = None
+) -> Plan:
     """Keep the operations the tree `read` gives accepts, one by one; refuse the rest with why.
-    One pass of the write path's own rules (one parse per file), refusals skipped."""
+    One pass of the write path's own rules (one parse per file, an agent's trust rules
+    included), refusals skipped."""
     out = Plan()
     refused: set[int] = set()
 
@@ -234,7 +237,7 @@ def check(ops: Sequence[Operation], read: Callable[[str], str | None]) -> Plan:
         refused.add(id(op))
         out.refused.append((getattr(op, "path", ""), str(exc)))
 
-    apply_ops(ops, read, on_refused=refuse)
+    apply_ops(ops, read, on_refused=refuse, agent=agent)
     out.ops.extend(op for op in ops if id(op) not in refused)
     return out
 
@@ -271,7 +274,7 @@ def push(
     ops = wanted.ops
     if gate is not None:
         ops = gate.apply(ops, lambda p: _decoded(tip.get(p)))
-    checked = check(ops, lambda p: _decoded(tip.get(p)))
+    checked = check(ops, lambda p: _decoded(tip.get(p)), getattr(author, "agent", None))
     refused = tuple(wanted.refused + checked.refused)
     landed = tuple(gate.landed) if gate is not None else ()
     if not checked.ops:
@@ -279,7 +282,9 @@ def push(
         return Pushed(None, (), refused, landed)
     result = store.write(checked.ops, author=author, message=message, key=key, source=who.source)
     copy.discard()
-    return Pushed(str(result.commit), tuple(checked.paths), refused, landed)
+    # with the paths hippo added for the agent (proposals.md: a person's entry it deleted)
+    paths = tuple(dict.fromkeys([*checked.paths, *result.paths]))
+    return Pushed(str(result.commit), paths, refused, landed)
 
 
 def _decoded(data: bytes | None) -> str | None:

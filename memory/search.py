@@ -50,6 +50,7 @@ LENGTH_PENALTY = 1.0  # for an entry text of LONG bytes or more, less for shorte
 LONG = 400
 DEMOTED = 3.0  # taken from lines of forgotten.md and entries with status: revoked
 FORGOTTEN = "forgotten.md"
+PROPOSALS = "proposals.md"  # memory/trust.py
 ARCHIVE = "archive/"
 
 PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes
@@ -120,10 +121,11 @@ class SearchIndex:
         # Facts removed on purpose (tombstones, revoked lessons) still hit, after live ones.
         for k in blob.lines_matching(_REVOKED, start):
             self._prior[k] -= DEMOTED
-        f = blob.live.get(FORGOTTEN)
-        if f is not None and blob.firsts[f] >= start:
-            for k in range(blob.firsts[f], blob.firsts[f + 1]):
-                self._prior[k] -= DEMOTED
+        for name in (FORGOTTEN, PROPOSALS):  # and agents' proposed deletions: copies of entries
+            f = blob.live.get(name)
+            if f is not None and blob.firsts[f] >= start:
+                for k in range(blob.firsts[f], blob.firsts[f + 1]):
+                    self._prior[k] -= DEMOTED
 
     @classmethod
     def build(cls, tree: Mapping[str, bytes], *, archive: bool = False) -> SearchIndex:

@@ -28,6 +28,7 @@ class Tombstone:
     by: str
     reason: str
     source: str
+    agents: bool = False  # an agent's removal of its own entry (`status: tentative`)
 
     @property
     def merged(self) -> bool:
@@ -84,21 +85,23 @@ def load(text: str | None) -> Stones:
                 by=e.get("by") or "",
                 reason=e.get("reason") or "",
                 source=e.get("source") or "",
+                agents=(e.get("status") or "").strip().lower() == "tentative",
             )
         )
     return out
 
 
-def check(text: str, stones: Sequence[Tombstone]) -> None:
+def check(text: str, stones: Sequence[Tombstone], *, person: bool = False) -> None:
     """Raise TombstoneConflict when `text` is a forgotten fact: the same words after
-    normalisation, or all of its content words said again (with more)."""
+    normalisation, or all of its content words said again (with more). A `person` is not held
+    back by what an agent removed (memory/trust.py: an agent's removal binds agents only)."""
     key = fmt.normalise(text)
     if not key:
         return
     if isinstance(stones, Stones):
         stones = stones.near(key, facts.fact(text).words)
     for stone in stones:
-        if stone.merged:
+        if stone.merged or (person and stone.agents):
             continue
         if stone.key == key or facts.covers(stone.text, text):
             raise TombstoneConflict(text, stone.cite())

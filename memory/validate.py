@@ -20,7 +20,10 @@ from collections.abc import Mapping, Sequence
 from memory import secrets
 from memory.errors import InvalidMetadata, InvalidText, SecretFound, TooLarge
 from memory.folding import strip_invisible
+from memory.format import parse_entry, render_entry
 from memory.lint import entry_problems
+
+Meta = tuple[tuple[str, str], ...]
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # a memory file; the same cap for every door
 MAX_ENTRY_CHARS = 8_000  # one entry (text and metadata): a fact, not a document
@@ -98,10 +101,19 @@ def entry(text_: str, meta: Sequence[tuple[str, str]], *, path: str) -> None:
 
 
 def lint_rules(text_: str, meta: Sequence[tuple[str, str]], *, path: str) -> None:
-    """InvalidMetadata for the first rule lint would report on this entry."""
-    problems = entry_problems(text_, meta)
+    """InvalidMetadata for the first rule lint would report on this entry, as the file will
+    hold it: rendered, then read back. A text that itself ends in a bracket (a note typed as
+    `… [added: yesterday]`) is read back as metadata beside the door's own, so the text and the
+    metadata are never checked apart."""
+    problems = entry_problems(*read_back(text_, meta))
     if problems:
         raise InvalidMetadata(problems[0][1], path)
+
+
+def read_back(text_: str, meta: Sequence[tuple[str, str]]) -> tuple[str, Meta]:
+    """The (text, metadata) a reader of the file gets for the entry written as `text_`, `meta`."""
+    entry = parse_entry(render_entry(text_, meta))
+    return (entry.text, entry.meta) if entry is not None else (text_, tuple(meta))
 
 
 def commit(

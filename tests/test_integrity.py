@@ -141,10 +141,16 @@ def test_console_edit_of_one_russian_entry_leaves_the_other(tmp_path: Path) -> N
 def test_mcp_delete_and_cli_forget_touch_only_the_named_non_latin_entry(
     tmp_path: Path, store: Store, remote: Path
 ) -> None:
-    """deleteMemory of one Russian entry removes only it; the tombstone then blocks a re-add
-    (also written with a look-alike Latin letter); CLI forget of a CJK fact names only it."""
+    """deleteMemory of one Russian entry (an agent's) removes only it; the tombstone then blocks
+    an agent's re-add (also written with a look-alike Latin letter); CLI forget of a CJK fact
+    names only it."""
+    agents = "[by: bot; kind: fact; status: tentative]"
     store.write(
-        [ops.WriteFile("ru.md", f"# ru\n\n- {RU_1}\n- {RU_2}\n- 支付服务在夜间宕机\n- 🙂\n")],
+        [
+            ops.WriteFile(
+                "ru.md", f"# ru\n\n- {RU_1} {agents}\n- {RU_2}\n- 支付服务在夜间宕机\n- 🙂\n"
+            )
+        ],
         author=ANN,
         message="ru",
     )
@@ -154,9 +160,12 @@ def test_mcp_delete_and_cli_forget_touch_only_the_named_non_latin_entry(
     assert RU_1 not in text and RU_2 in text and "🙂" in text
     assert RU_1 in (remote_file(remote, "forgotten.md") or "")
     before = remote_tip(remote)
-    assert cli(tmp_path, "note", RU_1.upper(), "--path", "ru.md") == 1
+    # an agent's removal binds agents (a person may save the fact again: docs/TRUST.md)
     lookalike = RU_1.replace("о", "o")  # Latin 'o' in place of Cyrillic 'о'
-    assert lookalike != RU_1 and cli(tmp_path, "note", lookalike, "--path", "ru.md") == 1
+    assert lookalike != RU_1
+    for again in (RU_1.upper(), lookalike):
+        args = {"path": "ru.md", "message": "m", "entries": [again]}
+        assert mcp(store, "writeMemory", args, who="agent-b").is_error
     assert remote_tip(remote) == before
     assert cli(tmp_path, "forget", "支付服务在夜间宕机") == 0
     text = remote_file(remote, "ru.md") or ""
@@ -177,10 +186,11 @@ def test_the_same_russian_fact_twice_is_one_entry(
 
 def test_an_entry_without_words_is_never_matched_by_a_key(store: Store, remote: Path) -> None:
     """An emoji-only entry is removed by its exact text, and another wordless entry stays."""
-    store.write([ops.WriteFile("e.md", "# e\n\n- 🙂\n- —\n")], author=ANN, message="e")
+    agents = "[by: bot; kind: fact; status: tentative]"
+    store.write([ops.WriteFile("e.md", f"# e\n\n- 🙂 {agents}\n- — {agents}\n")], author=ANN, message="e")  # fmt: skip
     out = mcp(store, "deleteMemory", {"path": "e.md", "message": "m", "entries": ["—"]})
     assert not out.is_error, text_of(out)
-    assert remote_file(remote, "e.md") == "# e\n\n- 🙂\n"
+    assert remote_file(remote, "e.md") == f"# e\n\n- 🙂 {agents}\n"
 
 
 # -- 3. idempotency keys cannot be squatted --------------------------------------------------

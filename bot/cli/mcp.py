@@ -49,6 +49,7 @@ def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
         workspace=rt.config.workspace,
         redis=rt.redis,
         judge=judge_for(rt.llm, rt.config.small_model),
+        people=rt.config.mcp_people,
     )
     server = build_server(tools, fixed(name))
     try:

@@ -177,6 +177,8 @@ def cmd_lint(args: argparse.Namespace, rt: Runtime) -> int:
     tree = rt.store.tree() if rt.store.tip() else {}
     with out.progress("lint", total=len(tree)) as advance:
         problems = lint(tree, progress=advance)
+    if tree:
+        problems += _plain_git_problems(rt, tree)
     if args.json:
         out.print_json([p.__dict__ for p in problems])
     else:
@@ -184,6 +186,32 @@ def cmd_lint(args: argparse.Namespace, rt: Runtime) -> int:
             print(f"{p.path}:{p.line}: {p.code}: {p.message}")
         print(f"{len(problems)} problem(s)" if problems else "memory is clean")
     return out.FAILED if problems else out.OK
+
+
+def _plain_git_problems(rt: Runtime, tree: dict[str, bytes]) -> list[Any]:
+    """What history shows a plain git push did that the write path refuses: a dreaming state
+    dreaming did not write, a forgotten fact brought back (memory/dream/plain_git.py)."""
+    from memory.dream import plain_git
+    from memory.lint import Problem
+
+    out: list[Any] = []
+    foreign = plain_git.foreign_state(rt.store)
+    if foreign is not None:
+        why = (
+            f"changed outside dreaming ({foreign.short} by {foreign.author}); the dream "
+            "ignores it and runs from the last state it wrote. Revert that commit"
+        )
+        out.append(Problem(".dream/state.json", 0, "foreign-state", why))
+    text = {p: b.decode("utf-8", "replace") for p, b in tree.items() if p.endswith(".md")}
+    for path, entry, stone in plain_git.resurrected(text):
+        pushed = plain_git.brought_back(rt.store, path, entry.text)
+        if pushed is not None:
+            why = (
+                f"brings back a forgotten fact ({stone}) in {pushed.short} by "
+                f"{pushed.author}; the next dream removes it again"
+            )
+            out.append(Problem(path, entry.line + 1, "resurrected", why))
+    return out
 
 
 def add_commands(sub: Sub) -> None:

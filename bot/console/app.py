@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask
 
-from bot.console import auth, dreams, extras, files, history, repos, sessions
+from bot.console import auth, dreams, extras, files, history, proposals, repos, sessions
 from jobs.runtime import Runtime
 
 
@@ -29,6 +29,7 @@ def register(app: Flask, rt: Runtime) -> None:
     history.install(bp, rt)
     dreams.install(bp, rt)
     extras.install(bp, rt)
+    proposals.install(bp, rt)
     repos.install(bp, rt)
     bp.add_app_template_global(auth.csrf_token, "csrf_token")
     bp.add_app_template_global(auth.current_user, "current_user")

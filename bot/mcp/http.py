@@ -142,6 +142,7 @@ def register(app: Flask, rt: Runtime) -> None:
                     workspace=rt.config.workspace,
                     redis=rt.redis,
                     judge=judge_for(rt.llm, rt.config.small_model),
+                    people=rt.config.mcp_people,
                 )
                 # Over HTTP the author is always the token's name; "mcp" is never used.
                 bridge = Bridge(build_server(tools, fixed("mcp")))

@@ -17,7 +17,7 @@ from jobs import oplog
 from jobs.briefing import brief
 from jobs.read_counts import HashStore, count_read
 from memory import format as fmt
-from memory import ops, snapshot, tombstones, validate
+from memory import ops, snapshot, tombstones, trust, validate
 from memory.contradictions import Judge
 from memory.errors import NoteRejected, NotFound
 from memory.gate import Gate, Landed, kind_of
@@ -27,10 +27,11 @@ from memory.search import Hit
 DEFAULT_FILE = "MEMORY.md"
 
 
-def author_for(name: str) -> Author:
-    """The commit author for an agent or person known only by name (a token's name)."""
+def author_for(name: str, *, person: bool = False) -> Author:
+    """The commit author for an agent or person known only by name (a token's name). An MCP
+    caller is an agent (memory/trust.py) unless configuration declares its token a person's."""
     slug = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-") or "agent"
-    return Author(name, f"{slug}@mcp.hippo")
+    return Author(name, f"{slug}@mcp.hippo", role=trust.PERSON if person else trust.AGENT)
 
 
 def parse_line(line: str) -> tuple[str, ops.Meta]:
@@ -59,6 +60,10 @@ class MemoryTools:
     redis: HashStore | None = None
     today: Callable[[], dt.date] = dt.date.today
     judge: Judge | None = None  # Claude for the contradiction check, when a key is set
+    people: frozenset[str] = frozenset()  # token names declared people's (HIPPO_MCP_PEOPLE)
+
+    def author(self, by: str) -> Author:
+        return author_for(by, person=by in self.people)
 
     def read(self, path: str = DEFAULT_FILE) -> str:
         path = ops.check_path(path or DEFAULT_FILE)
@@ -113,7 +118,8 @@ class MemoryTools:
         key: str | None = None,
         kind: str = "",
     ) -> dict[str, Any]:
-        """Every MCP client is an agent: its entries pass the quality gate (memory.gate)."""
+        """An MCP client is an agent unless its token is a person's: an agent's entries pass
+        the quality gate (memory.gate) and the write path's trust rules (memory.trust)."""
         path = ops.check_path(path)
         if content is not None and (entries or replace):
             raise NoteRejected("give either content (a whole file) or entries/replace, not both")
@@ -131,11 +137,11 @@ class MemoryTools:
         for r in replace:
             text, meta = parse_line(r.text)
             batch.append(ops.ReplaceEntry(path, r.match, text, meta))
-        gate = Gate(kind=kind_of(kind), judge=self.judge)
-        batch = gate.apply(batch, self.store.read_or_none)
-        result = self.store.write(
-            batch, author=author_for(by), message=_msg(message), key=_key(by, key)
-        )
+        author = self.author(by)
+        gate = Gate(kind=kind_of(kind), judge=self.judge, origin=f"by {by}")
+        if author.agent is not None:
+            batch = gate.apply(batch, self.store.read_or_none)
+        result = self.store.write(batch, author=author, message=_msg(message), key=_key(by, key))
         snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
         if result.created:  # a retried call (same key) counts nothing again
             self._count(gate)
@@ -178,10 +184,11 @@ class MemoryTools:
             )
             batch.append(ops.AddTombstone(tombstones.PATH, stone, meta, title=tombstones.TITLE))
         result = self.store.write(
-            batch, author=author_for(by), message=_msg(message), key=_key(by, key)
+            batch, author=self.author(by), message=_msg(message), key=_key(by, key)
         )
         snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
-        return _result(result)
+        # An agent's deletion of a person's entry is a proposal (memory/trust.py), not a removal.
+        return {**_result(result), "proposed": max(0, len(gone) - len(result.removed))}
 
 
 def _find(doc: fmt.Document, path: str, text: str) -> fmt.Entry:

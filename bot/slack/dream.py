@@ -10,9 +10,10 @@ from slack_bolt import Ack, App
 from bot.slack.claims import PREFIX, submit
 from bot.slack.intent import Intent, SlackContext
 from jobs.dream import FORGET_FILE, REVERT, SLACK_DREAM
+from jobs.proposals import SETTLE
 from jobs.runtime import Runtime
 from jobs.workspaces import TEAM
-from memory.dream.digest import FORGET_ACTION, REVERT_ACTION
+from memory.dream.digest import ACCEPT_ACTION, DROP_ACTION, FORGET_ACTION, REVERT_ACTION
 
 _DREAM = re.compile(r"^dream(?:\s+--now\s+(?P<now>\S+))?\s*$", re.I)
 
@@ -43,6 +44,20 @@ def listen(bolt: App, rt: Runtime) -> None:
             rt, body, action, FORGET_FILE, "path", "dream_forget", "slack:forget-file:{ts}:{value}"
         )
 
+    for action_id, accept in ((ACCEPT_ACTION, True), (DROP_ACTION, False)):
+        _proposal_button(bolt, rt, action_id, accept)
+
+
+def _proposal_button(bolt: App, rt: Runtime, action_id: str, accept: bool) -> None:
+    @bolt.action(action_id)
+    def on_click(ack: Ack, body: dict[str, Any], action: dict[str, Any]) -> None:
+        ack()
+        # One settlement per proposal: Accept and Drop share the claim, the first click wins.
+        _digest_button(
+            rt, body, action, SETTLE, "proposal", "proposal", "slack:proposal:{value}",
+            extra={"accept": accept},
+        )  # fmt: skip
+
 
 def _digest_button(
     rt: Runtime,
@@ -52,6 +67,7 @@ def _digest_button(
     arg: str,
     claim_kind: str,
     key: str,
+    extra: dict[str, Any] | None = None,
 ) -> None:
     """A digest button whose value is `workspace|value`: queue `task` once for that value."""
     workspace, _, value = str(action.get("value") or "").rpartition("|")
@@ -64,7 +80,7 @@ def _digest_button(
     user = str((body.get("user") or {}).get("id") or "")
     submit(
         rt,
-        Intent(task, {arg: value}),
+        Intent(task, {arg: value, **(extra or {})}),
         # per workspace: two workspaces' digests may offer to forget the same path
         [(claim_kind, here, value)],
         SlackContext(

@@ -13,7 +13,7 @@ from integrations.gate_llm import judge_for
 from jobs import oplog
 from jobs.config import today
 from jobs.runtime import Runtime
-from memory import sandbox, snapshot
+from memory import sandbox, snapshot, trust
 from memory.contradictions import CONTRADICT
 from memory.errors import MemoryStoreError
 from memory.gate import Gate
@@ -36,10 +36,11 @@ def push_edits(
         rt.store,
         copy,
         sandbox.Attribution(permalink, f"hippo for {user}", today(rt.config)),
-        author=Author(f"hippo for {user}", HIPPO_EMAIL),
+        # An agent (memory/trust.py): its confirmations count as this thread, nothing it typed.
+        author=Author(f"hippo for {user}", HIPPO_EMAIL, role=trust.AGENT, origin=permalink),
         message=f"agent: edits from a Slack thread\n\nAsked: {asked[:200]}",
         key=f"slack-agent:{event_id}",
-        gate=Gate(judge=judge_for(rt.llm, rt.config.small_model)),
+        gate=Gate(judge=judge_for(rt.llm, rt.config.small_model), origin=permalink),
     )
     if "MEMORY.md" in pushed.paths and pushed.commit:
         with contextlib.suppress(MemoryStoreError):  # the edit stands even if publishing fails

@@ -25,7 +25,7 @@ from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from jobs.slack import delivery
 from memory import format as fmt
-from memory import sandbox, secrets, snapshot
+from memory import sandbox, secrets, snapshot, trust
 from memory.git.store import Author
 from memory.markup import slack, slack_broadcasts_off
 from memory.ops import AppendLine
@@ -251,6 +251,11 @@ def _citations(out: Outcome, tools: Toolbox, sources: list[str]) -> str:
     for new, old in out.disputed[:3]:
         kept = f"Kept “{slack(old)}”: “{slack(new)}” is saved beside it as tentative"
         parts.append(f"{kept}; a person settles it")
+    if trust.PROPOSALS in out.files_touched:
+        parts.append(
+            "A person's entry is never deleted by the agent: its deletion is proposed, for a "
+            "person to accept or drop (the digest, or the console's Proposals page)"
+        )
     return ("\n\n" + "\n".join(f"_{p}_" for p in parts)) if parts else ""
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from integrations.slack import Blocks
 from jobs.config import console_file_url
-from memory import notes
+from memory import notes, tombstones, trust
 from memory.markup import slack, slack_link
 from memory.search import Hit
 
@@ -103,12 +103,38 @@ def question_blocks(text: str, key: str, matches: tuple[notes.Match, ...]) -> Bl
 
 
 def recall_answer(public_url: str, query: str, hits: list[Hit]) -> str:
-    """The best hits for a recall, with their files and sources."""
-    if not hits:
+    """The best hits for a recall, with their files and sources. Lines removed on purpose
+    (forgotten.md, `status: revoked`) are never "what I know": they follow, labelled, as the
+    briefing leaves them out; an agent's proposed deletion (proposals.md) is not shown at all;
+    an agent's entry not yet confirmed says so."""
+    hits = [h for h in hits if h.path != trust.PROPOSALS]
+    known = [h for h in hits if _gone(h) is None]
+    gone = [h for h in hits if _gone(h) is not None]
+    if not known and not gone:
         return f"I know nothing about “{short(query)}” yet."
-    lines = [f"What I know about “{short(query)}”:"]
-    for hit in hits:
+    lines = [
+        f"What I know about “{short(query)}”:"
+        if known
+        else f"I know nothing current about “{short(query)}”."
+    ]
+    for hit in known:
         source = hit.meta.get("source")
         tail = f" ({slack_link(source, 'source')})" if source else ""
-        lines.append(f"• {short(hit.text, 200)} — {file_link(public_url, hit.path)}{tail}")
+        status = (hit.meta.get("status") or "").strip().lower()
+        mark = " _(tentative: not confirmed yet)_" if status == "tentative" else ""
+        lines.append(f"• {short(hit.text, 200)}{mark} — {file_link(public_url, hit.path)}{tail}")
+    if gone:
+        lines.append("Removed on purpose (not what I know):")
+        lines += [
+            f"• [{_gone(h)}] {short(h.text, 200)} — {file_link(public_url, h.path)}" for h in gone
+        ]
     return "\n".join(lines)
+
+
+def _gone(hit: Hit) -> str | None:
+    """'forgotten' for a tombstone, 'revoked' for a revoked entry, None for a live line."""
+    if hit.path == tombstones.PATH:
+        return "forgotten"
+    if (hit.meta.get("status") or "").strip().lower() == "revoked":
+        return "revoked"
+    return None

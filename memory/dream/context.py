@@ -13,7 +13,7 @@ from memory.ops import Operation, apply_ops
 from memory.validate import MAX_MESSAGE_CHARS
 
 # Files that are not topics: the index, the inbox, tombstones, daily notes, the archive, state.
-SPECIAL = frozenset({"MEMORY.md", "inbox.md", "forgotten.md"})
+SPECIAL = frozenset({"MEMORY.md", "inbox.md", "forgotten.md", "proposals.md"})
 NOT_TOPIC_DIRS = ("daily/", "archive/", ".dream/")
 
 DREAM_BY = "hippo-dream"  # the `by:` value of what dreaming writes
@@ -38,6 +38,9 @@ class Context:
     removed: int = 0  # entries removed tonight so far: every removal counts against the cap
     # With Claude: (older, newer) entry texts → are they one fact? Asked before every merge.
     confirm: Callable[[str, str], bool] | None = None
+    # (path, entry text) → the plain push that brought a forgotten fact back ("<sha> by <who>"),
+    # or "" when hippo's write path did (memory/dream/plain_git.py)
+    brought_back: Callable[[str, str], str] = lambda _p, _t: ""
     _docs: dict[str, tuple[str, fmt.Document]] = field(default_factory=dict, repr=False)
 
     def doc(self, path: str) -> fmt.Document:

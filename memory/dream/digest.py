@@ -17,9 +17,12 @@ from memory import format as fmt
 from memory import markup
 from memory.dream.promote import Contradiction
 from memory.dream.run import Report, StepReport
+from memory.proposals import Proposal
 
 REVERT_ACTION = "dream_revert"
 FORGET_ACTION = "dream_forget_file"
+ACCEPT_ACTION = "proposal_accept"
+DROP_ACTION = "proposal_drop"
 MAX_TEXT = 2900  # a section's text is limited to 3000 characters
 MAX_LIST = 10
 
@@ -88,6 +91,14 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
         out.append(_section(f"*Daily note* (`{report.daily_path}`)\n" + _listed(lines)))
     else:
         out.append(_section("*Daily note*: nothing new worth keeping a week."))
+    foreign = report.extra.get("foreign_state")
+    if foreign:
+        out.append(
+            _section(
+                f"*State ignored*: `.dream/state.json` was changed outside dreaming "
+                f"({_escape(str(foreign))}); tonight ran from the last state dreaming wrote"
+            )
+        )
     committed = [s for s in report.steps if s.commit]
     if committed:
         out.append({"type": "divider"})
@@ -113,6 +124,7 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
     if report.activated:
         out.append(_section("*Lessons now active*\n" + _listed(report.activated)))
     out += contradiction_blocks(report.extra.get("contradictions") or [], console_url)
+    out += proposal_blocks(report.extra.get("proposals") or [], workspace, console_url)
     if report.unverified:
         out.append(_section("*Unverified files*\n" + _listed(report.unverified, "files")))
     out += unused_blocks(report.unused, workspace) + oplog_blocks(
@@ -171,6 +183,42 @@ def contradiction_blocks(found: list[Contradiction], console_url: str = "") -> l
     more = f"\n…and {len(found) - MAX_LIST} more" if len(found) > MAX_LIST else ""
     head = "*Contradictions to settle* (the active entry stands; the new one is tentative)\n"
     return [_section(head + "\n".join(f"• {line}" for line in lines) + more)]
+
+
+def proposal_blocks(found: list[Proposal], workspace: str, console_url: str = "") -> list[Block]:
+    """Agents' deletions and edits of entries they may not change (memory/proposals.py), each
+    with Accept and Drop buttons (`action_id` ACCEPT_ACTION / DROP_ACTION, value
+    "<workspace>|<proposal id>"); the console's Proposals page lists them all."""
+    if not found:
+        return []
+    base = console_url.rstrip("/")
+    link = f" (<{base}/console/proposals|all in the console>)" if base else ""
+    out = [_section(f"*Proposals by agents*: accept or drop each{link}")]
+    for i, p in enumerate(found[:MAX_LIST]):
+        by = f" — {_escape(p.by)}" if p.by else ""
+        block = _section(f"• {_escape(p.describe())}{by}")
+        block["block_id"] = f"proposal_{i}"
+        out.append(block)
+        value = f"{workspace}|{p.id}"
+        buttons = [
+            {
+                "type": "button",
+                "action_id": ACCEPT_ACTION,
+                "text": {"type": "plain_text", "text": "Accept"},
+                "value": value,
+                "style": "primary",
+            },
+            {
+                "type": "button",
+                "action_id": DROP_ACTION,
+                "text": {"type": "plain_text", "text": "Drop"},
+                "value": value,
+            },
+        ]
+        out.append({"type": "actions", "block_id": f"proposal_actions_{i}", "elements": buttons})
+    if len(found) > MAX_LIST:
+        out.append(_section(f"…and {len(found) - MAX_LIST} more in the console"))
+    return out
 
 
 def unused_blocks(paths: list[str], workspace: str) -> list[Block]:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from memory import textlines, version
-from memory.dream import corrections, daily, index, outcomes, tidy, unused
+from memory import proposals, textlines, version
+from memory.dream import corrections, daily, index, outcomes, plain_git, tidy, unused
 from memory.dream import state as st
 from memory.dream.claims import known_repos
 from memory.dream.context import Context, StepResult, is_topic
@@ -109,8 +109,14 @@ def dream(
     head = store.sync() or store.head()
     tree = {p: b.decode("utf-8", "replace") for p, b in store.tree(head).items()}
     version.check(tree.get(st.PATH))  # a newer hippo's memory: refused before any step
-    state = st.State.load(tree.get(st.PATH))
     report = Report(run_id, head=head)
+    foreign = plain_git.foreign_state(store) if st.PATH in tree else None
+    if foreign is None:
+        state = st.State.load(tree.get(st.PATH))
+    else:
+        # a state dreaming did not write (a plain push): ignored, and the digest says so
+        state = st.State.load(plain_git.dreamers_state(store))
+        report.extra["foreign_state"] = f"{foreign.short} by {foreign.author}"
     if state.last_run == run_id:
         return recorded(store, report, tree, state)
     finder = RenameFinder(store, state.last_commit)
@@ -123,6 +129,7 @@ def dream(
         recall=dict(recall or {}),
         renamed=finder,
         confirm=confirm,
+        brought_back=lambda path, text: _pushed(store, path, text),
     )
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
@@ -137,6 +144,8 @@ def dream(
         report.unused = unused.candidates(ctx.tree, last_read, now.date(), repos=repos)
     report.daily_path = f"daily/{report.run_id}.md"
     report.daily_text = ctx.tree.get(report.daily_path, "")
+    # agents' deletions and edits of entries they may not change, for a person to settle
+    report.extra["proposals"] = proposals.pending(ctx.tree)
     return report
 
 
@@ -158,6 +167,11 @@ def _steps(
         "tidy": lambda: tidy.run(ctx),
         "index": lambda: index.run(ctx),
     }
+
+
+def _pushed(store: Store, path: str, text: str) -> str:
+    c = plain_git.brought_back(store, path, text)
+    return f"{c.short} by {c.author}" if c is not None else ""
 
 
 def _run_steps(

@@ -23,7 +23,7 @@ from datetime import timedelta
 
 from memory import format as fmt
 from memory import tombstones
-from memory.dream import merge
+from memory.dream import merge, plain_git
 from memory.dream.context import Context, StepResult
 from memory.dream.select import deletion_cap
 from memory.errors import TombstoneConflict
@@ -107,6 +107,28 @@ def expire(ctx: Context, out: StepResult) -> list[Operation]:
                 ctx.removed += 1
                 ops.append(RemoveEntry(path, e.text))
                 out.body.append(f"- expired {path}: {e.text!r} (short-lived, added {added})")
+    return ops
+
+
+def remove_resurrected(ctx: Context, out: StepResult) -> list[Operation]:
+    """A forgotten fact a plain git push brought back goes again (within the cap), naming that
+    commit; one brought back through hippo (`--force`, a revert) stays (memory/dream/plain_git)."""
+    cap = deletion_cap(len(ctx.topics()))
+    ops: list[Operation] = []
+    for path, e, stone in plain_git.resurrected(ctx.tree, ctx.changed):
+        pushed = ctx.brought_back(path, e.text)
+        if not pushed:
+            continue
+        if ctx.removed >= cap:
+            out.body.append(
+                f"- removal of a resurrected fact waits for the cap: {path}: {e.text!r}"
+            )
+            continue
+        ctx.removed += 1
+        ops.append(RemoveEntry(path, e.text))
+        out.body.append(
+            f"- removed resurrected {path}: {e.text!r} (brought back by {pushed}; {stone})"
+        )
     return ops
 
 
@@ -219,7 +241,7 @@ def merge_duplicates(ctx: Context, out: StepResult) -> list[Operation]:
     return ops
 
 
-_PARTS = (expire, repair_links, file_inbox, merge_duplicates)
+_PARTS = (expire, remove_resurrected, repair_links, file_inbox, merge_duplicates)
 
 
 def run(ctx: Context) -> StepResult:
@@ -232,12 +254,14 @@ def run(ctx: Context) -> StepResult:
         result.ops.extend(ops)
         counts.append(len(ops))
     ctx.removed = scratch.removed
-    expired, links, filed, merged = counts
+    expired, back, links, filed, merged = counts
     result.facts = {"expired": expired, "links": links, "filed": filed // 2, "merged": merged}
+    result.facts["resurrected"] = back
     result.facts["tree"] = scratch.tree  # the tree after these operations, for the next step
     if result.ops:
         result.subject = (
             f"{sum(1 for ln in result.body if ln.startswith('- merged'))} duplicates merged, "
             f"{filed // 2} inbox notes filed, {links} links repaired, {expired} expired"
+            + (f", {back} forgotten facts removed again" if back else "")
         )
     return result

@@ -53,6 +53,7 @@ class _Batch:
             force=request.force,
             folder=self.is_folder,
             restoring=request.revert is not None,
+            agent=request.author.agent,
         )
         changed = stage(self.repo, self.index, applied)
         if not changed:

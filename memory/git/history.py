@@ -27,6 +27,7 @@ class CommitInfo:
     message: str
     trailers: dict[str, str] = field(default_factory=dict)
     parents: tuple[str, ...] = ()
+    committer: str = ""  # the committer's email: hippo's write path commits as HIPPO
 
     @property
     def short(self) -> str:
@@ -75,6 +76,7 @@ def info(commit: pygit2.Commit) -> CommitInfo:
         message=message,
         trailers=trailers,
         parents=tuple(str(p) for p in commit.parent_ids),
+        committer=commit.committer.email,
     )
 
 

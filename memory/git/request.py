@@ -7,14 +7,26 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memory import format as fmt
+from memory import trust
 from memory.errors import MemoryStoreError
 from memory.ops import Operation
 
 
 @dataclass(frozen=True)
 class Author:
+    """Who a write is by. `role` says which rules apply (memory/trust.py): a person's write is
+    theirs; an agent's (`role="agent"`, set by its door: MCP, the Slack agent) is stamped,
+    gated and turned into proposals by the write path. `origin` is what an agent's confirmation
+    counts as (a Slack thread's permalink; `by <name>` when empty)."""
+
     name: str
     email: str
+    role: str = trust.PERSON
+    origin: str = ""
+
+    @property
+    def agent(self) -> trust.Agent | None:
+        return trust.Agent(self.name, self.origin) if self.role == trust.AGENT else None
 
 
 DREAMER = Author("hippo dreaming", "dream@hippo.invalid")

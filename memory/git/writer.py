@@ -18,7 +18,7 @@ from contextvars import ContextVar
 
 import pygit2
 
-from memory import validate
+from memory import trust, validate
 from memory.errors import MemoryStoreError, RemoteError, RemoteUnreachable
 from memory.git.batch import BatchOutcome, apply_batch
 from memory.git.keys import KeyIndex
@@ -97,6 +97,8 @@ class Writer:
         )
         for op in ops:
             check_op(op, dreamer=author == DREAMER)
+            if author.agent is not None:
+                trust.check_paths(op)  # before the batch: an agent's write there is its own error
         return self.submit(WriteRequest(list(ops), author, message, key, extra, force))
 
     def submit(self, request: WriteRequest) -> WriteResult:

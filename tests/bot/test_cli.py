@@ -167,3 +167,23 @@ def test_note_in_memory_md_publishes_a_snapshot(argv: list[str], tmp_path: Path)
     assert run(argv, "note", "a plain inbox note") == 0
     reader.sync()
     assert list(reader.refs("snapshots/")) == ["snapshots/1"]
+
+
+@pytest.mark.parametrize(
+    ("note", "said"),
+    [
+        ("the deploy bot needs VPN [added: yesterday]", "'added: yesterday' is not a date"),
+        ("payments run nightly [status: bogus]", "'status: bogus' is not one of"),
+    ],
+)
+def test_a_note_lint_would_report_is_refused(
+    argv: list[str], capsys: pytest.CaptureFixture[str], note: str, said: str
+) -> None:
+    """Issue 23 item 5: a note whose text ends in a metadata bracket is read back with it as
+    metadata (beside the note's own `added:`), so it is checked that way: refused, nothing
+    committed, and lint stays clean."""
+    run(argv, "init")
+    capsys.readouterr()
+    assert run(argv, "note", note) == 1
+    assert said in capsys.readouterr().err
+    assert run(argv, "lint") == 0

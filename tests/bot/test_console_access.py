@@ -85,7 +85,7 @@ def test_every_console_form_needs_the_csrf_token(token_rt: Runtime) -> None:
     signed_in = {"csrf_token": token.group(1), "token": TOKEN, "name": "Bea"}
     assert client.post("/console/login", data=signed_in).status_code == 302
     head = rt.store.head()
-    args = {"path": "services/checkout.md", "sha": head}
+    args = {"path": "services/checkout.md", "sha": head, "proposal_id": "0123456789abcdef"}
     posts = [
         r
         for r in app.url_map.iter_rules()
@@ -98,6 +98,7 @@ def test_every_console_form_needs_the_csrf_token(token_rt: Runtime) -> None:
         "console.entry",
         "console.revert",
         "console.preferences",
+        "console.settle",
     }
     form = {
         "content": "# gone\n",
@@ -106,6 +107,7 @@ def test_every_console_form_needs_the_csrf_token(token_rt: Runtime) -> None:
         "text": "changed",
         "channel": "general",
         "token": TOKEN,
+        "decision": "accept",
     }
     for rule in posts:
         url = rule.build({k: args[k] for k in rule.arguments})

@@ -258,6 +258,7 @@ def served(tmp_path: Path, embedded_redis_url: str) -> Iterator[tuple[str, Runti
         workspace=f"mcp-{tmp_path.name}",
         redis_url=embedded_redis_url,
         mcp_tokens={"tok-claude": "claude-code", "tok-ci": "ci-bot"},
+        mcp_people=frozenset({"ci-bot"}),  # HIPPO_MCP_PEOPLE: this token is a person's
     )
     rt = Runtime(config)
     rt.store.init()
@@ -312,6 +313,18 @@ def test_http_write_authored_by_token_name(served: tuple[str, Runtime]) -> None:
     r = anyio.run(http_call, url, "tok-ci", "readMemory", {"path": "ci.md"})
     assert "ci runs on 2 cores" in text_of(r)
     assert read_counts(rt.redis, rt.config.workspace) == {"ci.md": 1}
+
+
+def test_http_token_declared_a_persons_writes_as_a_person(served: tuple[str, Runtime]) -> None:
+    """Issue 24 item 4: over HTTP an agent's token may not write preferences/; the token
+    HIPPO_MCP_PEOPLE declares a person's may, and its entry starts active (no status)."""
+    url, rt = served
+    args = {"path": "preferences/channels/C111.md", "message": "m", "entries": ["answer in French"]}
+    refused = anyio.run(http_call, url, "tok-claude", "writeMemory", args)
+    assert refused.is_error and "people only" in text_of(refused)
+    assert not anyio.run(http_call, url, "tok-ci", "writeMemory", args).is_error
+    line = rt.store.read("preferences/channels/C111.md").splitlines()[-1]
+    assert line.startswith("- answer in French [") and "status" not in line and "by: ci-bot" in line
 
 
 def test_http_without_a_valid_token_is_401(served: tuple[str, Runtime]) -> None:

@@ -23,12 +23,14 @@ def test_lists_and_maps_are_parsed() -> None:
     c = Config.from_env(
         {
             "HIPPO_MCP_TOKENS": "claude=tok1, ci = tok2,broken",
+            "HIPPO_MCP_PEOPLE": "ann, bob",
             "HIPPO_REPO_CHANNELS": "acme/shop=#shop-dev",
             "HIPPO_AGENT_LOGINS": "a[bot], b",
             "HIPPO_DREAM_AT": "4:5",
         }
     )
     assert c.mcp_tokens == {"tok1": "claude", "tok2": "ci"}
+    assert c.mcp_people == frozenset({"ann", "bob"})
     assert c.repo_channels == {"acme/shop": "#shop-dev"}
     assert c.agent_logins == ("a[bot]", "b")
     assert c.dream_at == "04:05"

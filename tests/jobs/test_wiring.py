@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jobs import dream, maintenance, workspace_dreams
+from jobs import dream, maintenance, proposals, workspace_dreams
 from jobs.agent.tasks import ANSWER
 from jobs.celery_app import make_celery, registered_tasks
 from jobs.config import Config
@@ -39,6 +39,7 @@ EVERY_TASK = {
     dream.SLACK_DREAM,
     dream.REVERT,
     dream.FORGET_FILE,
+    proposals.SETTLE,
     maintenance.MAINTENANCE,
     workspace_dreams.DREAM_ALL,
 }

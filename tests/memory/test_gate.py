@@ -102,28 +102,27 @@ def test_a_contradiction_of_an_active_entry_lands_beside_it() -> None:
 
 
 def test_a_confirmation_from_another_thread_is_evidence() -> None:
-    """The same fact from a second thread adds that thread as evidence; the same thread again
-    (another message of it) adds nothing."""
+    """The same fact from a second thread adds that thread (the writer's origin, hippo's record)
+    as evidence; the same thread again (another message of it) adds nothing, and neither does a
+    source the agent typed."""
     text = "- Deploys freeze on Fridays after 15:00 [source: %s; kind: fact; status: tentative]\n"
     current = "# deploys\n" + text % SLACK
     again = f"{SLACK[:-4]}0999?thread_ts=1700000000.000100&cid=C1"
-    gate = Gate()
-    assert gate.apply([AddEntry("d.md", "Deploys are frozen on Fridays after 15:00", (("source", again),))], lambda p: current) == []  # fmt: skip
+    gate = Gate(origin=again)
+    assert gate.apply([AddEntry("d.md", "Deploys are frozen on Fridays after 15:00", (("source", OTHER_THREAD),))], lambda p: current) == []  # fmt: skip
+    gate = Gate(origin=OTHER_THREAD)
     (op,) = gate.apply(
-        [
-            AddEntry(
-                "d.md", "Deploys are frozen on Fridays after 15:00", (("source", OTHER_THREAD),)
-            )
-        ],
+        [AddEntry("d.md", "Deploys are frozen on Fridays after 15:00", (("source", again),))],
         lambda p: current,
     )
     assert isinstance(op, ReplaceEntry) and ("evidence", OTHER_THREAD) in op.meta
-    assert [x.verdict for x in gate.landed] == ["confirm", "confirm"]
+    assert [x.verdict for x in gate.landed] == ["confirm"]
 
 
-def test_origins_count_a_thread_once() -> None:
-    (e,) = entries(f"- x y z [source: {SLACK}; source: {SLACK}?thread_ts=1700000000.000100]\n")
-    assert origins(e) == ["slack C1 1700000000.000100"]
+def test_origins_count_a_thread_once_and_never_a_typed_source() -> None:
+    thread = f"{SLACK}?thread_ts=1700000000.000100"
+    (e,) = entries(f"- x y z [source: a; source: b; by: bot; evidence: {SLACK}; evidence: {thread}]\n")  # fmt: skip
+    assert origins(e) == ["by bot", "slack C1 1700000000.000100"]
 
 
 def test_a_whole_file_gates_its_new_lines() -> None:
@@ -152,7 +151,7 @@ def test_a_second_thread_repeating_a_disputed_claim_is_evidence_on_it() -> None:
     """Thread B says what thread A's disputed line says: evidence there, not a second line."""
     new = "The checkout API retries vendor calls 3 times before failing"
     disputed = f"- {new} [source: {SLACK}; kind: fact; status: tentative; contradicts: x y z]\n"
-    gate = Gate()
+    gate = Gate(origin=OTHER_THREAD)
     (op,) = gate.apply(
         [AddEntry("c.md", new, (("source", OTHER_THREAD),))], lambda p: PERSON + disputed
     )

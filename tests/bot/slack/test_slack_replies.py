@@ -186,3 +186,39 @@ def test_shortcut_in_a_channel_hippo_never_joined_saves_and_answers_in_a_dm(
     assert dm["channel"] == "W111" and "`/invite @hippo`" in dm["text"]
     assert "Saved to" in dm["text"]
     assert "the VPN drops every night at 2am" in celery_worker_for.store.read("inbox.md")
+
+
+def test_recall_labels_what_was_removed_on_purpose(
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """Issue 24 item 14: a forgotten line and a revoked lesson are not "what I know": they are
+    listed after it, labelled, and an agent's unconfirmed line says it is tentative."""
+    rt = celery_worker_for
+    rt.store.write(
+        [
+            AddEntry(
+                "forgotten.md", "checkout-api retries five times", (("removed", "2026-11-01"),)
+            ),
+            AddEntry(
+                "services/checkout-api.md",
+                "checkout-api uses the old gateway",
+                (("status", "revoked"),),
+            ),
+            AddEntry(
+                "services/checkout-api.md",
+                "checkout-api caches for 60s",
+                (("kind", "fact"), ("status", "tentative")),
+            ),
+        ],
+        author=Author("hippo dreaming", "dream@hippo.invalid"),
+        message="seed",
+    )
+    body = command("recall checkout-api", trigger="r.14", response_url=hook(slack_fake, "g"))
+    assert post(client, body).status_code == 200
+    wait(lambda: slack_fake.hooks())
+    [said] = [c.form["text"] for c in slack_fake.hooks()]
+    known, _, gone = said.partition("Removed on purpose (not what I know):")
+    assert "times out after 30s" in known and "caches for 60s _(tentative" in known
+    assert "five times" not in known and "old gateway" not in known
+    assert "[forgotten] checkout-api retries five times" in gone
+    assert "[revoked] checkout-api uses the old gateway" in gone

@@ -24,7 +24,7 @@ CHECKOUT = f"""# checkout
 
 - {OLD} [by: alice; added: 2026-11-01]
 - {NEW} [source: {THREAD_A}; by: hippo for U1; {AGENT}; contradicts: {OLD}]
-- The vendor sandbox answers 504 under load [source: {THREAD_A}; evidence: {THREAD_B}; kind: pitfall; status: tentative]
+- The vendor sandbox answers 504 under load [source: {THREAD_A}; by: hippo for U1; evidence: {THREAD_B}; kind: pitfall; status: tentative]
 - Checkout needs the VPN for the vendor sandbox [source: {THREAD_A}; source: {REPLY_A}; {AGENT}]
 - Checkout refunds are queued in the payments-refunds queue [by: claude-code; verified: 2026-11-20; {AGENT}]
 """

@@ -1,0 +1,61 @@
+"""Settling what agents proposed (memory/proposals.py): one function for the console and the
+digest's Accept / Drop buttons, the write by the person who clicked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jobs.config import today
+from jobs.dream import refused
+from jobs.runtime import Runtime
+from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
+from jobs.task_base import HippoCelery, HippoTask, task
+from memory import proposals, snapshot
+from memory.git.store import Author, WriteResult
+
+SETTLE = "hippo.proposals.settle"
+
+
+def settle(
+    rt: Runtime, proposal_id: str, *, accept: bool, who: Author, key: str | None = None
+) -> str:
+    """Accept or drop one pending proposal as `who`; the reply to show them."""
+    rt.store.sync()
+    tree = {p: b.decode("utf-8", "replace") for p, b in rt.store.tree().items()}
+    p = proposals.find(tree, proposal_id)
+    ops = proposals.settle(tree, p, accept=accept, by=who.name, today=today(rt.config))
+    verb = "accepted" if accept else "dropped"
+    done: WriteResult = rt.store.write(
+        ops, author=who, message=f"proposal {verb}: {p.describe()}"[:300], key=key
+    )
+    snapshot.publish_if_index_changed(rt.store, done)
+    return f"{verb.capitalize()}: {p.describe()}."
+
+
+@task(SETTLE, **RETRY)
+def settle_task(
+    self: HippoTask,
+    *,
+    key: str,
+    proposal: str,
+    accept: bool,
+    user: str,
+    channel: str,
+    thread_ts: str,
+    **ctx: Any,
+) -> None:
+    """The digest's Accept / Drop button, settled once. Accepting changes or removes an entry, so
+    it is for the people who may press hippo's destructive buttons (jobs/slack/permissions.py);
+    dropping a proposal changes nothing of the memory, and anyone may."""
+    rt = self.runtime
+    if accept and refused(rt, ctx, user, channel, "accept an agent's proposal"):
+        return
+    text = write_or_refuse(
+        lambda: f"<@{user}> " + settle(rt, proposal, accept=accept, who=author(user), key=key),
+        "Could not settle that proposal: {error}",
+    )
+    reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
+
+
+def register(app: HippoCelery) -> None:
+    app.add_tasks(settle_task)

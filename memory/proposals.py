@@ -1,0 +1,124 @@
+"""What agents proposed for a person to settle: deletions and edits of entries they may not change.
+
+memory/trust.py turns an agent's deletion of a person's entry into an entry of `proposals.md`
+(`proposes: delete; path: <file>; by: <agent>`), and its edit of one into a tentative entry beside
+it that `contradicts:` it. `pending` lists both, each with a short stable id (for a Slack button's
+value or a console form); `settle` gives the operations a person's click applies:
+
+- accept a deletion: the entry is removed and tombstoned (as forget does), the proposal dropped;
+- drop a deletion: the proposal is dropped, the entry stays;
+- accept an edit: the agent's line takes the old entry's place as the person's (no status,
+  `by:` the person), the old entry is removed;
+- drop an edit: the agent's line is removed.
+
+Pure: a tree (path → text) in, operations out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from memory import format as fmt
+from memory import tombstones, trust
+from memory.errors import NotFound
+from memory.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
+
+PROPOSALS = trust.PROPOSALS
+Kind = Literal["delete", "edit"]
+_SKIP = ("archive/", ".dream/", "daily/", tombstones.PATH, PROPOSALS)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """`delete`: remove `text` from `path`. `edit`: `text` (an agent's line in `path`) in place
+    of the entry `about` quotes."""
+
+    kind: Kind
+    path: str
+    text: str
+    by: str
+    about: str = ""
+    reason: str = ""
+
+    @property
+    def id(self) -> str:
+        raw = "\0".join((self.kind, self.path, fmt.fact_key(self.text)))
+        return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
+
+    def describe(self) -> str:
+        if self.kind == "delete":
+            return f"delete “{self.text}” from {self.path}"
+        return f"in {self.path}, “{self.text}” in place of “{self.about}”"
+
+
+def pending(tree: Mapping[str, str]) -> list[Proposal]:
+    """Every proposal waiting for a person: deletions first, then edits, in file order."""
+    out: list[Proposal] = []
+    for e in fmt.parse(tree.get(PROPOSALS, "")).entries:
+        path = e.get("path") or ""
+        if (e.get("proposes") or "") == "delete" and path:
+            out.append(
+                Proposal("delete", path, e.text, e.get("by") or "", "", e.get("reason") or "")
+            )
+    for path in sorted(tree):
+        text = tree[path]
+        if path.startswith(_SKIP) or "contradicts:" not in text:
+            continue
+        for e in fmt.parse(text).entries:
+            about = e.get("contradicts")
+            if about and trust.is_agents(e):
+                out.append(Proposal("edit", path, e.text, e.get("by") or "", about))
+    return out
+
+
+def find(tree: Mapping[str, str], proposal_id: str) -> Proposal:
+    for p in pending(tree):
+        if p.id == proposal_id:
+            return p
+    raise NotFound("that proposal was settled already (or its entry changed); nothing to do")
+
+
+def settle(
+    tree: Mapping[str, str], p: Proposal, *, accept: bool, by: str, today: str
+) -> list[Operation]:
+    """The operations a person's accept or drop of `p` applies."""
+    if p.kind == "delete":
+        ops: list[Operation] = [RemoveEntry(PROPOSALS, p.text)]
+        entry = _entry(tree, p.path, lambda e: fmt.same_fact(e.text, p.text))
+        if accept and entry is not None:
+            reason = p.reason or f"an agent ({p.by}) proposed it; {by} accepted"
+            stone, meta = tombstones.entry_for(
+                entry, path=p.path, removed=today, by=by, reason=reason
+            )
+            ops = [
+                RemoveEntry(p.path, entry.text),
+                AddTombstone(tombstones.PATH, stone, meta, title=tombstones.TITLE),
+                *ops,
+            ]
+        return ops
+    new = _entry(tree, p.path, lambda e: fmt.same_fact(e.text, p.text))
+    if new is None:
+        raise NotFound(f"the proposed line is gone from {p.path}; nothing to do")
+    if not accept:
+        return [RemoveEntry(p.path, new.text)]
+    old = _entry(tree, p.path, lambda e: e is not new and _quoted(p.about, e.text))
+    drop = {"status", "kind", "contradicts", "refines", "by", "evidence"}
+    meta = (*[(k, v) for k, v in new.meta if k.lower() not in drop], ("by", by))
+    ops = [ReplaceEntry(p.path, new.text, new.text, meta)]
+    return ops if old is None else [RemoveEntry(p.path, old.text), *ops]
+
+
+def _entry(
+    tree: Mapping[str, str], path: str, match: Callable[[fmt.Entry], bool]
+) -> fmt.Entry | None:
+    return next((e for e in fmt.parse(tree.get(path, "")).entries if match(e)), None)
+
+
+def _quoted(quote: str, text: str) -> bool:
+    """`quote` (trust.quote: cut at MAX_QUOTE with '…') names the entry `text`."""
+    if quote.endswith("…"):
+        return fmt.normalise(text).startswith(fmt.normalise(quote[:-1]))
+    return fmt.same_fact(quote, text)

@@ -1,0 +1,289 @@
+"""Who may write what: the trust model, enforced by the write path for every door.
+
+People's entries change only by people. An agent (the Slack agent, an MCP client) adds tentative
+entries and proposes; it never sets `status`, `verified`, `evidence` or `by`, never changes
+another writer's `source`, and never writes `preferences/` or `conventions/` (the instructions
+agents follow are people's). Whatever door an agent's write came through, memory/ops.py runs
+every operation of it through `Rules.rewrite` on the newest tip, inside the write path:
+
+- an added entry is stamped: `by:` is the writer hippo knows (the MCP token's name, "hippo for
+  <user>" in Slack), `status: tentative`, a kind; status, verified and evidence are dropped;
+- an edit of an agent's tentative entry keeps that entry's status, verified, evidence and `by`
+  (and another writer's sources); the only evidence an agent adds is its own origin (`origin`:
+  the Slack thread, or `by <token>`), and only once: hippo's record, never the agent's words;
+- an edit of anyone else's entry (a person's, or one already active) lands beside it as a
+  tentative entry that `contradicts:` it: a proposal, never an overwrite;
+- a deletion of such an entry becomes a proposal in `proposals.md`, which a person accepts or
+  drops (memory/proposals.py); a whole-file write or delete is the same entry operations.
+
+Pure: operations and file texts in, operations out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from memory import format as fmt
+from memory.errors import ProtectedPath
+from memory.operations import (
+    AddEntry,
+    AddTombstone,
+    AppendLine,
+    DeleteFile,
+    Meta,
+    MoveFile,
+    Operation,
+    RemoveEntry,
+    ReplaceEntry,
+    WriteFile,
+)
+
+PERSON: Final = "person"
+AGENT: Final = "agent"
+# Written by people only: the instructions agents follow (a channel's preferences are the Slack
+# agent's system prompt; conventions are handed to every agent in briefings and annotations).
+PEOPLE_ONLY: Final = ("preferences/", "conventions/")
+PROPOSALS: Final = "proposals.md"
+PROPOSALS_TITLE: Final = "Proposals: agents' deletions waiting for a person"
+# Keys only hippo writes on an agent's entry (the gate, the dream): an agent's values are dropped.
+HIPPO_KEYS: Final = frozenset({"status", "verified", "evidence", "by"})
+NOT_ENTRIES: Final = ("archive/",)  # append-only JSON lines, not entries
+TENTATIVE: Final = "tentative"
+DEFAULT_KIND: Final = "fact"
+MAX_QUOTE: Final = 120
+
+Reader = Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
+class Agent:
+    """An agent writing, as hippo's own records know it: `name` is stamped as `by:`, `origin`
+    is what its confirmation counts as (a Slack thread's permalink; `by <name>` when empty)."""
+
+    name: str
+    origin: str = ""
+
+    @property
+    def evidence(self) -> str:
+        return self.origin or f"by {self.name}"
+
+
+def people_only(path: str) -> bool:
+    return path.startswith(PEOPLE_ONLY)
+
+
+def check_path(path: str) -> None:
+    """ProtectedPath when an agent may not write `path` at all."""
+    if people_only(path):
+        raise ProtectedPath(
+            path,
+            f"{path} is written by people only (Slack commands, the console, git): "
+            "preferences and conventions are the instructions agents follow",
+        )
+    if path == PROPOSALS:
+        raise ProtectedPath(path, f"{PROPOSALS} is kept by hippo: delete the entry to propose")
+
+
+def check_paths(op: Operation) -> None:
+    """ProtectedPath when an agent's operation touches a path it may not write."""
+    for path in [op.src, op.dst] if isinstance(op, MoveFile) else [op.path]:
+        check_path(path)
+    if isinstance(op, MoveFile):
+        raise ProtectedPath(op.src, "agents do not move files: write the new file instead")
+
+
+def is_agents(entry: fmt.Entry) -> bool:
+    """An entry an agent may still edit or delete: tentative (an agent's, not yet confirmed)."""
+    return (entry.get("status") or "").strip().lower() == TENTATIVE
+
+
+def kind_of(value: str | None, default: str = DEFAULT_KIND) -> str:
+    """A kind hippo knows (case and spaces forgiven: 'Stack note' → stack-note), else `default`."""
+    word = "-".join((value or "").lower().split()).replace("_", "-")
+    return word if word in fmt.KINDS else default
+
+
+def quote(text: str) -> str:
+    """An entry's text as a metadata value: one line, cut at MAX_QUOTE characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= MAX_QUOTE else flat[: MAX_QUOTE - 1].rstrip() + "…"
+
+
+def stamp(meta: Meta, by: str, kind: str = DEFAULT_KIND) -> Meta:
+    """An agent's new entry: its own keys but hippo's, then `by`, a known kind, tentative."""
+    keys = [k.lower() for k, _ in meta]
+    values = {k.lower(): v for k, v in meta}
+    wanted = {"by": by, "kind": kind_of(values.get("kind"), kind), "status": TENTATIVE}
+    if all(keys.count(k) == 1 and values[k] == v for k, v in wanted.items()) and not (
+        {"verified", "evidence"} & set(keys)
+    ):
+        return meta  # stamped already (by the gate at the door): its order is kept
+    kept = [(k, v) for k, v in meta if k.lower() not in HIPPO_KEYS | {"kind"}]
+    return (*kept, *wanted.items())
+
+
+def seen(entry: fmt.Entry) -> set[str]:
+    """Every place an entry already cites or was confirmed from (sources too): a confirmation
+    from one of them adds nothing. Wider than `origins`, so it can only hold evidence back."""
+    out = set(origins(entry))
+    out.update(origin_of(v) for v in entry.get_all("source"))
+    return out
+
+
+def origins(entry: fmt.Entry) -> list[str]:
+    """The independent writers hippo recorded for an entry: its `by` and its `evidence` (both
+    written by hippo, never by an agent), one Slack thread counted once. Sources an agent cites
+    are not among them: a writer naming two URLs is still one writer."""
+    out: dict[str, None] = {}
+    if entry.get("by"):
+        out[f"by {entry.get('by')}"] = None
+    for value in entry.get_all("evidence"):
+        out[origin_of(fmt.unescape_value(value))] = None
+    return list(out)
+
+
+def origin_of(value: str) -> str:
+    """A Slack permalink's thread (`…/p<ts>?thread_ts=<thread>` is a reply in <thread>)."""
+    base, _, query = value.strip().partition("?")
+    for part in query.split("&"):
+        if part.startswith("thread_ts=") and "/archives/" in base:
+            channel = base.split("/archives/", 1)[1].split("/", 1)[0]
+            return f"slack {channel} {part.split('=', 1)[1]}"
+    if "/archives/" in base and "/p" in base:
+        channel, _, ts = base.split("/archives/", 1)[1].partition("/p")
+        return f"slack {channel} {ts[:10]}.{ts[10:16]}"
+    return base
+
+
+@dataclass
+class Rules:
+    """One agent's write, operation by operation, on the tree `current` gives (the newest tip
+    as the batch has changed it so far)."""
+
+    agent: Agent
+    current: Reader
+    # (path, entry text) → the entry of that fact as the batch has it now; the write path gives
+    # its own index (memory/edited.py), kept up to date as operations apply
+    find: Callable[[str, str], fmt.Entry | None] | None = None
+    _parsed: dict[str, tuple[str, dict[str, fmt.Entry]]] = field(default_factory=dict)
+
+    def rewrite(self, op: Operation) -> list[Operation]:
+        """What `op` may become when this agent asks for it (ProtectedPath when nothing)."""
+        check_paths(op)
+        assert not isinstance(op, MoveFile)
+        if isinstance(op, AddTombstone) or op.path.startswith(NOT_ENTRIES):
+            return [op]
+        if isinstance(op, AppendLine):  # a raw line in a file of entries would skip every rule
+            raise ProtectedPath(op.path, "agents append raw lines only to archive/: add entries")
+        if isinstance(op, AddEntry):
+            return [self._add(op)]
+        if isinstance(op, ReplaceEntry):
+            return self._replace(op)
+        if isinstance(op, RemoveEntry):
+            return self._remove(op)
+        if isinstance(op, WriteFile):
+            return self._write(op)
+        return self._delete(op)
+
+    def _entry(self, path: str, match: str) -> fmt.Entry | None:
+        """The entry `match` names in `path` as the batch has it now (one parse per version
+        of the file, however many operations name its entries)."""
+        if self.find is not None:
+            return self.find(path, match)
+        text = self.current(path) or ""
+        cached = self._parsed.get(path)
+        if cached is None or cached[0] is not text:
+            index: dict[str, fmt.Entry] = {}
+            for e in fmt.parse(text).entries:
+                index.setdefault(fmt.fact_key(e.text), e)
+            cached = self._parsed[path] = (text, index)
+        return cached[1].get(fmt.fact_key(match))
+
+    def _add(self, op: AddEntry) -> AddEntry:
+        return AddEntry(op.path, op.text, stamp(op.meta, self.agent.name), title=op.title)
+
+    def _replace(self, op: ReplaceEntry) -> list[Operation]:
+        old = self._entry(op.path, op.match)
+        if old is None:
+            return [op]  # the write path refuses it with its own message (no such entry)
+        if not is_agents(old):
+            if fmt.same_fact(old.text, op.text):
+                return []  # another writer's metadata is theirs: nothing of it changes
+            return [self.beside(op.path, old, op.text, op.meta)]
+        return [ReplaceEntry(op.path, op.match, op.text, self.merged(old, op.meta))]
+
+    def beside(self, path: str, old: fmt.Entry, text: str, meta: Meta) -> AddEntry:
+        """The agent's edit of an entry it may not change: a tentative entry beside it that
+        names it (`contradicts:`, unless the gate already said how the two relate)."""
+        stamped = stamp(meta, self.agent.name)
+        if not any(k.lower() in ("contradicts", "refines") for k, _ in stamped):
+            stamped = (*stamped, ("contradicts", quote(old.text)))
+        return AddEntry(path, text, stamped)
+
+    def merged(self, old: fmt.Entry, meta: Meta) -> Meta:
+        """An agent's metadata for a tentative entry: hippo's keys stay as they are (plus this
+        agent's origin as evidence when it asked to confirm and is new there), and the sources
+        of an entry another writer added stay theirs."""
+        own = (old.get("by") or "") == self.agent.name
+        drop = HIPPO_KEYS | (set() if own else {"source"})
+        kept = [(k, v) for k, v in old.meta if k.lower() in drop]
+        new = [(k, v) for k, v in meta if k.lower() not in drop]
+        out = [*new, *kept]
+        confirms = len([1 for k, _ in meta if k.lower() == "evidence"]) > len(
+            old.get_all("evidence")
+        )
+        if confirms and origin_of(self.agent.evidence) not in seen(old):
+            out.append(("evidence", self.agent.evidence))
+        return old.meta if sorted(out) == sorted(old.meta) else tuple(out)
+
+    def _remove(self, op: RemoveEntry) -> list[Operation]:
+        old = self._entry(op.path, op.match)
+        if old is None or is_agents(old):
+            return [op]
+        return [self.proposal(op.path, old)]
+
+    def proposal(self, path: str, old: fmt.Entry, reason: str = "") -> AddEntry:
+        """A deletion of an entry the agent may not delete, for a person to accept or drop."""
+        meta: list[tuple[str, str]] = [("proposes", "delete"), ("path", path)]
+        meta += [("by", self.agent.name)] + ([("reason", reason)] if reason else [])
+        return AddEntry(PROPOSALS, old.text, tuple(meta), title=PROPOSALS_TITLE)
+
+    def _delete(self, op: DeleteFile) -> list[Operation]:
+        doc = fmt.parse(self.current(op.path) or "")
+        if all(is_agents(e) for e in doc.entries):
+            return [op]
+        return [self._remove(RemoveEntry(op.path, e.text))[0] for e in doc.entries]
+
+    def _write(self, op: WriteFile) -> list[Operation]:
+        """A whole file, entry by entry: new entries stamped, an agent's tentative entries merged
+        as an edit, everyone else's kept as they were (where the agent put them, or at the end
+        when it left them out, then proposed for deletion)."""
+        before = fmt.parse(self.current(op.path) or "")
+        old = {fmt.fact_key(e.text): e for e in reversed(before.entries)}
+        doc = fmt.parse(op.content)
+        lines, placed, extra = list(doc.lines), set[str](), list[Operation]()
+        for e in doc.entries:
+            key = fmt.fact_key(e.text)
+            was = old.get(key)
+            if was is None:
+                meta = stamp(e.meta, self.agent.name)
+                line = fmt.render_entry(e.text, meta, indent=e.indent, marker=e.marker)
+            elif key in placed:
+                line = None  # the same entry twice: it is written once
+            elif is_agents(was):
+                line = fmt.render_entry(
+                    e.text, self.merged(was, e.meta), indent=e.indent, marker=e.marker
+                )
+            else:
+                line = before.lines[was.line].rstrip("\r\n")
+            placed.add(key)
+            raw = lines[e.line]
+            lines[e.line] = "" if line is None else line + raw[len(raw.rstrip("\r\n")) :]
+        content = "".join(lines)
+        for e in before.entries:
+            if fmt.fact_key(e.text) not in placed and not is_agents(e):
+                content = fmt.append_line(content, before.lines[e.line].rstrip("\r\n"))
+                extra.append(self.proposal(op.path, e))
+        return [WriteFile(op.path, content), *extra]

@@ -1,0 +1,76 @@
+"""Issue 24 item 13: a person's plain `git push` cannot undo the rules. It sets `.dream/state.json`
+`lastRun` to tonight and brings a forgotten fact back; `hippo lint` reports both, the dream runs
+all the same (the digest says the state was ignored) and removes the fact again, naming the
+commit; a fact brought back through hippo (`hippo note --force`) stays."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from bot.cli.main import main
+from memory import format as fmt
+from memory.dream import digest
+from memory.dream.run import dream
+from memory.git.store import Store
+
+STALE = "the staging database is reset every night at 02:00"
+FORCED = "the release train leaves on tuesdays at noon"
+KEPT = "deploys need two approvals from the platform team"
+
+
+def git(cwd: Path, *args: str) -> str:
+    run = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+    return run.stdout.strip()
+
+
+def lint_codes(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, object]]]:  # fmt: skip
+    capsys.readouterr()
+    code = main([*argv, "lint", "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_a_plain_push_cannot_skip_the_dream_or_resurrect_a_fact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote = tmp_path / "remote.git"
+    argv = ["--remote", str(remote), "--data-dir", str(tmp_path / "data")]
+    assert main([*argv, "init"]) == 0
+    for fact in (STALE, FORCED, KEPT):
+        assert main([*argv, "note", fact, "--path", "ops/db.md", "--by", "ann"]) == 0
+    for fact in (STALE, FORCED):
+        assert main([*argv, "forget", fact, "--by", "ann"]) == 0
+    assert main([*argv, "note", FORCED, "--path", "ops/db.md", "--by", "ann", "--force"]) == 0
+    store = Store.open(str(remote), tmp_path / "dream-data")
+    dream(store, now=datetime(2026, 11, 30, 3))  # last night: a state dreaming wrote
+
+    work = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(remote), str(work))
+    state = json.loads((work / ".dream/state.json").read_text())
+    state["lastRun"] = "2026-11-30"  # tonight's run id: the dream would skip
+    (work / ".dream/state.json").write_text(json.dumps(state))
+    with (work / "ops/db.md").open("a") as f:
+        f.write(f"- {STALE}\n")
+    git(work, "-c", "user.name=Mallory", "-c", "user.email=m@example.com", "commit", "-qam", "tidy")  # fmt: skip
+    git(work, "push", "-q", "origin", "HEAD")
+    pushed = git(work, "rev-parse", "HEAD")[:8]
+
+    code, problems = lint_codes(argv, capsys)
+    assert code == 1
+    found = {(p["path"], p["code"]) for p in problems}
+    assert found == {(".dream/state.json", "foreign-state"), ("ops/db.md", "resurrected")}
+    assert all(pushed in str(p["message"]) for p in problems)
+
+    report = dream(store, now=datetime(2026, 12, 1, 3))
+    assert not report.skipped and "tidy" in report.commits
+    texts = [e.text for e in fmt.parse(store.read("ops/db.md")).entries]
+    assert texts == [KEPT, FORCED]
+    tidy = store.diff(report.commits["tidy"]).commit.message
+    assert f"removed resurrected ops/db.md: '{STALE}'" in tidy and pushed in tidy
+    said = [b["text"]["text"] for b in digest.blocks(report, console_url="") if b.get("text")]
+    assert any(s.startswith("*State ignored*") and pushed in s for s in said)
+    assert lint_codes(argv, capsys) == (0, [])
