@@ -180,6 +180,8 @@ def _run_steps(
             became, revoked = step.facts.get("activated", []), step.facts.get("revoked", 0)
             report.extra["outcomes"] = {"promotions": len(became), "revocations": revoked}
             report.extra["contradictions"] = list(step.facts.get("contradictions", []))
+        if step is not None and name == "tidy":  # for the digest's Merge buttons
+            report.extra["possible_duplicates"] = list(step.facts.get("possible", []))
         if after_step is not None:
             after_step(name)  # e.g. extend the workspace lock (the tests crash here)
     report.deferred = lists["deferred"]

@@ -8,9 +8,10 @@ Each part works on the tree the previous part left, so their operations compose 
    nowhere is dropped from the index (MEMORY.md) and reported elsewhere;
 3. an `inbox.md` entry goes under the topic it names: a `[[link]]` to it, a `scope:` path, or
    the file's subject in its words (the same rule as saving a note);
-4. duplicates (the same fact in other words, within and across files, never opposites: see
-   merge.py) merge into the fullest copy, which keeps every source; the copies merged away are
-   recorded in forgotten.md as `merged into <path>`.
+4. duplicates (provably one statement without Claude; within and across files, never
+   opposites: see merge.py) merge into the fullest copy, which keeps every source; the copies
+   merged away are recorded in forgotten.md as `merged into <path>`. Pairs that may be one fact
+   but are not provably so are left for the digest's Merge button.
 
 Expiries and merges count against the night's deletion cap with the corrections' deletions.
 """
@@ -215,6 +216,8 @@ def merge_duplicates(ctx: Context, out: StepResult) -> list[Operation]:
     paths = [p for p in [*ctx.topics(), *inbox] if not p.startswith("conventions/")]
     budget = deletion_cap(len(ctx.topics())) - ctx.removed
     ops, removed = merge.merge(ctx, out, paths, budget, ctx.confirm)
+    for pair in out.facts.get("possible", []):
+        out.body.append(f"- possible duplicate, not merged: {pair.text!r} / {pair.other_text!r}")
     ctx.removed += removed
     return ops
 
@@ -233,7 +236,9 @@ def run(ctx: Context) -> StepResult:
         counts.append(len(ops))
     ctx.removed = scratch.removed
     expired, links, filed, merged = counts
+    possible = result.facts.get("possible", [])
     result.facts = {"expired": expired, "links": links, "filed": filed // 2, "merged": merged}
+    result.facts["possible"] = possible
     result.facts["tree"] = scratch.tree  # the tree after these operations, for the next step
     if result.ops:
         result.subject = (
