@@ -18,9 +18,11 @@ AHEAD = timedelta(days=366)  # a date within this far ahead bounds the note
 
 _EVENT = (
     r"(?:freeze|outage|incident|migration|maintenance|window|cutover|rollout|upgrade|deploy|"
-    r"release|sale|launch|fix|patch|backfill|reindex|rebuild|restore|investigation|offsite|"
-    r"holidays?|weekend|sprint|quarter|week|month|day)"
+    r"release|sale|launch|fix|patch|backfill|reindex|rebuild|restore|investigation|offsite)"
 )
+# Periods bound a note only after "until" ("until the end of the week"): "during Black Friday
+# week" or "during the holidays" is a standing rule for every year.
+_PERIOD = r"(?:holidays?|weekend|sprint|quarter|week|month|day)"
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|eod|eow|noon)"
 _PHRASES = re.compile(
     r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend)|"
@@ -28,7 +30,7 @@ _PHRASES = re.compile(
     r"for the next (?:few |\d+ |\w+ )?(?:minutes?|hours?|days?|weeks?)|"
     rf"during (?:the |this |our |a |an )?(?:[\w-]+ ){{0,2}}{_EVENT}s?|"
     rf"until (?:the |this |our |next |a |an )?(?:end of (?:the )?)?(?:[\w-]+ ){{0,2}}"
-    rf"(?:{_EVENT}|{_DAYS})s?(?: (?:is |are )?(?:done|over|finishe?s?d?|lands?|ends?))?)\b",
+    rf"(?:{_EVENT}|{_PERIOD}|{_DAYS})s?(?: (?:is |are )?(?:done|over|finishe?s?d?|lands?|ends?))?)\b",
     re.I,
 )
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")

@@ -162,7 +162,7 @@ def test_tidy_merges_files_inbox_repairs_links_and_expires(store: Store) -> None
             "services/checkout.md": "# Checkout\n\n- checkout 504s come from the vendor sandbox [source: https://a; added: 2026-10-01]\n",
             "services/old-name.md": "# Billing\n\n- invoices are cut on the 1st\n",
             "teams/payments.md": "# Payments\n\n"
-            "- the vendor sandbox makes checkout 504s [source: https://b; added: 2026-11-01]\n"
+            "- Checkout 504s come from the vendor sandbox. [source: https://b; added: 2026-11-01]\n"
             "- billing lives in [[services/old-name]]\n"
             "- freeze until Friday [scope: short-lived; added: 2026-11-10]\n",
             "inbox.md": "# Inbox\n\n- checkout retries need idempotency keys [added: 2026-11-28]\n",
