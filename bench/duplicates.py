@@ -18,10 +18,7 @@ Per style: false merges (different-meaning pairs merged) and recall (same-meanin
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import subprocess
 import sys
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -29,29 +26,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import baseline  # noqa: E402
 from bench.duplicate_pairs import pairs as written_pairs  # noqa: E402
 from memory import statements  # noqa: E402
 
-BASELINE = "d686429"  # main before issue 26
+BASELINE = baseline.REV
 PAIRS_TSV = ROOT / "tests" / "data" / "facts" / "pairs.tsv"
 
 
 def baseline_rule(rev: str) -> Callable[[str, str], bool]:
     """memory/facts.py as of `rev`, loaded beside today's: its `same` is the former tidy rule."""
-    code = subprocess.run(
-        ["git", "-C", str(ROOT), "show", f"{rev}:memory/facts.py"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    path = Path(tempfile.mkdtemp()) / "facts_baseline.py"
-    path.write_text(code)
-    spec = importlib.util.spec_from_file_location("facts_baseline", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["facts_baseline"] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    same: Callable[[str, str], bool] = module.same
+    same: Callable[[str, str], bool] = baseline.load("memory/facts.py", "facts_old", rev=rev).same
     return same
 
 

@@ -24,13 +24,14 @@ _EVENT = (
 # week" or "during the holidays" is a standing rule for every year.
 _PERIOD = r"(?:holidays?|weekend|sprint|quarter|week|month|day)"
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|eod|eow|noon)"
+_ENDS = r"(?: (?:is |are )?(?:done|over|finishe?s?d?|lands?|ends?))"
 _PHRASES = re.compile(
     r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend)|"
     r"right now|at the moment|for now|for the time being|temporar(?:y|ily)|"
     r"for the next (?:few |\d+ |\w+ )?(?:minutes?|hours?|days?|weeks?)|"
     rf"during (?:the |this |our |a |an )?(?:[\w-]+ ){{0,2}}{_EVENT}s?|"
     rf"until (?:the |this |our |next |a |an )?(?:end of (?:the )?)?(?:[\w-]+ ){{0,2}}"
-    rf"(?:{_EVENT}|{_PERIOD}|{_DAYS})s?(?: (?:is |are )?(?:done|over|finishe?s?d?|lands?|ends?))?)\b",
+    rf"(?:{_EVENT}|{_PERIOD}|{_DAYS})s?{_ENDS}?)\b",
     re.I,
 )
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")

@@ -191,4 +191,3 @@ def test_a_claude_error_on_a_possible_duplicate_merges_nothing(
     dream(store, now=datetime(2026, 11, 30, 3), confirm=dreamer.same)
     assert len(fmt.parse(store.read("ops/staging.md")).entries) == 2
     assert store.read_or_none("forgotten.md") is None
-
