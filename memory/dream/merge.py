@@ -66,13 +66,14 @@ def _claim_keys(entry: fmt.Entry) -> frozenset[str]:
 
 
 def items(ctx: Context, paths: list[str]) -> list[_Item]:
-    """Top-level entries of `paths` (nested ones belong with their parent: never merged)."""
+    """Top-level entries of `paths` (nested ones belong with their parent: never merged), but
+    not those an earlier step wrote tonight (they merge the next night)."""
     out = []
     for path in paths:
         doc = ctx.doc(path)
         parents = {e.parent for e in doc.entries if e.parent is not None}
         for e in doc.entries:
-            if e.parent is None and e.line not in parents:
+            if e.parent is None and e.line not in parents and not ctx.settled(path, e):
                 out.append(_Item(path, e, facts.fact(e.text), _claim_keys(e)))
     return out
 

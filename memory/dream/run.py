@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from memory import version
+from memory import format as fmt
+from memory import tombstones, version
 from memory.dream import corrections, daily, index, outcomes, tidy, unused
 from memory.dream import state as st
 from memory.dream.claims import known_repos
@@ -24,6 +25,7 @@ from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
 from memory.errors import LockTimeout, MemoryStoreError, NotFound, RemoteError
 from memory.git.store import DREAMER, Store
+from memory.ops import AddEntry, ReplaceEntry
 
 STEPS = ("daily", "outcomes", "corrections", "tidy", "index", "state")
 TRAILER = "Hippo-Dream"
@@ -291,7 +293,11 @@ def _trailers(
 
 
 def _follow(ctx: Context, result: StepResult) -> None:
-    """The next step reads what this one wrote: applied here the way the store applied it."""
+    """The next step reads what this one wrote: applied here the way the store applied it; the
+    entries it wrote are `touched` (later steps leave them until the next night)."""
+    for op in result.ops:
+        if isinstance(op, AddEntry | ReplaceEntry) and op.path != tombstones.PATH:
+            ctx.touched.add((op.path, fmt.fact_key(op.text)))
     scratch = result.facts.get("tree")
     if isinstance(scratch, dict):
         ctx.tree = scratch

@@ -14,6 +14,8 @@ Each part works on the tree the previous part left, so their operations compose 
    but are not provably so are left for the digest's Merge button.
 
 Expiries and merges count against the night's deletion cap with the corrections' deletions.
+No part touches an entry an earlier step wrote tonight (`Context.settled`): it waits a night, so
+the earlier step's commit can still be reverted alone with plain `git revert`.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ def expire(ctx: Context, out: StepResult) -> list[Operation]:
             continue  # no lifetime marks in the file: nothing to parse
         for e in ctx.doc(path).entries:
             added = e.get("added") or ""
-            if _short_lived(e) and added and added < cutoff:
+            if _short_lived(e) and added and added < cutoff and not ctx.settled(path, e):
                 if ctx.removed >= cap:
                     out.body.append(f"- expiry waits for the cap: {path}: {e.text!r}")
                     continue
@@ -120,6 +122,8 @@ def repair_links(ctx: Context, out: StepResult) -> list[Operation]:
         if "[[" not in ctx.tree[path]:
             continue  # most files have no links: skip parsing them
         for e in ctx.doc(path).entries:
+            if ctx.settled(path, e):
+                continue
             text, broken = e.text, []
             for link in e.links:
                 target = fmt.link_target(link)
@@ -151,6 +155,8 @@ def file_inbox(ctx: Context, out: StepResult) -> list[Operation]:
     stones = tombstones.load(ctx.tree.get(tombstones.PATH))
     ops: list[Operation] = []
     for e in ctx.doc(INBOX).entries:
+        if ctx.settled(INBOX, e):
+            continue
         target = _named_topic(e, topics) or chooser.choose(e.text)
         if target == INBOX:
             continue
