@@ -19,21 +19,28 @@ deletion cap (`budget`); groups beyond it wait for the next night.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from memory import facts, statements, tombstones
 from memory import format as fmt
 from memory.dream import claims as cl
 from memory.dream.context import DREAM_BY, Context, StepResult
 from memory.git.store import Author, Store, WriteResult
+from memory.lexicon import NEGATIONS, NUMBER_WORDS
 from memory.notes import INBOX
 from memory.ops import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 
 Confirm = Callable[[str, str], bool]  # (older text, newer text) → the same fact?
-COMMON = 200  # entries per (rare) word compared at most: bounds the work on huge memories
+COMMON = 50  # entries per (rare) word compared at most: bounds the work on huge memories
+_RAW = re.compile(r"[a-z0-9](?:[a-z0-9_/#.-]*[a-z0-9])?")
+# negations spelled several ways are one key ("no longer logs" / "stopped logging")
+_FOLD = dict.fromkeys([*NEGATIONS, "stopped", "stops", "longer", "fails", "failed"], "not")
 CLAIM_OVERLAP = 0.5  # same claims: the shorter says at least this share of the longer's words
+BLOCK = 0.5  # key-set Jaccard from which two entries are compared at all (`candidates`)
 MAX_POSSIBLE = 50  # possible duplicates kept for the digest per night (it shows the first few)
 
 
@@ -48,12 +55,41 @@ class Possible:
     why: str
 
 
-@dataclass
 class _Item:
-    path: str
-    entry: fmt.Entry
-    fact: facts.Fact
-    claims: frozenset[str]
+    """One entry to compare; its comparable forms are worked out only when it is compared (a
+    night looks at every entry, and most are in no candidate pair)."""
+
+    def __init__(self, path: str, entry: fmt.Entry) -> None:
+        self.path = path
+        self.entry = entry
+
+    @cached_property
+    def fact(self) -> facts.Fact:
+        return facts.fact(self.entry.text)
+
+    @cached_property
+    def claims(self) -> frozenset[str]:
+        return _claim_keys(self.entry)
+
+    @cached_property
+    def keys(self) -> frozenset[str]:
+        """Cheap blocking keys: the words cut to 5 letters (inflections mostly agree there),
+        codes with digits whole ("billing-806", "acme/api#12"), clock times as HH:MM, number
+        words as digits, stop words out."""
+        text = self.entry.text.lower()
+        if any(c.isdigit() for c in text):
+            text, clock = facts.times(text)
+        else:
+            clock = []
+        out = set(clock)
+        for w in _RAW.findall(text):
+            if w.isalpha():
+                out.add(str(NUMBER_WORDS[w]) if w in NUMBER_WORDS else _FOLD.get(w, w[:5]))
+            elif any(c.isdigit() for c in w):
+                out.add(w)
+            else:  # "on-call", "read-only": the words
+                out.update(p[:5] for p in re.split(r"[_/#.-]+", w) if p)
+        return frozenset(out) - facts.STOP
 
 
 def _claim_keys(entry: fmt.Entry) -> frozenset[str]:
@@ -74,7 +110,7 @@ def items(ctx: Context, paths: list[str]) -> list[_Item]:
         parents = {e.parent for e in doc.entries if e.parent is not None}
         for e in doc.entries:
             if e.parent is None and e.line not in parents and not ctx.settled(path, e):
-                out.append(_Item(path, e, facts.fact(e.text), _claim_keys(e)))
+                out.append(_Item(path, e))
     return out
 
 
@@ -92,27 +128,29 @@ def _verdict(a: _Item, b: _Item) -> tuple[statements.Verdict, str]:
 
 
 def candidates(found: list[_Item]) -> list[tuple[int, int]]:
-    """Pairs worth comparing: sharing a claim, or sharing a word among each one's rarest words.
+    """Pairs worth comparing: sharing a word among each one's rarest words (not all pairs).
 
-    Prefix filtering: two word sets with Jaccard ≥ SAME share at least one of the
-    |A| - ceil(SAME·|A|) + 1 rarest words of each, so only those are indexed and probed.
+    Prefix filtering on the cheap keys: two key sets with Jaccard ≥ BLOCK share at least one of
+    the |A| - ceil(BLOCK·|A|) + 1 rarest keys of each, so only those are indexed and probed.
+    BLOCK is below facts.SAME: keys are rougher than a fact's words (no synonyms, no stems), and
+    pairs with the same claims share their repository, number or path words.
     """
     freq: dict[str, int] = defaultdict(int)
     for it in found:
-        for w in it.fact.words:
+        for w in it.keys:
             freq[w] += 1
     postings: dict[str, list[int]] = defaultdict(list)
     pairs: set[tuple[int, int]] = set()
     for i, it in enumerate(found):
-        words = sorted(it.fact.words, key=lambda w: (freq[w], w))
-        keep = len(words) - math.ceil(facts.SAME * len(words)) + 1
-        # facts whose numbers differ are never one fact: blocking on them loses nothing
-        numbers = "\1" + ",".join(sorted(it.fact.numbers))
-        for key in [*(w + numbers for w in words[:keep]), *("\0" + c for c in it.claims)]:
+        words = sorted(it.keys)
+        words.sort(key=freq.__getitem__)  # rarest first, ties by the word (stable sort)
+        keep = len(words) - math.ceil(BLOCK * len(words)) + 1
+        for key in words[:keep]:
+            if freq[key] > COMMON:
+                break  # this word and the rest are too common to say which fact it is
             hits = postings[key]
-            if len(hits) < COMMON:  # a word this common says little about which fact it is
-                pairs.update((j, i) for j in hits)
-                hits.append(i)
+            pairs.update((j, i) for j in hits)
+            hits.append(i)
     return sorted(pairs)
 
 
@@ -155,6 +193,12 @@ def merge(
     return removes + others, removed
 
 
+def _near(a: _Item, b: _Item) -> bool:
+    """The cheap keys overlap enough to be worth the full comparison."""
+    shared = len(a.keys & b.keys)
+    return shared >= BLOCK * (len(a.keys) + len(b.keys) - shared)
+
+
 def _agrees(keep: _Item, m: _Item) -> bool:
     a, b = statements.statement(keep.entry.text), statements.statement(m.entry.text)
     return facts.conflict(keep.fact, m.fact) is None and statements.conflict(a, b) is None
@@ -174,7 +218,7 @@ def _groups(
         return i
 
     for i, j in candidates(found):
-        if root(i) == root(j):
+        if root(i) == root(j) or not _near(found[i], found[j]):
             continue
         verdict, why = _verdict(found[i], found[j])
         if verdict == statements.DIFFERENT:
@@ -215,7 +259,7 @@ def merge_pair(
         entry = next((e for e in doc.entries if fmt.same_fact(e.text, t)), None)
         if entry is None:
             return None
-        found.append(_Item(p, entry, facts.fact(entry.text), frozenset()))
+        found.append(_Item(p, entry))
     if found[0].path == found[1].path and found[0].entry.line == found[1].entry.line:
         return None  # one entry: already merged
     found.sort(key=_keeper_order)
