@@ -9,8 +9,9 @@ and digits, near-synonyms, hedges, plain paraphrases) and tests/data/facts/pairs
 Rules compared on every pair:
 - baseline: tidy's rule at `--baseline` (memory/facts.py of that commit, read with `git show`:
   content words with Jaccard >= SAME and no conflict), merged without asking;
-- now: memory/statements.py; "merged" = provably one statement (merged without an LLM key),
-  "possible" = listed in the digest for a person (or judged by Claude with a key).
+- now: tidy's decision on a candidate pair (memory/dream/merge.py `verdict`: far apart or
+  about two things, else memory/statements.py); "merged" = provably one statement (merged
+  without an LLM key), "possible" = listed in the digest for a person (or Claude with a key).
 
 Per style: false merges (different-meaning pairs merged) and recall (same-meaning pairs merged).
 """
@@ -29,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 from bench import baseline  # noqa: E402
 from bench.duplicate_pairs import pairs as written_pairs  # noqa: E402
 from memory import statements  # noqa: E402
+from memory.dream import merge  # noqa: E402
 
 BASELINE = baseline.REV
 PAIRS_TSV = ROOT / "tests" / "data" / "facts" / "pairs.tsv"
@@ -59,7 +61,7 @@ def main() -> None:
     n: dict[tuple[str, str], int] = defaultdict(int)
     got: dict[tuple[str, str, str], int] = defaultdict(int)
     for style, label, a, b in rows:
-        verdict, why = statements.judge(a, b)
+        verdict, why = merge.verdict(a, b)
         for key in (style, "ALL"):
             n[key, label] += 1
             got[key, label, "old"] += old(a, b)

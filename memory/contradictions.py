@@ -56,7 +56,7 @@ class Finding:
 
 
 _IDENT = re.compile(r"#\d+|[a-z0-9][a-z0-9_./:#-]*[a-z0-9]")
-_QUANTITY = re.compile(r"\d+(?:[.:]\d+)*[a-z]{0,3}")  # 12, 10:30, 5m, 30s, 500kb, 3x
+QUANTITY = re.compile(r"\d+(?:[.:]\d+)*[a-z]{0,3}")  # 12, 10:30, 5m, 30s, 500kb, 3x
 
 
 @lru_cache(maxsize=65536)
@@ -66,7 +66,7 @@ def identifiers(text: str) -> frozenset[str]:
     body, _ = fmt.split_metadata(text.strip())
     found = set()
     for w in _IDENT.findall(body.lower()):
-        if any(c.isdigit() for c in w) and not _QUANTITY.fullmatch(w):
+        if any(c.isdigit() for c in w) and not QUANTITY.fullmatch(w):
             found.add(w)
     return frozenset(found)
 

@@ -2,7 +2,9 @@
 once, and the copy merged away is recorded in forgotten.md as `merged into <path>` with its
 source, so nothing said is lost without a trace.
 
-Without Claude, two entries merge only when they are provably one statement
+Entries that each name an identifier the other lacks (an incident id, a host, a ticket: see
+memory/contradictions.py) are never compared: they are about two things. Without Claude, two
+entries merge only when they are provably one statement
 (memory/statements.py: the same words in the same roles, the same polarity, the same quantities,
 no antonym across). A pair that is close but not provably one (its content words match above
 facts.SAME with no conflict, or it makes the same checkable claims: the same file, pull request
@@ -25,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
+from memory import contradictions as cx
 from memory import facts, statements, tombstones
 from memory import format as fmt
 from memory.dream import claims as cl
@@ -36,6 +39,7 @@ from memory.ops import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 
 Confirm = Callable[[str, str], bool]  # (older text, newer text) → the same fact?
 COMMON = 50  # entries per (rare) word compared at most: bounds the work on huge memories
+_DIGIT = re.compile(r"\d")
 _RAW = re.compile(r"[a-z0-9](?:[a-z0-9_/#.-]*[a-z0-9])?")
 # negations spelled several ways are one key ("no longer logs" / "stopped logging")
 _FOLD = dict.fromkeys([*NEGATIONS, "stopped", "stops", "longer", "fails", "failed"], "not")
@@ -72,20 +76,29 @@ class _Item:
         return _claim_keys(self.entry)
 
     @cached_property
+    def idents(self) -> frozenset[str]:
+        """The identifiers among the keys (codes with a digit: "billing-806", "inc-1042"; not
+        plain numbers, quantities or times), as memory/contradictions.py reads them."""
+        return frozenset(
+            k
+            for k in self.keys
+            if _DIGIT.search(k) and not cx.QUANTITY.fullmatch(k) and not k.isdigit()
+        )
+
+    @cached_property
     def keys(self) -> frozenset[str]:
         """Cheap blocking keys: the words cut to 5 letters (inflections mostly agree there),
         codes with digits whole ("billing-806", "acme/api#12"), clock times as HH:MM, number
         words as digits, stop words out."""
         text = self.entry.text.lower()
-        if any(c.isdigit() for c in text):
+        clock: list[str] = []
+        if _DIGIT.search(text):
             text, clock = facts.times(text)
-        else:
-            clock = []
         out = set(clock)
         for w in _RAW.findall(text):
             if w.isalpha():
                 out.add(str(NUMBER_WORDS[w]) if w in NUMBER_WORDS else _FOLD.get(w, w[:5]))
-            elif any(c.isdigit() for c in w):
+            elif _DIGIT.search(w):
                 out.add(w)
             else:  # "on-call", "read-only": the words
                 out.update(p[:5] for p in re.split(r"[_/#.-]+", w) if p)
@@ -193,10 +206,23 @@ def merge(
     return removes + others, removed
 
 
+def verdict(a: str, b: str) -> tuple[statements.Verdict, str]:
+    """What tidy makes of two entry texts met as a candidate pair (bench/duplicates.py)."""
+    ia, ib = (_Item("", fmt.Entry(line=0, indent=0, marker="-", text=t, meta=())) for t in (a, b))
+    if not _near(ia, ib):
+        return statements.DIFFERENT, "far apart, or about two things"
+    return _verdict(ia, ib)
+
+
 def _near(a: _Item, b: _Item) -> bool:
-    """The cheap keys overlap enough to be worth the full comparison."""
+    """The cheap keys overlap enough to be worth the full comparison, and the two are about
+    one thing: entries that each name an identifier the other lacks ("billing-806" /
+    "billing-807", INC-1042 / INC-1043) are two facts, not one said twice."""
     shared = len(a.keys & b.keys)
-    return shared >= BLOCK * (len(a.keys) + len(b.keys) - shared)
+    if shared < BLOCK * (len(a.keys) + len(b.keys) - shared):
+        return False
+    ids_a, ids_b = a.idents, b.idents
+    return not (ids_a - ids_b and ids_b - ids_a)
 
 
 def _agrees(keep: _Item, m: _Item) -> bool:

@@ -29,7 +29,7 @@ SEED = {
          "summary": "The release train now leaves on Tuesdays at noon",
          "source": "https://acme.slack.com/archives/C1/p1700000000000100"}
     ) + "\n",
-    "inbox.md": "# Inbox\n\n- the release train needs a captain [[teams/release]]\n",
+    "inbox.md": "# Inbox\n\n- the release train needs a captain\n",
     "teams/release.md": "# Release\n\n- trains leave from the main branch\n",
 }  # fmt: skip
 
