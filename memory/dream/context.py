@@ -38,10 +38,11 @@ class Context:
     removed: int = 0  # entries removed tonight so far: every removal counts against the cap
     # With Claude: (older, newer) entry texts → are they one fact? Asked before every merge.
     confirm: Callable[[str, str], bool] | None = None
-    # (path, fact key) of every entry an earlier step wrote tonight: later steps leave those
+    # the fact keys of every entry an earlier step wrote tonight, per path: later steps leave those
     # lines alone, so each step's commit can be undone alone with plain `git revert`
-    touched: set[tuple[str, str]] = field(default_factory=set)
+    touched: dict[str, set[str]] = field(default_factory=dict)  # path → fact keys
     _docs: dict[str, tuple[str, fmt.Document]] = field(default_factory=dict, repr=False)
+    _settled: dict[str, tuple[fmt.Document, set[int]]] = field(default_factory=dict, repr=False)
 
     def doc(self, path: str) -> fmt.Document:
         """The parsed file, cached for as long as its text is unchanged."""
@@ -64,12 +65,16 @@ class Context:
     def settled(self, path: str, entry: fmt.Entry) -> bool:
         """An earlier step wrote this entry, or the line next to it, tonight: leave it until the
         next night (git takes edits on adjacent lines for one conflicting change)."""
-        if not self.touched or not any(p == path for p, _ in self.touched):
+        keys = self.touched.get(path)
+        if not keys:
             return False
-        lines = {
-            e.line for e in self.doc(path).entries if (path, fmt.fact_key(e.text)) in self.touched
-        }
-        return bool(lines & {entry.line - 1, entry.line, entry.line + 1})
+        doc = self.doc(path)
+        hit = self._settled.get(path)
+        if hit is None or hit[0] is not doc:
+            lines = {e.line for e in doc.entries if fmt.fact_key(e.text) in keys}
+            hit = (doc, lines)
+            self._settled[path] = hit
+        return bool(hit[1] & {entry.line - 1, entry.line, entry.line + 1})
 
     def apply(self, ops: list[Operation]) -> None:
         """Apply a step's operations to the working tree, as the store will (the same rules,

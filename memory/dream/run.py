@@ -297,7 +297,7 @@ def _follow(ctx: Context, result: StepResult) -> None:
     entries it wrote are `touched` (later steps leave them until the next night)."""
     for op in result.ops:
         if isinstance(op, AddEntry | ReplaceEntry) and op.path != tombstones.PATH:
-            ctx.touched.add((op.path, fmt.fact_key(op.text)))
+            ctx.touched.setdefault(op.path, set()).add(fmt.fact_key(op.text))
     scratch = result.facts.get("tree")
     if isinstance(scratch, dict):
         ctx.tree = scratch
