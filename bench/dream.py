@@ -6,7 +6,8 @@ For each size: a repository of topic files with realistic entries (claims about 
 files, repositories, Slack messages; prose), duplicates across files, broken links, short-lived
 entries, lessons, a full inbox and a day of episodes. Verifiers are fake: a table answering from
 the generated ground truth. Prints the time of each step, the total, and how many claims went to
-the verifiers (bounded by the 25-file cap whatever the size).
+the verifiers (bounded by the 25-file cap whatever the size). `--baseline d686429` first runs the
+same bench on that release (a temporary git worktree), for a comparison in one run.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -195,13 +197,39 @@ def bench(n_files: int, seed: int) -> dict[str, object]:
         }
 
 
+def baseline(rev: str, n_files: int, seed: int) -> str:
+    """The same bench, same sizes and seed, on the release `rev` (a temporary git worktree of
+    this repository, run by this interpreter): its JSON line."""
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "baseline"
+        git = ["git", "-C", str(root)]
+        subprocess.run([*git, "worktree", "add", "-q", "--detach", str(tree), rev], check=True)
+        try:
+            out = subprocess.run(
+                [sys.executable, "bench/dream.py", "--files", str(n_files), "--seed", str(seed)],
+                cwd=tree,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+        finally:
+            subprocess.run([*git, "worktree", "remove", "--force", str(tree)], check=True)
+    return out.strip().splitlines()[-1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--baseline", default="", help="also run this release (e.g. d686429) the same way"
+    )
     args = parser.parse_args()
     for n in args.files:
-        print(json.dumps(bench(n, args.seed)), flush=True)
+        if args.baseline:
+            print(f"{args.baseline}: {baseline(args.baseline, n, args.seed)}", flush=True)
+        print(f"this tree: {json.dumps(bench(n, args.seed))}", flush=True)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,11 @@
    its number (contradict), a third are new sentences. Reported: ms per entry and the verdicts.
 2. The dream's promotion pass (`memory/dream/promote.py`) over the whole tree, after `--agents`
    files got an agent's tentative entry (half of them with a second thread as evidence).
+3. Independent notes of one shape (`--incidents` incident reports with different ids, services,
+   durations and causes) written one after another into one file, each checked against those
+   before it: every "contradict" or "refine" is false. Then each incident restated with another
+   duration: every one should be a contradiction. Today's check against the release before
+   (bench/baseline.py), same notes, same run.
 """
 
 from __future__ import annotations
@@ -85,14 +90,63 @@ def dream_pass(store: Store, rng: random.Random, agents: int) -> None:
           f"{seconds * 1000:.0f} ms; {len(done.activated)} promoted")  # fmt: skip
 
 
+SERVICES = ("checkout-api", "billing", "ledger", "search", "gateway", "payouts", "auth", "cdn")
+CAUSES = ("a bad deploy", "an expired certificate", "a full disk", "a vendor outage",
+          "a config push", "a DNS change")  # fmt: skip
+
+
+def incident(i: int, rng: random.Random, minutes: int | None = None) -> str:
+    rng2 = random.Random(i)  # the same incident's service and cause every time it is written
+    service, cause = rng2.choice(SERVICES), rng2.choice(CAUSES)
+    minutes = minutes if minutes is not None else rng2.randint(3, 90)
+    return f"incident INC-{1000 + i}: {service} was down for {minutes} minutes after {cause}"
+
+
+def incidents(n: int, rng: random.Random) -> None:
+    """False contradictions among independent incident notes, and true ones, before and now."""
+    from bench import baseline
+    from memory import contradictions as cx
+
+    old_facts = baseline.load("memory/facts.py", "facts_gate_old")
+    old = baseline.load(
+        "memory/contradictions.py",
+        "cx_old",
+        {"from memory import facts\n": "import facts_gate_old as facts\n"},
+    )
+    for name, check in (("before", old.check), ("now", cx.check)):
+        landed: list[fmt.Entry] = []
+        verdicts: Counter[str] = Counter()
+        for i in range(n):
+            text = incident(i, rng)
+            verdicts[check(text, landed).verdict] += 1
+            landed.append(fmt.Entry(line=i, indent=0, marker="-", text=text, meta=()))
+        caught = 0
+        for i in range(n):
+            want = incident(i, rng)
+            minutes = int(re.findall(r"for (\d+) minutes", want)[0]) + 7
+            caught += check(incident(i, rng, minutes), landed).verdict == "contradict"
+        wrong = verdicts["contradict"] + verdicts["refine"]
+        print(f"  {name:<6}: {n} independent incident notes: {verdicts['contradict']} marked "
+              f"contradicting, {verdicts['refine']} refining ({100 * wrong / n:.1f}% false); "
+              f"the same incidents restated with another duration: {caught} of {n} "
+              "caught as contradictions")  # fmt: skip
+    del old_facts
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=10_000)
     ap.add_argument("--entries", type=int, default=300)
     ap.add_argument("--agents", type=int, default=500)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--incidents", type=int, default=1000)
+    ap.add_argument("--only-incidents", action="store_true")
     opts = ap.parse_args()
     rng = random.Random(opts.seed)
+    print("contradiction check on independent notes of one shape (no LLM):")
+    incidents(opts.incidents, rng)
+    if opts.only_incidents:
+        return 0
     tmp = Path(tempfile.mkdtemp(prefix="hippo-bench-gate-"))
     try:
         root = tmp / "work"

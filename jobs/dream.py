@@ -27,7 +27,7 @@ from jobs.slack.home import refresh_homes
 from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from memory import notes, snapshot
-from memory.dream import digest
+from memory.dream import digest, merge
 from memory.dream.claims import Claim
 from memory.dream.run import Report, dream
 from memory.dream.verifiers import Verdict, Verifier, Verifiers
@@ -46,6 +46,7 @@ DREAM = "hippo.dream.run"
 SLACK_DREAM = "hippo.dream.slack"
 REVERT = "hippo.dream.revert"
 FORGET_FILE = "hippo.dream.forget_file"
+MERGE_PAIR = "hippo.dream.merge_pair"
 LOCK_TTL = 3600  # a dream takes seconds to minutes; the lock outlives a crashed worker this long
 OUTBOX_CHANNEL = "digest"
 DIGEST_TTL = 3 * 24 * 3600  # "this night's digest was posted": a rerun within days posts nothing
@@ -337,6 +338,40 @@ def forget_file(
     reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
 
 
+@task(MERGE_PAIR, **RETRY)
+def merge_pair(
+    self: HippoTask,
+    *,
+    key: str,
+    pair: list[str],
+    user: str,
+    channel: str,
+    thread_ts: str,
+    **ctx: Any,
+) -> None:
+    """The digest's Merge button on a possible duplicate: the person merges the two entries."""
+    rt = self.runtime
+    if refused(rt, ctx, user, channel, "merge entries from the digest"):
+        return
+
+    def write() -> str:
+        done = merge.merge_pair(
+            rt.store,
+            (pair[0], pair[1], pair[2], pair[3]),
+            by=user,
+            today=today(rt.config),
+            author=author(user),
+            key=key,
+        )
+        if done is None:
+            return "Nothing merged: one of the two entries is gone or was edited since."
+        snapshot.publish_if_index_changed(rt.store, done)
+        return f"<@{user}> merged “{pair[3]}” into “{pair[1]}” (commit {done.commit[:8]})."
+
+    text = write_or_refuse(write, "Could not merge: {error}")
+    reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
+
+
 def register(app: HippoCelery) -> None:
-    app.add_tasks(dream_task, slack_dream, revert_step, forget_file)
+    app.add_tasks(dream_task, slack_dream, revert_step, forget_file, merge_pair)
     app.add_schedule(beat_schedule(app.runtime.config))

@@ -9,14 +9,19 @@ words, order words), optionally asked of Claude through a `Judge` (integrations/
   an order), e.g. "checkout retries 3 times" against "checkout retries 5 times";
 - new: nothing on the subject yet.
 
-The subject of an entry is its file: hippo's topic files are one subject each (services/x.md).
-Pure: no I/O.
+The subject of an entry is its file (hippo's topic files are one subject each: services/x.md),
+narrowed by the identifiers the entry names (an incident id, a ticket, a pull request, a host, a
+date): two entries that each name an identifier the other does not ("INC-1042 …" / "INC-1043 …")
+are about different things, so they neither contradict nor refine each other whatever numbers
+they carry. Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final, Literal, Protocol
 
 from memory import facts
@@ -50,11 +55,35 @@ class Finding:
     why: str = ""
 
 
+_IDENT = re.compile(r"#\d+|[a-z0-9][a-z0-9_./:#-]*[a-z0-9]")
+QUANTITY = re.compile(r"\d+(?:[.:]\d+)*[a-z]{0,3}")  # 12, 10:30, 5m, 30s, 500kb, 3x
+
+
+@lru_cache(maxsize=65536)
+def identifiers(text: str) -> frozenset[str]:
+    """The identifiers `text` names: words holding a digit and a letter or a joiner ("inc-1042",
+    "build-runner-3", "acme/api#12", "2026-11-03", "#88"), quantities and clock times aside."""
+    body, _ = fmt.split_metadata(text.strip())
+    found = set()
+    for w in _IDENT.findall(body.lower()):
+        if any(c.isdigit() for c in w) and not QUANTITY.fullmatch(w):
+            found.add(w)
+    return frozenset(found)
+
+
+def different_subjects(existing: str, new: str) -> bool:
+    """Each names an identifier the other does not: claims about two things, not one."""
+    a, b = identifiers(existing), identifiers(new)
+    return bool(a - b) and bool(b - a)
+
+
 def compare(existing: str, new: str) -> tuple[Verdict, str]:
     """The deterministic verdict of `new` against one `existing` entry text, and why."""
     a, b = facts.fact(existing), facts.fact(new)
     if len(a.words) < facts.MIN_WORDS or len(b.words) < facts.MIN_WORDS:
         return NEW, "too few words to compare"
+    if different_subjects(existing, new):
+        return NEW, "a different subject (other identifiers)"
     shared = len(a.words & b.words)
     jaccard = shared / len(a.words | b.words)
     conflict = facts.conflict(a, b)

@@ -8,12 +8,16 @@ fold: "releases"/"release", "paused"/"pause"), and times written either way ("10
 Two entries are the same fact (`same`) when their content words overlap enough (Jaccard at least
 SAME, measured on tests/data/facts/pairs.tsv by bench/duplicates.py) and nothing says otherwise:
 
-- numbers differ ("5 retries" / "3 retries", "10:00" / "11:00");
+- numbers differ ("5 retries" / "3 retries", "10:00" / "11:00"; "two" is "2");
 - one negates the other ("not", "never", "no longer", "stopped", "n't" counted on each side);
 - the order of the terms around an order word differs ("restart the cache before the API" /
   "restart the API before the cache"; before/after, "from X to Y", than, instead of, over,
   until), or only one of them says an order;
-- one says a word and the other its opposite ("enabled"/"disabled", "open"/"closed").
+- one says a word the other lacks and the other its opposite ("enabled"/"disabled",
+  "open"/"closed"; memory/lexicon.py).
+
+Tidy's merge asks more than this (memory/statements.py); this looser rule finds candidates and
+serves the gate and the tombstones.
 
 `covers(stone, text)` is the tombstone rule: every content word of a forgotten fact is in the new
 text, and the new text does not negate it.
@@ -28,6 +32,7 @@ from functools import lru_cache
 import snowballstemmer
 
 from memory import format as fmt
+from memory import lexicon
 
 
 def _words(text: str) -> frozenset[str]:
@@ -45,29 +50,12 @@ STOP = _words(
     "only please note nobody anyone someone everyone no during within across get gets got "
     "come comes came make makes made cause causes caused lead leads result results happen"
 )
+# Negations as counted here (the tombstones' rule: "nobody acts on it since it can be ignored"
+# still says the forgotten fact); tidy's merge reads the full lexicon (memory/statements.py).
 NEGATIONS = _words("not never stopped stop nt cannot cant dont doesnt isnt wont")
 # Order words: the terms on their left and right must be the same in both entries.
 ORDER = ("before", "after", "than", "instead", "over", "until", "from", "to")
-OPPOSITES = (
-    ("enabled", "disabled"),
-    ("enable", "disable"),
-    ("open", "closed"),
-    ("allowed", "forbidden"),
-    ("allow", "block"),
-    ("required", "optional"),
-    ("increase", "decrease"),
-    ("up", "down"),
-    ("start", "stop"),
-    ("add", "remove"),
-    ("include", "exclude"),
-    ("min", "max"),
-    ("true", "false"),
-    ("accept", "reject"),
-    ("public", "private"),
-    ("sync", "async"),
-    ("first", "last"),
-    ("always", "never"),
-)
+OPPOSITES = lexicon.OPPOSITES
 # Phrases first (they may hold a stop word), then single words; both sides are normalised text.
 PHRASES = (
     ("no longer", "nolonger"),
@@ -180,6 +168,8 @@ def _token(raw: str) -> tuple[str, str]:
         return "neg", ""
     if _NUMBER.fullmatch(raw):
         return "num", raw.lstrip("0") or "0"
+    if raw in lexicon.NUMBER_WORDS:  # "two" = "2"
+        return "num", str(lexicon.NUMBER_WORDS[raw])
     if raw in ORDER:
         return "word", raw
     if raw in STOP:
@@ -215,7 +205,10 @@ def fact(text: str) -> Fact:
 
 
 _AUX = _words("do does did is are was were wo ca could should would has have had")
-_OPPOSITE = {_stem(a): _stem(b) for a, b in OPPOSITES} | {_stem(b): _stem(a) for a, b in OPPOSITES}
+_OPPOSITE: dict[str, set[str]] = {}
+for _a, _b in OPPOSITES:
+    _OPPOSITE.setdefault(_stem(_a), set()).add(_stem(_b))
+    _OPPOSITE.setdefault(_stem(_b), set()).add(_stem(_a))
 
 
 def similarity(a: Fact, b: Fact) -> float:
@@ -231,7 +224,10 @@ def conflict(a: Fact, b: Fact) -> str | None:
         return "numbers differ"
     if (a.negations % 2) != (b.negations % 2):
         return "one negates the other"
-    if any(_OPPOSITE.get(w) in b.words for w in a.words):
+    # a word on one side only and its opposite on the other only ("first … last" in both is
+    # one sentence said twice, not two opposites)
+    only_b = b.words - a.words
+    if any(_OPPOSITE.get(w, set()) & only_b for w in a.words - b.words):
         return "opposite words"
     if a.sides.keys() != b.sides.keys():
         return f"only one says {sorted(a.sides.keys() ^ b.sides.keys())[0]!r}"

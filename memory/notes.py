@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Literal
 
 from memory import format as fmt
-from memory import secrets, tombstones, trust
+from memory import secrets, timebound, tombstones, trust
 from memory.errors import NoteRejected, SecretFound
 from memory.git.store import Author, Store, WriteResult
 from memory.ops import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry
@@ -133,7 +134,10 @@ def save_note(
     key: str | None = None,
     force: bool = False,
 ) -> Saved:
-    """Add one entry (`source`, `added`, `by`) to `path`, or the topic it names, or inbox.md."""
+    """Add one entry (`source`, `added`, `by`) to `path`, or the topic it names, or inbox.md.
+
+    A note that says when it stops being true ("today", "until the migration finishes", a date
+    ahead) is marked `scope: short-lived` (memory/timebound.py): tidy lets it expire."""
     note = clean_note(text)
     target = path or choose_topic(store.files(), note)
     meta: list[tuple[str, str]] = []
@@ -142,6 +146,8 @@ def save_note(
     meta.append(("added", today))
     if by:
         meta.append(("by", by))
+    if timebound.why_time_bound(note, date.fromisoformat(today)) is not None:
+        meta.append(("scope", timebound.SHORT_LIVED))
     title = "Inbox: notes not yet filed under a topic" if target == INBOX else None
     result = store.write(
         [AddEntry(target, note, tuple(meta), title=title)],

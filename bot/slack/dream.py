@@ -1,7 +1,10 @@
-"""Dreaming in Slack: `/hippo dream` (workspace admins), and the digest's Revert buttons."""
+"""Dreaming in Slack: `/hippo dream` (workspace admins), and the digest's Revert, Forget and
+Merge buttons."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from typing import Any
 
@@ -9,11 +12,17 @@ from slack_bolt import Ack, App
 
 from bot.slack.claims import PREFIX, submit
 from bot.slack.intent import Intent, SlackContext
-from jobs.dream import FORGET_FILE, REVERT, SLACK_DREAM
+from jobs.dream import FORGET_FILE, MERGE_PAIR, REVERT, SLACK_DREAM
 from jobs.proposals import SETTLE
 from jobs.runtime import Runtime
 from jobs.workspaces import TEAM
-from memory.dream.digest import ACCEPT_ACTION, DROP_ACTION, FORGET_ACTION, REVERT_ACTION
+from memory.dream.digest import (
+    ACCEPT_ACTION,
+    DROP_ACTION,
+    FORGET_ACTION,
+    MERGE_ACTION,
+    REVERT_ACTION,
+)
 
 _DREAM = re.compile(r"^dream(?:\s+--now\s+(?P<now>\S+))?\s*$", re.I)
 
@@ -47,6 +56,11 @@ def listen(bolt: App, rt: Runtime) -> None:
     for action_id, accept in ((ACCEPT_ACTION, True), (DROP_ACTION, False)):
         _proposal_button(bolt, rt, action_id, accept)
 
+    @bolt.action(MERGE_ACTION)
+    def on_merge(ack: Ack, body: dict[str, Any], action: dict[str, Any]) -> None:
+        ack()
+        _merge_button(rt, body, action)
+
 
 def _proposal_button(bolt: App, rt: Runtime, action_id: str, accept: bool) -> None:
     @bolt.action(action_id)
@@ -57,6 +71,36 @@ def _proposal_button(bolt: App, rt: Runtime, action_id: str, accept: bool) -> No
             rt, body, action, SETTLE, "proposal", "proposal", "slack:proposal:{value}",
             extra={"accept": accept},
         )  # fmt: skip
+
+
+def _merge_button(rt: Runtime, body: dict[str, Any], action: dict[str, Any]) -> None:
+    """The Merge button: value `<workspace>|<JSON [path, text, other path, other text]>`; one
+    merge per pair and message (a second click or person queues nothing)."""
+    workspace, _, raw = str(action.get("value") or "").partition("|")
+    here = TEAM.get() or rt.config.workspace
+    try:
+        pair = json.loads(raw)
+    except ValueError:
+        return
+    ok = isinstance(pair, list) and len(pair) == 4 and all(isinstance(p, str) for p in pair)
+    if not ok or (workspace and workspace != here):
+        return
+    digest = hashlib.sha256(raw.encode()).hexdigest()[:24]
+    container = body.get("container") or {}
+    channel = str(container.get("channel_id") or (body.get("channel") or {}).get("id") or "")
+    message_ts = str(container.get("message_ts") or (body.get("message") or {}).get("ts") or "")
+    submit(
+        rt,
+        Intent(MERGE_PAIR, {"pair": pair}),
+        [("dream_merge", here, digest)],
+        SlackContext(
+            key=f"slack:merge-pair:{message_ts}:{digest}",
+            channel=channel,
+            thread_ts=message_ts,
+            user=str((body.get("user") or {}).get("id") or ""),
+            claim=f"{PREFIX}seen:dream_merge:{here}:{digest}",
+        ),
+    )
 
 
 def _digest_button(

@@ -41,7 +41,11 @@ class Context:
     # (path, entry text) → the plain push that brought a forgotten fact back ("<sha> by <who>"),
     # or "" when hippo's write path did (memory/dream/plain_git.py)
     brought_back: Callable[[str, str], str] = lambda _p, _t: ""
+    # the fact keys of every entry an earlier step wrote tonight, per path: later steps leave those
+    # lines alone, so each step's commit can be undone alone with plain `git revert`
+    touched: dict[str, set[str]] = field(default_factory=dict)  # path → fact keys
     _docs: dict[str, tuple[str, fmt.Document]] = field(default_factory=dict, repr=False)
+    _settled: dict[str, tuple[fmt.Document, set[int]]] = field(default_factory=dict, repr=False)
 
     def doc(self, path: str) -> fmt.Document:
         """The parsed file, cached for as long as its text is unchanged."""
@@ -60,6 +64,20 @@ class Context:
         for path in paths:
             for entry in self.doc(path).entries:
                 yield path, entry
+
+    def settled(self, path: str, entry: fmt.Entry) -> bool:
+        """An earlier step wrote this entry, or the line next to it, tonight: leave it until the
+        next night (git takes edits on adjacent lines for one conflicting change)."""
+        keys = self.touched.get(path)
+        if not keys:
+            return False
+        doc = self.doc(path)
+        hit = self._settled.get(path)
+        if hit is None or hit[0] is not doc:
+            lines = {e.line for e in doc.entries if fmt.fact_key(e.text) in keys}
+            hit = (doc, lines)
+            self._settled[path] = hit
+        return bool(hit[1] & {entry.line - 1, entry.line, entry.line + 1})
 
     def apply(self, ops: list[Operation]) -> None:
         """Apply a step's operations to the working tree, as the store will (the same rules,

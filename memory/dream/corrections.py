@@ -26,6 +26,7 @@ from memory.dream.loose import Known
 from memory.dream.select import deletion_cap, select
 from memory.dream.verifiers import FIXABLE, NOT_CHECKABLE, TRUE, UNFIXABLE, Verdict, Verifiers
 from memory.errors import TombstoneConflict
+from memory.notes import INBOX
 from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 Checked = list[tuple[cl.Claim, Verdict]]
@@ -102,7 +103,7 @@ def run(
     topics = ctx.topics()
     plan = Plan(cap=deletion_cap(len(topics)))
     plan.selected = select(
-        topics,
+        checkable(ctx),
         changed=ctx.changed,
         checked=ctx.state.checked,
         deferred=ctx.state.deferred,
@@ -115,6 +116,8 @@ def run(
     fixes: list[str] = []
     for path in plan.selected:
         unknown = _check_file(ctx, path, checker, result, plan, deletions, fixes)
+        if unknown and path == INBOX:
+            continue  # notes waiting for a topic: not a file to list as unverifiable
         (plan.unverified if unknown else plan.verified).append(path)
     if recheck is not None:
         done = set(plan.selected)
@@ -124,6 +127,13 @@ def run(
     result.body[:0] = fixes
     _summarise(result, plan, waiting=len(deletions) - len(plan.deleted))
     return result
+
+
+def checkable(ctx: Context) -> list[str]:
+    """The files whose claims are checked: the topics and the inbox (notes not yet filed are
+    facts like any other: a deleted Slack message makes them stale too)."""
+    waiting = INBOX in ctx.tree and bool(ctx.doc(INBOX).entries)
+    return [*ctx.topics(), INBOX] if waiting else ctx.topics()
 
 
 def _summarise(result: StepResult, plan: Plan, *, waiting: int) -> None:
@@ -212,7 +222,7 @@ def _recheck(
     until `budget` verifier calls are spent. Returns the files re-checked."""
     start = checker.verifiers.calls
     order = sorted(
-        (p for p in ctx.topics() if p not in done and any(m in ctx.tree[p] for m in _CLAIMISH)),
+        (p for p in checkable(ctx) if p not in done and any(m in ctx.tree[p] for m in _CLAIMISH)),
         key=lambda p: (ctx.state.checked.get(p, ""), p),
     )
     out: list[str] = []

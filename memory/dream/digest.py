@@ -4,17 +4,21 @@ Blocks: a header; the daily note; per step what changed (files, +/− lines) wit
 console diff and a "Revert" button (`action_id` "dream_revert", value "<workspace>|<commit>"),
 except on the state step, which only touches `.dream/` (no person may write there);
 corrections with their evidence; deletions and whether the cap was hit; lessons and agents'
-entries that became active; contradictions for a person to settle; unverified files; files
+entries that became active; contradictions for a person to settle; possible duplicates, each
+with a "Merge" button (`action_id` "dream_merge_pair", value "<workspace>|<JSON pair>");
+unverified files; files
 nobody used in 60 days, each with a "Forget" button (`action_id` "dream_forget_file", value
 "<workspace>|<path>"); Claude tokens used and cache hits.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from memory import format as fmt
 from memory import markup
+from memory.dream.merge import Possible
 from memory.dream.promote import Contradiction
 from memory.dream.run import Report, StepReport
 from memory.proposals import Proposal
@@ -23,6 +27,8 @@ REVERT_ACTION = "dream_revert"
 FORGET_ACTION = "dream_forget_file"
 ACCEPT_ACTION = "proposal_accept"
 DROP_ACTION = "proposal_drop"
+MERGE_ACTION = "dream_merge_pair"
+MAX_VALUE = 2000  # characters Slack allows in a button's value
 MAX_TEXT = 2900  # a section's text is limited to 3000 characters
 MAX_LIST = 10
 
@@ -125,6 +131,7 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
         out.append(_section("*Lessons now active*\n" + _listed(report.activated)))
     out += contradiction_blocks(report.extra.get("contradictions") or [], console_url)
     out += proposal_blocks(report.extra.get("proposals") or [], workspace, console_url)
+    out += possible_blocks(report.extra.get("possible_duplicates") or [], workspace)
     if report.unverified:
         out.append(_section("*Unverified files*\n" + _listed(report.unverified, "files")))
     out += unused_blocks(report.unused, workspace) + oplog_blocks(
@@ -218,6 +225,53 @@ def proposal_blocks(found: list[Proposal], workspace: str, console_url: str = ""
         out.append({"type": "actions", "block_id": f"proposal_actions_{i}", "elements": buttons})
     if len(found) > MAX_LIST:
         out.append(_section(f"…and {len(found) - MAX_LIST} more in the console"))
+    return out
+
+
+def merge_value(workspace: str, pair: Possible) -> str:
+    """The Merge button's value: `<workspace>|` and the pair as JSON (path, text, path, text)."""
+    return f"{workspace}|" + json.dumps([pair.path, pair.text, pair.other_path, pair.other_text])
+
+
+def possible_blocks(found: list[Possible], workspace: str) -> list[Block]:
+    """Pairs tidy found close but could not show to be one statement (memory/dream/merge.py):
+    nothing merged; each with a Merge button (`action_id` MERGE_ACTION) for a person."""
+    if not found:
+        return []
+    out = [
+        _section(
+            "*Possible duplicates* (not merged: they may say different things). Merge keeps "
+            "the fuller entry with both sources; the other is recorded in forgotten.md"
+        )
+    ]
+    for i, pair in enumerate(found[:MAX_LIST]):
+        text = (
+            f"`{_escape(pair.path)}`: “{_escape(pair.text)}”\n"
+            f"`{_escape(pair.other_path)}`: “{_escape(pair.other_text)}”"
+        )
+        block = _section(text)
+        block["block_id"] = f"dream_possible_{i}"
+        value = merge_value(workspace, pair)
+        if len(value) <= MAX_VALUE:  # longer entries: merged by hand in the file
+            block["accessory"] = {
+                "type": "button",
+                "action_id": MERGE_ACTION,
+                "text": {"type": "plain_text", "text": "Merge"},
+                "value": value,
+                "confirm": {
+                    "title": {"type": "plain_text", "text": "Merge these two entries?"},
+                    "text": {
+                        "type": "mrkdwn",
+                        "text": "Keep one entry with both sources, as a commit by you "
+                        "(revertable).",
+                    },
+                    "confirm": {"type": "plain_text", "text": "Merge"},
+                    "deny": {"type": "plain_text", "text": "Keep both"},
+                },
+            }
+        out.append(block)
+    if len(found) > MAX_LIST:
+        out.append(_section(f"…and {len(found) - MAX_LIST} more"))
     return out
 
 

@@ -2,10 +2,16 @@
 once, and the copy merged away is recorded in forgotten.md as `merged into <path>` with its
 source, so nothing said is lost without a trace.
 
-Two entries are one fact when (memory/facts.py) their content words match above SAME with no
-conflict (numbers, negation, order words, opposite words), or when they make the same checkable
-claims (the same file, pull request and state, URL) and one says most of what the other does.
-With Claude (`confirm`), every candidate pair is confirmed before it is merged.
+Entries that each name an identifier the other lacks (an incident id, a host, a ticket: see
+memory/contradictions.py) are never compared: they are about two things. Without Claude, two
+entries merge only when they are provably one statement
+(memory/statements.py: the same words in the same roles, the same polarity, the same quantities,
+no antonym across). A pair that is close but not provably one (its content words match above
+facts.SAME with no conflict, or it makes the same checkable claims: the same file, pull request
+and state, URL, one saying most of what the other does) is a *possible duplicate*: listed in the
+digest for a person to merge with one click (`merge_pair`), never merged by the night alone.
+With Claude (`confirm`), every candidate pair, provable or possible, is merged only on Claude's
+clear "same"; an error keeps both.
 
 The keeper is the copy that says the most (most content words), then a topic's over the inbox's,
 then the oldest; it gets every source. Every entry merged away counts against tonight's
@@ -15,28 +21,88 @@ deletion cap (`budget`); groups beyond it wait for the next night.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
-from memory import facts, tombstones
+from memory import contradictions as cx
+from memory import facts, statements, tombstones
 from memory import format as fmt
 from memory.dream import claims as cl
 from memory.dream.context import DREAM_BY, Context, StepResult
+from memory.git.store import Author, Store, WriteResult
+from memory.lexicon import NEGATIONS, NUMBER_WORDS
 from memory.notes import INBOX
-from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
+from memory.ops import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 
 Confirm = Callable[[str, str], bool]  # (older text, newer text) → the same fact?
-COMMON = 200  # entries per (rare) word compared at most: bounds the work on huge memories
+COMMON = 50  # entries per (rare) word compared at most: bounds the work on huge memories
+_DIGIT = re.compile(r"\d")
+_RAW = re.compile(r"[a-z0-9](?:[a-z0-9_/#.-]*[a-z0-9])?")
+# negations spelled several ways are one key ("no longer logs" / "stopped logging")
+_FOLD = dict.fromkeys([*NEGATIONS, "stopped", "stops", "longer", "fails", "failed"], "not")
 CLAIM_OVERLAP = 0.5  # same claims: the shorter says at least this share of the longer's words
+BLOCK = 0.5  # key-set Jaccard from which two entries are compared at all (`candidates`)
+MAX_POSSIBLE = 50  # possible duplicates kept for the digest per night (it shows the first few)
 
 
-@dataclass
-class _Item:
+@dataclass(frozen=True)
+class Possible:
+    """Two entries that may say one fact: for a person (the digest's Merge button) to decide."""
+
     path: str
-    entry: fmt.Entry
-    fact: facts.Fact
-    claims: frozenset[str]
+    text: str
+    other_path: str
+    other_text: str
+    why: str
+
+
+class _Item:
+    """One entry to compare; its comparable forms are worked out only when it is compared (a
+    night looks at every entry, and most are in no candidate pair)."""
+
+    def __init__(self, path: str, entry: fmt.Entry) -> None:
+        self.path = path
+        self.entry = entry
+
+    @cached_property
+    def fact(self) -> facts.Fact:
+        return facts.fact(self.entry.text)
+
+    @cached_property
+    def claims(self) -> frozenset[str]:
+        return _claim_keys(self.entry)
+
+    @cached_property
+    def idents(self) -> frozenset[str]:
+        """The identifiers among the keys (codes with a digit: "billing-806", "inc-1042"; not
+        plain numbers, quantities or times), as memory/contradictions.py reads them."""
+        return frozenset(
+            k
+            for k in self.keys
+            if _DIGIT.search(k) and not cx.QUANTITY.fullmatch(k) and not k.isdigit()
+        )
+
+    @cached_property
+    def keys(self) -> frozenset[str]:
+        """Cheap blocking keys: the words cut to 5 letters (inflections mostly agree there),
+        codes with digits whole ("billing-806", "acme/api#12"), clock times as HH:MM, number
+        words as digits, stop words out."""
+        text = self.entry.text.lower()
+        clock: list[str] = []
+        if _DIGIT.search(text):
+            text, clock = facts.times(text)
+        out = set(clock)
+        for w in _RAW.findall(text):
+            if w.isalpha():
+                out.add(str(NUMBER_WORDS[w]) if w in NUMBER_WORDS else _FOLD.get(w, w[:5]))
+            elif _DIGIT.search(w):
+                out.add(w)
+            else:  # "on-call", "read-only": the words
+                out.update(p[:5] for p in re.split(r"[_/#.-]+", w) if p)
+        return frozenset(out) - facts.STOP
 
 
 def _claim_keys(entry: fmt.Entry) -> frozenset[str]:
@@ -49,47 +115,55 @@ def _claim_keys(entry: fmt.Entry) -> frozenset[str]:
 
 
 def items(ctx: Context, paths: list[str]) -> list[_Item]:
-    """Top-level entries of `paths` (nested ones belong with their parent: never merged)."""
+    """Top-level entries of `paths` (nested ones belong with their parent: never merged), but
+    not those an earlier step wrote tonight (they merge the next night)."""
     out = []
     for path in paths:
         doc = ctx.doc(path)
         parents = {e.parent for e in doc.entries if e.parent is not None}
         for e in doc.entries:
-            if e.parent is None and e.line not in parents:
-                out.append(_Item(path, e, facts.fact(e.text), _claim_keys(e)))
+            if e.parent is None and e.line not in parents and not ctx.settled(path, e):
+                out.append(_Item(path, e))
     return out
 
 
-def _same(a: _Item, b: _Item) -> bool:
-    close = facts.similarity(a.fact, b.fact) >= facts.SAME
-    if not close and a.claims and a.claims == b.claims:
+def _verdict(a: _Item, b: _Item) -> tuple[statements.Verdict, str]:
+    """SAME (provably one statement), POSSIBLE or DIFFERENT; the same claims with most words
+    shared make a possible pair (never a provable one: two facts can cite one pull request)."""
+    verdict, why = statements.judge(a.entry.text, b.entry.text)
+    if verdict == statements.DIFFERENT and a.claims and a.claims == b.claims:
         shared = len(a.fact.words & b.fact.words)
         close = shared >= CLAIM_OVERLAP * min(len(a.fact.words), len(b.fact.words)) > 0
-    return close and facts.conflict(a.fact, b.fact) is None  # the cheap test first
+        sa, sb = statements.statement(a.entry.text), statements.statement(b.entry.text)
+        if close and facts.conflict(a.fact, b.fact) is None and statements.conflict(sa, sb) is None:
+            return statements.POSSIBLE, "the same claims, most words shared"
+    return verdict, why
 
 
 def candidates(found: list[_Item]) -> list[tuple[int, int]]:
-    """Pairs worth comparing: sharing a claim, or sharing a word among each one's rarest words.
+    """Pairs worth comparing: sharing a word among each one's rarest words (not all pairs).
 
-    Prefix filtering: two word sets with Jaccard ≥ SAME share at least one of the
-    |A| - ceil(SAME·|A|) + 1 rarest words of each, so only those are indexed and probed.
+    Prefix filtering on the cheap keys: two key sets with Jaccard ≥ BLOCK share at least one of
+    the |A| - ceil(BLOCK·|A|) + 1 rarest keys of each, so only those are indexed and probed.
+    BLOCK is below facts.SAME: keys are rougher than a fact's words (no synonyms, no stems), and
+    pairs with the same claims share their repository, number or path words.
     """
     freq: dict[str, int] = defaultdict(int)
     for it in found:
-        for w in it.fact.words:
+        for w in it.keys:
             freq[w] += 1
     postings: dict[str, list[int]] = defaultdict(list)
     pairs: set[tuple[int, int]] = set()
     for i, it in enumerate(found):
-        words = sorted(it.fact.words, key=lambda w: (freq[w], w))
-        keep = len(words) - math.ceil(facts.SAME * len(words)) + 1
-        # facts whose numbers differ are never one fact: blocking on them loses nothing
-        numbers = "\1" + ",".join(sorted(it.fact.numbers))
-        for key in [*(w + numbers for w in words[:keep]), *("\0" + c for c in it.claims)]:
+        words = sorted(it.keys)
+        words.sort(key=freq.__getitem__)  # rarest first, ties by the word (stable sort)
+        keep = len(words) - math.ceil(BLOCK * len(words)) + 1
+        for key in words[:keep]:
+            if freq[key] > COMMON:
+                break  # this word and the rest are too common to say which fact it is
             hits = postings[key]
-            if len(hits) < COMMON:  # a word this common says little about which fact it is
-                pairs.update((j, i) for j in hits)
-                hits.append(i)
+            pairs.update((j, i) for j in hits)
+            hits.append(i)
     return sorted(pairs)
 
 
@@ -108,7 +182,9 @@ def merge(
 ) -> tuple[list[Operation], int]:
     """Operations merging duplicates among `paths`, and how many entries they remove."""
     found = items(ctx, paths)
-    groups = _groups(found, out, confirm)
+    possible: list[Possible] = []
+    groups = _groups(found, out, confirm, possible)
+    out.facts["possible"] = possible[:MAX_POSSIBLE]
     removes: list[Operation] = []
     others: list[Operation] = []
     removed = 0
@@ -119,7 +195,7 @@ def merge(
         members.sort(key=_keeper_order)
         keep, rest = members[0], members[1:]
         # a chain a~b~c may link two that conflict: only what agrees with the keeper goes
-        rest = [m for m in rest if facts.conflict(keep.fact, m.fact) is None]
+        rest = [m for m in rest if _agrees(keep, m)]
         if not rest:
             continue
         if removed + len(rest) > budget:
@@ -130,8 +206,35 @@ def merge(
     return removes + others, removed
 
 
-def _groups(found: list[_Item], out: StepResult, confirm: Confirm | None) -> list[list[_Item]]:
-    """The entries that say the same fact, grouped (union-find over candidate pairs)."""
+def verdict(a: str, b: str) -> tuple[statements.Verdict, str]:
+    """What tidy makes of two entry texts met as a candidate pair (bench/duplicates.py)."""
+    ia, ib = (_Item("", fmt.Entry(line=0, indent=0, marker="-", text=t, meta=())) for t in (a, b))
+    if not _near(ia, ib):
+        return statements.DIFFERENT, "far apart, or about two things"
+    return _verdict(ia, ib)
+
+
+def _near(a: _Item, b: _Item) -> bool:
+    """The cheap keys overlap enough to be worth the full comparison, and the two are about
+    one thing: entries that each name an identifier the other lacks ("billing-806" /
+    "billing-807", INC-1042 / INC-1043) are two facts, not one said twice."""
+    shared = len(a.keys & b.keys)
+    if shared < BLOCK * (len(a.keys) + len(b.keys) - shared):
+        return False
+    ids_a, ids_b = a.idents, b.idents
+    return not (ids_a - ids_b and ids_b - ids_a)
+
+
+def _agrees(keep: _Item, m: _Item) -> bool:
+    a, b = statements.statement(keep.entry.text), statements.statement(m.entry.text)
+    return facts.conflict(keep.fact, m.fact) is None and statements.conflict(a, b) is None
+
+
+def _groups(
+    found: list[_Item], out: StepResult, confirm: Confirm | None, possible: list[Possible]
+) -> list[list[_Item]]:
+    """The entries that say the same fact, grouped (union-find over candidate pairs); the pairs
+    that may be one fact but are not provably so (without Claude) go to `possible`."""
     parent = list(range(len(found)))
 
     def root(i: int) -> int:
@@ -141,17 +244,62 @@ def _groups(found: list[_Item], out: StepResult, confirm: Confirm | None) -> lis
         return i
 
     for i, j in candidates(found):
-        if root(i) == root(j) or not _same(found[i], found[j]):
+        if root(i) == root(j) or not _near(found[i], found[j]):
+            continue
+        verdict, why = _verdict(found[i], found[j])
+        if verdict == statements.DIFFERENT:
             continue
         older, newer = sorted((found[i], found[j]), key=lambda it: it.entry.get("added") or "")
-        if confirm is not None and not confirm(older.entry.text, newer.entry.text):
-            out.body.append(f"- not merged (Claude: different facts): {newer.entry.text!r}")
+        if confirm is not None:
+            if not confirm(older.entry.text, newer.entry.text):
+                out.body.append(f"- not merged (Claude: different facts): {newer.entry.text!r}")
+                continue
+        elif verdict == statements.POSSIBLE:
+            possible.append(
+                Possible(older.path, older.entry.text, newer.path, newer.entry.text, why)
+            )
             continue
         parent[root(j)] = root(i)
     groups: dict[int, list[_Item]] = defaultdict(list)
     for i, it in enumerate(found):
         groups[root(i)].append(it)
     return list(groups.values())
+
+
+def merge_pair(
+    store: Store,
+    pair: tuple[str, str, str, str],
+    *,
+    by: str,
+    today: str,
+    author: Author,
+    key: str,
+) -> WriteResult | None:
+    """A person's Merge on a possible duplicate (path, text, other path, other text): the fuller
+    entry stays with both sources, the other is recorded in forgotten.md as merged into it.
+    None when either entry is gone or changed since the digest (nothing is guessed)."""
+    path, text, other_path, other_text = pair
+    found: list[_Item] = []
+    for p, t in ((path, text), (other_path, other_text)):
+        doc = fmt.parse(store.read_or_none(p) or "")
+        entry = next((e for e in doc.entries if fmt.same_fact(e.text, t)), None)
+        if entry is None:
+            return None
+        found.append(_Item(p, entry))
+    if found[0].path == found[1].path and found[0].entry.line == found[1].entry.line:
+        return None  # one entry: already merged
+    found.sort(key=_keeper_order)
+    removes: list[Operation] = []
+    others: list[Operation] = []
+    out = StepResult("merge")
+    _merge_into(found[0], found[1:], today, out, removes, others, by=by)
+    short = found[1].entry.text if len(found[1].entry.text) <= 60 else found[1].entry.text[:59]
+    return store.write(
+        removes + others,
+        author=author,
+        message=f"merge: {short}\n\n" + "\n".join(out.body),
+        key=key,
+    )
 
 
 def _merge_into(
@@ -161,6 +309,8 @@ def _merge_into(
     out: StepResult,
     removes: list[Operation],
     others: list[Operation],
+    *,
+    by: str = DREAM_BY,
 ) -> None:
     """Remove `rest` (each tombstoned as merged) and give `keep` every source they had."""
     sources = list(dict.fromkeys(s for m in [keep, *rest] for s in m.entry.get_all("source") if s))
@@ -171,10 +321,8 @@ def _merge_into(
         # then lands on the line that is left, so one line with every source stays
         removes.append(RemoveEntry(m.path, m.entry.text))
         why = f"{tombstones.MERGED}{keep.path}"
-        text, stone = tombstones.entry_for(
-            m.entry, path=m.path, removed=today, by=DREAM_BY, reason=why
-        )
-        others.append(AddEntry(tombstones.PATH, text, stone, title=tombstones.TITLE))
+        text, stone = tombstones.entry_for(m.entry, path=m.path, removed=today, by=by, reason=why)
+        others.append(AddTombstone(tombstones.PATH, text, stone, title=tombstones.TITLE))
         out.body.append(
             f"- merged {m.path}: {m.entry.text!r} into {keep.path}: {keep.entry.text!r}"
         )

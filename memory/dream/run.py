@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from memory import proposals, textlines, version
+from memory import format as fmt
+from memory import proposals, textlines, tombstones, version
 from memory.dream import corrections, daily, index, outcomes, plain_git, tidy, unused
 from memory.dream import state as st
 from memory.dream.claims import known_repos
@@ -24,6 +25,7 @@ from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
 from memory.errors import LockTimeout, MemoryStoreError, NotFound, RemoteError
 from memory.git.store import DREAMER, Store
+from memory.ops import AddEntry, ReplaceEntry
 
 STEPS = ("daily", "outcomes", "corrections", "tidy", "index", "state")
 TRAILER = "Hippo-Dream"
@@ -194,6 +196,8 @@ def _run_steps(
             became, revoked = step.facts.get("activated", []), step.facts.get("revoked", 0)
             report.extra["outcomes"] = {"promotions": len(became), "revocations": revoked}
             report.extra["contradictions"] = list(step.facts.get("contradictions", []))
+        if step is not None and name == "tidy":  # for the digest's Merge buttons
+            report.extra["possible_duplicates"] = list(step.facts.get("possible", []))
         if after_step is not None:
             after_step(name)  # e.g. extend the workspace lock (the tests crash here)
     report.deferred = lists["deferred"]
@@ -303,7 +307,11 @@ def _trailers(
 
 
 def _follow(ctx: Context, result: StepResult) -> None:
-    """The next step reads what this one wrote: applied here the way the store applied it."""
+    """The next step reads what this one wrote: applied here the way the store applied it; the
+    entries it wrote are `touched` (later steps leave them until the next night)."""
+    for op in result.ops:
+        if isinstance(op, AddEntry | ReplaceEntry) and op.path != tombstones.PATH:
+            ctx.touched.setdefault(op.path, set()).add(fmt.fact_key(op.text))
     scratch = result.facts.get("tree")
     if isinstance(scratch, dict):
         ctx.tree = scratch

@@ -7,12 +7,17 @@ Each part works on the tree the previous part left, so their operations compose 
 2. a `[[link]]` whose file was renamed follows the rename found in git history; one that leads
    nowhere is dropped from the index (MEMORY.md) and reported elsewhere;
 3. an `inbox.md` entry goes under the topic it names: a `[[link]]` to it, a `scope:` path, or
-   the file's subject in its words (the same rule as saving a note);
-4. duplicates (the same fact in other words, within and across files, never opposites: see
-   merge.py) merge into the fullest copy, which keeps every source; the copies merged away are
-   recorded in forgotten.md as `merged into <path>`.
+   the file's subject in its words (the same rule as saving a note); failing those, the one
+   topic sharing the most (at least two) subject words with it: its file name's parts and its
+   title's words ("nightly batch alert" → runbooks/nightly-batch.md, "# nightly batch: alerts");
+4. duplicates (provably one statement without Claude; within and across files, never
+   opposites: see merge.py) merge into the fullest copy, which keeps every source; the copies
+   merged away are recorded in forgotten.md as `merged into <path>`. Pairs that may be one fact
+   but are not provably so are left for the digest's Merge button.
 
 Expiries and merges count against the night's deletion cap with the corrections' deletions.
+No part touches an entry an earlier step wrote tonight (`Context.settled`): it waits a night, so
+the earlier step's commit can still be reverted alone with plain `git revert`.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 SHORT_LIVED = frozenset({"short-lived", "transient", "temporary", "short", "today", "this-week"})
 MIN_WORDS = 3
+SUBJECT_WORDS = 2  # subject words a note must share with a topic to be filed there by them
+SUBJECT_LETTERS = 4  # shorter words ("api", "job") say too little about which topic
 NOT_FILED = ("preferences/", "conventions/")  # instructions and lessons: never a note's home
 _NAME = re.compile(r"[\w-]+")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -100,7 +107,7 @@ def expire(ctx: Context, out: StepResult) -> list[Operation]:
             continue  # no lifetime marks in the file: nothing to parse
         for e in ctx.doc(path).entries:
             added = e.get("added") or ""
-            if _short_lived(e) and added and added < cutoff:
+            if _short_lived(e) and added and added < cutoff and not ctx.settled(path, e):
                 if ctx.removed >= cap:
                     out.body.append(f"- expiry waits for the cap: {path}: {e.text!r}")
                     continue
@@ -141,6 +148,8 @@ def repair_links(ctx: Context, out: StepResult) -> list[Operation]:
         if "[[" not in ctx.tree[path]:
             continue  # most files have no links: skip parsing them
         for e in ctx.doc(path).entries:
+            if ctx.settled(path, e):
+                continue
             text, broken = e.text, []
             for link in e.links:
                 target = fmt.link_target(link)
@@ -168,10 +177,12 @@ def file_inbox(ctx: Context, out: StepResult) -> list[Operation]:
     if INBOX not in ctx.tree:
         return []
     topics = ctx.topics()
-    chooser = TopicChooser(topics)
+    chooser = TopicChooser(topics, {p: _title(ctx.tree.get(p, "")) for p in topics})
     stones = tombstones.load(ctx.tree.get(tombstones.PATH))
     ops: list[Operation] = []
     for e in ctx.doc(INBOX).entries:
+        if ctx.settled(INBOX, e):
+            continue
         target = _named_topic(e, topics) or chooser.choose(e.text)
         if target == INBOX:
             continue
@@ -191,13 +202,19 @@ class TopicChooser:
     wins; a tie stays in the inbox), indexed by name: filing a full inbox against thousands of
     topics must not compile one pattern per topic and entry."""
 
-    def __init__(self, topics: list[str]) -> None:
+    def __init__(self, topics: list[str], titles: dict[str, str] | None = None) -> None:
         self.by_name: dict[str, list[str]] = {}
         self.odd: dict[str, bytes] = {}  # names with characters outside [\w-]: the plain rule
+        # the fallback: a topic's subject words (its name's parts, its title's words) → topics
+        self.by_word: dict[str, set[str]] = {}
         for path in topics:
             name = path.rsplit("/", 1)[-1][:-3].lower()
             if path.startswith(NOT_FILED) or len(name) < 3 or name in _STOP:
                 continue
+            subject = re.split(r"[-_\s]+", name) + _WORD.findall((titles or {}).get(path, ""))
+            for w in subject:
+                if len(w) >= SUBJECT_LETTERS and w not in _STOP and not w.isdigit():
+                    self.by_word.setdefault(_fold(w), set()).add(path)
             if _NAME.fullmatch(name):
                 self.by_name.setdefault(name, []).append(path)
             else:
@@ -211,10 +228,36 @@ class TopicChooser:
             if odd != INBOX:
                 found.append((len(odd.rsplit("/", 1)[-1]) - 3, odd))
         if not found:
-            return INBOX
+            return self._by_subject(text)
         best = max(n for n, _ in found)
         top = sorted({p for n, p in found if n == best})
         return top[0] if len(top) == 1 else INBOX
+
+    def _by_subject(self, text: str) -> str:
+        """The topic sharing the most subject words with the note (at least SUBJECT_WORDS, and
+        strictly more than any other topic), else the inbox: a note about "the nightly batch
+        alert" goes to runbooks/nightly-batch.md whose title speaks of the batch alert."""
+        score: dict[str, int] = {}
+        for w in {_fold(w) for w in _WORD.findall(text.lower())}:
+            for path in self.by_word.get(w, ()):
+                score[path] = score.get(path, 0) + 1
+        if not score:
+            return INBOX
+        ranked = sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))
+        top = ranked[0][1]
+        if top < SUBJECT_WORDS or (len(ranked) > 1 and ranked[1][1] == top):
+            return INBOX
+        return ranked[0][0]
+
+
+def _fold(word: str) -> str:
+    return word[:-1] if len(word) > 4 and word.endswith("s") else word
+
+
+def _title(text: str) -> str:
+    """A file's first line without its heading marks (what the file is about)."""
+    first = text.split("\n", 1)[0]
+    return first.lstrip("#").strip().lower() if first.startswith("#") else ""
 
 
 def _named_topic(e: fmt.Entry, topics: list[str]) -> str | None:
@@ -237,6 +280,8 @@ def merge_duplicates(ctx: Context, out: StepResult) -> list[Operation]:
     paths = [p for p in [*ctx.topics(), *inbox] if not p.startswith("conventions/")]
     budget = deletion_cap(len(ctx.topics())) - ctx.removed
     ops, removed = merge.merge(ctx, out, paths, budget, ctx.confirm)
+    for pair in out.facts.get("possible", []):
+        out.body.append(f"- possible duplicate, not merged: {pair.text!r} / {pair.other_text!r}")
     ctx.removed += removed
     return ops
 
@@ -255,8 +300,10 @@ def run(ctx: Context) -> StepResult:
         counts.append(len(ops))
     ctx.removed = scratch.removed
     expired, back, links, filed, merged = counts
+    possible = result.facts.get("possible", [])
     result.facts = {"expired": expired, "links": links, "filed": filed // 2, "merged": merged}
     result.facts["resurrected"] = back
+    result.facts["possible"] = possible
     result.facts["tree"] = scratch.tree  # the tree after these operations, for the next step
     if result.ops:
         result.subject = (

@@ -34,6 +34,21 @@ def test_init_note_show_log(argv: list[str], capsys: pytest.CaptureFixture[str])
     assert out[0].endswith("U1: note: the batch alert is expected") and len(out) == 2
 
 
+def test_a_time_bound_note_is_marked_short_lived(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`hippo note` marks "the API is down this afternoon" `scope: short-lived`; a note about
+    a date already past ("moved on 2020-03-01") is a lasting fact and is not marked."""
+    run(argv, "init")
+    assert run(argv, "note", "the partner API is down this afternoon") == 0
+    assert run(argv, "note", "billing moved to Postgres on 2020-03-01") == 0
+    capsys.readouterr()
+    assert run(argv, "show", "inbox.md") == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("- ")]
+    assert "scope: short-lived" in lines[0] and "this afternoon" in lines[0]
+    assert "scope:" not in lines[1]
+
+
 def test_note_with_key_is_idempotent(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     """The same --key twice saves once."""
     run(argv, "init")

@@ -91,6 +91,26 @@ def test_a_contradiction_lands_beside_the_active_entry(store: Store, counters: r
     assert oplog.day(counters, "w", oplog.today())[oplog.CONTRADICTIONS] == 1
 
 
+def test_incidents_with_different_ids_do_not_contradict(
+    store: Store, counters: redis.Redis
+) -> None:
+    """Two incident reports of one shape with different ids are two facts: the second lands as
+    new (before: "contradicts" the first, as their durations differ); the same id restated with
+    another duration is a contradiction."""
+    tools = MemoryTools(store, workspace="w", redis=counters)
+    server = build_server(tools, fixed("claude-code"))
+    first = "incident INC-1042: checkout-api was down for 12 minutes after a bad deploy"
+    other = "incident INC-1043: checkout-api was down for 40 minutes after a bad deploy"
+    again = "incident INC-1042: checkout-api was down for 19 minutes after a bad deploy"
+    verdicts = []
+    for text in (first, other, again):
+        args = {"path": "incidents/log.md", "message": "incident", "entries": [f"- {text}"]}
+        result = run_call(server, "writeMemory", args)
+        assert not result.is_error, text_of(result)
+        verdicts += [x["verdict"] for x in json.loads(text_of(result))["landed"]]
+    assert verdicts == ["new", "new", "contradict"]
+
+
 def test_a_second_agent_confirms_as_evidence(store: Store, counters: redis.Redis) -> None:
     """Another agent saying the same is not a second line: it is evidence on the first."""
     tools = MemoryTools(store, workspace="w", redis=counters)

@@ -171,3 +171,23 @@ def test_claude_confirms_a_duplicate_before_tidy_merges_it(
     fake.script(fake.text("SAME"))
     dream(store, now=datetime(2026, 12, 1, 3), confirm=dreamer.same)
     assert len(fmt.parse(store.read("ops/staging.md")).entries) == 1
+
+
+def test_a_claude_error_on_a_possible_duplicate_merges_nothing(
+    fake: FakeAnthropic, tmp_path: Path
+) -> None:
+    """With a key, an API error on the question keeps both entries (a missed merge loses
+    nothing); the pair is not merged by the words alone either."""
+    client = anthropic.Anthropic(api_key="test", base_url=fake.url, max_retries=0)
+    dreamer = ClaudeDreamer(client, Verifiers(), model="claude-test")
+    store = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
+    store.init()
+    text = (
+        "# Ops\n\n- staging is reset every Sunday night [added: 2026-10-01]\n"
+        "- Staging is reset every Sunday night. [added: 2026-11-01]\n"
+    )
+    store.write([WriteFile("ops/staging.md", text)], author=Author("a", "a@x"), message="seed")
+    fake.script(fake.error(500), fake.error(500), fake.error(500))
+    dream(store, now=datetime(2026, 11, 30, 3), confirm=dreamer.same)
+    assert len(fmt.parse(store.read("ops/staging.md")).entries) == 2
+    assert store.read_or_none("forgotten.md") is None

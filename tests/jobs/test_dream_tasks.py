@@ -17,6 +17,7 @@ from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.dream import make_verifiers, parse_now, run_dream
 from jobs.runtime import Runtime
+from memory import format as fmt
 from memory.git.store import Author
 from memory.ops import WriteFile
 from tests.fakes.slack import SlackFake, payload_body
@@ -28,7 +29,7 @@ SEED = {
          "summary": "The release train now leaves on Tuesdays at noon",
          "source": "https://acme.slack.com/archives/C1/p1700000000000100"}
     ) + "\n",
-    "inbox.md": "# Inbox\n\n- the release train needs a captain [[teams/release]]\n",
+    "inbox.md": "# Inbox\n\n- the release train needs a captain\n",
     "teams/release.md": "# Release\n\n- trains leave from the main branch\n",
 }  # fmt: skip
 
@@ -138,6 +139,48 @@ def test_revert_button_reverts_one_step_and_confirms_in_thread(
     assert "needs a captain" in store.read("inbox.md")
     assert store.log(limit=1)[0].author == "W222"
     assert store.read_or_none("daily/2026-11-29.md") is not None
+
+
+def test_merge_button_merges_a_possible_duplicate_as_the_presser(
+    celery_worker_for: Runtime, slack_fake: SlackFake
+) -> None:
+    """Two close wordings are not merged at night without an LLM: the digest lists them with a
+    Merge button; an admin's press keeps one entry with both sources, as a commit by that
+    person, confirmed in the digest's thread; a double click merges once."""
+    rt = seeded(celery_worker_for)
+    a, b = "staging is reset every Sunday night", "staging gets wiped each Sunday night"
+    rt.store.write(
+        [WriteFile("ops/staging.md", f"# Staging\n\n- {a} [source: https://a]\n"
+                   f"- {b} [source: https://b]\n")],
+        author=Author("a", "a@x"),
+        message="two wordings",
+    )  # fmt: skip
+    slack_fake.users["W222"] = {"is_admin": True}
+    outcome = run_dream(rt, now_iso="2026-11-30T03:00")
+    assert outcome.report is not None
+    assert len(fmt.parse(rt.store.read("ops/staging.md")).entries) == 2
+    (button,) = [
+        blk["accessory"]
+        for blk in digest_post(slack_fake)["blocks"]
+        if blk.get("accessory", {}).get("action_id") == "dream_merge_pair"
+    ]
+    body = conformance("block_actions.json")
+    body["container"].update(message_ts=outcome.digest_ts, channel_id="CDIGEST", is_ephemeral=False)
+    body["user"]["id"] = "W222"
+    body["actions"][0].update(action_id="dream_merge_pair", block_id="dream_possible_0",
+                              value=button["value"])  # fmt: skip
+    client = create_app(celery_worker_for.config, celery_worker_for).test_client()
+    assert post(client, payload_body(body)).status_code == 200
+    assert post(client, payload_body(body)).status_code == 200  # a double click
+    wait(lambda: [c for c in slack_fake.calls("chat.postMessage") if c.form.get("thread_ts")])
+    replies = [c.form for c in slack_fake.calls("chat.postMessage") if c.form.get("thread_ts")]
+    assert len(replies) == 1 and replies[0]["text"].startswith("<@W222> merged “")
+    store = celery_worker_for.store
+    store.sync()
+    (kept,) = fmt.parse(store.read("ops/staging.md")).entries
+    assert sorted(kept.get_all("source")) == ["https://a", "https://b"]
+    assert "merged into ops/staging.md" in store.read("forgotten.md")
+    assert store.log(limit=1)[0].author == "W222"
 
 
 def test_slash_command_dream_is_for_admins(

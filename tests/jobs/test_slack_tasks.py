@@ -16,6 +16,7 @@ from bot.app import create_app
 from integrations.slack import Outbox
 from jobs.celery_app import enqueue, make_celery
 from jobs.runtime import Runtime
+from memory import format as fmt
 from memory.git.store import Author
 from memory.ops import AddEntry
 from tests.console_helpers import sign_in
@@ -63,6 +64,29 @@ def test_note_in_a_thread_commits_on_the_remote_and_replies_there(
     assert "https://test.slack.com/archives/C111/p1700000000000100" in entry and "by: W222" in entry
     assert f"added: {datetime.now(UTC).date().isoformat()}" in entry
     assert sum(m.startswith("note:") for m in remote_messages(rt)) == 1
+
+
+def test_a_time_bound_note_is_marked_short_lived(
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """ "until the migration finishes" bounds the note: saved with `scope: short-lived` (tidy
+    lets it expire); a lasting note in the same thread is not marked."""
+    rt = celery_worker_for
+    post(client, mention("save a note: use the old queue until the migration finishes"))
+    replies(slack_fake)
+    post(
+        client,
+        mention(
+            "save a note: the old queue drops messages over 256 KB",
+            event_id="Ev2",
+            ts="1700000001.000100",
+        ),
+    )
+    replies(slack_fake, 2)
+    (bound, lasting) = fmt.parse(rt.store.read("inbox.md")).entries
+    assert bound.text == "use the old queue until the migration finishes"
+    assert bound.get("scope") == "short-lived"
+    assert lasting.get("scope") is None
 
 
 def test_note_goes_to_the_topic_it_names(

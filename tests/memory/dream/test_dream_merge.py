@@ -3,12 +3,15 @@ and count against the nightly cap; a forgotten fact said again in more words is 
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from memory import format as fmt
+from memory.dream import digest
+from memory.dream.merge import merge_pair
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
 from memory.errors import TombstoneConflict
@@ -35,17 +38,18 @@ def texts(store: Store, path: str) -> list[str]:
     return [e.text for e in fmt.parse(store.read_or_none(path) or "").entries]
 
 
-def test_one_fact_in_other_words_merges_and_is_recorded(store: Store) -> None:
-    """Three wordings of the on-call handover become one entry with every source; the two
-    merged away are in forgotten.md as `merged into <path>` with their own source."""
+def test_one_statement_in_other_spellings_merges_and_is_recorded(store: Store) -> None:
+    """Three spellings of one statement (case, "on call"/"on-call", "hand over"/"hands over",
+    "10am"/"10:00") become one entry with every source; the two merged away are in
+    forgotten.md as `merged into <path>` with their own source."""
     seed(
         store,
         {
             "teams/oncall.md": "# On-call\n\n"
             "- on-call hands over every Monday at 10:00 [source: https://a; added: 2026-10-01]\n",
             "teams/ops.md": "# Ops\n\n"
-            "- the on-call rotation changes Mondays at 10am [source: https://b; added: 2026-11-01]\n"
-            "- Monday 10:00 on-call handover [source: https://c; added: 2026-11-02]\n",
+            "- The on call hands over every Monday at 10am. [source: https://b; added: 2026-11-01]\n"
+            "- the on-call hand over every Monday at 10:00 [source: https://c; added: 2026-11-02]\n",
             "teams/x.md": "# X\n\n- x\n",
         },
     )
@@ -84,7 +88,7 @@ def test_merges_count_against_the_nightly_cap(store: Store) -> None:
     the rest wait, said in the commit message."""
     lines = "".join(
         f"- service {n} alerts page the team at night [added: 2026-10-0{i}]\n"
-        f"- the team gets paged at night by service {n} alerts [added: 2026-11-0{i}]\n"
+        f"- Service {n} alerts page the team at night. [added: 2026-11-0{i}]\n"
         for i, n in enumerate(("alpha", "bravo", "charlie", "delta", "echo"), start=1)
     )
     seed(store, {"teams/a.md": "# A\n\n" + lines, "teams/b.md": "# B\n", "teams/c.md": "# C\n"})
@@ -126,17 +130,16 @@ def test_a_merged_away_wording_does_not_block_the_fact(store: Store) -> None:
         store,
         {
             "teams/a.md": "# A\n\n- deploys are frozen during Black Friday week [added: 2026-10-01]\n"
-            "- deploy freeze in Black Friday week [added: 2026-11-01]\n",
+            "- Deploys are frozen during the Black Friday week [added: 2026-11-01]\n",
             "teams/b.md": "# B\n",
             "teams/c.md": "# C\n",
         },
     )
     dream(store, now=NIGHT, verifiers=Verifiers())
     assert "merged into teams/a.md" in store.read("forgotten.md")
-    store.write(
-        [AddEntry("teams/b.md", "deploy freeze in Black Friday week")], author=ALICE, message="m"
-    )
-    assert texts(store, "teams/b.md") == ["deploy freeze in Black Friday week"]
+    again = "Deploys are frozen during the Black Friday week"
+    store.write([AddEntry("teams/b.md", again)], author=ALICE, message="m")
+    assert texts(store, "teams/b.md") == [again]
 
 
 def test_a_night_with_hundreds_of_merges_is_still_written(store: Store) -> None:
@@ -147,7 +150,7 @@ def test_a_night_with_hundreds_of_merges_is_still_written(store: Store) -> None:
         f"teams/t{i}.md": f"# T{i}\n\n"
         f"- service {i} pages the on-call team of room {i} at night [source: https://a/{i}; "
         "added: 2026-10-01]\n"
-        f"- at night service {i} pages the on-call team of room {i} [source: https://b/{i}; "
+        f"- Service {i} pages the on-call team of room {i} at night. [source: https://b/{i}; "
         "added: 2026-11-01]\n"
         for i in range(300)
     }
@@ -159,3 +162,99 @@ def test_a_night_with_hundreds_of_merges_is_still_written(store: Store) -> None:
     assert len(tidy.message) <= 8_000
     assert tidy.message.splitlines()[-1].endswith("more lines: the commit's diff has them")
     assert not report.failed
+
+
+# Pairs from public corpora that the former rule merged (issue 26): one file each, no LLM key.
+NEVER_ONE = [
+    ("CVS was acquired in 1997 by Revco.", "Revco was acquired in 1997 by CVS."),
+    ("There is no man driving a car", "A man is driving a car"),
+    ("A person is kicking a monkey", "A monkey is kicking a person"),
+    (
+        "Saudi Arabia gets a seat at the UN Security Council",
+        "Saudi Arabia rejects seat on UN Security Council",
+    ),
+    ("A man is getting off the car", "A man is getting into a car"),
+    (
+        "traffic moves from us-east-1 to eu-west-1 at midnight",
+        "traffic moves from eu-west-1 to us-east-1 at midnight",
+    ),
+    (
+        "checkout-api is faster than billing on cold starts",
+        "billing is faster than checkout-api on cold starts",
+    ),
+    ("nobody from payments owns the runbook", "somebody from payments owns the runbook"),
+    ("the exporter sometimes drops webhooks", "the exporter always drops webhooks"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), NEVER_ONE)
+def test_different_statements_with_the_same_words_never_merge(store: Store, a: str, b: str) -> None:
+    """Role swaps (by, from … to, than, subject and object), one-sided negations over the real
+    lexicon, antonyms and hedges: both entries stay and nothing goes to forgotten.md."""
+    seed(store, {"notes/pairs.md": f"# Pairs\n\n- {a}\n- {b}\n"})
+    dream(store, now=NIGHT, verifiers=Verifiers())
+    assert texts(store, "notes/pairs.md") == [a, b]
+    assert store.read_or_none("forgotten.md") is None
+
+
+def test_numbers_as_words_and_digits_and_a_passive_merge(store: Store) -> None:
+    """ "2" is "two", and "X was acquired by Y in 1997" is "Y acquired X in 1997": provably one
+    statement each, merged without an LLM, the keeper holding both sources."""
+    seed(
+        store,
+        {
+            "news/a.md": "# A\n\n- 2 French journalists killed in Mali [source: https://a]\n"
+            "- Revco acquired CVS in 1997 [source: https://c]\n",
+            "news/b.md": "# B\n\n- Two French journalists killed in Mali [source: https://b]\n"
+            "- CVS was acquired by Revco in 1997 [source: https://d]\n",
+            "news/c.md": "# C\n",
+        },
+    )
+    dream(store, now=NIGHT, verifiers=Verifiers())
+    kept = fmt.parse(store.read("news/a.md") + store.read("news/b.md")).entries
+    assert len(kept) == 2
+    assert sorted(s for e in kept for s in e.get_all("source")) == [
+        "https://a",
+        "https://b",
+        "https://c",
+        "https://d",
+    ]
+
+
+def test_a_close_pair_is_a_possible_duplicate_for_a_person(store: Store) -> None:
+    """Without an LLM key, "staging is reset every Sunday night" / "staging gets wiped each
+    Sunday night" is not provably one statement: nothing is merged, the digest lists the pair
+    with a Merge button; the person's merge keeps one entry with both sources, records the
+    other in forgotten.md by that person, and a second press finds nothing to do."""
+    a, b = "staging is reset every Sunday night", "staging gets wiped each Sunday night"
+    seed(
+        store,
+        {
+            "ops/staging.md": f"# Staging\n\n- {a} [source: https://a; added: 2026-10-01]\n"
+            f"- {b} [source: https://b; added: 2026-11-01]\n"
+        },
+    )
+    report = dream(store, now=NIGHT, verifiers=Verifiers())
+    assert texts(store, "ops/staging.md") == [a, b]
+    (pair,) = report.extra["possible_duplicates"]
+    (button,) = [
+        blk["accessory"]
+        for blk in digest.blocks(report, console_url="http://h", workspace="w")
+        if blk.get("accessory", {}).get("action_id") == digest.MERGE_ACTION
+    ]
+    assert button["value"] == "w|" + json.dumps(["ops/staging.md", a, "ops/staging.md", b])
+    done = merge_pair(
+        store, (pair.path, pair.text, pair.other_path, pair.other_text),
+        by="U1", today="2026-11-30", author=ALICE, key="k1",
+    )  # fmt: skip
+    assert done is not None and done.created
+    (kept,) = fmt.parse(store.read("ops/staging.md")).entries
+    assert sorted(kept.get_all("source")) == ["https://a", "https://b"]
+    (stone,) = fmt.parse(store.read("forgotten.md")).entries
+    assert stone.get("by") == "U1" and stone.get("reason") == "merged into ops/staging.md"
+    assert stone.get("scope") == "ops/staging.md" and stone.text in (a, b)
+    again = merge_pair(
+        store, (pair.path, pair.text, pair.other_path, pair.other_text),
+        by="U1", today="2026-11-30", author=ALICE, key="k2",
+    )  # fmt: skip
+    assert again is None

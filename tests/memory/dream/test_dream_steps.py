@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from datetime import datetime
 from pathlib import Path
 
@@ -161,9 +162,11 @@ def test_tidy_merges_files_inbox_repairs_links_and_expires(store: Store) -> None
         {
             "services/checkout.md": "# Checkout\n\n- checkout 504s come from the vendor sandbox [source: https://a; added: 2026-10-01]\n",
             "services/old-name.md": "# Billing\n\n- invoices are cut on the 1st\n",
+            # blank lines: corrections fixes the link below tonight, and tidy leaves the lines next
+            # to a line an earlier step changed for the next night (plain `git revert` of each)
             "teams/payments.md": "# Payments\n\n"
-            "- the vendor sandbox makes checkout 504s [source: https://b; added: 2026-11-01]\n"
-            "- billing lives in [[services/old-name]]\n"
+            "- Checkout 504s come from the vendor sandbox. [source: https://b; added: 2026-11-01]\n\n"
+            "- billing lives in [[services/old-name]]\n\n"
             "- freeze until Friday [scope: short-lived; added: 2026-11-10]\n",
             "inbox.md": "# Inbox\n\n- checkout retries need idempotency keys [added: 2026-11-28]\n",
             "MEMORY.md": "# Memory\n\n- bills: [[services/old-name]]\n\n## Index\n\n- [[gone/page]]\n",
@@ -311,7 +314,10 @@ def test_crash_between_steps_resumes(store: Store) -> None:
         "dream(corrections)",
         "dream(daily)",
     ]
-    assert State.load(store.read(".dream/state.json")).checked == {"teams/release.md": "2026-11-30"}
+    assert State.load(store.read(".dream/state.json")).checked == {
+        "inbox.md": "2026-11-30",  # the inbox is checked like any topic
+        "teams/release.md": "2026-11-30",
+    }
 
 
 def test_revert_one_step_leaves_the_others(store: Store) -> None:
@@ -321,7 +327,7 @@ def test_revert_one_step_leaves_the_others(store: Store) -> None:
         {
             "archive/2026-11-29.jsonl": episode(summary="the release train leaves on Tuesdays now")
             + "\n",
-            "inbox.md": "# Inbox\n\n- the release train needs a captain [[teams/release]]\n",
+            "inbox.md": "# Inbox\n\n- the release train needs a captain\n",
             "teams/release.md": "# Release\n\n- trains leave from acme/api:release.py\n",
         },
     )
@@ -389,3 +395,60 @@ def test_slack_intent_for_dream() -> None:
     assert (route("dream").task, route("dream").args) == ("hippo.dream.slack", {"now_iso": ""})
     assert route("dream --now 2026-11-30T03:00").args == {"now_iso": "2026-11-30T03:00"}
     assert route("dream up a plan for me").task != "hippo.dream.slack"
+
+
+def test_an_inbox_note_whose_message_was_deleted_is_removed(store: Store) -> None:
+    """inbox.md is checked like a topic: a note citing a deleted Slack message goes (tombstoned)
+    the night after, while the other inbox note, still true, stays."""
+    gone = "https://acme.slack.com/archives/C1/p1700000000000200"
+    seed(
+        store,
+        {
+            "inbox.md": "# Inbox\n\n"
+            f"- the nightly batch alert can be ignored [source: {gone}; added: 2026-11-01]\n"
+            f"- vendor invoices arrive on the 3rd [source: {LINK}; added: 2026-11-01]\n",
+            "services/api.md": "# API\n\n- the API runs on three pods\n",
+        },
+    )
+    slack = TableVerifier(
+        "slack",
+        ["slack"],
+        {gone: Verdict.unfixable("message deleted"), LINK: Verdict.true("message exists")},
+    )
+    run(store, Verifiers([slack]))
+    assert [e.text for e in fmt.parse(store.read("inbox.md")).entries] == [
+        "vendor invoices arrive on the 3rd"
+    ]
+    assert "the nightly batch alert can be ignored" in store.read("forgotten.md")
+
+
+def test_each_step_reverts_alone_with_plain_git(store: Store, tmp_path: Path) -> None:
+    """Corrections fixes a line that tidy would merge a duplicate into, and one next to a line
+    tidy would remove: tidy leaves both for the next night, so `git revert` of either step's
+    commit alone applies cleanly (before, tidy rewrote those lines and the revert conflicted)."""
+    seed(
+        store,
+        {
+            "services/api.md": "# API\n\n"
+            "- deploys wait for acme/api#12 which is open [source: https://a; added: 2026-10-01]\n"
+            "- the vendor sandbox is slow under parallel load\n",
+            "teams/b.md": "# B\n\n"
+            "- Deploys wait for acme/api#12 which is open. [source: https://b; added: 2026-11-01]\n"
+            "- The vendor sandbox is slow under parallel load. [added: 2026-11-01]\n",
+            "teams/c.md": "# C\n\n- the nightly export is late on Mondays [added: 2026-10-01]\n",
+            "teams/d.md": "# D\n\n- The nightly export is late on Mondays. [added: 2026-11-01]\n",
+        },
+    )
+    report = run(store, table(**{"acme/api#12": Verdict.fixable("merged", "acme/api#12 merged")}))
+    fixed, tidied = report.commits["corrections"], report.commits["tidy"]
+    assert fixed and tidied
+    assert "which is merged" in store.read("services/api.md")
+    b = store.read("teams/b.md")  # both lines wait for the next night
+    assert "Deploys wait for acme/api#12 which is merged." in b and "vendor sandbox" in b
+    assert "export" not in store.read("teams/d.md")  # far from tonight's fixes: merged
+    clone = tmp_path / "clone"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@x", "-C", str(clone)]
+    subprocess.run(["git", "clone", "-q", str(tmp_path / "remote.git"), str(clone)], check=True)
+    for commit in (fixed, tidied):
+        subprocess.run([*git, "revert", "--no-edit", commit], check=True, capture_output=True)
+        subprocess.run([*git, "reset", "-q", "--hard", "HEAD~1"], check=True)

@@ -42,3 +42,32 @@ def test_inbox_duplicates_merge_with_every_source(tmp_path: Path) -> None:
     assert [e.get_all("source") for e in inbox] == [["https://a", "https://b"]]
     export = fmt.parse(store.read("runbooks/export.md")).entries
     assert [e.get_all("source") for e in export] == [["https://c", "https://d"]]
+
+
+def test_an_inbox_note_goes_to_the_topic_its_subject_words_name(tmp_path: Path) -> None:
+    """A note that names no file but shares two subject words with one topic (its file name's
+    parts, its title) is filed there; one that two topics claim equally stays in the inbox
+    (before: both stayed, as neither named a file whole)."""
+    store = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
+    store.init()
+    store.write(
+        [
+            WriteFile(
+                "inbox.md",
+                "# Inbox\n\n"
+                "- the nightly batch alert fires twice on Sundays [added: 2026-11-20]\n"
+                "- vendor payouts settle late on holidays [added: 2026-11-20]\n",
+            ),
+            WriteFile("runbooks/nightly-batch.md", "# Nightly batch: the reconciliation job\n"),
+            WriteFile("teams/vendor-payouts.md", "# Vendor payouts team\n"),
+            WriteFile("services/payouts-vendor.md", "# Payouts vendor API\n"),
+        ],
+        author=Author("a", "a@x"),
+        message="seed",
+    )
+    dream(store, now=NIGHT, verifiers=Verifiers())
+    filed = fmt.parse(store.read("runbooks/nightly-batch.md")).entries
+    assert [e.text for e in filed] == ["the nightly batch alert fires twice on Sundays"]
+    assert [e.text for e in fmt.parse(store.read("inbox.md")).entries] == [
+        "vendor payouts settle late on holidays"
+    ]
