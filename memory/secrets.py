@@ -3,8 +3,9 @@
 Three passes, each cheap when there is nothing to find:
 1. the text as written, through every detector of memory.secret_patterns whose anchor is in it;
 2. when the text holds invisible or non-ASCII characters or backslash escapes, a normalised view
-   (zero-width characters removed, NFKC, `\\n`-style escapes turned into spaces), so a zero-width
-   space inside a token or an escaped `\\nghp_…` in JSON hides nothing;
+   of the lines that hold them (zero-width characters removed, NFKC, `\\n`-style escapes turned
+   into spaces), so a zero-width space inside a token or an escaped `\\nghp_…` in JSON hides
+   nothing;
 3. base64 runs that decode to text, scanned again (an encoded token is still a token).
 Hits of passes 2 and 3 are reported at their span in the original text.
 """
@@ -13,11 +14,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass
 
-from memory.secret_patterns import DETECTORS, Detector
+from memory.secret_context import CONTEXT
+from memory.secret_patterns import PREFIXED, Detector
+
+# Prefixed formats first: the order decides the kind reported when two overlap.
+DETECTORS: list[Detector] = [*PREFIXED, *CONTEXT]
 
 # Characters that render as nothing: removed before matching (Cf format characters and friends).
 _INVISIBLE = re.compile(
@@ -77,42 +84,66 @@ def _raw(text: str, detectors: list[Detector] = DETECTORS) -> list[Hit]:
         else:
             matches = index.folded[i].finditer(text)
         for m in matches:
-            start = m.start() if d.check is None else d.check(text, m)
-            if start is not None:
-                hits.append(Hit(d.kind, start, m.end()))
+            span = m.start() if d.check is None else d.check(text, m)
+            if isinstance(span, tuple):
+                hits.append(Hit(d.kind, *span))
+            elif span is not None:
+                hits.append(Hit(d.kind, span, m.end()))
     return hits
 
 
-def _normalised(text: str) -> tuple[str, list[int]] | None:
-    """The normalised view and, per character of it, its index in `text`; None if identical."""
+_SPECIAL = re.compile(r"[^\x00-\x7f]|\\")
+_LINE = re.compile(r"[^\n]*(?:[^\x00-\x7f]|\\)[^\n]*")
+
+
+def _normalised(text: str) -> tuple[str, list[tuple[int, int, bool]]] | None:
+    """The normalised view of the lines of `text` that need it, and where its pieces came from:
+    (start in the view, start in `text`, copied as is) per piece, in order; None if nothing
+    changes.
+
+    Only lines holding a non-ASCII character or a backslash are rewritten; the others cannot
+    change, so a long ASCII file costs one regex pass, not a loop over its characters."""
     if text.isascii() and "\\" not in text:
         return None
     out: list[str] = []
-    where: list[int] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            m = _ESCAPE.match(text, i)
-            if m:
-                out.append(m.group("char") or " ")  # \" is a quote; \n and friends a space
-                where.append(i)
-                i = m.end()
-                continue
-        if not ch.isascii():
-            if _INVISIBLE.match(ch):
-                i += 1
-                continue
-            for part in unicodedata.normalize("NFKC", ch):
-                out.append(part)
-                where.append(i)
-            i += 1
-            continue
-        out.append(ch)
-        where.append(i)
-        i += 1
-    view = "".join(out)
-    return (view, where) if view != text else None
+    pieces: list[tuple[int, int, bool]] = []
+    size = 0
+
+    def put(s: str, origin: int, copy: bool = True) -> None:
+        nonlocal size
+        if s:
+            out.append(s)
+            pieces.append((size, origin, copy))
+            size += len(s)
+
+    changed = False
+    for line in _LINE.finditer(text):
+        pos = line.start()
+        for m in _SPECIAL.finditer(text, line.start(), line.end()):
+            put(text[pos : m.start()], pos)
+            i = m.start()
+            if text[i] == "\\":
+                esc = _ESCAPE.match(text, i)
+                if esc is None:
+                    pos = i
+                    continue
+                put(esc.group("char") or " ", i, False)  # \" is a quote; \n and friends a space
+                pos = esc.end()
+            elif _INVISIBLE.match(text[i]):
+                pos = i + 1
+            else:
+                put(unicodedata.normalize("NFKC", text[i]), i, False)
+                pos = i + 1
+            changed = True
+        put(text[pos : line.end()], pos)
+        put("\n", line.end(), False)
+    return ("".join(out), pieces) if changed else None
+
+
+def _origin(pieces: list[tuple[int, int, bool]], at: int) -> int:
+    """The index in the original text of character `at` of the view."""
+    start, origin, copy = pieces[bisect.bisect_right(pieces, (at, sys.maxsize, True)) - 1]
+    return origin + (at - start if copy else 0)
 
 
 def _decoded(run: str) -> str | None:
@@ -136,9 +167,9 @@ def scan(text: str) -> list[Hit]:
     hits = _raw(text)
     view = _normalised(text)
     if view is not None:
-        norm, where = view
+        norm, pieces = view
         for h in _raw(norm):
-            hits.append(Hit(h.kind, where[h.start], where[h.end - 1] + 1))
+            hits.append(Hit(h.kind, _origin(pieces, h.start), _origin(pieces, h.end - 1) + 1))
     for m in _BASE64.finditer(text):
         decoded = _decoded(m.group())
         if decoded is not None and _raw(decoded):

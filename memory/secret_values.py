@@ -1,0 +1,150 @@
+"""Is this value a credential? The judgements shared by the detectors that find a value by its
+context (a key word, a URL, a command line) rather than by a documented prefix.
+
+A value is refused when it is neither a placeholder (`<password>`, `${TOKEN}`, `changeme`,
+`your_api_key`), nor a name that points at a secret kept elsewhere (`AWS_SECRET_ACCESS_KEY`,
+`sasl_password`, `source.token`, `DefaultAzureCredential`), nor code (`get_token(url)`), nor a
+path or a word of prose; and, after a word other than password, when it looks random.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+# Templates, elisions and the words docs put where a secret goes.
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:\$|\{\{|<|%[s(]|\*{3}|\[|\(|x{4}|\.{3}|…|#\{|@\{|\{[a-z_]+\}$)|\.\.\.|…|"
+    r"example|placeholder|changeme|change[_-]me|redacted|your[_-]?|dummy|sample|"
+    r"^my[_-]?(?:pass|secret|token|key|api|app|db|user|name|pw)|"
+    r"xxxx|\*\*\*|0{8}|1234567|abcdef|^(?:fake|test|demo|foo|bar)[_-]?[a-z]*\d{0,3}$|"
+    r"^(?:pass(?:word|wd)?|pwd|secret|token|key|api[_-]?key|credentials?|none|null|nil|true|false|"
+    r"undefined|string|str|bytes|required|optional|hidden|empty|default|admin|root|user(?:name)?|"
+    r"guest|letmein|qwerty|s3cr3t|p@ssw0rd|passw0rd|tiger|scott)\d{0,4}$"
+)
+_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|->|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
+_PARTS = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|[^A-Za-z]|$)|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CODE = re.compile(r"[()\[\]{}]|^(?:self|this|os|process|config|settings|env|ENV|cls)\W")
+_NAMING = {
+    "pass",
+    "passwd",
+    "password",
+    "pwd",
+    "pw",
+    "secret",
+    "token",
+    "key",
+    "cred",
+    "creds",
+    "credential",
+    "credentials",
+    "auth",
+    "env",
+    "var",
+    "config",
+    "input",
+    "hash",
+    "value",
+    "field",
+}
+_WORDY = re.compile(r"^[A-Za-z]+(?:[-'][A-Za-z]+)*[.,!?:;)]*$")
+
+
+def placeholder(value: str) -> bool:
+    return bool(_PLACEHOLDER.search(value))
+
+
+def is_name(value: str) -> bool:
+    """An identifier made of words (`AWS_SECRET_ACCESS_KEY`, `sasl.password`, `tokenProvider`,
+    `source.token`): it names a secret, it does not hold one. A random token is no such name:
+    its letters do not split into words, or digits sit inside them."""
+    if not _IDENT.fullmatch(value):
+        return False
+    parts = _PARTS.findall(value.replace("$", ""))
+    if not parts or len(parts) > 10:
+        return False
+    words = [p for p in parts if not p.isdigit()]
+    if any(p.isdigit() and len(p) > 4 for p in parts):
+        return False
+    if len(words) == 1:  # one word: a name when it reads as one (token, password, apiKey)
+        w = words[0]
+        return w.islower() or w.isupper() or w[1:].islower()
+    mean = sum(len(w) for w in words) / len(words)
+    tiny = sum(len(w) <= 2 for w in words)
+    return mean >= 3.2 and tiny <= len(words) // 3
+
+
+def is_code(value: str) -> bool:
+    """A call, an index, a literal or an attribute of a well-known object: code, not a value."""
+    return bool(_CODE.search(value))
+
+
+def _pathy(value: str) -> bool:
+    if value.startswith(("/", "./", "../", "~/", "file:")) or "://" in value:
+        return True
+    if "/" not in value:
+        return False
+    # Words between slashes (docs/api/v2, secret/webhooks/ci) make a path; base64 has no words.
+    return all(re.fullmatch(r"[a-z0-9._-]*", seg) or is_name(seg) for seg in value.split("/"))
+
+
+def random_looking(value: str, *, strict: bool = False, quoted: bool = False) -> bool:
+    """A value after a key/secret/token word that looks like a credential, not prose, a
+    placeholder, a name, code, a path or a number. `strict` for values after a bare space;
+    `quoted` values may hold `=` (a quoted string is one value, not settings)."""
+    value = value.rstrip(".,;:!?)]}'\"`")
+    if len(value) < 8 or len(value) > 400:
+        return False
+    if placeholder(value) or _pathy(value) or is_name(value):
+        return False
+    if value[0] in "@#" and re.fullmatch(r"[@#][\w.-]+", value):
+        return False  # a handle or a channel
+    letters = sum(c.isalpha() for c in value)
+    digits = sum(c.isdigit() for c in value)
+    others = len(value) - letters - digits
+    if letters == 0:
+        return False  # a number, a date, a version
+    if not quoted and "=" in value.rstrip("="):
+        return False  # key=value pairs inside the value: a setting, not a token
+    if digits == 0 and others == 0:
+        # Letters only: random mixed case (about half upper), not camelCase or a word.
+        upper = sum(c.isupper() for c in value) / len(value)
+        return len(value) >= 20 and 0.25 <= upper <= 0.75 and entropy(value) >= 4.0
+    if _WORDY.match(value):
+        return False
+    bits = entropy(value)
+    if strict or len(value) < 12:
+        return bits >= 3.0 and digits > 0 and (len(value) >= 16 or others > 0 or bits >= 3.2)
+    return bits >= 2.8
+
+
+def password_like(value: str, *, quoted: bool) -> bool:
+    """A value after a password word: people choose passwords (`rootpasswd`, `Winter2024!`), so
+    a word counts when it is quoted or carries a digit or symbol; placeholders and names do not."""
+    value = value.strip()
+    value = value.strip("\"'`") if quoted else value.rstrip(".,;:!?)]}'\"`")
+    if not 6 <= len(value) <= 128 or placeholder(value) or (not quoted and is_code(value)):
+        return False
+    if random_looking(value, quoted=quoted):
+        return True
+    if _pathy(value):
+        return False
+    if is_name(value) and not (quoted and value.isalpha() and value.islower()):
+        # `sasl_password`, `user_pw`, `PasswordField` name one; `orchid_harbor3` may be one.
+        parts = {p.lower() for p in _PARTS.findall(value)}
+        return any(p.isdigit() for p in parts) and not parts & _NAMING
+    if any(c in value for c in " \t") or value.isdigit():
+        return False
+    if quoted:
+        return True
+    return any(not c.isalpha() for c in value)
