@@ -22,6 +22,7 @@ import re
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -35,10 +36,13 @@ from bench.secret_eval_creds import FAMILIES, lockfile_lines  # noqa: E402
 from memory import secrets  # noqa: E402
 
 Scan = Callable[[str], list[object]]
+Batch = Callable[[list[str]], list[bool]]
 SITE = Path(sysconfig.get_paths()["purelib"])
 # Scanners' own docs show secrets on purpose; test folders hold fixtures, not documentation.
 SKIP_PARTS = {"tests", "test", "testing", "detect_secrets", "_vendor", "vendor", "node_modules"}
-KEYWORD = re.compile(r"(?i)(pass(word|wd)?|pwd|secret|token|api[_-]?key|credential|auth)\w*\W{0,3}[:=]")
+KEYWORD = re.compile(
+    r"(?i)(pass(word|wd)?|pwd|secret|token|api[_-]?key|credential|auth)\w*\W{0,3}[:=]"
+)
 
 
 def _baseline() -> ModuleType:
@@ -52,19 +56,36 @@ def _baseline() -> ModuleType:
     return module
 
 
-def _detect_secrets() -> Scan | None:
-    """detect-secrets' own line scan with its default plugins and filters, when installed."""
+def _detect_secrets() -> Callable[[list[str]], list[bool]] | None:
+    """detect-secrets' own scan (default plugins and filters, as `detect-secrets scan` runs them),
+    over a batch of texts written to files: which of them it reports. None when not installed."""
     try:
-        from detect_secrets.core.scan import scan_line
+        from detect_secrets import SecretsCollection
         from detect_secrets.settings import default_settings
     except ImportError:
         return None
 
-    def scan(text: str) -> list[object]:
-        with default_settings():
-            return [hit for line in text.splitlines() for hit in scan_line(line)]
+    def scan_batch(texts: list[str]) -> list[bool]:
+        with tempfile.TemporaryDirectory() as tmp:
+            # One file of one-line texts (line number = index); multi-line texts one file each.
+            single = [i for i, t in enumerate(texts) if "\n" not in t]
+            multi = [i for i, t in enumerate(texts) if "\n" in t]
+            lines = Path(tmp, "notes.txt")
+            lines.write_text("\n".join(texts[i] for i in single) + "\n", "utf-8")
+            for i in multi:
+                Path(tmp, f"note{i}.txt").write_text(texts[i], "utf-8")
+            found = [False] * len(texts)
+            with default_settings():
+                coll = SecretsCollection(root=tmp)
+                coll.scan_files(*(str(p) for p in sorted(Path(tmp).iterdir())), num_processors=1)
+                for filename, secret in coll:
+                    if filename.endswith("notes.txt"):
+                        found[single[secret.line_number - 1]] = True
+                    else:
+                        found[int(Path(filename).stem[4:])] = True
+            return found
 
-    return scan
+    return scan_batch
 
 
 # -- real text ------------------------------------------------------------------------------------
@@ -113,10 +134,7 @@ def real_texts(r: random.Random, per_kind: int) -> dict[str, list[str]]:
     """Kind of text → lines (deduplicated, sampled to `per_kind`)."""
     kinds: dict[str, list[str]] = {}
     kinds["repo docs (markdown)"] = [
-        line
-        for p in _files(ROOT, ("*.md",))
-        if ".venv" not in p.parts
-        for line in _lines(_read(p))
+        line for p in _files(ROOT, ("*.md",)) if ".venv" not in p.parts for line in _lines(_read(p))
     ]
     log = subprocess.run(
         ["git", "-C", str(ROOT), "log", "--format=%B"], capture_output=True, text=True, check=False
@@ -151,9 +169,7 @@ def real_texts(r: random.Random, per_kind: int) -> dict[str, list[str]]:
     kinds["config files"] = config
     kinds["config examples in docs (keyword = …)"] = assignments
     kinds["code lines naming a secret"] = code
-    own_locks = [
-        line for p in ROOT.glob("requirements*.lock") for line in _lines(_read(p))
-    ]
+    own_locks = [line for p in ROOT.glob("requirements*.lock") for line in _lines(_read(p))]
     kinds["lock files"] = own_locks + lockfile_lines(r, per_kind)
     out = {}
     for kind, lines in kinds.items():
@@ -166,7 +182,7 @@ def real_texts(r: random.Random, per_kind: int) -> dict[str, list[str]]:
 # -- measuring ------------------------------------------------------------------------------------
 
 
-def recall(scanners: dict[str, Scan], r: random.Random, per_format: int, show: int) -> None:
+def recall(scanners: dict[str, Scan | Batch], r: random.Random, per_format: int, show: int) -> None:
     print("\nRecall: credentials refused, per family (fresh values; % of texts)")
     names = list(scanners)
     print(f"  {'family':28s} {'texts':>6s} " + " ".join(f"{n:>14s}" for n in names))
@@ -178,8 +194,9 @@ def recall(scanners: dict[str, Scan], r: random.Random, per_format: int, show: i
         row = []
         for name, scan in scanners.items():
             hit = 0
-            for fmt_name, text in texts:
-                if scan(text):
+            found = _batch(scan, [t for _, t in texts])
+            for (fmt_name, text), ok in zip(texts, found, strict=True):
+                if ok:
                     hit += 1
                 elif name == "now":
                     misses.setdefault(f"{family} / {fmt_name}", []).append(text)
@@ -187,9 +204,7 @@ def recall(scanners: dict[str, Scan], r: random.Random, per_format: int, show: i
             row.append(f"{hit / len(texts):>14.1%}")
         count += len(texts)
         print(f"  {family:28s} {len(texts):>6d} " + " ".join(row))
-    print(
-        f"  {'all':28s} {count:>6d} " + " ".join(f"{totals[n] / count:>14.1%}" for n in names)
-    )
+    print(f"  {'all':28s} {count:>6d} " + " ".join(f"{totals[n] / count:>14.1%}" for n in names))
     if misses:
         print(f"  missed by now ({len(misses)} formats), e.g.:")
         for where, texts in list(misses.items())[: show * 4]:
@@ -197,7 +212,7 @@ def recall(scanners: dict[str, Scan], r: random.Random, per_format: int, show: i
 
 
 def false_positives(
-    scanners: dict[str, Scan], texts: dict[str, list[str]], show: int
+    scanners: dict[str, Scan | Batch], texts: dict[str, list[str]], show: int
 ) -> None:
     print("\nFalse positives: lines of real text refused, per kind of text")
     names = list(scanners)
@@ -208,7 +223,7 @@ def false_positives(
     for kind, lines in texts.items():
         row = []
         for name, scan in scanners.items():
-            bad = [line for line in lines if scan(line)]
+            bad = [line for line, ok in zip(lines, _batch(scan, lines), strict=True) if ok]
             total[name] += len(bad)
             row.append(f"{len(bad):>6d} ({len(bad) / max(len(lines), 1):>6.2%})")
             if name == "now":
@@ -224,14 +239,20 @@ def false_positives(
         print(f"    now flags [{kind}] as {hit.kind}: {line[:140]!r}")
 
 
-def throughput(scanners: dict[str, Scan], texts: dict[str, list[str]]) -> None:
+def _batch(scan: Scan | Batch, texts: list[str]) -> list[bool]:
+    if getattr(scan, "__name__", "") == "scan_batch":
+        return scan(texts)  # type: ignore[arg-type, return-value]
+    return [bool(scan(t)) for t in texts]  # type: ignore[arg-type]
+
+
+def throughput(scanners: dict[str, Scan | Batch], texts: dict[str, list[str]]) -> None:
     whole = "\n".join(line for lines in texts.values() for line in lines)
     size = len(whole.encode())
     print(f"\nThroughput over the real text as one file ({size / 1e6:.1f} MB):")
     for name, scan in scanners.items():
         if name == "detect-secrets":
             continue
-        best = min(_timed(scan, whole) for _ in range(3))
+        best = min(_timed(scan, whole) for _ in range(3))  # type: ignore[arg-type]
         print(f"  {name:16s} {size / best / 1e6:6.1f} MB/s")
 
 
@@ -252,7 +273,7 @@ def main() -> None:
     r = random.Random(args.seed)
     print(f"seed {args.seed}; load {os.getloadavg()[0]:.1f}; site-packages {SITE}")
     before = _baseline()
-    scanners: dict[str, Scan] = {"before #27": before.scan, "now": secrets.scan}
+    scanners: dict[str, Scan | Batch] = {"before #27": before.scan, "now": secrets.scan}
     note: Scan = lambda t: [k] if (k := secrets.first(" ".join(t.split()))) else []  # noqa: E731
     ds = None if args.no_detect_secrets else _detect_secrets()
     recall_scanners = dict(scanners, **{"now, as a note": note})

@@ -161,9 +161,7 @@ CHAT: dict[str, Gen] = {
     "Slack user token": prefixed(
         lambda r: f"xoxp-{s(r, DIGITS, 12)}-{s(r, DIGITS, 12)}-{s(r, DIGITS, 13)}-{s(r, HEX, 32)}"
     ),
-    "Slack config token": prefixed(
-        lambda r: f"xoxe.xoxp-1-{s(r, ALNUM, 140)}"
-    ),
+    "Slack config token": prefixed(lambda r: f"xoxe.xoxp-1-{s(r, ALNUM, 140)}"),
     "Slack refresh token": prefixed(lambda r: f"xoxe-1-{s(r, ALNUM, 140)}"),
     "Slack app token": prefixed(
         lambda r: f"xapp-1-A{s(r, UPPER + DIGITS, 10)}-{s(r, DIGITS, 13)}-{s(r, HEX, 64)}"
@@ -224,7 +222,8 @@ CLOUD: dict[str, Gen] = {
         f"DefaultEndpointsProtocol=https;AccountName=acme{s(r, LOWER, 4)};AccountKey={b64(r, 64)};EndpointSuffix=core.windows.net"
     ),
     "Azure AD client secret": named(
-        "AZURE_CLIENT_SECRET", lambda r: f"{s(r, ALNUM, 3)}{r.randint(0, 9)}Q~{s(r, URLSAFE + '~.', 34)}"
+        "AZURE_CLIENT_SECRET",
+        lambda r: f"{s(r, ALNUM, 3)}{r.randint(0, 9)}Q~{s(r, URLSAFE + '~.', 34)}",
     ),
     "Azure SAS": lambda r: (
         f"https://acme.blob.core.windows.net/c?sv=2022-11-02&ss=b&srt=co&sp=rl&se=2027-01-01&sig={b64(r, 32).replace('=', '%3D').replace('+', '%2B')}"
@@ -232,14 +231,10 @@ CLOUD: dict[str, Gen] = {
     "Azure Cosmos key": named("COSMOS_KEY", lambda r: b64(r, 64)),
     "Alibaba access key": prefixed(lambda r: "LTAI" + s(r, ALNUM, r.choice([16, 20, 24]))),
     "DigitalOcean token": prefixed(lambda r: "dop_v1_" + s(r, HEX, 64)),
-    "Cloudflare origin CA key": prefixed(
-        lambda r: f"v1.0-{s(r, HEX, 24)}-{s(r, HEX, 146)}"
-    ),
+    "Cloudflare origin CA key": prefixed(lambda r: f"v1.0-{s(r, HEX, 24)}-{s(r, HEX, 146)}"),
     "Cloudflare API token": named("CLOUDFLARE_API_TOKEN", lambda r: s(r, URLSAFE, 40)),
     "Cloudflare global key": named("CLOUDFLARE_API_KEY", lambda r: s(r, HEX, 37)),
-    "Fly.io token": lambda r: bare(
-        r, f"FlyV1 fm{r.choice(['1r', '1a', '2'])}_{b64(r, 200)}"
-    ),
+    "Fly.io token": lambda r: bare(r, f"FlyV1 fm{r.choice(['1r', '1a', '2'])}_{b64(r, 200)}"),
     "Heroku API key": named("HEROKU_API_KEY", uuid),
     "Heroku new key": prefixed(lambda r: "HRKU-AA" + s(r, URLSAFE, 58)),
     "IBM Cloud API key": named("IBM_CLOUD_API_KEY", lambda r: s(r, URLSAFE, 44)),
@@ -256,15 +251,25 @@ VCS: dict[str, Gen] = {
         lambda r: f"github_pat_11{s(r, UPPER + DIGITS, 20)}_{s(r, ALNUM, 59)}"
     ),
     "GitLab PAT": prefixed(lambda r: "glpat-" + s(r, URLSAFE, 20)),
-    "GitLab routable PAT": prefixed(lambda r: f"glpat-{s(r, URLSAFE, 27)}.01.{s(r, LOWER + DIGITS, 9)}"),
+    "GitLab routable PAT": prefixed(
+        lambda r: f"glpat-{s(r, URLSAFE, 27)}.01.{s(r, LOWER + DIGITS, 9)}"
+    ),
     "GitLab pipeline trigger": prefixed(lambda r: "glptt-" + s(r, HEX, 40)),
     "GitLab runner token": prefixed(lambda r: "glrt-" + s(r, URLSAFE, 20)),
-    "Bitbucket app password": named("BITBUCKET_APP_PASSWORD", lambda r: "ATBB" + s(r, ALNUM, 32) + s(r, HEX.upper(), 8)),
-    "Bitbucket app password (bare)": prefixed(lambda r: "ATBB" + s(r, ALNUM, 32) + s(r, HEX.upper(), 8)),
-    "Atlassian API token": prefixed(lambda r: "ATATT3xFfGF0" + s(r, URLSAFE, 170) + "=" + s(r, HEX.upper(), 8)),
+    "Bitbucket app password": named(
+        "BITBUCKET_APP_PASSWORD", lambda r: "ATBB" + s(r, ALNUM, 32) + s(r, HEX.upper(), 8)
+    ),
+    "Bitbucket app password (bare)": prefixed(
+        lambda r: "ATBB" + s(r, ALNUM, 32) + s(r, HEX.upper(), 8)
+    ),
+    "Atlassian API token": prefixed(
+        lambda r: "ATATT3xFfGF0" + s(r, URLSAFE, 170) + "=" + s(r, HEX.upper(), 8)
+    ),
     "Azure DevOps PAT": named("AZURE_DEVOPS_PAT", lambda r: s(r, B32, 52)),
     "Gitea token": named("GITEA_TOKEN", lambda r: s(r, HEX, 40)),
-    "git credential URL": lambda r: f"https://x-access-token:ghs_{s(r, ALNUM, 36)}@github.com/acme/api.git",
+    "git credential URL": lambda r: (
+        f"https://x-access-token:ghs_{s(r, ALNUM, 36)}@github.com/acme/api.git"
+    ),
 }
 
 
@@ -282,8 +287,15 @@ OTHER: dict[str, Gen] = {
     "Mailgun key": prefixed(lambda r: "key-" + s(r, HEX, 32)),
     "Mailchimp key": prefixed(lambda r: f"{s(r, HEX, 32)}-us{r.randint(1, 21)}"),
     "Postman key": prefixed(lambda r: f"PMAK-{s(r, HEX, 24)}-{s(r, HEX, 34)}"),
-    "Sentry auth token": prefixed(lambda r: "sntrys_" + b64url(json.dumps({"iat": r.random(), "url": "https://sentry.io"}).encode()) + "_" + s(r, URLSAFE, 43)),
-    "Sentry DSN": lambda r: f"https://{s(r, HEX, 32)}@o{s(r, DIGITS, 6)}.ingest.sentry.io/{s(r, DIGITS, 7)}",
+    "Sentry auth token": prefixed(
+        lambda r: (
+            "sntrys_"
+            + b64url(json.dumps({"iat": r.random(), "url": "https://sentry.io"}).encode())
+            + "_"
+            + s(r, URLSAFE, 43)
+        )
+    ),
+    # Sentry DSNs are left out: Sentry documents them as public, safe in client code.
     "New Relic key": prefixed(lambda r: "NRAK-" + s(r, UPPER + DIGITS, 27)),
     "Databricks token": prefixed(lambda r: "dapi" + s(r, HEX, 32)),
     "Doppler token": prefixed(lambda r: "dp.st.prd." + s(r, ALNUM, 43)),
@@ -306,10 +318,14 @@ OTHER: dict[str, Gen] = {
     "Artifactory key": prefixed(lambda r: "AKCp" + s(r, ALNUM, 69)),
     "Okta token": named("OKTA_API_TOKEN", lambda r: "00" + s(r, URLSAFE, 40)),
     "Datadog API key": named("DD_API_KEY", lambda r: s(r, HEX, 32)),
-    "Mapbox secret token": prefixed(lambda r: "sk.eyJ1Ijoi" + s(r, URLSAFE, 60) + "." + s(r, URLSAFE, 22)),
+    "Mapbox secret token": prefixed(
+        lambda r: "sk.eyJ1Ijoi" + s(r, URLSAFE, 60) + "." + s(r, URLSAFE, 22)
+    ),
     "Contentful token": named("CONTENTFUL_ACCESS_TOKEN", lambda r: s(r, URLSAFE, 43)),
     "Algolia admin key": named("ALGOLIA_ADMIN_KEY", lambda r: s(r, HEX, 32)),
-    "Firebase FCM server key": prefixed(lambda r: f"AAAA{s(r, URLSAFE, 7)}:APA91b{s(r, URLSAFE, 134)}"),
+    "Firebase FCM server key": prefixed(
+        lambda r: f"AAAA{s(r, URLSAFE, 7)}:APA91b{s(r, URLSAFE, 134)}"
+    ),
     "Shopify token": prefixed(lambda r: "shpat_" + s(r, HEX, 32)),
     "Pulumi token": prefixed(lambda r: "pul-" + s(r, HEX, 40)),
     "Netlify token": prefixed(lambda r: "nfp_" + s(r, ALNUM, 36)),
@@ -331,8 +347,12 @@ def url_password(r: random.Random) -> str:
 
 CONNECTIONS: dict[str, Gen] = {
     "postgres URL": lambda r: f"postgresql://app:{url_password(r)}@db.internal:5432/prod",
-    "mysql URL": lambda r: f"DATABASE_URL=mysql://admin:{url_password(r)}@10.0.0.{r.randint(2, 250)}/shop",
-    "mongodb+srv URL": lambda r: f"mongodb+srv://svc:{url_password(r)}@cluster0.{s(r, LOWER, 5)}.mongodb.net/app",
+    "mysql URL": lambda r: (
+        f"DATABASE_URL=mysql://admin:{url_password(r)}@10.0.0.{r.randint(2, 250)}/shop"
+    ),
+    "mongodb+srv URL": lambda r: (
+        f"mongodb+srv://svc:{url_password(r)}@cluster0.{s(r, LOWER, 5)}.mongodb.net/app"
+    ),
     "redis URL": lambda r: f"redis://default:{url_password(r)}@cache.acme.io:6379/0",
     "amqp URL": lambda r: f"amqp://worker:{url_password(r)}@mq.acme.io:5672/",
     "JDBC with password": lambda r: (
@@ -341,17 +361,29 @@ CONNECTIONS: dict[str, Gen] = {
     "ODBC / ADO.NET": lambda r: (
         f"Server=tcp:acme.database.windows.net,1433;Database=app;User ID=app;Password={url_password(r)};Encrypt=True;"
     ),
-    "ODBC Pwd": lambda r: f"Driver={{ODBC Driver 18 for SQL Server}};Server=db;Uid=sa;Pwd={url_password(r)};",
+    "ODBC Pwd": lambda r: (
+        f"Driver={{ODBC Driver 18 for SQL Server}};Server=db;Uid=sa;Pwd={url_password(r)};"
+    ),
     ".netrc": lambda r: f"machine api.acme.io login deploy password {url_password(r)}",
-    ".netrc multi-line": lambda r: f"machine github.com\n  login ci-bot\n  password {url_password(r)}",
+    ".netrc multi-line": lambda r: (
+        f"machine github.com\n  login ci-bot\n  password {url_password(r)}"
+    ),
     "curl -u": lambda r: f"curl -u deploy:{url_password(r)} https://ci.acme.io/api/json",
-    "curl --user": lambda r: f"curl --user 'admin:{url_password(r)}' -X POST https://jenkins.acme.io/job/x/build",
-    "NetworkCredential": lambda r: f'var cred = new NetworkCredential("svc-build", "{url_password(r)}");',
+    "curl --user": lambda r: (
+        f"curl --user 'admin:{url_password(r)}' -X POST https://jenkins.acme.io/job/x/build"
+    ),
+    "NetworkCredential": lambda r: (
+        f'var cred = new NetworkCredential("svc-build", "{url_password(r)}");'
+    ),
     "PGPASSWORD": lambda r: f"PGPASSWORD={url_password(r)} psql -h db -U app",
     "mysql -p": lambda r: f"mysql -u root -p{human_password(r)} -h 127.0.0.1",
-    "SQLAlchemy URL": lambda r: f'create_engine("postgresql+psycopg://app:{url_password(r)}@db/app")',
+    "SQLAlchemy URL": lambda r: (
+        f'create_engine("postgresql+psycopg://app:{url_password(r)}@db/app")'
+    ),
     "docker login": lambda r: f"docker login -u ci -p {url_password(r)} registry.acme.io",
-    "git remote with token": lambda r: f"git clone https://oauth2:{s(r, URLSAFE, 20)}@gitlab.acme.io/a/b.git",
+    "git remote with token": lambda r: (
+        f"git clone https://oauth2:{s(r, URLSAFE, 20)}@gitlab.acme.io/a/b.git"
+    ),
 }
 
 

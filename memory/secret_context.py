@@ -16,6 +16,7 @@ from memory.secret_values import (
     entropy,
     is_code,
     is_name,
+    names_a_secret,
     password_like,
     placeholder,
     random_looking,
@@ -28,7 +29,7 @@ from memory.secret_values import (
 # at, so a value refused, `MAILGUN_API_KEY=…` after `TOKEN=`, is searched for key words too).
 _KEYVAL = re.compile(
     r"(?P<key>pass(?:word|wd|phrase)?|pwd|secret|token|credentials?|bearer|key|"
-    r"conn(?:ection)?[ _.-]?string)[a-z0-9_.-]{0,24}[\"'\]]{0,2}"
+    r"conn(?:ection)?[ _.-]?string|pat(?![a-z]))[a-z0-9_.-]{0,24}[\"'\]]{0,2}"
     r"(?P<sep>\s*(?::=|=>|\|\|=|\?\?=|[:=])\s*|\s+(?:is|was|are|=|to)\s+|\s+)"
     r"(?=(?P<quote>[\"'`]?)(?P<value>[^\s\"'`<>,;]{6,400}))"
 )  # lower-case: runs on lower-cased text (Detector.lower)
@@ -36,7 +37,7 @@ _KEYVAL = re.compile(
 _KEY_PREFIX = re.compile(
     r"(?i)(?:api|access|auth|account|signing|encryption|master|private|app|application|client|"
     r"sas|storage|hmac|license|subscription|secret|consumer|service|admin|deploy|"
-    r"webhook|session|server|shared|root|unseal)[ _.-]?$"
+    r"webhook|session|server|shared|root|unseal|cosmos|primary|secondary)[ _.-]?$"
 )
 _PASSWORD_KEYS = ("pass", "pwd")
 
@@ -62,6 +63,8 @@ def _judge(key: str, sep: str, quote: str, value: str, before: str) -> bool:
 def _keyval(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     value = text[m.start("value") : m.end("value")]  # the original case, not the lowered
     before = text[max(0, m.start() - 16) : m.start()]
+    if m.group("key") == "pat" and before[-1:].isalpha():
+        return None  # spat, compat: only PAT as a word or a name's part (AZURE_DEVOPS_PAT)
     ok = _judge(m.group("key"), m.group("sep"), m.group("quote"), value, before)
     return (m.start(), m.end("value")) if ok else None
 
@@ -84,12 +87,12 @@ def _name_value(text: str, m: re.Match[str]) -> int | None:
 
 
 def _url_password(text: str, m: re.Match[str]) -> int | None:
-    user, password = m.group("user"), m.group("password")
-    if placeholder(password) or password == user or (is_name(password) and "_" in password):
+    user, password = m.group("user").strip("[]()"), m.group("password").strip("[]()")
+    if placeholder(password) or password == user or names_a_secret(password):
         return None  # user:password@host, guest:guest, USER:PASSWORD
     if password.isalpha() and len(password) <= 5:
         return None  # scott:tiger, app:pass: docs' demo accounts, not anyone's password
-    if any(c in password for c in "{}<>$%") and not re.search(r"%[0-9A-Fa-f]{2}", password):
+    if re.search(r"\$\{|\{\{|<[a-z_]+>|%\(|^%s$", password):
         return None  # a template
     return back(SCHEME_CHARS)(text, m)
 
@@ -99,26 +102,29 @@ _FIELD = re.compile(r"[;?&]\s*(?:password|pwd|passwd)\s*=\s*(?P<value>[^;&\s\"']
 
 
 def _field(text: str, m: re.Match[str]) -> int | None:
-    value = text[m.start("value") : m.end("value")]
+    value = text[m.start("value") : m.end("value")].strip("[]()")
     return m.start("value") if password_like(value, quoted=True) else None
 
 
-# curl -u user:pass, --user, wget --password, docker login -p, mysql -pSECRET.
-_CLI = re.compile(
-    r"(?:(?:^|\s)(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"']{1,64}:|"
-    r"(?:^|\s)--pass(?:word)?(?:\s+|=)[\"']?|"
-    r"(?:docker|podman|helm(?: registry)?|nerdctl) login\b[^\n|;&]{0,80}?\s-p\s+[\"']?|"
-    r"\bmysql(?:dump|admin)?\b[^\n|;&]{0,80}?\s-p)"
-    r"(?P<value>[^\s\"']{1,128})"
-)
+# curl -u user:pass, --user, wget --password, docker login -p, mysql -pSECRET: each starts with
+# a literal, which `re` finds fast.
+_VALUE = r"(?P<value>[^\s\"']{1,128})"
+_CLI = [
+    r"-(?:u|-user)(?:\s+|=)[\"']?[^\s:\"']{1,64}:" + _VALUE,
+    r"--pass(?:word)?(?:\s+|=)[\"']?" + _VALUE,
+    r"login\b[^\n|;&]{0,80}?\s-p\s+[\"']?" + _VALUE,
+    r"mysql(?:dump|admin)?\b[^\n|;&]{0,80}?\s-p" + _VALUE,
+]
 
 
 def _cli(text: str, m: re.Match[str]) -> int | None:
+    if m.start() and not text[m.start() - 1].isspace():
+        return None  # an option starts a word
     value = text[m.start("value") : m.end("value")]
     return m.start("value") if password_like(value, quoted=True) else None
 
 
-_NETRC = re.compile(r"\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<value>\S+)")
+_NETRC = re.compile(r"machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<value>\S+)")
 _CREDENTIAL_CALL = re.compile(
     r"(?i)NetworkCredential\(\s*@?\"[^\"]*\"\s*,\s*@?\"(?P<value>[^\"]{1,128})\""
 )
@@ -187,12 +193,10 @@ CONTEXT: list[Detector] = [
     Detector(
         "password in a connection string", ("password", "pwd", "passwd"), _FIELD, _field, lower=True
     ),
-    _d(
-        "password on a command line",
-        ("-u", "--user", "--pass", " login", "mysql"),
-        _CLI.pattern,
-        _cli,
-    ),
+    _d("password on a command line", ("-u", "--user"), _CLI[0], _cli),
+    _d("password on a command line", ("--pass",), _CLI[1], _cli),
+    _d("password on a command line", ("login",), _CLI[2], _cli),
+    _d("password on a command line", ("mysql",), _CLI[3], _cli),
     Detector(
         "password in a .netrc",
         ("machine",),

@@ -87,6 +87,12 @@ def _not_after_alnum(text: str, m: re.Match[str]) -> int | None:
     return None if m.start() and text[m.start() - 1].isalnum() else m.start()
 
 
+def _token_start(text: str, m: re.Match[str]) -> int | None:
+    """Not inside a longer base64 run (a lock file's integrity hash holds every prefix)."""
+    before = text[m.start() - 1] if m.start() else " "
+    return None if before.isalnum() or before in "+/" else m.start()
+
+
 def _legacy_vault(text: str, m: re.Match[str]) -> int | None:
     """Vault's older `s.` + 24 characters: only with a digit and both cases, not after a word."""
     return _not_after_alnum(text, m) if _mixed(text, m) is not None else None
@@ -121,7 +127,7 @@ PREFIXED: list[Detector] = [
     _d(
         "Slack webhook URL",
         ("hooks.slack.com",),
-        r"(?i)hooks\.slack\.com/(?:services|workflows)/T[0-9A-Z]+/[A-Z0-9]+/\w+",
+        r"hooks\.slack\.com/(?:services|workflows)/T[0-9A-Z]+/[A-Z0-9]+/\w+",
     ),
     _d(
         "GitHub token",
@@ -185,7 +191,12 @@ PREFIXED: list[Detector] = [
     _d(
         "GCP service account key", ("private_key_id",), r"\"private_key_id\"\s*:\s*\"[0-9a-f]{40}\""
     ),
-    _d("Stripe secret key", ("_live_", "_test_"), r"[sr]k_(?:live|test)_[0-9A-Za-z]{16,}"),
+    _d(
+        "Stripe secret key",
+        ("_live_", "_test_"),
+        r"k_(?:live|test)_[0-9A-Za-z]{16,}",
+        back("sr", 1, 1),
+    ),
     _d("Stripe webhook secret", ("whsec_",), r"whsec_[0-9A-Za-z+/]{32,}"),
     Detector(
         "basic auth header",
@@ -242,7 +253,8 @@ PREFIXED: list[Detector] = [
         back("0123456789", 8, 10),
     ),
     _d("Artifactory token", ("AKC",), r"AKC[a-zA-Z0-9]{60,}"),
-    _d("Artifactory token", ("AP",), r"AP[0-9A-F][a-zA-Z0-9]{40,}"),
+    _d("Artifactory token", ("AP",), r"AP[0-9A-F][a-zA-Z0-9]{40,}" + B, _token_start),
+    _d("PuTTY private key", ("PuTTY-User-Key-File-",), r"PuTTY-User-Key-File-\d+: \S+"),
     _d("Square token", ("sq0",), r"sq0(?:csp|atp|idp)-[0-9A-Za-z_-]{22,43}"),
     _d("Square token", ("EAAA",), r"EAAA[0-9A-Za-z_-]{60}"),
     _d("Meta access token", ("EAA",), r"EAA[A-Z][0-9A-Za-z]{30,}" + B, _mixed),
@@ -252,7 +264,12 @@ PREFIXED: list[Detector] = [
     _d(
         "HashiCorp Vault unseal key",
         ("unseal",),
-        r"(?i:unseal key)[^:\n]{0,6}:\s*[A-Za-z0-9+/]{40,}={0,2}|(?i:operator unseal)\s+[A-Za-z0-9+/]{40,}={0,2}",
+        r"[Uu]nseal [Kk]ey[^:\n]{0,6}:\s*[A-Za-z0-9+/]{40,}={0,2}",
+    ),
+    _d(
+        "HashiCorp Vault unseal key",
+        ("operator unseal",),
+        r"operator unseal\s+[A-Za-z0-9+/]{40,}={0,2}",
     ),
     _d("Bitbucket app password", ("ATBB",), r"ATBB[A-Za-z0-9_=.-]{28,}"),
     _d("Discord webhook URL", ("/api/webhooks/",), r"/api/webhooks/\d{5,}/[A-Za-z0-9_-]{40,}"),
@@ -287,8 +304,9 @@ PREFIXED: list[Detector] = [
     _d(
         "Notion token",
         ("secret_", "ntn_"),
-        r"secret_[A-Za-z0-9]{43}" + B + r"|ntn_[0-9]{11}[A-Za-z0-9]{35}" + B,
+        r"secret_[A-Za-z0-9]{43}" + B,
     ),
+    _d("Notion token", ("ntn_",), r"ntn_[0-9]{11}[A-Za-z0-9]{35}" + B),
     _d("Postman API key", ("PMAK-",), r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
     _d(
         "Doppler token",

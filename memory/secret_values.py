@@ -24,7 +24,8 @@ def entropy(value: str) -> float:
 
 # Templates, elisions and the words docs put where a secret goes.
 _PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$|\{\{|<|%[s(]|\*{3}|\[|\(|x{4}|\.{3}|…|#\{|@\{|\{[a-z_]+\}$)|\.\.\.|…|"
+    r"(?i)^(?:\$|\{\{|<|%[s(]|\*{3}|x{4}|\.{3}|…|#\{|@\{|\{[a-z_]+\}$)|\.\.\.|…|"
+    r"not[-_ ]?a[-_ ]?real|fake|bogus|invalid|notreal|"
     r"example|placeholder|changeme|change[_-]me|redacted|your[_-]?|dummy|sample|"
     r"^my[_-]?(?:pass|secret|token|key|api|app|db|user|name|pw)|"
     r"xxxx|\*\*\*|0{8}|1234567|abcdef|^(?:fake|test|demo|foo|bar)[_-]?[a-z]*\d{0,3}$|"
@@ -32,7 +33,10 @@ _PLACEHOLDER = re.compile(
     r"undefined|string|str|bytes|required|optional|hidden|empty|default|admin|root|user(?:name)?|"
     r"guest|letmein|qwerty|s3cr3t|p@ssw0rd|passw0rd|tiger|scott)\d{0,4}$"
 )
-_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|->|::)[A-Za-z_$][A-Za-z0-9_$]*)*")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|->|::)[A-Za-z_][A-Za-z0-9_]*)*")
+_SEGMENTS = re.compile(r"\.|->|::|_+")
+# A segment of a delimited name: a word in one case or in camel humps, a digit or two after it.
+_WORD_SEGMENT = re.compile(r"(?:[a-z]+|[A-Z]+|(?:[A-Z]?[a-z]{2,}|[A-Z]{2,})+)\d{0,2}")
 _PARTS = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|[^A-Za-z]|$)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _CODE = re.compile(r"[()\[\]{}]|^(?:self|this|os|process|config|settings|env|ENV|cls)\W")
 _NAMING = {
@@ -70,7 +74,10 @@ def is_name(value: str) -> bool:
     its letters do not split into words, or digits sit inside them."""
     if not _IDENT.fullmatch(value):
         return False
-    parts = _PARTS.findall(value.replace("$", ""))
+    segments = [s for s in _SEGMENTS.split(value) if s]
+    if len(segments) >= 2:  # snake_case, dotted: every segment a word
+        return all(_WORD_SEGMENT.fullmatch(s) for s in segments) and max(map(len, segments)) >= 4
+    parts = _PARTS.findall(value)
     if not parts or len(parts) > 10:
         return False
     words = [p for p in parts if not p.isdigit()]
@@ -84,18 +91,25 @@ def is_name(value: str) -> bool:
     return mean >= 3.2 and tiny <= len(words) // 3
 
 
+def names_a_secret(value: str) -> bool:
+    """A name with a secret-naming word in it (`sasl_password`, `USER_PW`, `tokenField`)."""
+    return is_name(value) and bool({p.lower() for p in _PARTS.findall(value)} & _NAMING)
+
+
 def is_code(value: str) -> bool:
     """A call, an index, a literal or an attribute of a well-known object: code, not a value."""
     return bool(_CODE.search(value))
 
 
 def _pathy(value: str) -> bool:
-    if value.startswith(("/", "./", "../", "~/", "file:")) or "://" in value:
+    if value.startswith(("/", "./", "../", "~/", "file:", "urn:")) or "://" in value:
         return True
-    if "/" not in value:
+    if "/" not in value and value.count(":") < 2:
         return False
-    # Words between slashes (docs/api/v2, secret/webhooks/ci) make a path; base64 has no words.
-    return all(re.fullmatch(r"[a-z0-9._-]*", seg) or is_name(seg) for seg in value.split("/"))
+    # Words between slashes or colons (docs/api/v2, secret/webhooks/ci, a:b:c) make a path;
+    # base64 has no words.
+    segs = re.split(r"[/:]", value)
+    return all(re.fullmatch(r"[a-z0-9._-]*", seg) or is_name(seg) for seg in segs)
 
 
 def random_looking(value: str, *, strict: bool = False, quoted: bool = False) -> bool:
@@ -114,7 +128,7 @@ def random_looking(value: str, *, strict: bool = False, quoted: bool = False) ->
     others = len(value) - letters - digits
     if letters == 0:
         return False  # a number, a date, a version
-    if not quoted and "=" in value.rstrip("="):
+    if re.match(r"[A-Za-z][\w.-]{2,}=\S", value) or (not quoted and "=" in value.rstrip("=")):
         return False  # key=value pairs inside the value: a setting, not a token
     if digits == 0 and others == 0:
         # Letters only: random mixed case (about half upper), not camelCase or a word.
@@ -140,9 +154,9 @@ def password_like(value: str, *, quoted: bool) -> bool:
     if _pathy(value):
         return False
     if is_name(value) and not (quoted and value.isalpha() and value.islower()):
-        # `sasl_password`, `user_pw`, `PasswordField` name one; `orchid_harbor3` may be one.
-        parts = {p.lower() for p in _PARTS.findall(value)}
-        return any(p.isdigit() for p in parts) and not parts & _NAMING
+        # `sasl_password`, `user_pw`, `jinja2.ctx` name one; `orchid_harbor3` may be one.
+        words = re.fullmatch(r"[a-z]+(?:_[a-z]+)+\d{1,4}", value) is not None
+        return words and not names_a_secret(value)
     if any(c in value for c in " \t") or value.isdigit():
         return False
     if quoted:

@@ -93,7 +93,6 @@ def _raw(text: str, detectors: list[Detector] = DETECTORS) -> list[Hit]:
 
 
 _SPECIAL = re.compile(r"[^\x00-\x7f]|\\")
-_LINE = re.compile(r"[^\n]*(?:[^\x00-\x7f]|\\)[^\n]*")
 
 
 def _normalised(text: str) -> tuple[str, list[tuple[int, int, bool]]] | None:
@@ -117,9 +116,15 @@ def _normalised(text: str) -> tuple[str, list[tuple[int, int, bool]]] | None:
             size += len(s)
 
     changed = False
-    for line in _LINE.finditer(text):
-        pos = line.start()
-        for m in _SPECIAL.finditer(text, line.start(), line.end()):
+    done = 0
+    for special in _SPECIAL.finditer(text):
+        if special.start() < done:
+            continue  # its line is rewritten already
+        start = text.rfind("\n", 0, special.start()) + 1
+        end = text.find("\n", special.start())
+        done = end = len(text) if end < 0 else end
+        pos = start
+        for m in _SPECIAL.finditer(text, start, end):
             put(text[pos : m.start()], pos)
             i = m.start()
             if text[i] == "\\":
@@ -135,8 +140,8 @@ def _normalised(text: str) -> tuple[str, list[tuple[int, int, bool]]] | None:
                 put(unicodedata.normalize("NFKC", text[i]), i, False)
                 pos = i + 1
             changed = True
-        put(text[pos : line.end()], pos)
-        put("\n", line.end(), False)
+        put(text[pos:end], pos)
+        put("\n", end, False)
     return ("".join(out), pieces) if changed else None
 
 
