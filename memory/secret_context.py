@@ -42,11 +42,13 @@ _KEY_PREFIX = re.compile(
 _PASSWORD_KEYS = ("pass", "pwd")
 
 
-def _judge(key: str, sep: str, quote: str, value: str, before: str) -> bool:
+def _judge(key: str, sep: str, quote: str, value: str, before: str, config: bool = False) -> bool:
+    """`config`: the key word is part of a name (DB_PASSWORD=, mysql_pwd:), so the line is
+    configuration, where an unquoted word is as much a value as a quoted one."""
     explicit = bool(sep.strip()) and sep.strip() not in ("to",)
     if key.startswith(_PASSWORD_KEYS):
-        if explicit or sep.strip() in ("is", "was", "are"):
-            return password_like(value, quoted=bool(quote))
+        if sep.strip():
+            return password_like(value, quoted=bool(quote) or (config and explicit))
         return random_looking(value, strict=True)
     if not quote and is_code(value):
         return False
@@ -65,7 +67,12 @@ def _keyval(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     before = text[max(0, m.start() - 16) : m.start()]
     if m.group("key") == "pat" and before[-1:].isalpha():
         return None  # spat, compat: only PAT as a word or a name's part (AZURE_DEVOPS_PAT)
-    ok = _judge(m.group("key"), m.group("sep"), m.group("quote"), value, before)
+    name = (
+        re.search(r"[\w.-]*$", before).group()
+        + text[m.start() : m.end("sep") - len(m.group("sep"))]
+    )  # type: ignore[union-attr]
+    config = "_" in name or "." in name or (name.isupper() and len(name) > 3)
+    ok = _judge(m.group("key"), m.group("sep"), m.group("quote"), value, before, config)
     return (m.start(), m.end("value")) if ok else None
 
 
@@ -80,7 +87,7 @@ def _name_value(text: str, m: re.Match[str]) -> int | None:
     value = text[m.start("value") : m.end("value")]
     name = m.group("name")
     key = "pass" if any(w in name for w in _PASSWORD_KEYS) else "secret"
-    return m.start("value") if _judge(key, "=", m.group("quote"), value, "") else None
+    return m.start("value") if _judge(key, "=", m.group("quote"), value, "", True) else None
 
 
 # -- passwords in URLs and connection strings -----------------------------------------------------
@@ -212,7 +219,7 @@ CONTEXT: list[Detector] = [
     _d("Kubernetes Secret data", ("kind: Secret",), _K8S_PAIR.pattern, _k8s_secret),
     Detector(
         "credential after a key word",
-        ("pass", "pwd", "secret", "token", "key", "cred", "conn", "bearer"),
+        ("pass", "pwd", "secret", "token", "key", "cred", "conn", "bearer", "pat"),
         _KEYVAL,
         _keyval,
         lower=True,

@@ -102,7 +102,7 @@ def is_code(value: str) -> bool:
 
 
 def _pathy(value: str) -> bool:
-    if value.startswith(("/", "./", "../", "~/", "file:", "urn:")) or "://" in value:
+    if value.startswith(("./", "../", "~/", "file:", "urn:")) or "://" in value:
         return True
     if "/" not in value and value.count(":") < 2:
         return False
@@ -142,21 +142,29 @@ def random_looking(value: str, *, strict: bool = False, quoted: bool = False) ->
     return bits >= 2.8
 
 
+# What people choose: words then digits or a symbol (harbor80, Granite2003!, orchid_harbor3).
+_HUMAN = re.compile(
+    r"(?=[A-Za-z_]*[A-Za-z]{4})[A-Za-z_]+\d{2,4}[!@#$%^&*?.]*|"
+    r"[a-z]+(?:_[a-z]+)+\d{1,4}|[A-Za-z]{3,}[!@#$%^&*?][A-Za-z0-9]{2,}[!@#$%^&*?]?"
+)
+
+
 def password_like(value: str, *, quoted: bool) -> bool:
     """A value after a password word: people choose passwords (`rootpasswd`, `Winter2024!`), so
-    a word counts when it is quoted or carries a digit or symbol; placeholders and names do not."""
+    a word counts when it is quoted (or `config`: after a name like DB_PASSWORD) or carries a
+    digit or symbol; placeholders, names and code do not."""
     value = value.strip()
     value = value.strip("\"'`") if quoted else value.rstrip(".,;:!?)]}'\"`")
     if not 6 <= len(value) <= 128 or placeholder(value) or (not quoted and is_code(value)):
         return False
     if random_looking(value, quoted=quoted):
         return True
-    if _pathy(value):
-        return False
-    if is_name(value) and not (quoted and value.isalpha() and value.islower()):
-        # `sasl_password`, `user_pw`, `jinja2.ctx` name one; `orchid_harbor3` may be one.
-        words = re.fullmatch(r"[a-z]+(?:_[a-z]+)+\d{1,4}", value) is not None
-        return words and not names_a_secret(value)
+    if _pathy(value) or names_a_secret(value):
+        return False  # `sasl_password`, `user_pw` name one
+    if _HUMAN.fullmatch(value):
+        return True
+    if is_name(value):  # `jinja2.ctx`, `PasswordField`; a quoted lower-case word may be one
+        return quoted and value.isalpha() and value.islower()
     if any(c in value for c in " \t") or value.isdigit():
         return False
     if quoted:

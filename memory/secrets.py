@@ -6,7 +6,8 @@ Three passes, each cheap when there is nothing to find:
    of the lines that hold them (zero-width characters removed, NFKC, `\\n`-style escapes turned
    into spaces), so a zero-width space inside a token or an escaped `\\nghp_…` in JSON hides
    nothing;
-3. base64 runs that decode to text, scanned again (an encoded token is still a token).
+3. base64 runs that decode to text, scanned again (an encoded token is still a token);
+4. detect-secrets' own detectors (memory.secret_library), loaded only when a text needs them.
 Hits of passes 2 and 3 are reported at their span in the original text.
 """
 
@@ -20,6 +21,7 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 
+from memory import secret_library
 from memory.secret_context import CONTEXT
 from memory.secret_patterns import PREFIXED, Detector
 
@@ -170,6 +172,7 @@ def _decoded(run: str) -> str | None:
 def scan(text: str) -> list[Hit]:
     """Every credential-shaped span in `text`, in order (overlaps reported once)."""
     hits = _raw(text)
+    hits += [Hit(*found) for found in secret_library.scan(text)]
     view = _normalised(text)
     if view is not None:
         norm, pieces = view
