@@ -105,12 +105,12 @@ def _url_password(text: str, m: re.Match[str]) -> int | None:
 
 
 # Delimited password fields: ODBC/ADO.NET `Password=…;`, JDBC `?password=…&`.
-_FIELD = re.compile(r"[;?&]\s*(?:password|pwd|passwd)\s*=\s*(?P<value>[^;&\s\"']{1,128})")
+_FIELD = re.compile(r"[;?&]\s*(?P<word>password|pwd|passwd)\s*=\s*(?P<value>[^;&\s\"']{1,128})")
 
 
-def _field(text: str, m: re.Match[str]) -> int | None:
+def _field(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     value = text[m.start("value") : m.end("value")].strip("[]()")
-    return m.start("value") if password_like(value, quoted=True) else None
+    return (m.start("word"), m.end()) if password_like(value, quoted=True) else None
 
 
 # curl -u user:pass, --user, wget --password, docker login -p, mysql -pSECRET: each starts with
@@ -142,7 +142,7 @@ _CREDENTIAL_CALL = re.compile(
 _K8S_PAIR = re.compile(r"(?<=\s)(?P<key>[\w.-]+):[ \t]+(?P<value>[A-Za-z0-9+/]{4,}={0,2})(?=\s|$)")
 
 
-def _k8s_secret(text: str, m: re.Match[str]) -> int | None:
+def _k8s_secret(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     """A base64 value under `data:` of a Kubernetes Secret: every one is a secret."""
     kind = text.find("kind: Secret")
     data = text.rfind("data:", 0, m.start())
@@ -152,7 +152,7 @@ def _k8s_secret(text: str, m: re.Match[str]) -> int | None:
         decoded = base64.b64decode(m.group("value"), validate=True)
     except (binascii.Error, ValueError):
         return None
-    return m.start("value") if decoded else None
+    return (m.start("key"), m.end()) if decoded else None
 
 
 def _jwt(text: str, m: re.Match[str]) -> int | None:
