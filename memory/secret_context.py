@@ -48,7 +48,7 @@ def _judge(key: str, sep: str, quote: str, value: str, before: str, config: bool
     explicit = bool(sep.strip()) and sep.strip() not in ("to",)
     if key.startswith(_PASSWORD_KEYS):
         if sep.strip():
-            return password_like(value, quoted=bool(quote) or (config and explicit))
+            return password_like(value, quoted=bool(quote), config=config and explicit)
         return random_looking(value, strict=True)
     if not quote and is_code(value):
         return False
@@ -65,12 +65,11 @@ def _judge(key: str, sep: str, quote: str, value: str, before: str, config: bool
 def _keyval(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     value = text[m.start("value") : m.end("value")]  # the original case, not the lowered
     before = text[max(0, m.start() - 16) : m.start()]
-    if m.group("key") == "pat" and before[-1:].isalpha():
-        return None  # spat, compat: only PAT as a word or a name's part (AZURE_DEVOPS_PAT)
-    name = (
-        re.search(r"[\w.-]*$", before).group()
-        + text[m.start() : m.end("sep") - len(m.group("sep"))]
-    )  # type: ignore[union-attr]
+    key, after = m.group("key"), text[m.start() + len(m.group("key")) : m.start() + 5]
+    if key in ("pat", "pass") and (before[-1:].isalpha() or after[:1].isalpha()):
+        return None  # bypass, passive, passed, compat: only PAT and pass as words or name parts
+    found = re.search(r"[\w.-]*$", before)
+    name = (found.group() if found else "") + text[m.start() : m.end("sep") - len(m.group("sep"))]
     config = "_" in name or "." in name or (name.isupper() and len(name) > 3)
     ok = _judge(m.group("key"), m.group("sep"), m.group("quote"), value, before, config)
     return (m.start(), m.end("value")) if ok else None

@@ -29,7 +29,7 @@ _PLACEHOLDER = re.compile(
     r"example|placeholder|changeme|change[_-]me|redacted|your[_-]?|dummy|sample|"
     r"^my[_-]?(?:pass|secret|token|key|api|app|db|user|name|pw)|"
     r"xxxx|\*\*\*|0{8}|1234567|abcdef|^(?:fake|test|demo|foo|bar)[_-]?[a-z]*\d{0,3}$|"
-    r"^(?:pass(?:word|wd)?|pwd|secret|token|key|api[_-]?key|credentials?|none|null|nil|true|false|"
+    r"^(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|api[_-]?key|credentials?|none|null|nil|true|false|"
     r"undefined|string|str|bytes|required|optional|hidden|empty|default|admin|root|user(?:name)?|"
     r"guest|letmein|qwerty|s3cr3t|p@ssw0rd|passw0rd|tiger|scott)\d{0,4}$"
 )
@@ -43,6 +43,7 @@ _NAMING = {
     "pass",
     "passwd",
     "password",
+    "passphrase",
     "pwd",
     "pw",
     "secret",
@@ -101,6 +102,14 @@ def is_code(value: str) -> bool:
     return bool(_CODE.search(value))
 
 
+def _reference(value: str) -> bool:
+    """`argon2id.PASSWD_MIN`, `settings->token`: an attribute or a module's constant."""
+    if not _IDENT.fullmatch(value):
+        return False
+    segments = re.split(r"\.|->|::", value)
+    return len(segments) > 1 and any(re.fullmatch(r"[A-Za-z_]{4,}", s) for s in segments)
+
+
 def _pathy(value: str) -> bool:
     if value.startswith(("./", "../", "~/", "file:", "urn:")) or "://" in value:
         return True
@@ -119,7 +128,7 @@ def random_looking(value: str, *, strict: bool = False, quoted: bool = False) ->
     value = value.rstrip(".,;:!?)]}'\"`")
     if len(value) < 8 or len(value) > 400:
         return False
-    if placeholder(value) or _pathy(value) or is_name(value):
+    if placeholder(value) or _pathy(value) or is_name(value) or (not quoted and _reference(value)):
         return False
     if value[0] in "@#" and re.fullmatch(r"[@#][\w.-]+", value):
         return False  # a handle or a channel
@@ -149,13 +158,15 @@ _HUMAN = re.compile(
 )
 
 
-def password_like(value: str, *, quoted: bool) -> bool:
+def password_like(value: str, *, quoted: bool, config: bool = False) -> bool:
     """A value after a password word: people choose passwords (`rootpasswd`, `Winter2024!`), so
     a word counts when it is quoted (or `config`: after a name like DB_PASSWORD) or carries a
     digit or symbol; placeholders, names and code do not."""
     value = value.strip()
     value = value.strip("\"'`") if quoted else value.rstrip(".,;:!?)]}'\"`")
-    if not 6 <= len(value) <= 128 or placeholder(value) or (not quoted and is_code(value)):
+    if not 6 <= len(value) <= 128 or placeholder(value):
+        return False
+    if not quoted and (is_code(value) or _reference(value)):
         return False
     if random_looking(value, quoted=quoted):
         return True
@@ -163,10 +174,10 @@ def password_like(value: str, *, quoted: bool) -> bool:
         return False  # `sasl_password`, `user_pw` name one
     if _HUMAN.fullmatch(value):
         return True
-    if is_name(value):  # `jinja2.ctx`, `PasswordField`; a quoted lower-case word may be one
-        return quoted and value.isalpha() and value.islower()
+    if is_name(value):  # `PasswordField`, `passphrase`; a quoted lower-case word may be one
+        return (quoted or config) and value.isalpha() and value.islower()
     if any(c in value for c in " \t") or value.isdigit():
         return False
-    if quoted:
+    if quoted or config:
         return True
     return any(not c.isalpha() for c in value)
