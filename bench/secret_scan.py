@@ -1,6 +1,8 @@
 """Secret scanner benchmark: refusal rate on fresh fake credentials (every format of
 tests/secret_corpus.py in every evasion), false positives on 10,000 realistic entries, and scan
-throughput; the scanner before issue 12 (bench/secrets_baseline.py) measured in the same run.
+throughput; the scanners before issue 12 (bench/secrets_baseline.py) and before issue 27
+(bench/secrets_before_i27.py) measured in the same run. bench/secret_eval.py measures recall per
+credential family and false positives on real documentation.
 
     .venv/bin/python bench/secret_scan.py [--seed N]
 """
@@ -24,11 +26,9 @@ from memory import secrets  # noqa: E402
 from tests.secret_corpus import EVASIONS, FORMATS, entry  # noqa: E402
 
 
-def _baseline() -> ModuleType:
-    """bench/secrets_baseline.py, the scanner before issue 12, loaded from its file."""
-    spec = importlib.util.spec_from_file_location(
-        "secrets_baseline", ROOT / "bench" / "secrets_baseline.py"
-    )
+def _baseline(name: str = "secrets_baseline") -> ModuleType:
+    """bench/<name>.py, an earlier scanner, loaded from its file."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look themselves up there
@@ -76,6 +76,7 @@ def main() -> None:
         f"{len(FORMATS)} formats x {len(EVASIONS)} evasions, fresh values (seed {seed}); load {os.getloadavg()[0]:.1f}"
     )
     measure("baseline", _baseline().scan, seed)
+    measure("before 27", _baseline("secrets_before_i27").scan, seed)
     measure("now", secrets.scan, seed)
 
 

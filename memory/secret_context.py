@@ -66,7 +66,8 @@ def _keyval(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     value = text[m.start("value") : m.end("value")]  # the original case, not the lowered
     before = text[max(0, m.start() - 16) : m.start()]
     key, after = m.group("key"), text[m.start() + len(m.group("key")) : m.start() + 5]
-    if key in ("pat", "pass") and (before[-1:].isalpha() or after[:1].isalpha()):
+    camel = text[m.start()].isupper() and before[-1:].islower()  # dbPass, azureDevopsPat
+    if key in ("pat", "pass") and ((before[-1:].isalpha() and not camel) or after[:1].isalpha()):
         return None  # bypass, passive, passed, compat: only PAT and pass as words or name parts
     found = re.search(r"[\w.-]*$", before)
     name = (found.group() if found else "") + text[m.start() : m.end("sep") - len(m.group("sep"))]

@@ -331,7 +331,7 @@ PREFIXED: list[Detector] = [
         r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{8,}-[A-Za-z0-9]{20,}",
     ),
     _d("Brevo API key", ("xkeysib-",), r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
-    _d("Alibaba access key", ("LTAI",), r"LTAI[A-Za-z0-9]{12,20}" + B),
+    _d("Alibaba access key", ("LTAI",), r"LTAI[A-Za-z0-9]{12,28}" + B),
     _d("Shippo token", ("shippo_",), r"shippo_(?:live|test)_[a-f0-9]{40}"),
     _d("Mapbox secret token", ("sk.eyJ",), r"sk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}"),
     _d("Fly.io token", ("fo1_", "fm1", "fm2_"), r"f(?:o1|m\d[a-z]?)_[A-Za-z0-9_+/=-]{40,}"),

@@ -82,14 +82,15 @@ def is_name(value: str) -> bool:
     if not parts or len(parts) > 10:
         return False
     words = [p for p in parts if not p.isdigit()]
-    if any(p.isdigit() and len(p) > 4 for p in parts):
-        return False
+    digit_runs = [p for p in parts if p.isdigit()]
+    if len(digit_runs) > 1 or any(len(p) > 4 for p in digit_runs):
+        return False  # names hold a number at most once (sha256Hash); random tokens often
     if len(words) == 1:  # one word: a name when it reads as one (token, password, apiKey)
         w = words[0]
         return w.islower() or w.isupper() or w[1:].islower()
     mean = sum(len(w) for w in words) / len(words)
     tiny = sum(len(w) <= 2 for w in words)
-    return mean >= 3.2 and tiny <= len(words) // 3
+    return mean >= 4.0 and tiny <= len(words) // 3
 
 
 def names_a_secret(value: str) -> bool:
@@ -153,7 +154,7 @@ def random_looking(value: str, *, strict: bool = False, quoted: bool = False) ->
 
 # What people choose: words then digits or a symbol (harbor80, Granite2003!, orchid_harbor3).
 _HUMAN = re.compile(
-    r"(?=[A-Za-z_]*[A-Za-z]{4})[A-Za-z_]+\d{2,4}[!@#$%^&*?.]*|"
+    r"(?=[A-Za-z_]*[A-Za-z]{4})[A-Za-z_]+\d{2,4}[!@#$%^&*?.]*|[A-Za-z]{5,}\d[!@#$%^&*?.]*|"
     r"[a-z]+(?:_[a-z]+)+\d{1,4}|[A-Za-z]{3,}[!@#$%^&*?][A-Za-z0-9]{2,}[!@#$%^&*?]?"
 )
 
