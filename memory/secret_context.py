@@ -48,7 +48,8 @@ def _judge(key: str, sep: str, quote: str, value: str, before: str, config: bool
     explicit = bool(sep.strip()) and sep.strip() not in ("to",)
     if key.startswith(_PASSWORD_KEYS):
         if sep.strip():
-            return password_like(value, quoted=bool(quote), config=config and explicit)
+            assigned = sep.strip() in ("=", ":", ":=", "=>")
+            return password_like(value, quoted=bool(quote), config=config and assigned)
         return random_looking(value, strict=True)
     if not quote and is_code(value):
         return False
@@ -69,8 +70,11 @@ def _keyval(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     camel = text[m.start()].isupper() and before[-1:].islower()  # dbPass, azureDevopsPat
     if key in ("pat", "pass") and ((before[-1:].isalpha() and not camel) or after[:1].isalpha()):
         return None  # bypass, passive, passed, compat: only PAT and pass as words or name parts
+    if re.search(r"[:@]param\s+$|:type\s+$", before):
+        return None  # a docstring's `:param password: the password to use`
     found = re.search(r"[\w.-]*$", before)
     name = (found.group() if found else "") + text[m.start() : m.end("sep") - len(m.group("sep"))]
+    name = name.rstrip(".-")
     config = "_" in name or "." in name or (name.isupper() and len(name) > 3)
     ok = _judge(m.group("key"), m.group("sep"), m.group("quote"), value, before, config)
     return (m.start(), m.end("value")) if ok else None

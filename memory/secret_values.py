@@ -165,7 +165,7 @@ def password_like(value: str, *, quoted: bool, config: bool = False) -> bool:
     digit or symbol; placeholders, names and code do not."""
     value = value.strip()
     value = value.strip("\"'`") if quoted else value.rstrip(".,;:!?)]}'\"`")
-    if not 6 <= len(value) <= 128 or placeholder(value):
+    if not 6 <= len(value) <= 128 or placeholder(value) or placeholder(value.rstrip("?!*.")):
         return False
     if not quoted and (is_code(value) or _reference(value)):
         return False
