@@ -30,13 +30,13 @@ class Plugin:
     module: str  # detect_secrets.plugins.<module>
     cls: str
     anchors: tuple[str, ...]  # any of them in the lower-cased text
-    # And, when set, a match of this pattern, or a run of at least this many characters of
-    # [\w+/=-] (found once per text for every plugin that asks: class-led patterns are slow).
+    # And, when set, a match of this pattern, or (on a line with an anchor) a run of at least
+    # this many characters of [\w+/=-]: a pattern led by a class is slow over a whole text.
     gate: re.Pattern[str] | int | None = None
     keyword: bool = False  # a key word then a value: placeholders, names and code pass
 
 
-_RUN = re.compile(r"(?<![\w+/=-])[\w+/=-]{20,}")  # from a run's start only: each char tried once
+_RUNS = {n: re.compile(rf"[\w+/=-]{{{n}}}") for n in (20, 24, 40)}
 
 PLUGINS: list[Plugin] = [
     Plugin(
@@ -92,6 +92,14 @@ PLUGINS: list[Plugin] = [
 ]
 
 
+# Plugins by anchor: a text costs one `in` per distinct anchor, not one per plugin and anchor.
+_BY_ANCHOR: dict[str, list[int]] = {}
+for _i, _plugin in enumerate(PLUGINS):
+    for _anchor in _plugin.anchors:
+        _BY_ANCHOR.setdefault(_anchor, []).append(_i)
+_ANCHORS = tuple(_BY_ANCHOR)
+
+
 @cache
 def _load(plugin: Plugin) -> Any:
     module = importlib.import_module(f"detect_secrets.plugins.{plugin.module}")
@@ -105,12 +113,10 @@ def _sequential() -> Any:
     return is_sequential_string
 
 
-def _lines(text: str, lowered: str, plugin: Plugin, runs: list[tuple[int, int]]) -> dict[int, int]:
+def _lines(text: str, lowered: str, plugin: Plugin) -> dict[int, int]:
     """Start → end of each line of `text` that holds the plugin's anchor (and gate): its
     patterns, which `re` cannot search fast, run on those lines only."""
-    if isinstance(plugin.gate, int):
-        positions = [start for start, length in runs if length >= plugin.gate]
-    elif plugin.gate is not None:
+    if isinstance(plugin.gate, re.Pattern):
         positions = [m.start() for m in plugin.gate.finditer(text)]
     else:
         positions = []
@@ -125,7 +131,10 @@ def _lines(text: str, lowered: str, plugin: Plugin, runs: list[tuple[int, int]])
         if start not in spans:
             end = text.find("\n", pos)
             spans[start] = len(text) if end < 0 else end
-    if plugin.gate is not None:
+    if isinstance(plugin.gate, int):
+        run = _RUNS[plugin.gate]
+        spans = {s: e for s, e in spans.items() if run.search(text, s, e)}
+    elif plugin.gate is not None:
         spans = {s: e for s, e in spans.items() if any(a in lowered[s:e] for a in plugin.anchors)}
     return spans
 
@@ -134,13 +143,9 @@ def scan(text: str, lowered: str | None = None) -> list[tuple[str, int, int]]:
     """(kind, start, end) of every value detect-secrets' plugins report in `text`."""
     lowered = text.lower() if lowered is None else lowered
     out: list[tuple[str, int, int]] = []
-    runs: list[tuple[int, int]] | None = None
-    for plugin in PLUGINS:
-        if not any(a in lowered for a in plugin.anchors):
-            continue
-        if isinstance(plugin.gate, int) and runs is None:
-            runs = [(m.start(), m.end() - m.start()) for m in _RUN.finditer(text)]
-        for start, end in _lines(text, lowered, plugin, runs or []).items():
+    chosen = {i for a in _ANCHORS if a in lowered for i in _BY_ANCHOR[a]}
+    for plugin in [PLUGINS[i] for i in sorted(chosen)]:
+        for start, end in _lines(text, lowered, plugin).items():
             out += _found(plugin, text[start:end], start)
     return out
 
