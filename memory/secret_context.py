@@ -63,6 +63,10 @@ def _judge(key: str, sep: str, quote: str, value: str, before: str, config: bool
     return random_looking(value, strict=not explicit, quoted=bool(quote))
 
 
+_DOC_FIELD = re.compile(r"[:@]param\s+$|:type\s+$")
+_NAME_TAIL = re.compile(r"[\w.-]*$")
+
+
 def _keyval(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     value = text[m.start("value") : m.end("value")]  # the original case, not the lowered
     before = text[max(0, m.start() - 16) : m.start()]
@@ -70,9 +74,9 @@ def _keyval(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     camel = text[m.start()].isupper() and before[-1:].islower()  # dbPass, azureDevopsPat
     if key in ("pat", "pass") and ((before[-1:].isalpha() and not camel) or after[:1].isalpha()):
         return None  # bypass, passive, passed, compat: only PAT and pass as words or name parts
-    if re.search(r"[:@]param\s+$|:type\s+$", before):
+    if _DOC_FIELD.search(before):
         return None  # a docstring's `:param password: the password to use`
-    found = re.search(r"[\w.-]*$", before)
+    found = _NAME_TAIL.search(before)
     name = (found.group() if found else "") + text[m.start() : m.end("sep") - len(m.group("sep"))]
     name = name.rstrip(".-")
     config = "_" in name or "." in name or (name.isupper() and len(name) > 3)
@@ -97,7 +101,7 @@ def _name_value(text: str, m: re.Match[str]) -> int | None:
 # -- passwords in URLs and connection strings -----------------------------------------------------
 
 
-def _url_password(text: str, m: re.Match[str]) -> int | None:
+def _url_password(text: str, m: re.Match[str]) -> int | tuple[int, int] | None:
     user, password = m.group("user").strip("[]()"), m.group("password").strip("[]()")
     if placeholder(password) or password == user or names_a_secret(password):
         return None  # user:password@host, guest:guest, USER:PASSWORD

@@ -30,31 +30,43 @@ class Plugin:
     module: str  # detect_secrets.plugins.<module>
     cls: str
     anchors: tuple[str, ...]  # any of them in the lower-cased text
-    # And, when set, a match of this pattern, or (on a line with an anchor) a run of at least
-    # this many characters of [\w+/=-]: a pattern led by a class is slow over a whole text.
-    gate: re.Pattern[str] | int | None = None
+    # And, when set, a match of one of these patterns (`lower`: lower-case ones, searched in the
+    # lower-cased text): a necessary part of every match, each led by a literal so that `re`
+    # searches it fast (the plugins' own patterns start with classes and look-behinds).
+    gate: tuple[re.Pattern[str], ...] = ()
+    lower: tuple[re.Pattern[str], ...] = ()
     keyword: bool = False  # a key word then a value: placeholders, names and code pass
 
 
-_RUNS = {n: re.compile(rf"[\w+/=-]{{{n}}}") for n in (20, 24, 40)}
+# detect-secrets' assignment patterns (Cloudant, IBM, SoftLayer): a key word, an optional quote
+# or bracket, `=`/`:`/`=>`/spaces, an optional quote, then a value of 24 or more [\w-].
+_ASSIGNED = tuple(
+    re.compile(word + r"[\"']?\]?[ :=>]+[\"']?[\w-]{24}") for word in ("key", "pw", "pass", "token")
+)
+
+
+def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for p in patterns)
+
 
 PLUGINS: list[Plugin] = [
     Plugin(
-        "artifactory", "ArtifactoryDetector", ("akc", "ap"), re.compile(r"AKC\w{10}|AP[\dA-F]\w{8}")
+        "artifactory", "ArtifactoryDetector", ("akc", "ap"), _rx(r"AKC\w{10}", r"AP[\dA-F]\w{8}")
     ),
     Plugin(
         "aws",
         "AWSKeyDetector",
         ("akia", "asia", "abia", "acca", "a3t", "aws"),
-        20,  # AKIA… is 20 long; a secret key 40
+        _rx(*(rf"{p}[0-9A-Z]{{16}}" for p in ("A3T", "ABIA", "ACCA", "AKIA", "ASIA"))),
+        _rx(r"aws[^\n]{0,80}?[\"'][0-9a-z/+]{40}[\"']"),
     ),
     Plugin("azure_storage_key", "AzureStorageKeyDetector", ("accountkey=",)),
-    Plugin("cloudant", "CloudantDetector", ("cl",), 24, keyword=True),
+    Plugin("cloudant", "CloudantDetector", ("cl",), lower=_ASSIGNED, keyword=True),
     Plugin(
         "discord",
         "DiscordBotTokenDetector",
         (".",),
-        re.compile(r"\.[\w-]{6}\.[\w-]{27}"),
+        _rx(r"\.[\w-]{6}\.[\w-]{27}"),
     ),
     Plugin("github_token", "GitHubTokenDetector", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
     Plugin(
@@ -74,21 +86,27 @@ PLUGINS: list[Plugin] = [
             "gr1348941",
         ),
     ),
-    Plugin("ibm_cloud_iam", "IbmCloudIamDetector", ("key", "pwd", "pass", "token"), 40, True),
-    Plugin("ibm_cos_hmac", "IbmCosHmacDetector", ("secret",), 40, keyword=True),
+    Plugin(
+        "ibm_cloud_iam",
+        "IbmCloudIamDetector",
+        ("key", "pwd", "pass", "token"),
+        lower=_ASSIGNED,
+        keyword=True,
+    ),
+    Plugin("ibm_cos_hmac", "IbmCosHmacDetector", ("secret",), lower=_ASSIGNED, keyword=True),
     Plugin("jwt", "JwtTokenDetector", ("eyj",)),
-    Plugin("mailchimp", "MailchimpDetector", ("-us",), re.compile(r"-us\d")),
+    Plugin("mailchimp", "MailchimpDetector", ("-us",), _rx(r"-us\d")),
     Plugin("npm", "NpmDetector", ("_authtoken",)),
     Plugin("openai", "OpenAIDetector", ("t3blbkfj",)),
     Plugin("private_key", "PrivateKeyDetector", ("private key", "putty-user-key-file")),
     Plugin("pypi_token", "PypiTokenDetector", ("pypi-",)),
     Plugin("sendgrid", "SendGridDetector", ("sg.",)),
     Plugin("slack", "SlackDetector", ("xox", "hooks.slack.com")),
-    Plugin("softlayer", "SoftlayerDetector", ("sl",), 40, keyword=True),
+    Plugin("softlayer", "SoftlayerDetector", ("sl",), lower=_ASSIGNED, keyword=True),
     Plugin("square_oauth", "SquareOAuthDetector", ("sq0csp-",)),
     Plugin("stripe", "StripeDetector", ("k_live_",)),
-    Plugin("telegram_token", "TelegramBotTokenDetector", (":",), re.compile(r":[\w-]{35}")),
-    Plugin("twilio", "TwilioKeyDetector", ("ac", "sk"), re.compile(r"(?:AC|SK)[a-z0-9]{32}")),
+    Plugin("telegram_token", "TelegramBotTokenDetector", (":",), _rx(r":[\w-]{35}")),
+    Plugin("twilio", "TwilioKeyDetector", ("ac", "sk"), _rx(r"AC[a-z0-9]{32}", r"SK[a-z0-9]{32}")),
 ]
 
 
@@ -97,7 +115,7 @@ _BY_ANCHOR: dict[str, list[int]] = {}
 for _i, _plugin in enumerate(PLUGINS):
     for _anchor in _plugin.anchors:
         _BY_ANCHOR.setdefault(_anchor, []).append(_i)
-_ANCHORS = tuple(_BY_ANCHOR)
+ANCHORS = tuple(_BY_ANCHOR)
 
 
 @cache
@@ -113,11 +131,19 @@ def _sequential() -> Any:
     return is_sequential_string
 
 
-def _lines(text: str, lowered: str, plugin: Plugin) -> dict[int, int]:
+def _lines(
+    text: str, lowered: str, plugin: Plugin, gated: dict[re.Pattern[str], list[int]]
+) -> dict[int, int]:
     """Start → end of each line of `text` that holds the plugin's anchor (and gate): its
-    patterns, which `re` cannot search fast, run on those lines only."""
-    if isinstance(plugin.gate, re.Pattern):
-        positions = [m.start() for m in plugin.gate.finditer(text)]
+    patterns, which `re` cannot search fast, run on those lines only. `gated`: each gate's
+    match positions, found once per text for the plugins that share it."""
+    gates = [(g, text) for g in plugin.gate] + [(g, lowered) for g in plugin.lower]
+    if gates and (text.isascii() or not plugin.lower):  # else lower-cased positions may shift
+        positions = []
+        for gate, haystack in gates:
+            if gate not in gated:
+                gated[gate] = [m.start() for m in gate.finditer(haystack)]
+            positions += gated[gate]
     else:
         positions = []
         for anchor in plugin.anchors:
@@ -131,10 +157,7 @@ def _lines(text: str, lowered: str, plugin: Plugin) -> dict[int, int]:
         if start not in spans:
             end = text.find("\n", pos)
             spans[start] = len(text) if end < 0 else end
-    if isinstance(plugin.gate, int):
-        run = _RUNS[plugin.gate]
-        spans = {s: e for s, e in spans.items() if run.search(text, s, e)}
-    elif plugin.gate is not None:
+    if gates:
         spans = {s: e for s, e in spans.items() if any(a in lowered[s:e] for a in plugin.anchors)}
     return spans
 
@@ -143,9 +166,10 @@ def scan(text: str, lowered: str | None = None) -> list[tuple[str, int, int]]:
     """(kind, start, end) of every value detect-secrets' plugins report in `text`."""
     lowered = text.lower() if lowered is None else lowered
     out: list[tuple[str, int, int]] = []
-    chosen = {i for a in _ANCHORS if a in lowered for i in _BY_ANCHOR[a]}
+    chosen = {i for a in ANCHORS if a in lowered for i in _BY_ANCHOR[a]}
+    gated: dict[re.Pattern[str], list[int]] = {}
     for plugin in [PLUGINS[i] for i in sorted(chosen)]:
-        for start, end in _lines(text, lowered, plugin).items():
+        for start, end in _lines(text, lowered, plugin, gated).items():
             out += _found(plugin, text[start:end], start)
     return out
 

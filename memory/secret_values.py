@@ -86,8 +86,8 @@ def is_name(value: str) -> bool:
     if len(digit_runs) > 1 or any(len(p) > 4 for p in digit_runs):
         return False  # names hold a number at most once (sha256Hash); random tokens often
     if len(words) == 1:  # one word: a name when it reads as one (token, password, apiKey)
-        w = words[0]
-        return w.islower() or w.isupper() or w[1:].islower()
+        w: str = words[0]
+        return bool(w.islower() or w.isupper() or w[1:].islower())
     mean = sum(len(w) for w in words) / len(words)
     tiny = sum(len(w) <= 2 for w in words)
     return mean >= 4.0 and tiny <= len(words) // 3

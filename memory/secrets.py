@@ -69,12 +69,14 @@ _DEFAULT = _Index(DETECTORS)
 _INDEXES: dict[int, _Index] = {id(DETECTORS): _DEFAULT}
 
 
-def _raw(text: str, detectors: list[Detector] = DETECTORS) -> list[Hit]:
-    """Pass 1: anchored detectors over `text` as it is."""
+def _raw(
+    text: str, detectors: list[Detector] = DETECTORS, *, lowered: str | None = None
+) -> list[Hit]:
+    """Pass 1: anchored detectors over `text` as it is (`lowered`: text.lower(), if known)."""
     index = _INDEXES.get(id(detectors))
     if index is None or index.detectors is not detectors:
         index = _INDEXES[id(detectors)] = _Index(detectors)
-    lowered = text.lower()
+    lowered = text.lower() if lowered is None else lowered
     ascii_ = text.isascii()
     hits: list[Hit] = []
     for i in index.wanted(lowered):
@@ -171,7 +173,8 @@ def _decoded(run: str) -> str | None:
 
 def scan(text: str) -> list[Hit]:
     """Every credential-shaped span in `text`, in order (overlaps reported once)."""
-    hits = _raw(text)
+    lowered = text.lower()
+    hits = _raw(text, lowered=lowered)
     view = _normalised(text)
     if view is not None:
         norm, pieces = view
@@ -179,10 +182,11 @@ def scan(text: str) -> list[Hit]:
             hits.append(Hit(h.kind, _origin(pieces, h.start), _origin(pieces, h.end - 1) + 1))
     for m in _BASE64.finditer(text):
         decoded = _decoded(m.group())
-        if decoded is not None and _raw(decoded):
-            hits.append(Hit(f"base64-encoded {_raw(decoded)[0].kind}", m.start(), m.end()))
+        inner = _raw(decoded) if decoded is not None else []
+        if inner:
+            hits.append(Hit(f"base64-encoded {inner[0].kind}", m.start(), m.end()))
     # detect-secrets' finds count where hippo's own found nothing (its names are the plainer).
-    for kind, start, end in secret_library.scan(text):
+    for kind, start, end in secret_library.scan(text, lowered):
         if not any(h.start < end and start < h.end for h in hits):
             hits.append(Hit(kind, start, end))
     return _merge(hits)
