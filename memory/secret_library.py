@@ -131,35 +131,40 @@ def _sequential() -> Any:
     return is_sequential_string
 
 
-def _lines(
+def _positions(
     text: str, lowered: str, plugin: Plugin, gated: dict[re.Pattern[str], list[int]]
-) -> dict[int, int]:
-    """Start → end of each line of `text` that holds the plugin's anchor (and gate): its
-    patterns, which `re` cannot search fast, run on those lines only. `gated`: each gate's
-    match positions, found once per text for the plugins that share it."""
-    gates = [(g, text) for g in plugin.gate] + [(g, lowered) for g in plugin.lower]
-    if gates and (text.isascii() or not plugin.lower):  # else lower-cased positions may shift
-        positions = []
-        for gate, haystack in gates:
+) -> list[int]:
+    """Where the plugin's gates match (each gate searched once per text, for every plugin that
+    shares it), or where its anchors are when it has no gate (or lower-cased positions would
+    not be the text's: a non-ASCII text)."""
+    if (plugin.gate or plugin.lower) and (text.isascii() or not plugin.lower):
+        positions: list[int] = []
+        for gate, haystack in [(g, text) for g in plugin.gate] + [
+            (g, lowered) for g in plugin.lower
+        ]:
             if gate not in gated:
                 gated[gate] = [m.start() for m in gate.finditer(haystack)]
             positions += gated[gate]
-    else:
-        positions = []
-        for anchor in plugin.anchors:
-            at = lowered.find(anchor)
-            while at >= 0:
-                positions.append(at)
-                at = lowered.find(anchor, at + 1)
+        return positions
+    positions = []
+    for anchor in plugin.anchors:
+        at = lowered.find(anchor)
+        while at >= 0:
+            positions.append(at)
+            at = lowered.find(anchor, at + 1)
+    return positions
+
+
+def _lines(text: str, lowered: str, plugin: Plugin, positions: list[int]) -> dict[int, int]:
+    """Start → end of each line of `text` at `positions` that holds the plugin's anchor: its
+    patterns, which `re` cannot search fast, run on those lines only."""
     spans: dict[int, int] = {}
     for pos in positions:
         start = text.rfind("\n", 0, pos) + 1
         if start not in spans:
             end = text.find("\n", pos)
             spans[start] = len(text) if end < 0 else end
-    if gates:
-        spans = {s: e for s, e in spans.items() if any(a in lowered[s:e] for a in plugin.anchors)}
-    return spans
+    return {s: e for s, e in spans.items() if any(a in lowered[s:e] for a in plugin.anchors)}
 
 
 def scan(text: str, lowered: str | None = None) -> list[tuple[str, int, int]]:
@@ -169,8 +174,10 @@ def scan(text: str, lowered: str | None = None) -> list[tuple[str, int, int]]:
     chosen = {i for a in ANCHORS if a in lowered for i in _BY_ANCHOR[a]}
     gated: dict[re.Pattern[str], list[int]] = {}
     for plugin in [PLUGINS[i] for i in sorted(chosen)]:
-        for start, end in _lines(text, lowered, plugin, gated).items():
-            out += _found(plugin, text[start:end], start)
+        positions = _positions(text, lowered, plugin, gated)
+        if positions:
+            for start, end in _lines(text, lowered, plugin, positions).items():
+                out += _found(plugin, text[start:end], start)
     return out
 
 
