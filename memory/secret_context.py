@@ -10,6 +10,7 @@ import base64
 import binascii
 import json
 import re
+from urllib.parse import unquote
 
 from memory.secret_patterns import SCHEME_CHARS, Check, Detector, back
 from memory.secret_values import (
@@ -47,6 +48,8 @@ def _judge(key: str, sep: str, quote: str, value: str, before: str, config: bool
     configuration, where an unquoted word is as much a value as a quoted one."""
     explicit = bool(sep.strip()) and sep.strip() not in ("to",)
     if key.startswith(_PASSWORD_KEYS):
+        if sep.strip() in ("to", "is", "was", "are") and not value[:1].isalnum():
+            return False  # "options to pass to :class:`…`": prose runs on
         if sep.strip():
             assigned = sep.strip() in ("=", ":", ":=", "=>")
             return password_like(value, quoted=bool(quote), config=config and assigned)
@@ -109,6 +112,8 @@ def _url_password(text: str, m: re.Match[str]) -> int | tuple[int, int] | None:
         return None  # scott:tiger, app:pass: docs' demo accounts, not anyone's password
     if re.search(r"\$\{|\{\{|<[a-z_]+>|%\(|^%s$", password):
         return None  # a template
+    if " " in unquote(password):
+        return None  # jo%40email.com:a%20secret@…: words, a docs' example
     return back(SCHEME_CHARS)(text, m)
 
 
@@ -135,7 +140,7 @@ _CLI = [
 def _cli(text: str, m: re.Match[str]) -> int | None:
     if m.start() and not text[m.start() - 1].isspace():
         return None  # an option starts a word
-    value = text[m.start("value") : m.end("value")]
+    value = text[m.start("value") : m.end("value")].rstrip("`.,;:)]}")
     return m.start("value") if password_like(value, quoted=True) else None
 
 

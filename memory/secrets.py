@@ -77,13 +77,14 @@ def _raw(
     if index is None or index.detectors is not detectors:
         index = _INDEXES[id(detectors)] = _Index(detectors)
     lowered = text.lower() if lowered is None else lowered
-    ascii_ = text.isascii()
+    # Lower-casing only ever lengthens (İ → i̇): the same length means the same positions.
+    same = len(lowered) == len(text)
     hits: list[Hit] = []
     for i in index.wanted(lowered):
         d = detectors[i]
         if not d.lower:
             matches = d.rx.finditer(text)
-        elif ascii_:
+        elif same:
             matches = d.rx.finditer(lowered)
         else:
             matches = index.folded[i].finditer(text)
