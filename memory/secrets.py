@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import functools
 import re
 import sys
 import unicodedata
@@ -55,7 +56,6 @@ class _Index:
             for a in d.anchors:
                 self.by_anchor.setdefault(a.lower(), []).append(i)
         self.anchors = tuple(self.by_anchor)
-        self.folded = [re.compile(d.rx.pattern, re.IGNORECASE) for d in detectors]
 
     def wanted(self, lowered: str) -> list[int]:
         chosen = set(self.always)
@@ -63,6 +63,13 @@ class _Index:
         for a in [a for a in self.anchors if a in lowered]:
             chosen.update(self.by_anchor[a])
         return sorted(chosen)  # detector order decides the kind reported for an overlap
+
+
+@functools.cache
+def _folded(pattern: str) -> re.Pattern[str]:
+    """A lower-case pattern made case-insensitive, for the rare text whose lower-casing changes
+    its length (compiled when first needed: a note start need not pay for it)."""
+    return re.compile(pattern, re.IGNORECASE)
 
 
 _DEFAULT = _Index(DETECTORS)
@@ -87,7 +94,7 @@ def _raw(
         elif same:
             matches = d.rx.finditer(lowered)
         else:
-            matches = index.folded[i].finditer(text)
+            matches = _folded(d.rx.pattern).finditer(text)
         for m in matches:
             span = m.start() if d.check is None else d.check(text, m)
             if isinstance(span, tuple):
