@@ -17,12 +17,12 @@ must still be found.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-Check = Callable[[str, re.Match[str]], int | None]
+# Where the secret starts, or None; or its (start, end) when it does not end with the match.
+Check = Callable[[str, re.Match[str]], int | tuple[int, int] | None]
 
 
 @dataclass(frozen=True)
@@ -38,82 +38,7 @@ class Detector:
     lower: bool = False
 
 
-def entropy(value: str) -> float:
-    """Shannon entropy in bits per character."""
-    counts: dict[str, int] = {}
-    for ch in value:
-        counts[ch] = counts.get(ch, 0) + 1
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
-
-
-_PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$|\{\{|<|%|\*{3}|\[|\(|x{4}|\.{3}|…)|example|placeholder|changeme|redacted|"
-    r"your[_-]|dummy|sample|xxxx|0{8}|1234567|abcdef|\.\.\."
-)
-_WORDY = re.compile(r"^[A-Za-z]+(?:[-'][A-Za-z]+)*[.,!?:;)]*$")
-_PATHY = re.compile(r"^(?:[\w.-]*/)+[\w.-]*$|://|^@|^#|^~")
-
-
-def random_looking(value: str, *, strict: bool = False) -> bool:
-    """A value after a key/secret/token/password word that looks like a credential, not prose,
-    a placeholder, a path or a number. `strict` for values after a bare space (no `=` or `:`)."""
-    value = value.rstrip(".,;:!?)]}'\"`")
-    if len(value) < 8 or len(value) > 400:
-        return False
-    if _PLACEHOLDER.search(value) or _PATHY.search(value):
-        return False
-    letters = sum(c.isalpha() for c in value)
-    digits = sum(c.isdigit() for c in value)
-    others = len(value) - letters - digits
-    if letters == 0:
-        return False  # a number
-    if digits == 0 and others == 0:
-        # Letters only: random mixed case (about half upper), not camelCase or a word.
-        upper = sum(c.isupper() for c in value) / len(value)
-        return len(value) >= 20 and 0.25 <= upper <= 0.75 and entropy(value) >= 4.0
-    if _WORDY.match(value):
-        return False
-    bits = entropy(value)
-    if strict or len(value) < 12:
-        return bits >= 3.0 and digits > 0 and (len(value) >= 16 or others > 0 or bits >= 3.2)
-    return bits >= 2.8
-
-
-# Matched from the keyword on (the rest of an identifier may follow), then `=`/`:`/`=>`/" is "
-# or a bare space, then the value. A bare "key" counts only after api/access/auth/… (_keyval).
-_KEYVAL = re.compile(
-    r"(?P<key>pass(?:word|wd|phrase)?|pwd|secret|token|credentials?|bearer|key|"
-    r"conn(?:ection)?[ _.-]?string)[A-Za-z0-9_.-]{0,24}[\"']?"
-    r"(?P<sep>\s*(?::=|=>|[:=])\s*|\s+(?:is|was|are|=)\s+|\s+)"
-    r"[\"'`]?(?P<value>[^\s\"'`<>,;]{8,400})"
-)  # lower-case: runs on lower-cased text (Detector.lower)
-
-
-def _keyval(text: str, m: re.Match[str]) -> int | None:
-    if m.group("key").lower() == "key" and not _KEY_PREFIX.search(
-        text, max(0, m.start() - 16), m.start()
-    ):
-        return None  # a bare "key" (idempotency keys, map keys): only api/access/… keys count
-    bare = not m.group("sep").strip()  # "password is X" is as explicit as "password: X"
-    value = text[m.start("value") : m.end("value")]  # the original case, not the lowered
-    return m.start() if random_looking(value, strict=bare) else None
-
-
-_KEY_PREFIX = re.compile(
-    r"(?i)(?:api|access|auth|account|signing|encryption|master|private|app|application|client|"
-    r"sas|storage|hmac|license|subscription|secret|consumer|service)[ _.-]?$"
-)
-_QUOTED = re.compile(r"[\"'`](?P<value>[A-Za-z0-9+/_=-]{32,})[\"'`]")
-
-
-def _high_entropy(text: str, m: re.Match[str]) -> int | None:
-    v = m.group("value")
-    mixed = v.lower() != v and v.upper() != v  # upper and lower case: not a hex digest
-    return m.start() if mixed and entropy(v) >= 4.5 else None
-
-
-def _back(chars: str, least: int = 1, most: int = 64) -> Check:
+def back(chars: str, least: int = 1, most: int = 64) -> Check:
     """A check that extends the match back over `chars` (at least `least`, at most `most`)."""
     allowed = frozenset(chars)
 
@@ -147,6 +72,32 @@ def _azure_ad(text: str, m: re.Match[str]) -> int | None:
     return start if ok else None
 
 
+def _mixed(text: str, m: re.Match[str]) -> int | None:
+    """Random tokens mix upper case, lower case and digits; words and constants do not."""
+    v = m.group()
+    ok = (
+        any(c.isupper() for c in v[3:])
+        and any(c.islower() for c in v)
+        and any(c.isdigit() for c in v)
+    )
+    return m.start() if ok else None
+
+
+def _not_after_alnum(text: str, m: re.Match[str]) -> int | None:
+    return None if m.start() and text[m.start() - 1].isalnum() else m.start()
+
+
+def _token_start(text: str, m: re.Match[str]) -> int | None:
+    """Not inside a longer base64 run (a lock file's integrity hash holds every prefix)."""
+    before = text[m.start() - 1] if m.start() else " "
+    return None if before.isalnum() or before in "+/" else m.start()
+
+
+def _legacy_vault(text: str, m: re.Match[str]) -> int | None:
+    """Vault's older `s.` + 24 characters: only with a digit and both cases, not after a word."""
+    return _not_after_alnum(text, m) if _mixed(text, m) is not None else None
+
+
 URLSAFE_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 SCHEME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-"
 
@@ -162,7 +113,7 @@ def _d(
 
 B = r"(?![A-Za-z0-9])"  # the token ends here (a trailing boundary that counts `_` as its own)
 
-DETECTORS: list[Detector] = [
+PREFIXED: list[Detector] = [
     # The whole block through its END line (or, cut short, the key lines that follow).
     _d(
         "private key block",
@@ -176,12 +127,12 @@ DETECTORS: list[Detector] = [
     _d(
         "Slack webhook URL",
         ("hooks.slack.com",),
-        r"(?i)hooks\.slack\.com/(?:services|workflows)/T[0-9A-Z]+/[A-Z0-9]+/\w+",
+        r"hooks\.slack\.com/(?:services|workflows)/T[0-9A-Z]+/[A-Z0-9]+/\w+",
     ),
     _d(
         "GitHub token",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-        r"(?:ghp|gho|ghu|ghs|ghr)_[0-9A-Za-z]{30,}",
+        r"gh[pousr]_[0-9A-Za-z]{30,}",
     ),
     _d("GitHub fine-grained token", ("github_pat_",), r"github_pat_[0-9A-Za-z_]{40,}"),
     _d(
@@ -199,11 +150,13 @@ DETECTORS: list[Detector] = [
             "gloas-",
             "GR1348941",
         ),
-        r"(?:glpat|gldt|glft|glsoat|glrt|glcbt|glimt|glptt|glagent|gloas)-[0-9A-Za-z_-]{20,}|GR1348941[0-9A-Za-z_-]{20,}",
+        r"gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-[0-9A-Za-z_.-]{20,}",
     ),
+    _d("GitLab token", ("GR1348941",), r"GR1348941[0-9A-Za-z_-]{20,}"),
     _d("Anthropic API key", ("sk-ant-",), r"sk-ant-[0-9A-Za-z_-]{20,}"),
     _d("OpenAI API key", ("sk-",), r"sk-(?:proj-|svcacct-|admin-)?[0-9A-Za-z_-]{32,}"),
-    _d("Hugging Face token", ("hf_", "api_org_"), r"(?:hf|api_org)_[A-Za-z0-9]{30,}"),
+    _d("Hugging Face token", ("hf_",), r"hf_[A-Za-z0-9]{30,}"),
+    _d("Hugging Face token", ("api_org_",), r"api_org_[A-Za-z0-9]{30,}"),
     _d(
         "AWS access key id",
         ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ABIA", "ACCA", "A3T"),
@@ -218,24 +171,39 @@ DETECTORS: list[Detector] = [
         lower=True,
     ),
     _d("Google API key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}"),
+    _d("Google OAuth secret", ("GOCSPX-",), r"GOCSPX-[0-9A-Za-z_-]{28}"),
+    _d("Google OAuth token", ("ya29.",), r"ya29\.[0-9A-Za-z_-]{30,}"),
+    _d("Google OAuth refresh token", ("1//0",), r"1//0[0-9A-Za-z_-]{40,}"),
     _d(
-        "Google OAuth secret",
-        ("GOCSPX-", "ya29."),
-        r"GOCSPX-[0-9A-Za-z_-]{28}|ya29\.[0-9A-Za-z_-]{30,}",
+        "AWS session token",
+        ("IQoJb3JpZ2lu", "FwoGZXIvYXdz"),
+        r"(?:IQoJb3JpZ2lu|FwoGZXIvYXdz)[A-Za-z0-9+/=]{80,}",
     ),
+    _d("Tencent Cloud secret id", ("AKID",), r"AKID[A-Za-z0-9]{32}" + B),
+    _d("Yandex Cloud key", ("AQVN",), r"AQVN[A-Za-z0-9_-]{35,38}" + B),
+    _d(
+        "Yandex Cloud IAM token",
+        ("t1.",),
+        r"t1\.[A-Za-z0-9_-]{60,}={0,2}(?:\.[A-Za-z0-9_-]{40,}={0,2})?",
+        _mixed,
+    ),
+    _d("Cloudflare origin CA key", ("v1.0-",), r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
     _d(
         "GCP service account key", ("private_key_id",), r"\"private_key_id\"\s*:\s*\"[0-9a-f]{40}\""
     ),
-    _d("Stripe secret key", ("_live_",), r"(?:sk|rk)_live_[0-9A-Za-z]{20,}"),
-    _d("Stripe webhook secret", ("whsec_",), r"whsec_[0-9A-Za-z+/]{32,}"),
-    _d("JWT", ("eyJ",), r"eyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,}"),
     _d(
-        "password in a URL",
-        ("://",),
-        r"://[^\s/:@]{0,64}:[^\s/]{3,128}@[^\s/@:]+",
-        _back(SCHEME_CHARS),
+        "Stripe secret key",
+        ("_live_", "_test_"),
+        r"k_(?:live|test)_[0-9A-Za-z]{16,}",
+        back("sr", 1, 1),
     ),
-    _d("basic auth header", ("basic",), r"(?i)authorization\W{0,4}basic\s+[A-Za-z0-9+/]{8,}={0,2}"),
+    _d("Stripe webhook secret", ("whsec_",), r"whsec_[0-9A-Za-z+/]{32,}"),
+    Detector(
+        "basic auth header",
+        ("basic",),
+        re.compile(r"authorization\W{0,4}basic\s+[a-z0-9+/]{8,}={0,2}"),
+        lower=True,
+    ),
     _d("npm token", ("npm_",), r"npm_[0-9A-Za-z]{36}" + B),
     _d("PyPI token", ("pypi-",), r"pypi-AgE[A-Za-z0-9_-]{50,}"),
     _d("SendGrid API key", ("SG.",), r"SG\.[0-9A-Za-z_-]{22}\.[0-9A-Za-z_-]{43}"),
@@ -246,19 +214,24 @@ DETECTORS: list[Detector] = [
         "Mailchimp API key",
         ("-us",),
         r"-us[0-9]{1,2}" + B,
-        _back("0123456789abcdef", 32, 32),
+        back("0123456789abcdef", 32, 32),
     ),
     _d("DigitalOcean token", ("do", "dor_v1_"), r"do[opr]_v1_[a-f0-9]{64}"),
     _d("Shopify token", ("shp",), r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
-    _d(
+    _d("Heroku API key", ("HRKU-",), r"HRKU-[0-9A-Za-z_-]{40,}"),
+    Detector(
         "Heroku API key",
-        ("HRKU-", "heroku"),
-        r"HRKU-[0-9A-Za-z_-]{40,}|(?i:heroku).{0,40}?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+        ("heroku",),
+        re.compile(r"heroku.{0,40}?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+        lower=True,
     ),
-    _d(
+    Detector(
         "Datadog key",
-        ("dd", "datadog", "DD", "Datadog", "DATADOG"),
-        r"(?i:dd|datadog)[_ -]?(?i:api|app(?:lication)?)[_ -]?(?i:key)\W{0,4}[0-9a-f]{32,40}" + B,
+        ("dd", "datadog"),
+        re.compile(
+            r"(?:dd|datadog)[_ -]?(?:api|app(?:lication)?)[_ -]?key\W{0,4}[0-9a-f]{32,40}(?![a-z0-9])"
+        ),
+        lower=True,
     ),
     _d(
         "Azure storage key",
@@ -277,48 +250,77 @@ DETECTORS: list[Detector] = [
         "Telegram bot token",
         (":aa",),
         r":AA[0-9A-Za-z_-]{33}" + B,
-        _back("0123456789", 8, 10),
+        back("0123456789", 8, 10),
     ),
     _d("Artifactory token", ("AKC",), r"AKC[a-zA-Z0-9]{60,}"),
-    _d("Artifactory token", ("AP",), r"AP[0-9A-F][a-zA-Z0-9]{40,}"),
-    _d(
-        "Square token",
-        ("sq0", "EAAA"),
-        r"sq0(?:csp|atp|idp)-[0-9A-Za-z_-]{22,43}|EAAA[0-9A-Za-z_-]{60}",
-    ),
-    _d("Meta access token", ("EAA",), r"EAA[BC][0-9A-Za-z]{80,}"),
+    _d("Artifactory token", ("AP",), r"AP[0-9A-F][a-zA-Z0-9]{40,}" + B, _token_start),
+    _d("PuTTY private key", ("PuTTY-User-Key-File-",), r"PuTTY-User-Key-File-\d+: \S+"),
+    _d("Square token", ("sq0",), r"sq0(?:csp|atp|idp)-[0-9A-Za-z_-]{22,43}"),
+    _d("Square token", ("EAAA",), r"EAAA[0-9A-Za-z_-]{60}"),
+    _d("Meta access token", ("EAA",), r"EAA[A-Z][0-9A-Za-z]{30,}" + B, _mixed),
     _d("Twitter bearer token", ("AAAAAAAAAAAAAAAAAAAAA",), r"A{21}[0-9A-Za-z%]{30,}"),
-    _d("HashiCorp Vault token", ("hvs.", "hvb."), r"hv[sb]\.[0-9A-Za-z_-]{24,}"),
-    _d("Terraform Cloud token", ("atlasv1",), r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}"),
+    _d("HashiCorp Vault token", ("hvs.", "hvb.", "hvr."), r"hv[sbr]\.[0-9A-Za-z_-]{24,}"),
+    _d("HashiCorp Vault token", ("s.",), r"s\.[A-Za-z0-9]{24}" + B, _legacy_vault),
     _d(
-        "Grafana token",
-        ("glc_", "glsa_"),
-        r"glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}",
+        "HashiCorp Vault unseal key",
+        ("unseal",),
+        r"[Uu]nseal [Kk]ey[^:\n]{0,6}:\s*[A-Za-z0-9+/]{40,}={0,2}",
     ),
+    _d(
+        "HashiCorp Vault unseal key",
+        ("operator unseal",),
+        r"operator unseal\s+[A-Za-z0-9+/]{40,}={0,2}",
+    ),
+    _d("Bitbucket app password", ("ATBB",), r"ATBB[A-Za-z0-9_=.-]{28,}"),
+    _d("Discord webhook URL", ("/api/webhooks/",), r"/api/webhooks/\d{5,}/[A-Za-z0-9_-]{40,}"),
+    _d(
+        "Microsoft Teams webhook URL",
+        ("webhookb2/", ".office.com/webhook/"),
+        r"\.office\.com/webhook(?:b2)?/[\w@.-]+/IncomingWebhook/[a-f0-9]{32}/[\w-]+",
+    ),
+    _d(
+        "Firebase Cloud Messaging key",
+        ("APA91b",),
+        r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}",
+    ),
+    _d(
+        "Braintree access token",
+        ("access_token$",),
+        r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}",
+    ),
+    _d("Flutterwave secret key", ("FLWSECK",), r"FLWSECK(?:_TEST)?-[a-f0-9]{32}-X"),
+    _d("Terraform Cloud token", ("atlasv1",), r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}"),
+    _d("Grafana token", ("glc_",), r"glc_[A-Za-z0-9+/]{32,}={0,2}"),
+    _d("Grafana token", ("glsa_",), r"glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}"),
     _d("Sentry token", ("sntry",), r"sntry[su]_[A-Za-z0-9+/=_]{40,}"),
     _d("New Relic key", ("NRAK-", "NRII-", "NRJS-"), r"NR(?:AK|II|JS)-[A-Z0-9]{20,}"),
     _d("Databricks token", ("dapi",), r"dapi[a-f0-9]{32}(?:-\d)?" + B),
     _d("Pulumi token", ("pul-",), r"pul-[a-f0-9]{40}" + B),
     _d("Supabase token", ("sbp_",), r"sbp_[a-f0-9]{40}" + B),
     _d("Airtable token", ("pat",), r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + B),
-    _d("Dropbox token", ("sl.",), r"(?<![A-Za-z0-9])sl\.[A-Za-z0-9_-]{130,}"),
+    _d("Dropbox token", ("sl.",), r"sl\.[A-Za-z0-9_-]{130,}", _not_after_alnum),
     _d("Figma token", ("figd_",), r"figd_[A-Za-z0-9_-]{40,}"),
     _d("Linear API key", ("lin_api_",), r"lin_api_[A-Za-z0-9]{40}" + B),
     _d(
         "Notion token",
         ("secret_", "ntn_"),
-        r"secret_[A-Za-z0-9]{43}" + B + r"|ntn_[0-9]{11}[A-Za-z0-9]{35}" + B,
+        r"secret_[A-Za-z0-9]{43}" + B,
     ),
+    _d("Notion token", ("ntn_",), r"ntn_[0-9]{11}[A-Za-z0-9]{35}" + B),
     _d("Postman API key", ("PMAK-",), r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
-    _d("Doppler token", ("dp.",), r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
-    _d("Atlassian API token", ("ATATT",), r"ATATT[A-Za-z0-9_=-]{50,}"),
+    _d(
+        "Doppler token",
+        ("dp.",),
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,32}\.)?[A-Za-z0-9]{40,}",
+    ),
+    _d("Atlassian API token", ("ATATT", "ATCTT"), r"AT[AC]TT[A-Za-z0-9_=-]{50,}"),
     _d("Age secret key", ("AGE-SECRET-KEY-",), r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     _d("PlanetScale token", ("pscale_",), r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}"),
     _d("Netlify token", ("nfp_",), r"nfp_[A-Za-z0-9]{36}" + B),
     _d("Buildkite token", ("bkua_",), r"bkua_[a-f0-9]{40}" + B),
     _d("CircleCI token", ("CCIPAT_",), r"CCIPAT_[A-Za-z0-9]{20,}_[a-f0-9]{40}"),
     _d("Docker Hub token", ("dckr_pat_",), r"dckr_pat_[A-Za-z0-9_-]{27,}"),
-    _d("Replicate token", ("r8_",), r"(?<![A-Za-z0-9])r8_[A-Za-z0-9]{37}" + B),
+    _d("Replicate token", ("r8_",), r"r8_[A-Za-z0-9]{37}" + B, _not_after_alnum),
     _d("Groq API key", ("gsk_",), r"gsk_[A-Za-z0-9]{52}" + B),
     _d("xAI API key", ("xai-",), r"xai-[A-Za-z0-9]{70,}"),
     _d("Perplexity API key", ("pplx-",), r"pplx-[A-Za-z0-9]{48}" + B),
@@ -329,26 +331,14 @@ DETECTORS: list[Detector] = [
         r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{8,}-[A-Za-z0-9]{20,}",
     ),
     _d("Brevo API key", ("xkeysib-",), r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
-    _d("Alibaba access key", ("LTAI",), r"LTAI[A-Za-z0-9]{12,20}" + B),
+    _d("Alibaba access key", ("LTAI",), r"LTAI[A-Za-z0-9]{12,28}" + B),
     _d("Shippo token", ("shippo_",), r"shippo_(?:live|test)_[a-f0-9]{40}"),
     _d("Mapbox secret token", ("sk.eyJ",), r"sk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}"),
-    _d("Fly.io token", ("fo1_", "fm2_"), r"(?:fo1|fm2)_[A-Za-z0-9_+/=-]{40,}"),
+    _d("Fly.io token", ("fo1_", "fm1", "fm2_"), r"f(?:o1|m\d[a-z]?)_[A-Za-z0-9_+/=-]{40,}"),
     _d("Render API key", ("rnd_",), r"rnd_[A-Za-z0-9]{32}" + B),
     _d(
         "Plaid token",
         ("access-",),
         r"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
     ),
-    # Words that name a credential, then a value that looks random (detect-secrets' keyword
-    # detector, tightened for prose: the value must look like a credential, not a word).
-    Detector(
-        "credential after a key word",
-        ("pass", "pwd", "secret", "token", "key", "cred", "conn", "bearer"),
-        _KEYVAL,
-        _keyval,
-        lower=True,
-    ),
-    # detect-secrets' high-entropy strings, in quotes or backticks (unquoted hex and base64 in
-    # notes are commit ids and digests far more often than keys).
-    Detector("high-entropy string", ('"', "'", "`"), _QUOTED, _high_entropy),
 ]

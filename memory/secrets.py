@@ -3,9 +3,11 @@
 Three passes, each cheap when there is nothing to find:
 1. the text as written, through every detector of memory.secret_patterns whose anchor is in it;
 2. when the text holds invisible or non-ASCII characters or backslash escapes, a normalised view
-   (zero-width characters removed, NFKC, `\\n`-style escapes turned into spaces), so a zero-width
-   space inside a token or an escaped `\\nghp_…` in JSON hides nothing;
-3. base64 runs that decode to text, scanned again (an encoded token is still a token).
+   of the lines that hold them (zero-width characters removed, NFKC, `\\n`-style escapes turned
+   into spaces), so a zero-width space inside a token or an escaped `\\nghp_…` in JSON hides
+   nothing;
+3. base64 runs that decode to text, scanned again (an encoded token is still a token);
+4. detect-secrets' own detectors (memory.secret_library), loaded only when a text needs them.
 Hits of passes 2 and 3 are reported at their span in the original text.
 """
 
@@ -13,11 +15,19 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
+import functools
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass
 
-from memory.secret_patterns import DETECTORS, Detector
+from memory import secret_library
+from memory.secret_context import CONTEXT
+from memory.secret_patterns import PREFIXED, Detector
+
+# Prefixed formats first: the order decides the kind reported when two overlap.
+DETECTORS: list[Detector] = [*PREFIXED, *CONTEXT]
 
 # Characters that render as nothing: removed before matching (Cf format characters and friends).
 _INVISIBLE = re.compile(
@@ -46,7 +56,6 @@ class _Index:
             for a in d.anchors:
                 self.by_anchor.setdefault(a.lower(), []).append(i)
         self.anchors = tuple(self.by_anchor)
-        self.folded = [re.compile(d.rx.pattern, re.IGNORECASE) for d in detectors]
 
     def wanted(self, lowered: str) -> list[int]:
         chosen = set(self.always)
@@ -56,63 +65,102 @@ class _Index:
         return sorted(chosen)  # detector order decides the kind reported for an overlap
 
 
+@functools.cache
+def _folded(pattern: str) -> re.Pattern[str]:
+    """A lower-case pattern made case-insensitive, for the rare text whose lower-casing changes
+    its length (compiled when first needed: a note start need not pay for it)."""
+    return re.compile(pattern, re.IGNORECASE)
+
+
 _DEFAULT = _Index(DETECTORS)
 _INDEXES: dict[int, _Index] = {id(DETECTORS): _DEFAULT}
 
 
-def _raw(text: str, detectors: list[Detector] = DETECTORS) -> list[Hit]:
-    """Pass 1: anchored detectors over `text` as it is."""
+def _raw(
+    text: str, detectors: list[Detector] = DETECTORS, *, lowered: str | None = None
+) -> list[Hit]:
+    """Pass 1: anchored detectors over `text` as it is (`lowered`: text.lower(), if known)."""
     index = _INDEXES.get(id(detectors))
     if index is None or index.detectors is not detectors:
         index = _INDEXES[id(detectors)] = _Index(detectors)
-    lowered = text.lower()
-    ascii_ = text.isascii()
+    lowered = text.lower() if lowered is None else lowered
+    # Lower-casing only ever lengthens (İ → i̇): the same length means the same positions.
+    same = len(lowered) == len(text)
     hits: list[Hit] = []
     for i in index.wanted(lowered):
         d = detectors[i]
         if not d.lower:
             matches = d.rx.finditer(text)
-        elif ascii_:
+        elif same:
             matches = d.rx.finditer(lowered)
         else:
-            matches = index.folded[i].finditer(text)
+            matches = _folded(d.rx.pattern).finditer(text)
         for m in matches:
-            start = m.start() if d.check is None else d.check(text, m)
-            if start is not None:
-                hits.append(Hit(d.kind, start, m.end()))
+            span = m.start() if d.check is None else d.check(text, m)
+            if isinstance(span, tuple):
+                hits.append(Hit(d.kind, *span))
+            elif span is not None:
+                hits.append(Hit(d.kind, span, m.end()))
     return hits
 
 
-def _normalised(text: str) -> tuple[str, list[int]] | None:
-    """The normalised view and, per character of it, its index in `text`; None if identical."""
+_SPECIAL = re.compile(r"[^\x00-\x7f]|\\")
+
+
+def _normalised(text: str) -> tuple[str, list[tuple[int, int, bool]]] | None:
+    """The normalised view of the lines of `text` that need it, and where its pieces came from:
+    (start in the view, start in `text`, copied as is) per piece, in order; None if nothing
+    changes.
+
+    Only lines holding a non-ASCII character or a backslash are rewritten; the others cannot
+    change, so a long ASCII file costs one regex pass, not a loop over its characters."""
     if text.isascii() and "\\" not in text:
         return None
     out: list[str] = []
-    where: list[int] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            m = _ESCAPE.match(text, i)
-            if m:
-                out.append(m.group("char") or " ")  # \" is a quote; \n and friends a space
-                where.append(i)
-                i = m.end()
-                continue
-        if not ch.isascii():
-            if _INVISIBLE.match(ch):
-                i += 1
-                continue
-            for part in unicodedata.normalize("NFKC", ch):
-                out.append(part)
-                where.append(i)
-            i += 1
-            continue
-        out.append(ch)
-        where.append(i)
-        i += 1
-    view = "".join(out)
-    return (view, where) if view != text else None
+    pieces: list[tuple[int, int, bool]] = []
+    size = 0
+
+    def put(s: str, origin: int, copy: bool = True) -> None:
+        nonlocal size
+        if s:
+            out.append(s)
+            pieces.append((size, origin, copy))
+            size += len(s)
+
+    changed = False
+    done = 0
+    for special in _SPECIAL.finditer(text):
+        if special.start() < done:
+            continue  # its line is rewritten already
+        start = text.rfind("\n", 0, special.start()) + 1
+        end = text.find("\n", special.start())
+        done = end = len(text) if end < 0 else end
+        pos = start
+        for m in _SPECIAL.finditer(text, start, end):
+            put(text[pos : m.start()], pos)
+            i = m.start()
+            if text[i] == "\\":
+                esc = _ESCAPE.match(text, i)
+                if esc is None:
+                    pos = i
+                    continue
+                put(esc.group("char") or " ", i, False)  # \" is a quote; \n and friends a space
+                pos = esc.end()
+            elif _INVISIBLE.match(text[i]):
+                pos = i + 1
+            else:
+                put(unicodedata.normalize("NFKC", text[i]), i, False)
+                pos = i + 1
+            changed = True
+        put(text[pos:end], pos)
+        put("\n", end, False)
+    return ("".join(out), pieces) if changed else None
+
+
+def _origin(pieces: list[tuple[int, int, bool]], at: int) -> int:
+    """The index in the original text of character `at` of the view."""
+    start, origin, copy = pieces[bisect.bisect_right(pieces, (at, sys.maxsize, True)) - 1]
+    return origin + (at - start if copy else 0)
 
 
 def _decoded(run: str) -> str | None:
@@ -133,16 +181,22 @@ def _decoded(run: str) -> str | None:
 
 def scan(text: str) -> list[Hit]:
     """Every credential-shaped span in `text`, in order (overlaps reported once)."""
-    hits = _raw(text)
+    lowered = text.lower()
+    hits = _raw(text, lowered=lowered)
     view = _normalised(text)
     if view is not None:
-        norm, where = view
+        norm, pieces = view
         for h in _raw(norm):
-            hits.append(Hit(h.kind, where[h.start], where[h.end - 1] + 1))
+            hits.append(Hit(h.kind, _origin(pieces, h.start), _origin(pieces, h.end - 1) + 1))
     for m in _BASE64.finditer(text):
         decoded = _decoded(m.group())
-        if decoded is not None and _raw(decoded):
-            hits.append(Hit(f"base64-encoded {_raw(decoded)[0].kind}", m.start(), m.end()))
+        inner = _raw(decoded) if decoded is not None else []
+        if inner:
+            hits.append(Hit(f"base64-encoded {inner[0].kind}", m.start(), m.end()))
+    # detect-secrets' finds count where hippo's own found nothing (its names are the plainer).
+    for kind, start, end in secret_library.scan(text, lowered):
+        if not any(h.start < end and start < h.end for h in hits):
+            hits.append(Hit(kind, start, end))
     return _merge(hits)
 
 

@@ -1,5 +1,6 @@
 """The memory commands of `hippo` load only what they use: no LLM, Celery, Slack, web or GitHub
-library (each cost the CLI hundreds of milliseconds at every start)."""
+library, nor detect-secrets for a note that holds nothing its detectors look for (each cost the
+CLI hundreds of milliseconds at every start)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tests.paths import ROOT
 
 # Top-level packages a memory command has no use for.
 HEAVY = ("anthropic", "celery", "kombu", "slack_sdk", "slack_bolt", "flask", "github", "mcp")
+HEAVY += ("detect_secrets",)  # memory.secret_library loads it only for a text that needs it
 PROBE = """
 import json, sys
 from bot.cli.main import main

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory import secrets
-from memory.secret_patterns import DETECTORS
+from memory.secrets import DETECTORS
 
 SAMPLES = {
     "Slack webhook URL": "https://hooks.slack.com/services/T0001/B0002/abcdefXYZ",
