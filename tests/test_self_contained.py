@@ -118,7 +118,7 @@ FROM_THE_CLONE = [
     "tests/bot/slack/test_slack_manifest.py::test_manifest_is_valid",
     "tests/bot/slack/test_slack_manifest.py::test_schema_rejects_the_invalid_example",
     "tests/bot/slack/test_slack_socket.py",
-    "tests/memory/test_search.py::test_conformance_examples_are_searchable",
+    "tests/memory/test_search_all_words.py::test_conformance_examples_are_searchable",
     "tests/memory/test_lint.py::test_conformance_memory_example_reports_its_missing_links",
     "tests/integrations/test_github_client.py::test_signature_accepts_only_the_hmac_of_the_raw_body",
     "tests/bot/test_github_webhook.py",
