@@ -37,3 +37,13 @@ def load(path: str, name: str, replace: dict[str, str] | None = None, rev: str =
     sys.modules[name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+def secrets_before_i27() -> ModuleType:
+    """memory/secrets.py (with its secret_patterns) as main had them before issue 27."""
+    load("memory/secret_patterns.py", "secret_patterns_before_i27")
+    return load(
+        "memory/secrets.py",
+        "secrets_before_i27",
+        {"from memory.secret_patterns import": "from secret_patterns_before_i27 import"},
+    )

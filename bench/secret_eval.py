@@ -2,7 +2,7 @@
 each format's documented shape (bench/secret_eval_creds.py), false positives per kind of real
 text drawn at run time from this repository (docs, commit messages, lock files) and from the
 packages installed in the venv (their README/METADATA, docs and docstrings, config files and
-assignment lines), and throughput. The scanner before issue 27 (bench/secrets_before_i27.py) and
+assignment lines), and throughput. The scanner before issue 27 (main at d686429, loaded from git history by bench/baseline.py) and
 detect-secrets' own scan (default plugins, when installed) are measured on the same texts.
 
     .venv/bin/python bench/secret_eval.py [--seed N] [--per-format 20] [--lines 20000] [--show 5]
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import importlib.util
 import os
 import random
 import re
@@ -32,6 +31,7 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.baseline import secrets_before_i27  # noqa: E402
 from bench.secret_eval_creds import FAMILIES, lockfile_lines  # noqa: E402
 from memory import secrets  # noqa: E402
 
@@ -46,14 +46,7 @@ KEYWORD = re.compile(
 
 
 def _baseline() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "secrets_before_i27", ROOT / "bench" / "secrets_before_i27.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return secrets_before_i27()
 
 
 def _detect_secrets() -> Callable[[list[str]], list[bool]] | None:

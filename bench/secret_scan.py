@@ -1,7 +1,7 @@
 """Secret scanner benchmark: refusal rate on fresh fake credentials (every format of
 tests/secret_corpus.py in every evasion), false positives on 10,000 realistic entries, and scan
 throughput; the scanners before issue 12 (bench/secrets_baseline.py) and before issue 27
-(bench/secrets_before_i27.py) measured in the same run. bench/secret_eval.py measures recall per
+(main at d686429, from git history: bench/baseline.py) measured in the same run. bench/secret_eval.py measures recall per
 credential family and false positives on real documentation.
 
     .venv/bin/python bench/secret_scan.py [--seed N]
@@ -22,6 +22,7 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the corpus lives beside the tests
 
+from bench.baseline import secrets_before_i27  # noqa: E402
 from memory import secrets  # noqa: E402
 from tests.secret_corpus import EVASIONS, FORMATS, entry  # noqa: E402
 
@@ -84,7 +85,7 @@ def main() -> None:
     )
     scanners = {
         "baseline": _baseline().scan,
-        "before 27": _baseline("secrets_before_i27").scan,
+        "before 27": secrets_before_i27().scan,
         "now": secrets.scan,
     }
     measure(scanners, seed)
