@@ -39,6 +39,7 @@ EVERY_TASK = {
     dream.SLACK_DREAM,
     dream.REVERT,
     dream.FORGET_FILE,
+    dream.MERGE_PAIR,
     proposals.SETTLE,
     maintenance.MAINTENANCE,
     workspace_dreams.DREAM_ALL,
