@@ -19,11 +19,12 @@ from memory import format as fmt
 from memory import proposals, textlines, tombstones, version
 from memory.dream import corrections, daily, index, outcomes, plain_git, tidy, unused
 from memory.dream import state as st
+from memory.dream.changes import RenameFinder, changed_since
 from memory.dream.claims import known_repos
 from memory.dream.context import Context, StepResult, is_topic
 from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
-from memory.errors import LockTimeout, MemoryStoreError, NotFound, RemoteError
+from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.git.store import DREAMER, Store
 from memory.ops import AddEntry, ReplaceEntry
 
@@ -339,63 +340,3 @@ def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.St
 
 def _stats(diff: Any) -> list[FileStat]:
     return [FileStat(f.path, f.additions, f.deletions) for f in diff.files]
-
-
-def changed_since(store: Store, last_commit: str, head: str) -> set[str]:
-    """Files whose content differs between the last dream's commit and `head` (.dream/ aside)."""
-    if not last_commit:
-        return set()
-    try:
-        before = store.tree(last_commit)
-    except NotFound:
-        return set()
-    after = store.tree(head)
-    paths = set(before) | set(after)
-    return {p for p in paths if before.get(p) != after.get(p) and not p.startswith(".dream/")}
-
-
-class RenameFinder:
-    """Where a file went: the commit that removed it, if git saw it renamed (followed ≤ 5 hops).
-
-    A path absent from the last dream's tree was not renamed since (last night's tidy fixed
-    older renames), so only those paths walk the history; without a last dream (the first
-    night) at most LOOKUPS paths do, and the rest are reported as broken links.
-    """
-
-    LOOKUPS = 100
-
-    def __init__(self, store: Store, last_commit: str = "") -> None:
-        self.store = store
-        self.cache: dict[str, str | None] = {}
-        self.before: Mapping[str, bytes] | None = None
-        self.budget = self.LOOKUPS
-        if last_commit:
-            try:
-                self.before = store.tree(last_commit)
-            except NotFound:
-                self.before = None
-
-    def __call__(self, path: str) -> str | None:
-        if path not in self.cache:
-            if self.before is not None and path not in self.before:
-                return None
-            if self.before is None:
-                if self.budget <= 0:
-                    return None
-                self.budget -= 1
-            self.cache[path] = self._find(path, 5)
-        return self.cache[path]
-
-    def _find(self, path: str, hops: int) -> str | None:
-        try:
-            commits = self.store.log(path=path, limit=1)
-        except (MemoryStoreError, ValueError):
-            return None
-        if not commits or hops <= 0:
-            return None
-        for f in self.store.diff(commits[0].sha).files:
-            if f.status == "renamed" and f.old_path == path:
-                if self.store.read_or_none(f.path) is not None:
-                    return f.path
-                return self._find(f.path, hops - 1)
-        return None
