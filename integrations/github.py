@@ -79,11 +79,6 @@ def integration(settings: GitHubSettings) -> GithubIntegration:
     return GithubIntegration(auth=app_auth(settings), **_options(settings))  # type: ignore[arg-type]
 
 
-def installation_token(settings: GitHubSettings, installation_id: int) -> str:
-    """Mint an installation access token (POST /app/installations/{id}/access_tokens)."""
-    return integration(settings).get_access_token(installation_id).token
-
-
 def repo_installation(settings: GitHubSettings, repo: str) -> int:
     """The App installation that covers `owner/name` (GET /repos/{owner}/{repo}/installation)."""
     owner, _, name = repo.partition("/")

@@ -28,24 +28,21 @@ MAX_MESSAGE = 1000
 class PullDiff:
     lines: list[AddedLine]
     files: int
-    without_patch: list[str]  # files GitHub gave no patch for (binary, too large)
 
 
 def pull_diff(gh: Github, repo: str, number: int) -> PullDiff:
     """The added lines of the pull request's diff against its base (GET …/pulls/{n}/files)."""
     pr = gh.get_repo(repo).get_pull(number)
     lines: list[AddedLine] = []
-    missing: list[str] = []
     files = 0
     for f in pr.get_files():
         files += 1
         if f.status == "removed":
             continue
-        if f.patch is None:
-            missing.append(f.filename)
+        if f.patch is None:  # binary or too large: GitHub gives no patch, nothing to check
             continue
         lines.extend(added_lines(f.filename, f.patch))
-    return PullDiff(lines, files, missing)
+    return PullDiff(lines, files)
 
 
 def annotation(finding: Finding) -> dict[str, str | int]:

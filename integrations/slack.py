@@ -85,10 +85,6 @@ class Poster(Protocol):
         """A link to a message, for `source:` metadata."""
         ...
 
-    def add_reaction(self, channel: str, ts: str, name: str) -> None:
-        """React to a message (an emoji receipt)."""
-        ...
-
     def fetch_message(self, channel: str, ts: str) -> dict[str, Any] | None:
         """The message at (channel, ts), or None when it cannot be read."""
         ...
@@ -124,13 +120,6 @@ class SlackPoster:
             log.warning("chat.getPermalink failed (%s); using the archive link", exc)
             return archive_link(channel, ts)
         return str(resp.get("permalink") or archive_link(channel, ts))
-
-    def add_reaction(self, channel: str, ts: str, name: str) -> None:
-        try:
-            self.client.reactions_add(channel=channel, timestamp=ts, name=name)
-        except SlackApiError as exc:
-            if exc.response.get("error") != "already_reacted":
-                raise
 
     def fetch_message(self, channel: str, ts: str) -> dict[str, Any] | None:
         # A top-level message is in the channel's history; a thread reply only in its thread,
@@ -191,9 +180,6 @@ class Outbox:
 
     def permalink(self, channel: str, ts: str) -> str:
         return archive_link(channel, ts)
-
-    def add_reaction(self, channel: str, ts: str, name: str) -> None:
-        self._record("reaction", channel=channel, ts=ts, name=name)
 
     def fetch_message(self, channel: str, ts: str) -> dict[str, Any] | None:
         return None  # offline: there is no Slack to read from

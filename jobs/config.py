@@ -215,10 +215,6 @@ class Config:
         Sign in with Slack uses the client id and secret)."""
         return bool(self.slack_client_id and self.slack_client_secret and not self.slack_bot_token)
 
-    @property
-    def llm_enabled(self) -> bool:
-        return bool(self.anthropic_api_key)
-
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
         """Every setting from the environment (`env`, else os.environ); a bad value raises

@@ -397,12 +397,6 @@ def replace_line(doc_text: str, line_no: int, new_line: str) -> str:
     return "".join(lines)
 
 
-def delete_line(doc_text: str, line_no: int) -> str:
-    lines = textlines.split_keep(doc_text)
-    del lines[line_no]
-    return "".join(lines)
-
-
 def append_line(doc_text: str, new_line: str) -> str:
     """`doc_text` with `new_line` appended as its last line (newline-terminated)."""
     if doc_text and not doc_text.endswith("\n"):

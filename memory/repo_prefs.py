@@ -8,7 +8,7 @@ repository. Pure: names, paths and the parsing of the words that name a reposito
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from memory.errors import MemoryStoreError
 from memory.lessons.gate import conventions_path
@@ -69,15 +69,3 @@ def known(text: str, exists: Callable[[str], bool]) -> list[str]:
     """The repositories named in `text` that the memory knows: it holds their conventions or
     their preferences (`exists(path)` answers for a path). 'and/or' in prose stays prose."""
     return [r for r in named(text) if exists(conventions_for(r)) or exists(path_for(r))]
-
-
-def repos_in(paths: Iterable[str]) -> list[str]:
-    """The repositories that have a preferences or conventions file among `paths`, sorted."""
-    out: set[str] = set()
-    for path in paths:
-        for prefix in (PREFIX, CONVENTIONS):
-            if path.startswith(prefix) and path.endswith(".md"):
-                repo = path[len(prefix) : -3]
-                if is_repo(repo):
-                    out.add(repo)
-    return sorted(out)

@@ -43,7 +43,7 @@ def learn_one(
 ) -> Learned:
     """Learn from one ended pull request now; an open one is refused with the reason."""
     shared = bool(rt.config.redis_url)
-    gh = client or github_client(rt, installation_id, repo)
+    gh = client or github_client(rt, installation_id, repo, recorded=shared)
     pr = gh.get_repo(repo).get_pull(number)
     if pr.state != "closed":
         raise ValueError(f"{repo}#{number} is still open: hippo learns when it is merged or closed")
@@ -80,7 +80,7 @@ def backfill(
 ) -> list[Learned]:
     """The agent's pull requests among the `limit` most recently closed, learned oldest first.
     `progress(item)` follows each one learned."""
-    gh = client or github_client(rt, installation_id, repo)
+    gh = client or github_client(rt, installation_id, repo, recorded=bool(rt.config.redis_url))
     config = rt.config
     closed = gh.get_repo(repo).get_pulls(state="closed", sort="updated", direction="desc")
     numbers: list[int] = []

@@ -43,10 +43,15 @@ def settings(rt: Runtime) -> gh.GitHubSettings:
     )
 
 
-def github_client(rt: Runtime, installation_id: int | None, repo: str = "") -> Github:
-    """The installation's client; a delivery without one uses what `installation` recorded."""
+def github_client(
+    rt: Runtime, installation_id: int | None, repo: str = "", *, recorded: bool = True
+) -> Github:
+    """The installation's client; a delivery without one uses what `installation` recorded in
+    Redis when `recorded` (the worker's tasks, with the embedded Redis as with a shared one;
+    the CLI passes False without a shared REDIS_URL rather than start a Redis for a hint), else
+    asks GitHub which installation covers `repo`."""
     s = settings(rt)
-    if not installation_id and s.is_app and rt.config.redis_url:
+    if not installation_id and s.is_app and recorded:
         raw = rt.redis.hget(INSTALLATIONS, repo) or rt.redis.hget(INSTALLATIONS, "*")
         installation_id = int(raw) if raw else None
     if not installation_id and s.is_app and repo:

@@ -115,11 +115,3 @@ class StepResult:
         if kept < len(self.body):
             body.append(f"- and {len(self.body) - kept} more lines: the commit's diff has them")
         return text + "\n\n" + "\n".join(body) if body else text
-
-
-def today_str(ctx: Context) -> str:
-    return ctx.today.isoformat()
-
-
-def meta_with(entry: fmt.Entry, **kv: str | None) -> tuple[tuple[str, str], ...]:
-    return entry.with_meta(**kv).meta

@@ -36,7 +36,6 @@ from memory.notes import INBOX, STOP_WORDS, choose_topic
 from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 SHORT_LIVED = frozenset({"short-lived", "transient", "temporary", "short", "today", "this-week"})
-MIN_WORDS = 3
 SUBJECT_WORDS = 2  # subject words a note must share with a topic to be filed there by them
 SUBJECT_LETTERS = 4  # shorter words ("api", "job") say too little about which topic
 NOT_FILED = ("preferences/", "conventions/")  # instructions and lessons: never a note's home
@@ -72,25 +71,6 @@ _STOP = STOP_WORDS | frozenset(
         "happen",
     ]
 )
-
-
-def content_key(text: str) -> frozenset[str] | None:
-    """The fact's content words (stop words dropped, plurals folded); None when too short.
-
-    Works on an entry's text or on its whole line: the bullet and trailing metadata brackets
-    are cut cheaply here (this runs over every entry of the memory each night).
-    """
-    body = text.strip()
-    if body[:2] in ("- ", "* ", "+ "):
-        body = body[2:]
-    while body.endswith("]") and not body.endswith("]]"):
-        cut = body.rfind("[")
-        if cut < 0 or ":" not in body[cut:]:
-            break
-        body = body[:cut].rstrip()
-    words = {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORD.findall(body.lower())}
-    words -= _STOP
-    return frozenset(words) if len(words) >= MIN_WORDS else None
 
 
 def _short_lived(e: fmt.Entry) -> bool:

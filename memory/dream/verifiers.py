@@ -8,7 +8,7 @@ no network: links inside the memory.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -107,17 +107,3 @@ class MemoryLinks:
         if new and self._exists(new):
             return Verdict.fixable(link_for(new), f"{claim.path} was renamed to {new}")
         return Verdict.unknown(f"{claim.path} does not exist and no rename was found")
-
-
-class TableVerifier:
-    """Answers from a table (claim key → Verdict): for teams' static facts, tests and the bench."""
-
-    def __init__(self, name: str, kinds: Iterable[str], table: Mapping[str, Verdict]) -> None:
-        self.name = name
-        self.kinds = frozenset(kinds)
-        self.table = dict(table)
-        self.seen: list[Claim] = []
-
-    def check(self, claim: Claim) -> Verdict:
-        self.seen.append(claim)
-        return self.table.get(claim.key) or Verdict.unknown(f"{claim.key} is not in the table")

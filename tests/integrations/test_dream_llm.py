@@ -16,10 +16,11 @@ from integrations.dream_llm import ClaudeDreamer
 from memory import format as fmt
 from memory.dream.daily import Episode
 from memory.dream.run import dream
-from memory.dream.verifiers import MemoryLinks, TableVerifier, Verdict, Verifiers
+from memory.dream.verifiers import MemoryLinks, Verdict, Verifiers
 from memory.git.store import Author, Store
 from memory.ops import WriteFile
 from tests.fakes.anthropic import FakeAnthropic
+from tests.fakes.verifiers import TableVerifier
 
 
 @pytest.fixture

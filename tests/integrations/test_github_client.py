@@ -77,7 +77,10 @@ def test_app_installation_token_is_minted_with_a_verified_jwt(fake: FakeGitHub) 
     private, public = rsa_pair()
     fake.enable_app("4242", public)
     s = settings(fake.url, app_id="4242", private_key=private)
-    assert gh.installation_token(s, 29782936) == "ghs_000000000000000000000000000000000000"
+    assert (
+        gh.integration(s).get_access_token(29782936).token
+        == "ghs_000000000000000000000000000000000000"
+    )
     minted = [r for r in fake.requests if r.path.endswith("/access_tokens")]
     assert minted[0].path == "/app/installations/29782936/access_tokens"
 
@@ -99,7 +102,7 @@ def test_wrong_key_is_refused_by_the_server(fake: FakeGitHub) -> None:
     _, other_public = rsa_pair()
     fake.enable_app("4242", other_public)
     with pytest.raises(Exception, match="401"):
-        gh.installation_token(settings(fake.url, app_id="4242", private_key=private), 1)
+        gh.integration(settings(fake.url, app_id="4242", private_key=private)).get_access_token(1)
 
 
 def test_github_enterprise_base_url_prefixes_every_call() -> None:

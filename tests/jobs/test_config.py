@@ -15,7 +15,7 @@ def test_defaults_need_nothing() -> None:
     c = Config.from_env({})
     assert (c.redis_url, c.port, c.dream_at, c.timezone) == ("", 3000, "03:00", "UTC")
     assert c.remote == str(Path(".hippo") / "remote.git")
-    assert not c.slack_enabled and not c.llm_enabled
+    assert not c.slack_enabled and not c.anthropic_api_key
 
 
 def test_lists_and_maps_are_parsed() -> None:

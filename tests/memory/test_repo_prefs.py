@@ -28,7 +28,6 @@ def test_known_repositories_are_those_memory_holds() -> None:
     files = {"conventions/acme/shop.md", "preferences/repos/acme/api.md"}
     text = "fix and/or test acme/api, then acme/shop and acme/unknown"
     assert known(text, files.__contains__) == ["acme/api", "acme/shop"]
-    assert repo_prefs.repos_in([*files, "preferences/channels/dev.md"]) == ["acme/api", "acme/shop"]
 
 
 def test_a_task_in_prose_ranks_lines_holding_more_and_rarer_words() -> None:

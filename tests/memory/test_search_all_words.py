@@ -306,8 +306,15 @@ def test_search_never_raises(query: str, limit: int) -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.text(), st.text())
 def test_matches_entry_never_raises(query: str, text: str) -> None:
-    """`matches_entry` accepts any text."""
-    assert matches_entry(query, text) in (True, False)
+    """`matches_entry` accepts any text and answers a bool."""
+    assert isinstance(matches_entry(query, text), bool)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_characters='"')), st.text())
+def test_an_entry_holding_the_query_matches_it(query: str, text: str) -> None:
+    """Any text followed by the query itself matches it, unless the query has no words."""
+    assert matches_entry(query, f"{text} {query}") == bool(parse_query(query))
 
 
 def test_top_hits_equal_the_head_of_the_full_ranking() -> None:

@@ -76,7 +76,6 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
     "users_conversations": ("channels:read", "groups:read"),  # App Home: the user's channels
     "usergroups_users_list": ("usergroups:read",),  # HIPPO_ADMINS' user groups
     "views_publish": (),  # App Home
-    "reactions_add": (),  # Poster.add_reaction: no caller yet; it needs reactions:write then
 }
 _CALL = re.compile(
     r"(?:client|slack)\.((?:auth|chat|conversations|users|reactions|files|pins|team|usergroups"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from memory import format as fmt
 from memory.dream import claims as cl
-from memory.dream.verifiers import MemoryLinks, TableVerifier, Verdict, Verifiers
+from memory.dream.verifiers import MemoryLinks, Verdict, Verifiers
+from tests.fakes.verifiers import TableVerifier
 
 
 def kinds(text: str, hosts: tuple[str, ...] = ()) -> list[tuple[str, str, str]]:

@@ -8,9 +8,10 @@ from pathlib import Path
 
 from memory.dream import digest
 from memory.dream.run import dream
-from memory.dream.verifiers import TableVerifier, Verdict, Verifiers
+from memory.dream.verifiers import Verdict, Verifiers
 from memory.git.store import Author, Store
 from memory.ops import WriteFile
+from tests.fakes.verifiers import TableVerifier
 
 LESSON = "Observed: people add `timeout`"
 
