@@ -8,22 +8,17 @@ environment here, in the master, before any worker imports the app.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
+from jobs.config import Config, metrics_folder
 from jobs.metrics_dir import prepare
 
-prepare(
-    os.environ.setdefault(
-        "PROMETHEUS_MULTIPROC_DIR",
-        str(Path(os.environ.get("HIPPO_DATA_DIR", "").strip() or ".hippo") / "metrics"),
-    )
-)
+_config = Config.from_env()
+# Written for prometheus-client (in this process and the workers it forks), which reads it.
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = prepare(metrics_folder(_config))
 
 from jobs import observe  # noqa: E402  (after the metrics folder is in the environment)
-from jobs.config import Config  # noqa: E402
 
-_config = Config.from_env()
 logconfig_dict = observe.dict_config("web", _config.log_format, _config.log_level)
 # The access log (on: logconfig_dict routes it to stderr) with the request id hippo answered.
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms %({x-request-id}o)s'

@@ -85,5 +85,5 @@ def _install_routes(app: Flask, rt: Runtime) -> None:
             return [(q, float(n)) for q, n in zip(QUEUES, pipe.execute(), strict=True)]
 
         gauges = {"hippo_queue_depth": ("Tasks waiting in the Celery queue", depth)}
-        body, content_type = metrics.exposition(gauges)
+        body, content_type = metrics.exposition(rt.config.metrics_dir, gauges)
         return Response(body, content_type=content_type)

@@ -8,7 +8,6 @@ Gauges that depend on the moment (queue depth) are read at scrape time by `expos
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping
 
 from prometheus_client import (
@@ -92,13 +91,10 @@ class _Gauges(Collector):
             yield family
 
 
-def multiprocess_dir() -> str:
-    return os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
-
-
-def registry() -> CollectorRegistry:
-    """Every process's values in multiprocess mode, else this process's."""
-    if not multiprocess_dir():
+def registry(multiprocess_dir: str) -> CollectorRegistry:
+    """Every process's values in multiprocess mode (PROMETHEUS_MULTIPROC_DIR, given as
+    `multiprocess_dir`), else this process's."""
+    if not multiprocess_dir:
         return REGISTRY
     from prometheus_client import multiprocess
 
@@ -107,11 +103,11 @@ def registry() -> CollectorRegistry:
     return summed
 
 
-def serve(port: int, addr: str = "0.0.0.0") -> Callable[[], None]:
+def serve(port: int, multiprocess_dir: str, addr: str = "0.0.0.0") -> Callable[[], None]:
     """Serve /metrics on `port` from a thread (a worker has no web server); returns stop()."""
     from prometheus_client import start_http_server
 
-    server, thread = start_http_server(port, addr, registry=registry())
+    server, thread = start_http_server(port, addr, registry=registry(multiprocess_dir))
 
     def stop() -> None:
         server.shutdown()
@@ -121,12 +117,10 @@ def serve(port: int, addr: str = "0.0.0.0") -> Callable[[], None]:
     return stop
 
 
-def exposition(
-    gauges: Gauges | None = None,
-) -> tuple[bytes, str]:
+def exposition(multiprocess_dir: str, gauges: Gauges | None = None) -> tuple[bytes, str]:
     """The text exposition of every metric (summed over processes in multiprocess mode), then
     the scrape-time gauges."""
-    out = generate_latest(registry())
+    out = generate_latest(registry(multiprocess_dir))
     if gauges:
         extra = CollectorRegistry()
         extra.register(_Gauges(gauges))

@@ -2,7 +2,10 @@
 
 It lives in jobs/ (not bot/) so that jobs and bot can both use it with imports pointing down.
 
-Nothing reads os.environ outside `Config.from_env`. Tests build a Config directly.
+Nothing else reads os.environ: `Config.from_env` reads every setting, `environment()` hands the
+whole of it to a child process and `public_url_given` answers for `hippo dev --port`
+(tests/test_architecture.py checks that no other module reads it). Tests build a Config directly.
+docs/CONFIGURATION.md lists every variable read here (tests/test_docs.py checks both ways).
 """
 
 from __future__ import annotations
@@ -131,7 +134,7 @@ def _tokens(value: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Config:
-    """Every setting hippo reads. README's configuration table lists the same names."""
+    """Every setting hippo reads. docs/CONFIGURATION.md lists the same names."""
 
     data_dir: Path = Path(".hippo")
     memory_remote: str = ""  # git URL or path to a bare repo; default: <data_dir>/remote.git
@@ -199,6 +202,9 @@ class Config:
     ready_timeout: float = 3.0  # /readyz: seconds each check may take
     ready_cache: float = 30.0  # /readyz: seconds the remote's answer is reused (0: never)
     metrics_port: int = 0  # a worker serves /metrics on this port (0: off)
+    # PROMETHEUS_MULTIPROC_DIR: the processes of one host keep their metrics there (empty: each
+    # process its own); `hippo serve` and gunicorn default it to <data_dir>/metrics.
+    metrics_dir: str = ""
 
     @property
     def remote(self) -> str:
@@ -326,9 +332,28 @@ def _behaviour_settings(get: Get) -> dict[str, Any]:
         log_format=_choice("HIPPO_LOG_FORMAT", get("HIPPO_LOG_FORMAT") or "auto", LOG_FORMATS),
         log_level=_choice("HIPPO_LOG_LEVEL", get("HIPPO_LOG_LEVEL").upper() or "INFO", LEVELS),
         metrics_port=_int("HIPPO_METRICS_PORT", get("HIPPO_METRICS_PORT") or "0"),
+        metrics_dir=get("PROMETHEUS_MULTIPROC_DIR"),
         ready_timeout=_seconds("HIPPO_READY_TIMEOUT", get("HIPPO_READY_TIMEOUT", "3") or "3"),
         ready_cache=_seconds("HIPPO_READY_CACHE", get("HIPPO_READY_CACHE") or "30", zero=True),
     )
+
+
+def metrics_folder(config: Config) -> str:
+    """Where web and worker processes of one host keep their metrics under `hippo serve` and
+    gunicorn: PROMETHEUS_MULTIPROC_DIR, default <HIPPO_DATA_DIR>/metrics."""
+    return config.metrics_dir or str(config.data_dir / "metrics")
+
+
+def environment() -> dict[str, str]:
+    """A copy of this process's environment, for a child process to inherit (hippo's settings,
+    and PATH, HOME and the rest that the child's own libraries read)."""
+    return dict(os.environ)
+
+
+def public_url_given(env: Mapping[str, str] | None = None) -> bool:
+    """Whether HIPPO_PUBLIC_URL is set: when it is not, a server started on another port
+    (`hippo dev --port N`) points links at that port."""
+    return bool((os.environ if env is None else env).get("HIPPO_PUBLIC_URL", "").strip())
 
 
 def today(config: Config) -> str:

@@ -35,6 +35,7 @@ import redis
 from filelock import FileLock
 
 from integrations.private_files import UMASK, private_dir, private_file
+from jobs.config import environment
 
 STATE = "redis.json"
 START_TIMEOUT = 10.0
@@ -200,7 +201,11 @@ class Server:
         null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
         _watchdogs.append(
             os.posix_spawn(
-                sys.executable, [*argv, repr(started)], os.environ, file_actions=null, setsid=True
+                sys.executable,
+                [*argv, repr(started)],
+                environment(),
+                file_actions=null,
+                setsid=True,
             )
         )
 

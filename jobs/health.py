@@ -100,10 +100,10 @@ class MetricsEndpoint(bootsteps.StartStopStep):  # type: ignore[misc]  # celery 
         self._stop: Callable[[], None] | None = None
 
     def start(self, worker: Any) -> None:
-        port = worker.app.runtime.config.metrics_port
-        if port:
-            self._stop = metrics.serve(port)
-            log.info("worker metrics on port %d", port)
+        config = worker.app.runtime.config
+        if config.metrics_port:
+            self._stop = metrics.serve(config.metrics_port, config.metrics_dir)
+            log.info("worker metrics on port %d", config.metrics_port)
 
     def stop(self, worker: Any) -> None:
         if self._stop is not None:

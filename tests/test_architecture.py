@@ -176,3 +176,56 @@ def test_no_import_cycles() -> None:
     """No module imports, directly or through others, a module that imports it (static imports,
     function-level ones included)."""
     assert [sorted(c) for c in cycles(import_graph())] == []
+
+
+# The process environment is read in one place (jobs/config.py: Config.from_env for settings,
+# environment() for a child process, public_url_given); everything else gets a Config.
+ENV_READER = ROOT / "jobs" / "config.py"
+ENV_NAMES = {"environ", "environb", "getenv", "getenvb"}
+
+
+def environ_reads(source: str) -> list[int]:
+    """Lines that read the process environment: os.environ in any use but as the target of an
+    assignment (`os.environ[name] = value` sets it for a library that reads it), os.getenv, and
+    `from os import environ`."""
+    tree = ast.parse(source)
+    written = {
+        id(target.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Subscript)
+    }
+    lines = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+            and node.attr in ENV_NAMES
+            and id(node) not in written
+        ) or (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "os"
+            and any(a.name in ENV_NAMES for a in node.names)
+        ):
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_the_environment_check_finds_reads() -> None:
+    """The check is real: get, getenv, a copy and an import are reads; setting a name is not."""
+    source = "import os\nos.environ.get('A')\nos.getenv('B')\nos.environ['C'] = 'c'\nx = dict(os.environ)\n"
+    assert environ_reads(source) == [2, 3, 5]
+    assert environ_reads("from os import environ\n") == [1]
+
+
+def test_only_the_configuration_reads_the_environment() -> None:
+    """No module but jobs/config.py reads os.environ: settings reach code through a Config."""
+    bad = []
+    for pkg in [*ALLOWED, "demo"]:
+        for f in sorted((ROOT / pkg).rglob("*.py")):
+            if f != ENV_READER:
+                bad += [f"{f.relative_to(ROOT)}:{n}" for n in environ_reads(f.read_text())]
+    assert bad == []
+    assert environ_reads(ENV_READER.read_text())  # and it does read it

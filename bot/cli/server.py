@@ -16,6 +16,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from jobs.config import environment, metrics_folder, public_url_given
 from jobs.lifeline import die_with_parent
 from jobs.metrics_dir import prepare
 
@@ -30,7 +31,7 @@ Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands 
 
 def child_env(rt: Runtime) -> dict[str, str]:
     """The environment for a process that must see the same Redis and memory as this one."""
-    env = dict(os.environ)
+    env = environment()
     env["REDIS_URL"] = rt.redis_url
     env["HIPPO_DATA_DIR"] = str(rt.config.data_dir)
     env["HIPPO_MEMORY_REMOTE"] = rt.config.remote
@@ -41,8 +42,7 @@ def metrics_env(rt: Runtime) -> dict[str, str]:
     """child_env plus PROMETHEUS_MULTIPROC_DIR (default <HIPPO_DATA_DIR>/metrics): web and
     worker processes of one host write their metrics there and /metrics sums them."""
     env = child_env(rt)
-    folder = env.get("PROMETHEUS_MULTIPROC_DIR") or str(rt.config.data_dir / "metrics")
-    env["PROMETHEUS_MULTIPROC_DIR"] = prepare(folder)
+    env["PROMETHEUS_MULTIPROC_DIR"] = prepare(metrics_folder(rt.config))
     return env
 
 
@@ -186,7 +186,7 @@ def _dev(args: argparse.Namespace, rt: Runtime, create_app: Any) -> int:
     rt.store.init()
     port = args.port or rt.config.port
     env = child_env(rt)
-    if args.port and not os.environ.get("HIPPO_PUBLIC_URL"):  # links point where we listen
+    if args.port and not public_url_given():  # links point where we listen
         rt.config = replace(rt.config, port=port, public_url=f"http://localhost:{port}")
         env["PORT"] = str(port)
     server = make_server(args.host, port, create_app(rt.config, rt), threaded=True)
