@@ -5,7 +5,7 @@ while things fail, and what became of every acked note and every reply.
     .venv/bin/python bench/faults.py --full     # 20 worker kills, 3 Redis restarts
 
 Starts for real: a redis-server on a free port (append-only, fsync every second: the settings
-README asks production for), gunicorn serving `bot.app:create_app()` (2 × 8 threads), a Celery
+docs/DEPLOY.md asks production for), gunicorn serving `bot.app:create_app()` (2 × 8 threads), a Celery
 worker (8 threads, as in the Procfile, the default 60 s task lease), a local bare remote, Slack's
 Web API and Anthropic's Messages API as loopback fakes. Every phase sends its own mentions at
 --rate per second and plays Slack: a delivery that is not answered 200 is retried after 1, 15

@@ -138,7 +138,7 @@ class Config:
 
     data_dir: Path = Path(".hippo")
     memory_remote: str = ""  # git URL or path to a bare repo; default: <data_dir>/remote.git
-    # How hippo authenticates to the memory remote (see README, "Host the memory").
+    # How hippo authenticates to the memory remote (see docs/DEPLOY.md, "Host the memory").
     memory_auth: str = "auto"  # auto | token | github-app | ssh | none
     memory_token: str = ""  # HTTPS token, sent as basic auth
     memory_username: str = ""  # basic-auth user for the token (default x-access-token)

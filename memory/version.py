@@ -2,7 +2,7 @@
 (`formatVersion`). A memory written by a newer hippo is refused for writing (this hippo could
 damage what it does not know); `hippo migrate` upgrades an older memory, one step per version.
 
-Version 1 is the format described in README.md (entries, metadata, forgotten.md, archive/,
+Version 1 is the format described in docs/MEMORY.md (entries, metadata, forgotten.md, archive/,
 .dream/state.json). A memory without the key predates versioning and is version 1.
 """
 

@@ -37,7 +37,7 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def argv(self) -> list[str]:
-        # Production settings for hippo (README, "Redis"): append-only, fsync every second, and
+        # Production settings for hippo (docs/DEPLOY.md, "Faults"): append-only, fsync every second, and
         # never evict (a broker that drops keys under memory pressure drops tasks).
         persistence = (
             ["--appendonly", "yes", "--appendfsync", "everysec", "--save", ""]

@@ -1,9 +1,9 @@
-"""The README's deploy recipe, as an operator runs it: a virtualenv from `requirements.lock` alone
-(no dev extras), hippo installed with `--no-deps`, and the Procfile's `web`, `worker` and `beat`
-started with the exact command lines the Procfile holds, from a folder that holds no source (so
-only what the package installs is importable). A signed Slack note lands as a commit on a memory
-remote served over smart HTTP with auth, and its reply reaches Slack; a signed GitHub ping is
-answered; `hippo dream` runs from the same install; SIGTERM stops everything.
+"""The deploy recipe (README.md, docs/DEPLOY.md), as an operator runs it: a virtualenv from
+`requirements.lock` alone (no dev extras), hippo installed with `--no-deps`, and the Procfile's
+`web`, `worker` and `beat` started with the exact command lines the Procfile holds, from a folder
+that holds no source (so only what the package installs is importable). A signed Slack note lands
+as a commit on a memory remote served over smart HTTP with auth, and its reply reaches Slack; a
+signed GitHub ping is answered; `hippo dream` runs from the same install; SIGTERM stops everything.
 
 A runtime import that only the dev lock satisfies (greenlet for SQLAlchemy 2.1's asyncio module
 was one: web and worker crashed at boot) fails here, since the dev lock is not installed.

@@ -1,6 +1,6 @@
 """What every command shares: exit codes, `--json` output, progress on a terminal.
 
-Exit codes (README's table lists the same):
+Exit codes (docs/CLI.md's table lists the same):
 
 | code | meaning |
 | 0 | done |
