@@ -103,7 +103,7 @@ _TOKEN = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*(?:[-./_][\p{L}\p{N}][\p{
 _NUM = re.compile(r"\d+(?:\.\d+)?")
 _NUM_UNIT = re.compile(r"(\d+(?:\.\d+)?)([a-z]+)")
 _STEM = snowballstemmer.stemmer("english")
-NEG = "not"  # negation words keep their own spelling; each counts toward the polarity
+# Negation words keep their own spelling; each counts toward the polarity.
 _NEG_WORDS = NEGATIONS | {"nolonger"}
 
 
