@@ -16,7 +16,9 @@ from tests.paths import ROOT
 
 # Top-level packages a memory command has no use for.
 HEAVY = ("anthropic", "celery", "kombu", "slack_sdk", "slack_bolt", "flask", "github", "mcp")
-HEAVY += ("detect_secrets",)  # memory.secret_library loads it only for a text that needs it
+HEAVY += (
+    "detect_secrets",
+)  # memory.secrets.library_detectors loads it only for a text that needs it
 PROBE = """
 import json, sys
 from bot.cli.main import main
