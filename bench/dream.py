@@ -30,7 +30,7 @@ from memory.dream.state import PATH as STATE
 from memory.dream.state import State
 from memory.dream.verifiers import TableVerifier, Verdict, Verifiers
 from memory.git.store import Author, Store
-from memory.ops import Operation, WriteFile
+from memory.writes import Operation, WriteFile
 
 FOLDERS = ("services", "teams", "runbooks", "decisions", "incidents", "vendors", "libraries")
 WORDS = [

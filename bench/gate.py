@@ -39,7 +39,7 @@ from memory.dream.promote import promote
 from memory.dream.state import State
 from memory.gate import Gate
 from memory.git.store import Store
-from memory.ops import AddEntry
+from memory.writes import AddEntry
 
 THREAD = "https://acme.slack.com/archives/C0BENCH/p17000000000{:05d}"
 

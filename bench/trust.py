@@ -23,7 +23,7 @@ if __package__ in (None, ""):  # run as a script: the repository root holds `ben
 
 from memory import trust
 from memory.git.store import Author, Store
-from memory.ops import AddEntry, Operation, ReplaceEntry, WriteFile
+from memory.writes import AddEntry, Operation, ReplaceEntry, WriteFile
 
 PATH = "services/big.md"
 PERSON = Author("ann", "ann@example.com")

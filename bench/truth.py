@@ -41,7 +41,7 @@ from memory import format as fmt
 from memory.errors import TombstoneConflict
 from memory.git.store import Author, Store
 from memory.notes import forget
-from memory.ops import AddEntry, WriteFile
+from memory.writes import AddEntry, WriteFile
 
 PEOPLE = Author("alice", "alice@shopco.example")
 START = date(2026, 11, 1)

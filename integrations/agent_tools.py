@@ -17,9 +17,9 @@ from typing import Any
 from memory import format as fmt
 from memory import secrets, tombstones
 from memory.errors import MemoryStoreError
-from memory.ops import check_path
 from memory.search import Hit as SearchHit
 from memory.search import SearchIndex
+from memory.writes import check_path
 
 log = logging.getLogger("hippo.agent")
 

@@ -26,7 +26,7 @@ from typing import Final
 from memory import contradictions as cx
 from memory import format as fmt
 from memory import trust
-from memory.operations import (
+from memory.writes.operations import (
     AddEntry,
     AddTombstone,
     Meta,
@@ -35,7 +35,7 @@ from memory.operations import (
     ReplaceEntry,
     WriteFile,
 )
-from memory.validate import MAX_FILE_BYTES
+from memory.writes.validate import MAX_FILE_BYTES
 
 KINDS: Final = fmt.KINDS
 DEFAULT_KIND: Final = trust.DEFAULT_KIND

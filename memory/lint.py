@@ -143,7 +143,8 @@ def _check_metadata(path: str, doc: Document) -> Iterator[Problem]:
 
 def entry_problems(text: str, meta: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     """(code, message) for each metadata rule the entry (`text` and `meta`) breaks. The write
-    path (memory/ops.py) refuses what this reports, so what lint rejects is never committed."""
+    path (memory/writes/apply.py) refuses what this reports, so what lint rejects is never
+    committed."""
     out: list[tuple[str, str]] = []
     bad_bracket = _malformed_bracket(text)
     if bad_bracket:

@@ -12,7 +12,7 @@ from memory import format as fmt
 from memory import secrets, timebound, tombstones, trust
 from memory.errors import NoteRejected, SecretFound
 from memory.git.store import Author, Store, WriteResult
-from memory.ops import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry
+from memory.writes.operations import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry
 
 INBOX = "inbox.md"
 _RUN = re.compile(r"[\w-]+")

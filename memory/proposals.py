@@ -24,7 +24,7 @@ from typing import Literal
 from memory import format as fmt
 from memory import tombstones, trust
 from memory.errors import NotFound
-from memory.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
+from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 
 PROPOSALS = trust.PROPOSALS
 Kind = Literal["delete", "edit"]

@@ -22,7 +22,8 @@ from memory import format as fmt
 from memory import textlines, trust
 from memory.errors import InvalidPath, MemoryStoreError
 from memory.gate import Gate, Landed
-from memory.ops import (
+from memory.writes.apply import apply_ops
+from memory.writes.operations import (
     AddEntry,
     AppendLine,
     DeleteFile,
@@ -30,7 +31,6 @@ from memory.ops import (
     RemoveEntry,
     ReplaceEntry,
     WriteFile,
-    apply_ops,
     check_path,
 )
 

@@ -35,7 +35,8 @@ def cmd_init(args: argparse.Namespace, rt: Runtime) -> int:
 
 def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
     from integrations import metrics
-    from memory import notes, snapshot, validate
+    from memory import notes, snapshot
+    from memory.writes import validate
 
     saved = notes.save_note(
         rt.store,
@@ -71,7 +72,8 @@ def _match_json(m: Any) -> dict[str, Any]:
 
 
 def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
-    from memory import notes, validate
+    from memory import notes
+    from memory.writes import validate
 
     found = notes.matches(rt.store, args.text)
     pick = [(m.path, m.text) for m in found] if args.all else None

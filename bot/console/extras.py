@@ -12,7 +12,7 @@ from bot.console.auth import author
 from integrations.slack import Outbox
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory import ops
+from memory import writes
 from memory.errors import MemoryStoreError
 
 PREFIX = "preferences/channels/"
@@ -41,7 +41,7 @@ def install(bp: Blueprint, rt: Runtime) -> None:
                 error = "Write the instruction, e.g. 'answer in French'."
             else:
                 who = author()
-                op = ops.AddEntry(
+                op = writes.AddEntry(
                     f"{PREFIX}{channel}.md",
                     form["text"],
                     (("added", dt.date.today().isoformat()), ("by", who.name)),

@@ -28,7 +28,7 @@ from memory import format as fmt
 from memory import sandbox, secrets, snapshot, trust
 from memory.git.store import Author
 from memory.markup import slack, slack_broadcasts_off
-from memory.ops import AppendLine
+from memory.writes import AppendLine
 
 PREFIX = "hippo:agent:"
 DONE_TTL = 3 * 24 * 3600  # a redelivered task finds this and posts nothing twice

@@ -22,7 +22,7 @@ from memory.git.store import Author, WriteResult
 from memory.lessons import gate as lessons
 from memory.lessons import outcomes as po
 from memory.markup import slack, slack_link
-from memory.ops import Operation
+from memory.writes import Operation
 
 log = logging.getLogger("hippo.github")
 

@@ -27,7 +27,7 @@ from memory.dream.select import deletion_cap, select
 from memory.dream.verifiers import FIXABLE, NOT_CHECKABLE, TRUE, UNFIXABLE, Verdict, Verifiers
 from memory.errors import TombstoneConflict
 from memory.notes import INBOX
-from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
+from memory.writes.operations import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 Checked = list[tuple[cl.Claim, Verdict]]
 MAX_QUOTE = 120

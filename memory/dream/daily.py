@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from memory import format as fmt
 from memory import secrets, textlines
 from memory.dream.context import DREAM_BY, Context, StepResult
-from memory.ops import AddEntry
+from memory.writes.operations import AddEntry
 
 ARCHIVE = "archive/"
 MIN_WORDS = 5

@@ -12,7 +12,7 @@ from __future__ import annotations
 from memory import format as fmt
 from memory import textlines
 from memory.dream.context import Context, StepResult
-from memory.ops import WriteFile
+from memory.writes.operations import WriteFile
 
 PATH = "MEMORY.md"
 HEADING = "## Index"

@@ -35,7 +35,7 @@ from memory.dream.context import DREAM_BY, Context, StepResult
 from memory.git.store import Author, Store, WriteResult
 from memory.lexicon import NEGATIONS, NUMBER_WORDS
 from memory.notes import INBOX
-from memory.ops import AddTombstone, Operation, RemoveEntry, ReplaceEntry
+from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 
 Confirm = Callable[[str, str], bool]  # (older text, newer text) → the same fact?
 COMMON = 50  # entries per (rare) word compared at most: bounds the work on huge memories

@@ -20,7 +20,7 @@ from memory.dream.context import Context, StepResult
 from memory.dream.promote import promote
 from memory.lessons.gate import ACTIVE, REVOKED, TENTATIVE
 from memory.lessons.outcomes import Signature
-from memory.ops import RemoveEntry, ReplaceEntry
+from memory.writes.operations import RemoveEntry, ReplaceEntry
 
 PREFIX = "conventions/"
 

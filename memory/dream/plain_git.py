@@ -24,7 +24,7 @@ from memory.dream.context import is_topic
 from memory.errors import TombstoneConflict
 from memory.git.history import CommitInfo
 from memory.git.store import DREAMER, HIPPO, Store
-from memory.ops import might_repeat
+from memory.writes.apply import might_repeat
 
 HISTORY = 50  # commits of one file looked at, newest first
 

@@ -23,7 +23,7 @@ from memory import contradictions as cx
 from memory import format as fmt
 from memory.dream.context import Context
 from memory.gate import is_live, origins
-from memory.ops import Operation, ReplaceEntry
+from memory.writes.operations import Operation, ReplaceEntry
 
 CONVENTIONS = "conventions/"
 INBOX = "inbox.md"

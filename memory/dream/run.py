@@ -26,7 +26,7 @@ from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.git.store import DREAMER, Store
-from memory.ops import AddEntry, ReplaceEntry
+from memory.writes.operations import AddEntry, ReplaceEntry
 
 STEPS = ("daily", "outcomes", "corrections", "tidy", "index", "state")
 TRAILER = "Hippo-Dream"

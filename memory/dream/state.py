@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from memory import version
-from memory.ops import WriteFile
+from memory.writes.operations import WriteFile
 
 PATH = ".dream/state.json"
 

@@ -33,7 +33,7 @@ from memory.dream.context import Context, StepResult
 from memory.dream.select import deletion_cap
 from memory.errors import TombstoneConflict
 from memory.notes import INBOX, STOP_WORDS, choose_topic
-from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
+from memory.writes.operations import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 SHORT_LIVED = frozenset({"short-lived", "transient", "temporary", "short", "today", "this-week"})
 MIN_WORDS = 3

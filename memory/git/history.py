@@ -12,7 +12,14 @@ from pygit2.enums import SortMode
 from memory import format as fmt
 from memory import textlines
 from memory.errors import EntryConflict
-from memory.ops import AddEntry, DeleteFile, Operation, RemoveEntry, ReplaceEntry, WriteFile
+from memory.writes.operations import (
+    AddEntry,
+    DeleteFile,
+    Operation,
+    RemoveEntry,
+    ReplaceEntry,
+    WriteFile,
+)
 
 _TRAILER = re.compile(r"^([A-Z][\w-]*): (.+)$")
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from memory import format as fmt
 from memory import trust
 from memory.errors import MemoryStoreError
-from memory.ops import Operation
+from memory.writes.operations import Operation
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from memory.git.request import DREAMER, HIPPO, Author, WriteRequest, WriteResult
 from memory.git.transport import BRANCH, Transport, is_local
 from memory.git.trees import TreeCache
 from memory.git.writer import Observer, Writer
-from memory.ops import Operation, WriteFile, check_path
 from memory.search import Hit, SearchIndex
+from memory.writes.operations import Operation, WriteFile, check_path
 
 __all__ = [
     "BRANCH",

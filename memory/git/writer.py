@@ -18,7 +18,8 @@ from contextvars import ContextVar
 
 import pygit2
 
-from memory import trust, validate
+import memory.writes.validate as validate
+from memory import trust
 from memory.errors import MemoryStoreError, RemoteError, RemoteUnreachable
 from memory.git.batch import BatchOutcome, apply_batch
 from memory.git.keys import KeyIndex
@@ -26,7 +27,7 @@ from memory.git.locks import WorkspaceLock
 from memory.git.mirror import Mirror
 from memory.git.request import DREAMER, HIPPO, Author, WriteRequest, WriteResult
 from memory.git.transport import Transport
-from memory.ops import Operation, check_op
+from memory.writes.operations import Operation, check_op
 
 __all__ = [
     "CONTEXT_TRAILERS",

@@ -30,7 +30,7 @@ from memory.lessons.outcomes import (
     taught_by_writers,
     teaching_comments,
 )
-from memory.ops import AddEntry, AppendLine, Operation, ReplaceEntry
+from memory.writes.operations import AddEntry, AppendLine, Operation, ReplaceEntry
 
 # A lesson's gate: tentative after one pull request, active after two, revoked when people put
 # the old way back (the same values lint allows for `status`: memory.format.STATUSES).

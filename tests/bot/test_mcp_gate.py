@@ -14,7 +14,7 @@ from bot.mcp.tools import MemoryTools
 from jobs import oplog
 from memory import format as fmt
 from memory.git.store import Author, Store
-from memory.ops import AddEntry
+from memory.writes import AddEntry
 from tests.bot.test_mcp import run_call, text_of
 
 PERSON = Author("alice", "alice@example.com")

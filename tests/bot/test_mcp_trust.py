@@ -17,7 +17,7 @@ from memory import format as fmt
 from memory.dream.run import dream
 from memory.git.store import Author, Store
 from memory.lint import lint
-from memory.ops import WriteFile
+from memory.writes import WriteFile
 from tests.bot.test_mcp import run_call, text_of
 
 ALICE = Author("alice", "alice@example.com")
@@ -176,7 +176,7 @@ def test_the_write_path_holds_whatever_the_door_sent(store: Store) -> None:
     to a file of entries is refused."""
     from memory import trust
     from memory.errors import ProtectedPath
-    from memory.ops import AddEntry, AppendLine, RemoveEntry
+    from memory.writes import AddEntry, AppendLine, RemoveEntry
 
     bot = Author("bot", "bot@mcp.hippo", role=trust.AGENT)
     store.write(

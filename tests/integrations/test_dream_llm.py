@@ -18,7 +18,7 @@ from memory.dream.daily import Episode
 from memory.dream.run import dream
 from memory.dream.verifiers import MemoryLinks, TableVerifier, Verdict, Verifiers
 from memory.git.store import Author, Store
-from memory.ops import WriteFile
+from memory.writes import WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 
 

@@ -10,7 +10,7 @@ from integrations.lessons_llm import ClaudeJudge
 from integrations.llm import make_client
 from memory.lessons import gate as lessons
 from memory.lessons import outcomes as po
-from memory.ops import apply_ops
+from memory.writes import apply_ops
 from tests.fakes.anthropic import FakeAnthropic
 
 AGENT = "hippo-agent[bot]"

@@ -22,7 +22,7 @@ from memory.dream import claims as cl
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
 from memory.git.store import Author, Store
-from memory.ops import WriteFile
+from memory.writes import WriteFile
 
 Routes = dict[str, tuple[int, str]]
 

@@ -21,7 +21,7 @@ from jobs.config import Config
 from jobs.runtime import Runtime
 from memory import snapshot
 from memory.git.store import Author
-from memory.ops import AddEntry, WriteFile
+from memory.writes import AddEntry, WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.slack import SECRET, SlackFake, payload_body
 from tests.slack_helpers import conformance, mention, post, wait

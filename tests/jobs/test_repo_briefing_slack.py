@@ -18,7 +18,7 @@ from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory.git.store import Author
-from memory.ops import WriteFile
+from memory.writes import WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.slack import SECRET, SlackFake
 from tests.slack_helpers import command, mention, post

@@ -9,7 +9,7 @@ import pytest
 from jobs.runtime import Runtime
 from memory import notes
 from memory.git.store import Author
-from memory.ops import AddEntry
+from memory.writes import AddEntry
 from tests.fakes.slack import SlackFake
 
 pytestmark = pytest.mark.integration

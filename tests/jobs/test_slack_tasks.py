@@ -18,7 +18,7 @@ from jobs.celery_app import enqueue, make_celery
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.git.store import Author
-from memory.ops import AddEntry
+from memory.writes import AddEntry
 from tests.console_helpers import sign_in
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, mention, post, shortcut, wait

@@ -9,8 +9,8 @@ import pytest
 from memory import briefing
 from memory.briefing import BadBrief, build, estimate_tokens, path_matches, task_words
 from memory.git.store import Author, Store
-from memory.ops import AddTombstone, WriteFile
 from memory.repo_prefs import BadRepo
+from memory.writes import AddTombstone, WriteFile
 
 ANN = Author("ann", "ann@example.com")
 PR = "https://github.com/acme/shop/pull/"

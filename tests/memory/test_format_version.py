@@ -15,7 +15,7 @@ from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
 from memory.errors import FormatTooNew
 from memory.git.store import DREAMER, Author, Store
-from memory.ops import AddEntry, WriteFile
+from memory.writes import AddEntry, WriteFile
 
 ALICE = Author("alice", "alice@example.com")
 

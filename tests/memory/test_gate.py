@@ -7,7 +7,7 @@ import pytest
 from memory import contradictions as cx
 from memory import format as fmt
 from memory.gate import Gate, kind_of, origins
-from memory.ops import AddEntry, RemoveEntry, ReplaceEntry, WriteFile
+from memory.writes import AddEntry, RemoveEntry, ReplaceEntry, WriteFile
 
 SLACK = "https://acme.slack.com/archives/C1/p1700000000000100"
 OTHER_THREAD = "https://acme.slack.com/archives/C2/p1700000500000200"

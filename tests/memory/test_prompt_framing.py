@@ -15,7 +15,7 @@ from jobs.config import Config
 from jobs.runtime import Runtime
 from memory import sandbox
 from memory.git.store import Author
-from memory.ops import WriteFile
+from memory.writes import WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.slack import SECRET, SlackFake
 

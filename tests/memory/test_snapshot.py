@@ -8,7 +8,7 @@ import pytest
 
 from memory import snapshot
 from memory.git.store import Author, Store
-from memory.ops import AddEntry, WriteFile
+from memory.writes import AddEntry, WriteFile
 
 ALICE = Author("alice", "alice@example.com")
 

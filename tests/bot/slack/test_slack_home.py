@@ -14,7 +14,7 @@ from bot.app import create_app
 from jobs.runtime import Runtime
 from jobs.slack.home_view import CONSOLE_ACTION, DREAM_ACTION, Glance, LastDream, home_view
 from memory.git.store import Author
-from memory.ops import AddEntry, WriteFile
+from memory.writes import AddEntry, WriteFile
 from tests.fakes.slack import SlackFake, payload_body
 from tests.jobs.test_dream_tasks import SEED
 from tests.slack_helpers import conformance, golden, post, wait

@@ -10,7 +10,7 @@ from memory.dream import digest
 from memory.dream.run import dream
 from memory.dream.verifiers import TableVerifier, Verdict, Verifiers
 from memory.git.store import Author, Store
-from memory.ops import WriteFile
+from memory.writes import WriteFile
 
 LESSON = "Observed: people add `timeout`"
 

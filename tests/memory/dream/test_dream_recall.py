@@ -13,7 +13,7 @@ from jobs.runtime import Runtime
 from jobs.slack.tasks import recall
 from memory import snapshot
 from memory.git.store import Author
-from memory.ops import WriteFile
+from memory.writes import WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 
 FILES = {

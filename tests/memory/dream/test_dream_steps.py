@@ -16,7 +16,7 @@ from memory.dream.select import deletion_cap, select
 from memory.dream.state import State
 from memory.dream.verifiers import TableVerifier, Verdict, Verifiers
 from memory.git.store import DREAMER, Author, Store
-from memory.ops import MoveFile, WriteFile
+from memory.writes import MoveFile, WriteFile
 
 ALICE = Author("alice", "alice@example.com")
 NIGHT = datetime(2026, 11, 30, 3, 0)  # the dream of the night of 2026-11-29

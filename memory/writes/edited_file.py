@@ -1,4 +1,4 @@
-"""One file being edited by a batch of operations (memory/ops.py:apply_ops)."""
+"""One file being edited by a batch of operations (memory/writes/apply.py:apply_ops)."""
 
 from __future__ import annotations
 

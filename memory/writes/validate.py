@@ -1,7 +1,7 @@
 """The rules every string obeys before it reaches git, whichever door it came through.
 
 The write path (memory/git/writer.py) checks a request's commit message, idempotency key, trailers
-and author here before the request joins a group commit, and memory/ops.py checks every
+and author here before the request joins a group commit, and memory/writes/apply.py checks every
 operation's paths and texts with the same functions (so the agent's sandbox, which applies
 operations itself first, refuses the same things). One write's bad text is its own error: it
 never reaches the neighbours it would have been committed with.
