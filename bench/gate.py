@@ -37,8 +37,8 @@ from memory import format as fmt
 from memory.dream.context import Context
 from memory.dream.promote import promote
 from memory.dream.state import State
-from memory.gate import Gate
 from memory.git.store import Store
+from memory.trust.agent_gate import Gate
 from memory.writes import AddEntry
 
 THREAD = "https://acme.slack.com/archives/C0BENCH/p17000000000{:05d}"

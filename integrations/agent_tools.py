@@ -26,7 +26,8 @@ log = logging.getLogger("hippo.agent")
 MAX_READ = 20_000
 HIDDEN = ("archive/", ".git/")
 # Preferences are how people steer hippo (Slack instructions, the console): the agent reading
-# them is fine, the agent rewriting its own instructions is not (memory.sandbox refuses it too).
+# them is fine, the agent rewriting its own instructions is not (memory.trust.sandbox refuses it
+# too).
 READ_ONLY = (".dream/", "archive/", "preferences/")
 
 

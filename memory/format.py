@@ -59,7 +59,8 @@ KNOWN_KEYS = frozenset(
     | {"kind", "contradicts", "refines"}
 )
 STATUSES = frozenset({"tentative", "active", "revoked"})
-# What an agent learned (memory/gate.py): the quality gate's kinds, in the design's order.
+# What an agent learned (memory/trust/agent_gate.py): the quality gate's kinds, in the design's
+# order.
 KINDS = ("pattern", "pitfall", "win", "stack-note", "fact")
 INDEX_MAX_LINES = 200
 INDEX_MAX_BYTES = 25 * 1024

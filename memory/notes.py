@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+import memory.trust.rules as trust
 from memory import format as fmt
-from memory import secrets, timebound, tombstones, trust
+from memory import secrets, timebound, tombstones
 from memory.errors import NoteRejected, SecretFound
 from memory.git.store import Author, Store, WriteResult
 from memory.writes.operations import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry

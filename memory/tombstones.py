@@ -94,7 +94,7 @@ def load(text: str | None) -> Stones:
 def check(text: str, stones: Sequence[Tombstone], *, person: bool = False) -> None:
     """Raise TombstoneConflict when `text` is a forgotten fact: the same words after
     normalisation, or all of its content words said again (with more). A `person` is not held
-    back by what an agent removed (memory/trust.py: an agent's removal binds agents only)."""
+    back by what an agent removed (memory/trust/rules.py: an agent's removal binds agents only)."""
     key = fmt.normalise(text)
     if not key:
         return

@@ -24,9 +24,10 @@ from bot.mcp.server import build_server, fixed
 from bot.mcp.tools import MemoryTools
 from integrations.agent_tools import Toolbox
 from memory import format as fmt
-from memory import sandbox, writes
+from memory import writes
 from memory.errors import InvalidText, MemoryStoreError
 from memory.git.store import Author, Store
+from memory.trust import sandbox
 from tests.bot.test_console import csrf, make_rt, sign_in
 
 ANN = Author("ann", "ann@example.com")

@@ -17,12 +17,14 @@ from jobs import oplog
 from jobs.briefing import brief
 from jobs.read_counts import HashStore, count_read
 from memory import format as fmt
-from memory import snapshot, tombstones, trust, writes
+from memory import snapshot, tombstones, writes
 from memory.contradictions import Judge
 from memory.errors import NoteRejected, NotFound
-from memory.gate import Gate, Landed, kind_of
 from memory.git.store import Author, Store, WriteResult
 from memory.search import Hit
+from memory.trust import rules as trust
+from memory.trust.agent_gate import Gate, Landed
+from memory.trust.rules import kind_of
 from memory.writes import validate
 
 DEFAULT_FILE = "MEMORY.md"
@@ -30,7 +32,8 @@ DEFAULT_FILE = "MEMORY.md"
 
 def author_for(name: str, *, person: bool = False) -> Author:
     """The commit author for an agent or person known only by name (a token's name). An MCP
-    caller is an agent (memory/trust.py) unless configuration declares its token a person's."""
+    caller is an agent (memory/trust/rules.py) unless configuration declares its token a
+    person's."""
     slug = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-") or "agent"
     return Author(name, f"{slug}@mcp.hippo", role=trust.PERSON if person else trust.AGENT)
 
@@ -120,7 +123,8 @@ class MemoryTools:
         kind: str = "",
     ) -> dict[str, Any]:
         """An MCP client is an agent unless its token is a person's: an agent's entries pass
-        the quality gate (memory.gate) and the write path's trust rules (memory.trust)."""
+        the quality gate (memory.trust.agent_gate) and the write path's trust rules
+        (memory.trust.rules)."""
         path = writes.check_path(path)
         if content is not None and (entries or replace):
             raise NoteRejected("give either content (a whole file) or entries/replace, not both")
@@ -188,7 +192,8 @@ class MemoryTools:
             batch, author=self.author(by), message=_msg(message), key=_key(by, key)
         )
         snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
-        # An agent's deletion of a person's entry is a proposal (memory/trust.py), not a removal.
+        # An agent's deletion of a person's entry is a proposal (memory/trust/rules.py), not a
+        # removal.
         return {**_result(result), "proposed": max(0, len(gone) - len(result.removed))}
 
 

@@ -25,9 +25,11 @@ from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from jobs.slack import delivery
 from memory import format as fmt
-from memory import sandbox, secrets, snapshot, trust
+from memory import secrets, snapshot
 from memory.git.store import Author
 from memory.markup import slack, slack_broadcasts_off
+from memory.trust import rules as trust
+from memory.trust import sandbox
 from memory.writes import AppendLine
 
 PREFIX = "hippo:agent:"
@@ -71,7 +73,8 @@ class Outcome:
     files_touched: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)
     hits: list[str] = field(default_factory=list)
-    # (new, existing): what the agent saved beside an entry it contradicts (memory/gate.py)
+    # (new, existing): what the agent saved beside an entry it contradicts
+    # (memory/trust/agent_gate.py)
     disputed: list[tuple[str, str]] = field(default_factory=list)
 
 

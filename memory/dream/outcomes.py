@@ -7,8 +7,9 @@
   with `reason` and `evidence`, and kept, not deleted.
 
 The per-PR gate (memory/lessons/gate.py) does this for one pull request at a time; the night catches
-what arrived out of order, in parallel, or by hand. Entries agents wrote elsewhere (memory/gate.py)
-are promoted here too, by memory/dream/promote.py, and their open contradictions listed.
+what arrived out of order, in parallel, or by hand. Entries agents wrote elsewhere
+(memory/trust/agent_gate.py) are promoted here too, by memory/dream/promote.py, and their open
+contradictions listed.
 """
 
 from __future__ import annotations

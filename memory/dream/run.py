@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
+import memory.trust.proposals as proposals
 from memory import format as fmt
-from memory import proposals, textlines, tombstones, version
+from memory import textlines, tombstones, version
 from memory.dream import corrections, daily, index, outcomes, plain_git, tidy, unused
 from memory.dream import state as st
 from memory.dream.changes import RenameFinder, changed_since

@@ -18,8 +18,8 @@ from contextvars import ContextVar
 
 import pygit2
 
+import memory.trust.rules as trust
 import memory.writes.validate as validate
-from memory import trust
 from memory.errors import MemoryStoreError, RemoteError, RemoteUnreachable
 from memory.git.batch import BatchOutcome, apply_batch
 from memory.git.keys import KeyIndex

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import memory.trust.rules as trust
 import memory.writes.validate as validate
 from memory import format as fmt
-from memory import tombstones, trust, version
+from memory import tombstones, version
 from memory.errors import (
     AppendOnly,
     InvalidMetadata,
@@ -59,7 +60,7 @@ def apply_ops(
     With `on_refused`, a refused operation is reported there and skipped instead (every check
     runs before an operation changes anything, so a skipped one leaves no trace). `folder`
     tells whether a path is a folder of that tree (so no file is written where one is).
-    `agent`: the write is an agent's, and each operation first becomes what memory/trust.py
+    `agent`: the write is an agent's, and each operation first becomes what memory/trust/rules.py
     lets it be (stamped, merged, or a proposal) on this very tree."""
     if ops:
         version.check(read(version.STATE))  # a newer hippo's memory: write nothing to it

@@ -1,6 +1,6 @@
 """Who may write what, through the MCP door (the SDK's own client, in process): an agent cannot
 promote itself, erase or rewrite a person's entry, or write the instructions agents follow; the
-write path enforces it for every file (memory/trust.py), and the dream promotes only on hippo's
+write path enforces it for every file (memory/trust/rules.py), and the dream promotes only on hippo's
 own records of who wrote what."""
 
 from __future__ import annotations
@@ -174,8 +174,8 @@ def test_the_write_path_holds_whatever_the_door_sent(store: Store) -> None:
     """The rules live in the write path, not in a door: operations written straight through
     `Store.write` by an agent's author (no gate) get the same treatment, and a raw line appended
     to a file of entries is refused."""
-    from memory import trust
     from memory.errors import ProtectedPath
+    from memory.trust import rules as trust
     from memory.writes import AddEntry, AppendLine, RemoveEntry
 
     bot = Author("bot", "bot@mcp.hippo", role=trust.AGENT)

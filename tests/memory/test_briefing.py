@@ -151,7 +151,7 @@ def test_estimate_leans_high_for_other_scripts() -> None:
 
 
 def test_agents_entries_show_their_kind_status_and_dispute(store: Store) -> None:
-    """What an agent wrote through the gate (memory/gate.py) is marked tentative with its kind;
+    """What an agent wrote through the gate (memory/trust/agent_gate.py) is marked tentative with its kind;
     a line that contradicts an active entry says which; a revoked one never shows."""
     person = "the refund api retries twice on a 502"
     agent = "the refund api retries three times on a 502"

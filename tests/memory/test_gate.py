@@ -1,4 +1,4 @@
-"""The quality gate (memory/gate.py) and the contradiction check (memory/contradictions.py), pure."""
+"""The quality gate (memory/trust/agent_gate.py) and the contradiction check (memory/contradictions.py), pure."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import pytest
 
 from memory import contradictions as cx
 from memory import format as fmt
-from memory.gate import Gate, kind_of, origins
+from memory.trust.agent_gate import Gate
+from memory.trust.rules import kind_of, origins
 from memory.writes import AddEntry, RemoveEntry, ReplaceEntry, WriteFile
 
 SLACK = "https://acme.slack.com/archives/C1/p1700000000000100"

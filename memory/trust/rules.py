@@ -15,7 +15,7 @@ inside the write path:
 - an edit of anyone else's entry (a person's, or one already active) lands beside it as a
   tentative entry that `contradicts:` it: a proposal, never an overwrite;
 - a deletion of such an entry becomes a proposal in `proposals.md`, which a person accepts or
-  drops (memory/proposals.py); a whole-file write or delete is the same entry operations.
+  drops (memory/trust/proposals.py); a whole-file write or delete is the same entry operations.
 
 Pure: operations and file texts in, operations out.
 """
