@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memory.dream.claims import PATH, PR, REPO, SLACK, SYMBOL
+from memory.dream.checkable_claims import PATH, PR, REPO, SLACK, SYMBOL
 from memory.dream.run import dream
 from memory.dream.state import PATH as STATE
 from memory.dream.state import State

@@ -27,7 +27,7 @@ from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory import textlines
-from memory.lessons.gate import conventions_path
+from memory.lessons.planner import conventions_path
 
 SAMPLES = Path(__file__).resolve().parent / "samples" / "github"
 SECRET = "demo-webhook-secret"

@@ -21,7 +21,7 @@ from slack_sdk.errors import SlackApiError
 
 from integrations.safe_http import Fetcher, Policy, Refused
 from memory import textlines
-from memory.dream.claims import PATH, PR, REPO, SLACK, SYMBOL, URL, Claim
+from memory.dream.checkable_claims import PATH, PR, REPO, SLACK, SYMBOL, URL, Claim
 from memory.dream.verifiers import Verdict
 
 ClientFor = Callable[[str], Github]  # owner → a client that can read that owner's repositories

@@ -28,7 +28,7 @@ from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from memory import notes, snapshot
 from memory.dream import digest, merge
-from memory.dream.claims import Claim
+from memory.dream.checkable_claims import Claim
 from memory.dream.run import Report, dream
 from memory.dream.verifiers import Verdict, Verifier, Verifiers
 from memory.errors import MemoryStoreError

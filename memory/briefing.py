@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from memory import format as fmt
 from memory import repo_prefs
 from memory.errors import MemoryStoreError
-from memory.lessons.outcomes import Signature, file_kind
+from memory.lessons.pull_requests import Signature, file_kind
 
 DEFAULT_BUDGET = 1500
 MIN_BUDGET = 100

@@ -19,7 +19,7 @@ from integrations.github_checks import own_login, upsert_comment
 from jobs.config import console_file_url
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory.lessons.gate import conventions_path
+from memory.lessons.planner import conventions_path
 from memory.markup import github
 
 log = logging.getLogger("hippo.github")

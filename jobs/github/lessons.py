@@ -19,8 +19,8 @@ from jobs.config import today
 from jobs.runtime import Runtime
 from memory.errors import EntryConflict, TombstoneConflict
 from memory.git.store import Author, WriteResult
-from memory.lessons import gate as lessons
-from memory.lessons import outcomes as po
+from memory.lessons import planner as lessons
+from memory.lessons import pull_requests as po
 from memory.markup import slack, slack_link
 from memory.writes import Operation
 

@@ -27,10 +27,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
+import memory.dream.checkable_claims as cl
 from memory import contradictions as cx
 from memory import facts, statements, tombstones
 from memory import format as fmt
-from memory.dream import claims as cl
 from memory.dream.context import DREAM_BY, Context, StepResult
 from memory.git.store import Author, Store, WriteResult
 from memory.lexicon import NEGATIONS, NUMBER_WORDS

@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
+import memory.dream.consolidate_lessons as outcomes
 import memory.trust.proposals as proposals
 from memory import format as fmt
 from memory import textlines, tombstones, version
-from memory.dream import corrections, daily, index, outcomes, plain_git, tidy, unused
+from memory.dream import corrections, daily, index, plain_git, tidy, unused
 from memory.dream import state as st
 from memory.dream.changes import RenameFinder, changed_since
-from memory.dream.claims import known_repos
+from memory.dream.checkable_claims import known_repos
 from memory.dream.context import Context, StepResult, is_topic
 from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from memory.dream.claims import LINK, Claim
+from memory.dream.checkable_claims import LINK, Claim
 from memory.format import link_for
 
 Status = Literal["true", "fixable", "unfixable", "not_checkable"]

@@ -7,7 +7,8 @@ agent wrote (an agent never promotes itself). Then memory.contradictions compare
 entries of its file:
 
 - confirm: the new line is not added; the existing entry gains the new source as `evidence:`
-  (a second independent source: the dream's outcomes step promotes it, memory/dream/outcomes.py);
+  (a second independent source: the dream's outcomes step promotes it,
+  memory/dream/consolidate_lessons.py);
 - refine: added as tentative with `refines: <the older entry's text>`;
 - contradict: added as tentative with `contradicts: <the older entry's text>`; the older entry is
   never overwritten, even when the agent edited it in place (the morning digest lists it);

@@ -27,7 +27,7 @@ from jobs.github.tasks import recorded_pushes
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.git.store import Author
-from memory.lessons import outcomes as po
+from memory.lessons import pull_requests as po
 from memory.notes import forget
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.github import (

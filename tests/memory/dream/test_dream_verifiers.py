@@ -16,7 +16,7 @@ from integrations import github as gh
 from integrations.slack import make_web_client
 from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
 from memory import format as fmt
-from memory.dream import claims as cl
+from memory.dream import checkable_claims as cl
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
 from memory.git.store import Author, Store
