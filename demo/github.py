@@ -26,7 +26,7 @@ from integrations.slack import Outbox
 from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory import textlines
+from memory.format import lines as textlines
 from memory.lessons.planner import conventions_path
 
 SAMPLES = Path(__file__).resolve().parent / "samples" / "github"

@@ -104,7 +104,7 @@ def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
-    from memory import version
+    from memory.format import version
     from memory.git.store import DREAMER
 
     rt.store.sync()
@@ -173,7 +173,7 @@ def cmd_log(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_lint(args: argparse.Namespace, rt: Runtime) -> int:
-    from memory.lint import lint
+    from memory.format.lint import lint
 
     rt.store.sync()
     tree = rt.store.tree() if rt.store.tip() else {}
@@ -194,7 +194,7 @@ def _plain_git_problems(rt: Runtime, tree: dict[str, bytes]) -> list[Any]:
     """What history shows a plain git push did that the write path refuses: a dreaming state
     dreaming did not write, a forgotten fact brought back (memory/dream/plain_git.py)."""
     from memory.dream import plain_git
-    from memory.lint import Problem
+    from memory.format.lint import Problem
 
     out: list[Any] = []
     foreign = plain_git.foreign_state(rt.store)

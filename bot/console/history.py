@@ -9,8 +9,9 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 
 from bot.console.auth import author
 from jobs.runtime import Runtime
-from memory import textlines, writes
+from memory import writes
 from memory.errors import InvalidPath, MemoryStoreError, NotFound
+from memory.format import lines as textlines
 
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
 

@@ -9,8 +9,8 @@ top-level folders, and as a last resort the list is cut with a count of what was
 
 from __future__ import annotations
 
+import memory.format.lines as textlines
 from memory import format as fmt
-from memory import textlines
 from memory.dream.context import Context, StepResult
 from memory.writes.operations import WriteFile
 

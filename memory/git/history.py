@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pygit2
 from pygit2.enums import SortMode
 
+import memory.format.lines as textlines
 from memory import format as fmt
-from memory import textlines
 from memory.errors import EntryConflict
 from memory.writes.operations import (
     AddEntry,

@@ -14,7 +14,7 @@ from typing import Any
 
 import pygit2
 
-from memory import textlines
+import memory.format.lines as textlines
 from memory.errors import NotFound, NotMemoryRepository
 from memory.git import history
 from memory.git.credentials import RemoteAuth, split_url

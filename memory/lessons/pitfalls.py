@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+import memory.format.lines as textlines
 from memory import format as fmt
-from memory import textlines
 from memory.lessons.pull_requests import FileDiff, Signature, file_kind
 
 ACTIVE = "active"

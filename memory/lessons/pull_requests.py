@@ -15,7 +15,7 @@ from posixpath import dirname, splitext
 from typing import Final, Literal
 from urllib.parse import quote, unquote
 
-from memory import textlines
+import memory.format.lines as textlines
 
 # How a pull request of the agent's ended (`classify`); lessons come from the two that people
 # shaped (memory/lessons/planner.py:LEARNABLE).

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import memory.format.lines as textlines
 import memory.trust.rules as trust
 from memory import format as fmt
-from memory import textlines
 from memory.errors import InvalidPath, MemoryStoreError
 from memory.trust.agent_gate import Gate, Landed
 from memory.writes.apply import apply_ops

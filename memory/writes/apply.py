@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import memory.format.version as version
 import memory.trust.rules as trust
 import memory.writes.validate as validate
 from memory import format as fmt
-from memory import tombstones, version
+from memory import tombstones
 from memory.errors import (
     AppendOnly,
     InvalidMetadata,
@@ -24,7 +25,7 @@ from memory.errors import (
     PathConflict,
     TargetGone,
 )
-from memory.lint import entry_problems as lint_entry
+from memory.format.lint import entry_problems as lint_entry
 from memory.writes.edited_file import EditedFile
 from memory.writes.operations import (
     AddEntry,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import memory.format.lines as textlines
 from memory import format as fmt
-from memory import textlines
 from memory.errors import EntryConflict
 
 

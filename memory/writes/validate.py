@@ -21,7 +21,7 @@ from memory import secrets
 from memory.errors import InvalidMetadata, InvalidText, SecretFound, TooLarge
 from memory.folding import strip_invisible
 from memory.format import parse_entry, render_entry
-from memory.lint import entry_problems
+from memory.format.lint import entry_problems
 
 Meta = tuple[tuple[str, str], ...]
 

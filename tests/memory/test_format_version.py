@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main
-from memory import version
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
 from memory.errors import FormatTooNew
+from memory.format import version
 from memory.git.store import DREAMER, Author, Store
 from memory.writes import AddEntry, WriteFile
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory.format import DECISIONS, INDEX_MAX_BYTES, INDEX_MAX_LINES
-from memory.lint import Problem, lint
+from memory.format.lint import Problem, lint
 from tests.conftest import CONFORMANCE
 
 GOOD_INDEX = (

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from memory import secrets, textlines
+import memory.format.lines as textlines
+from memory import secrets
 from memory.format import (
     INDEX_MAX_BYTES,
     INDEX_MAX_LINES,
