@@ -105,11 +105,11 @@ def incident(i: int, rng: random.Random, minutes: int | None = None) -> str:
 def incidents(n: int, rng: random.Random) -> None:
     """False contradictions among independent incident notes, and true ones, before and now."""
     from bench import baseline
-    from memory import contradictions as cx
+    from memory.facts import contradictions as cx
 
     old_facts = baseline.load("memory/facts.py", "facts_gate_old")
     old = baseline.load(
-        "memory/contradictions.py",
+        "memory/facts/contradictions.py",
         "cx_old",
         {"from memory import facts\n": "import facts_gate_old as facts\n"},
     )

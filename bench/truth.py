@@ -36,9 +36,9 @@ from bench.truth_facts import INBOX, TOPICS, facts
 from bench.truth_world import Fact, Servers, World
 from bot.cli.main import main
 from jobs.config import Config
-from memory import facts as same
 from memory import format as fmt
 from memory.errors import TombstoneConflict
+from memory.facts import comparison as same
 from memory.git.store import Author, Store
 from memory.notes import forget
 from memory.writes import AddEntry, WriteFile

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from memory import format as fmt
-from memory import secrets, tombstones
+from memory import secrets
 from memory.errors import MemoryStoreError
+from memory.facts import tombstones
 from memory.search import Hit as SearchHit
 from memory.search import SearchIndex
 from memory.writes import check_path

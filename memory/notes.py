@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+import memory.facts.tombstones as tombstones
 import memory.trust.rules as trust
 from memory import format as fmt
-from memory import secrets, timebound, tombstones
+from memory import secrets, timebound
 from memory.errors import NoteRejected, SecretFound
 from memory.git.store import Author, Store, WriteResult
 from memory.writes.operations import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry

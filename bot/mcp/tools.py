@@ -17,9 +17,10 @@ from jobs import oplog
 from jobs.briefing import brief
 from jobs.read_counts import HashStore, count_read
 from memory import format as fmt
-from memory import snapshot, tombstones, writes
-from memory.contradictions import Judge
+from memory import snapshot, writes
 from memory.errors import NoteRejected, NotFound
+from memory.facts import tombstones
+from memory.facts.contradictions import Judge
 from memory.git.store import Author, Store, WriteResult
 from memory.search import Hit
 from memory.trust import rules as trust

@@ -14,8 +14,8 @@ from jobs import oplog
 from jobs.config import today
 from jobs.runtime import Runtime
 from memory import snapshot
-from memory.contradictions import CONTRADICT
 from memory.errors import MemoryStoreError
+from memory.facts.contradictions import CONTRADICT
 from memory.git.store import Author
 from memory.trust import rules as trust
 from memory.trust import sandbox

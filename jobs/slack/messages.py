@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from integrations.slack import Blocks
 from jobs.config import console_file_url
-from memory import notes, tombstones
+from memory import notes
+from memory.facts import tombstones
 from memory.markup import slack, slack_link
 from memory.search import Hit
 from memory.trust import rules as trust

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
 import memory.dream.checkable_claims as cl
+import memory.facts.tombstones as tombstones
 from memory import format as fmt
-from memory import tombstones
 from memory.dream.context import DREAM_BY, Context, StepResult
 from memory.dream.loose import Known
 from memory.dream.select import deletion_cap, select

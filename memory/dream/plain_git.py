@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+import memory.facts.tombstones as tombstones
 from memory import format as fmt
-from memory import tombstones
 from memory.dream import state as st
 from memory.dream.context import is_topic
 from memory.errors import TombstoneConflict

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from memory import contradictions as cx
+import memory.facts.contradictions as cx
 from memory import format as fmt
 from memory.dream.context import Context
 from memory.trust.agent_gate import is_live

@@ -16,11 +16,11 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 import memory.dream.consolidate_lessons as outcomes
+import memory.facts.tombstones as tombstones
 import memory.format.lines as textlines
 import memory.format.version as version
 import memory.trust.proposals as proposals
 from memory import format as fmt
-from memory import tombstones
 from memory.dream import corrections, daily, index, plain_git, tidy, unused
 from memory.dream import state as st
 from memory.dream.changes import RenameFinder, changed_since

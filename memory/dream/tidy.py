@@ -26,8 +26,8 @@ import re
 from dataclasses import replace
 from datetime import timedelta
 
+import memory.facts.tombstones as tombstones
 from memory import format as fmt
-from memory import tombstones
 from memory.dream import merge, plain_git
 from memory.dream.context import Context, StepResult
 from memory.dream.select import deletion_cap

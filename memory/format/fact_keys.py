@@ -1,14 +1,14 @@
 """Entry texts reduced for comparing facts: the same fact, whatever its metadata, case,
-punctuation or script (memory/folding.py)."""
+punctuation or script (memory/format/folding.py)."""
 
 from __future__ import annotations
 
-from memory import folding
+import memory.format.folding as folding
 from memory.format.entry import BULLET, split_metadata
 
 
 def words(text: str) -> str:
-    """All of `text`'s words, folded (memory/folding.py: any script, case, look-alikes and
+    """All of `text`'s words, folded (memory/format/folding.py: any script, case, look-alikes and
     invisible characters folded), joined by single spaces (no grammar applied)."""
     return " ".join(folding.words(text))
 

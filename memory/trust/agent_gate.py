@@ -3,7 +3,7 @@
 Every entry an agent writes (the Slack agent's edits, an MCP client's writeMemory) passes
 `Gate.apply` before it is written: it gets `kind:` (pattern, pitfall, win, stack-note or fact;
 `fact` when the agent gave none or another word) and `status: tentative`, whatever status the
-agent wrote (an agent never promotes itself). Then memory.contradictions compares it with the
+agent wrote (an agent never promotes itself). Then memory.facts.contradictions compares it with the
 entries of its file:
 
 - confirm: the new line is not added; the existing entry gains the new source as `evidence:`
@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import memory.facts.contradictions as cx
 import memory.trust.rules as trust
-from memory import contradictions as cx
 from memory import format as fmt
 from memory.writes.operations import (
     AddEntry,

@@ -21,9 +21,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+import memory.facts.tombstones as tombstones
 import memory.trust.rules as trust
 from memory import format as fmt
-from memory import tombstones
 from memory.errors import NotFound
 from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 

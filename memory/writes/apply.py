@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import memory.facts.tombstones as tombstones
 import memory.format.version as version
 import memory.trust.rules as trust
 import memory.writes.validate as validate
 from memory import format as fmt
-from memory import tombstones
 from memory.errors import (
     AppendOnly,
     InvalidMetadata,

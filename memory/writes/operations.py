@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import memory.facts.tombstones as tombstones
 import memory.writes.validate as validate
 from memory import format as fmt
-from memory import tombstones
 from memory.errors import InvalidPath, InvalidText, ProtectedPath
 
 Meta = tuple[tuple[str, str], ...]

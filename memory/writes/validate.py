@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 
 from memory import secrets
 from memory.errors import InvalidMetadata, InvalidText, SecretFound, TooLarge
-from memory.folding import strip_invisible
 from memory.format import parse_entry, render_entry
+from memory.format.folding import strip_invisible
 from memory.format.lint import entry_problems
 
 Meta = tuple[tuple[str, str], ...]

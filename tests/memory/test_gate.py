@@ -1,11 +1,11 @@
-"""The quality gate (memory/trust/agent_gate.py) and the contradiction check (memory/contradictions.py), pure."""
+"""The quality gate (memory/trust/agent_gate.py) and the contradiction check (memory/facts/contradictions.py), pure."""
 
 from __future__ import annotations
 
 import pytest
 
-from memory import contradictions as cx
 from memory import format as fmt
+from memory.facts import contradictions as cx
 from memory.trust.agent_gate import Gate
 from memory.trust.rules import kind_of, origins
 from memory.writes import AddEntry, RemoveEntry, ReplaceEntry, WriteFile
