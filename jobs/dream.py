@@ -26,7 +26,7 @@ from jobs.slack import delivery, permissions
 from jobs.slack.home import refresh_homes
 from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
-from memory import notes, snapshot
+from memory import notes
 from memory.dream import digest, merge
 from memory.dream.checkable_claims import Claim
 from memory.dream.run import Report, dream
@@ -34,6 +34,7 @@ from memory.dream.verifiers import Verdict, Verifier, Verifiers
 from memory.errors import MemoryStoreError
 from memory.git.maintenance import maintain
 from memory.markup import slack
+from memory.prompts import snapshot
 
 # The verifiers (PyGithub, requests), Claude (anthropic) and the agent's counters load when a
 # dream runs: the web process imports this module for its task names.

@@ -10,8 +10,8 @@ from jobs.dream import refused
 from jobs.runtime import Runtime
 from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
-from memory import snapshot
 from memory.git.store import Author, WriteResult
+from memory.prompts import snapshot
 from memory.trust import proposals
 
 SETTLE = "hippo.proposals.settle"

@@ -35,7 +35,8 @@ def cmd_init(args: argparse.Namespace, rt: Runtime) -> int:
 
 def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
     from integrations import metrics
-    from memory import notes, snapshot
+    from memory import notes
+    from memory.prompts import snapshot
     from memory.writes import validate
 
     saved = notes.save_note(

@@ -11,8 +11,9 @@ from bot.console.auth import author
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory import snapshot, writes
+from memory import writes
 from memory.errors import InvalidPath, MemoryStoreError
+from memory.prompts import snapshot
 
 # Keys shown as their own column; the rest are listed as "key: value".
 SHOWN = ("status", "verified", "added", "by")

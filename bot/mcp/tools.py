@@ -17,11 +17,12 @@ from jobs import oplog
 from jobs.briefing import brief
 from jobs.read_counts import HashStore, count_read
 from memory import format as fmt
-from memory import snapshot, writes
+from memory import writes
 from memory.errors import NoteRejected, NotFound
 from memory.facts import tombstones
 from memory.facts.contradictions import Judge
 from memory.git.store import Author, Store, WriteResult
+from memory.prompts import snapshot
 from memory.search import Hit
 from memory.trust import rules as trust
 from memory.trust.agent_gate import Gate, Landed
@@ -99,7 +100,7 @@ class MemoryTools:
     def brief(
         self, task: str, repo: str = "", paths: Sequence[str] = (), budget: int = 1500
     ) -> str:
-        """The briefing's text (memory.briefing), counted in the operational log."""
+        """The briefing's text (memory.prompts.briefing), counted in the operational log."""
         return brief(
             self.store,
             task,

@@ -13,10 +13,10 @@ from integrations.gate_llm import judge_for
 from jobs import oplog
 from jobs.config import today
 from jobs.runtime import Runtime
-from memory import snapshot
 from memory.errors import MemoryStoreError
 from memory.facts.contradictions import CONTRADICT
 from memory.git.store import Author
+from memory.prompts import snapshot
 from memory.trust import rules as trust
 from memory.trust import sandbox
 from memory.trust.agent_gate import Gate

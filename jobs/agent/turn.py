@@ -25,9 +25,10 @@ from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from jobs.slack import delivery
 from memory import format as fmt
-from memory import secrets, snapshot
+from memory import secrets
 from memory.git.store import Author
 from memory.markup import slack, slack_broadcasts_off
+from memory.prompts import snapshot
 from memory.trust import rules as trust
 from memory.trust import sandbox
 from memory.writes import AppendLine

@@ -4,7 +4,7 @@ Keys: `formatVersion` (the memory format hippo wrote, memory/format/version.py),
 id: the night's date), `lastRunAt` (ISO time), `lastCommit` (the commit the dream finished on,
 before this file), `checked` (path → date last verified), `unverified` (paths with claims
 nothing could check), `deferred` (paths whose deletions waited for the cap)
-(the prompt snapshots are refs, see memory/snapshot.py).
+(the prompt snapshots are refs, see memory/prompts/snapshot.py).
 """
 
 from __future__ import annotations

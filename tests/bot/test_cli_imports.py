@@ -72,7 +72,7 @@ def test_memory_commands_import_no_heavy_library(tmp_path: Path, argv: list[str]
     assert code == 0
     assert sorted(modules.intersection(HEAVY)) == []
     if argv == ["--help"]:
-        assert not modules.intersection({"pygit2", "redis", "memory.briefing"})
+        assert not modules.intersection({"pygit2", "redis", "memory.prompts.briefing"})
     else:
         assert "pygit2" in modules  # the probe sees what the command loaded
 

@@ -1,4 +1,4 @@
-"""Briefings (memory/briefing.py): what an agent reads before it works on a task."""
+"""Briefings (memory/prompts/briefing.py): what an agent reads before it works on a task."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memory import briefing
-from memory.briefing import BadBrief, build, estimate_tokens, path_matches, task_words
 from memory.git.store import Author, Store
+from memory.prompts import briefing
+from memory.prompts.briefing import BadBrief, build, estimate_tokens, path_matches, task_words
 from memory.repo_prefs import BadRepo
 from memory.writes import AddTombstone, WriteFile
 
