@@ -14,7 +14,7 @@ from urllib.parse import parse_qs
 from flask import Flask, Response, jsonify, request
 
 from integrations import metrics
-from integrations.github import verify_signature
+from integrations.github_client import verify_signature
 from jobs.celery_app import BROKER_DOWN, enqueue
 from jobs.github.checks import CHECK_PULL_REQUEST
 from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION, record_agent_push, settings

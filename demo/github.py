@@ -21,8 +21,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from bot.app import create_app
 from demo.context import Demo
-from integrations.github import sign
-from integrations.slack import Outbox
+from integrations.github_client import sign
+from integrations.slack_post import Outbox
 from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
 from memory import format as fmt

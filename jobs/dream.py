@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from celery.schedules import crontab
 
-from integrations import github as gh
+from integrations import github_client as gh
 from integrations import metrics
 from jobs import oplog
 from jobs.config import Config, today
@@ -99,7 +99,7 @@ class CountedVerifiers(Verifiers):
 
 def make_verifiers(rt: Runtime) -> Verifiers:
     """GitHub when configured, Slack when a bot token is set, HTTP for HIPPO_VERIFY_HOSTS."""
-    from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+    from integrations.live_verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
 
     config = rt.config
     found: list[Verifier] = []

@@ -166,7 +166,7 @@ def _words(text: str) -> list[str]:
     return [w for w in fmt.normalise(text).split() if w not in STOP_WORDS]
 
 
-def entry_matches(query: str, text: str) -> bool:
+def has_every_content_word(query: str, text: str) -> bool:
     """Every meaningful word of `query` appears in `text` (case and punctuation ignored)."""
     want = _words(query)
     have = set(fmt.normalise(text).split())
@@ -187,7 +187,7 @@ def matches(store: Store, query: str) -> list[Match]:
         ):
             continue
         for e in fmt.parse(data.decode("utf-8", "replace")).entries:
-            if (exact and fmt.normalise(e.text) == exact) or entry_matches(query, e.text):
+            if (exact and fmt.normalise(e.text) == exact) or has_every_content_word(query, e.text):
                 out.append(Match(path, e.line + 1, e.text, e.metadata))
     return out
 

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from bot.console.auth import author
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory import writes

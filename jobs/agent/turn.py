@@ -16,7 +16,8 @@ from typing import Any
 
 import anthropic
 
-from integrations import agent, slack_thread
+from integrations import agent_llm as agent
+from integrations import slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
 from jobs.agent.edits import HIPPO_EMAIL, push_edits

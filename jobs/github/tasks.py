@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from integrations import github as gh
+from integrations import github_client as gh
 from jobs.github.lessons import NOTHING, Learning, learn, outcome_key
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, retrying, task

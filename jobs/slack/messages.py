@@ -8,7 +8,7 @@ mention or a disguised link.
 
 from __future__ import annotations
 
-from integrations.slack import Blocks
+from integrations.slack_post import Blocks
 from jobs.config import console_file_url
 from memory import notes
 from memory.facts import tombstones

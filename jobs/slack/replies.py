@@ -14,7 +14,7 @@ from collections.abc import Callable
 import redis.exceptions
 from slack_sdk.errors import SlackApiError
 
-from integrations.slack import Blocks
+from integrations.slack_post import Blocks
 from jobs.runtime import Runtime
 from jobs.slack import delivery
 from jobs.task_base import HippoTask, retrying

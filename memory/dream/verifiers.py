@@ -2,8 +2,8 @@
 
 A verifier has a `name`, the claim `kinds` it understands and `check(claim) -> Verdict`. Teams add
 their own by passing more verifiers to the dream; the first verifier that takes a claim's kind
-answers. The real ones (GitHub, Slack, HTTP) live in integrations/verifiers.py; the one here needs
-no network: links inside the memory.
+answers. The real ones (GitHub, Slack, HTTP) live in integrations/live_verifiers.py; the one here
+needs no network: links inside the memory.
 """
 
 from __future__ import annotations

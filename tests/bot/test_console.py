@@ -14,7 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from bot.app import create_app
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.config import Config
 from jobs.read_counts import read_counts
 from jobs.runtime import Runtime

@@ -16,7 +16,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs import oplog
 from jobs.briefing import brief
 from jobs.celery_app import make_celery

@@ -11,7 +11,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from integrations import github as gh
+from integrations import github_client as gh
 from integrations.github_pulls import fetch_pull, git_reader
 from jobs.config import Config
 from memory.lessons import pull_requests as po

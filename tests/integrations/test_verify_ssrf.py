@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from integrations.live_verifiers import HttpVerifier
 from integrations.safe_http import MAX_REDIRECTS
-from integrations.verifiers import HttpVerifier
 from jobs.config import Config, ConfigError
 from memory import format as fmt
 from memory.dream import checkable_claims as cl

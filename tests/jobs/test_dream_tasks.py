@@ -12,7 +12,7 @@ import pytest
 
 from bot.app import create_app
 from bot.cli.main import main
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.dream import make_verifiers, parse_now, run_dream

@@ -13,7 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.celery_app import enqueue, make_celery
 from jobs.runtime import Runtime
 from memory import format as fmt

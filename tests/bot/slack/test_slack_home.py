@@ -127,7 +127,7 @@ def test_home_offline_goes_to_the_outbox(slack_runtime: Runtime) -> None:
     """Without a bot token the Home is kept in the console outbox (nothing to publish to)."""
     from dataclasses import replace
 
-    from integrations.slack import Outbox
+    from integrations.slack_post import Outbox
     from jobs.slack.home import publish
 
     rt = Runtime(replace(slack_runtime.config, slack_bot_token=""))

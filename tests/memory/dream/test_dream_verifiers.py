@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from integrations import github as gh
-from integrations.slack import make_web_client
-from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+from integrations import github_client as gh
+from integrations.live_verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+from integrations.slack_post import make_web_client
 from memory import format as fmt
 from memory.dream import checkable_claims as cl
 from memory.dream.run import dream
