@@ -28,7 +28,7 @@ if __package__ in (None, ""):  # run as a script: the repository root holds `ben
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.search import CORE, Corpus, generate, git, pct
-from memory.git.store import Store
+from memory.git import Store
 from memory.prompts import briefing
 
 REPO = "acme/shop"

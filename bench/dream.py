@@ -29,7 +29,7 @@ from memory.dream.run import dream
 from memory.dream.state import PATH as STATE
 from memory.dream.state import State
 from memory.dream.verifiers import TableVerifier, Verdict, Verifiers
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.writes import Operation, WriteFile
 
 FOLDERS = ("services", "teams", "runbooks", "decisions", "incidents", "vendors", "libraries")

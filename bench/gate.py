@@ -37,7 +37,7 @@ from memory import format as fmt
 from memory.dream.context import Context
 from memory.dream.promote import promote
 from memory.dream.state import State
-from memory.git.store import Store
+from memory.git import Store
 from memory.trust.agent_gate import Gate
 from memory.writes import AddEntry
 

@@ -38,7 +38,7 @@ from bench.dream import fake_verifiers, generate
 from memory import notes
 from memory.dream.run import dream
 from memory.format.lint import lint
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 
 WHO = Author("bench", "bench@example.com")
 WORDS = ["checkout", "billing", "ledger", "gateway", "latency", "replica", "rollout", "oncall"]

@@ -21,7 +21,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: the repository root holds `bench`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.trust import rules as trust
 from memory.writes import AddEntry, Operation, ReplaceEntry, WriteFile
 

@@ -39,7 +39,7 @@ from jobs.config import Config
 from memory import format as fmt
 from memory.errors import TombstoneConflict
 from memory.facts import comparison as same
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.notes import forget
 from memory.writes import AddEntry, WriteFile
 

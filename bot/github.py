@@ -15,7 +15,8 @@ from flask import Flask, Response, jsonify, request
 
 from integrations import metrics
 from integrations.github_client import verify_signature
-from jobs.celery_app import BROKER_DOWN, enqueue
+from jobs.broker import BROKER_DOWN
+from jobs.celery_app import enqueue
 from jobs.github.checks import CHECK_PULL_REQUEST
 from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION, record_agent_push, settings
 from jobs.runtime import Runtime

@@ -8,7 +8,7 @@ from demo.context import Demo
 from memory import notes, writes
 from memory.errors import MemoryStoreError
 from memory.format.lint import lint
-from memory.git.store import Author
+from memory.git import Author
 
 SAMPLE_TOPICS = {
     "services/checkout-api.md": "# checkout-api: the service behind /checkout\n\n"

@@ -10,7 +10,7 @@ from jobs.dream import refused
 from jobs.runtime import Runtime
 from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
-from memory.git.store import Author, WriteResult
+from memory.git import Author, WriteResult
 from memory.prompts import snapshot
 from memory.trust import proposals
 

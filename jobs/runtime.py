@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jobs.config import Config
-from memory.git.store import Store
+from memory.git import Store
 
 if TYPE_CHECKING:
     import anthropic

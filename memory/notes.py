@@ -13,7 +13,8 @@ import memory.trust.rules as trust
 from memory import format as fmt
 from memory import secrets, timebound
 from memory.errors import NoteRejected, SecretFound
-from memory.git.store import Author, Store, WriteResult
+from memory.git.request import Author, WriteResult
+from memory.git.store import Store
 from memory.writes.operations import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry
 
 INBOX = "inbox.md"

@@ -26,7 +26,7 @@ from integrations.agent_tools import Toolbox
 from memory import format as fmt
 from memory import writes
 from memory.errors import InvalidText, MemoryStoreError
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.trust import sandbox
 from tests.bot.test_console import csrf, make_rt, sign_in
 

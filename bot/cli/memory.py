@@ -12,13 +12,13 @@ from bot.cli import output as out
 # Each command imports what it uses when it runs: `hippo --help` loads no store, no git.
 if TYPE_CHECKING:
     from jobs.runtime import Runtime
-    from memory.git.store import Author
+    from memory.git import Author
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
 
 
 def _author(args: argparse.Namespace) -> Author:
-    from memory.git.store import Author
+    from memory.git import Author
 
     who = getattr(args, "by", None) or "hippo cli"
     return Author(who, f"{who.replace(' ', '.')}@cli.hippo.invalid")
@@ -106,7 +106,7 @@ def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
 
 def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
     from memory.format import version
-    from memory.git.store import DREAMER
+    from memory.git import DREAMER
 
     rt.store.sync()
     tree = {p: b.decode("utf-8", "replace") for p, b in rt.store.tree().items()}

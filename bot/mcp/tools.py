@@ -21,7 +21,7 @@ from memory import writes
 from memory.errors import NoteRejected, NotFound
 from memory.facts import tombstones
 from memory.facts.contradictions import Judge
-from memory.git.store import Author, Store, WriteResult
+from memory.git import Author, Store, WriteResult
 from memory.prompts import snapshot
 from memory.search import Hit
 from memory.trust import rules as trust

@@ -15,7 +15,7 @@ from jobs.config import today
 from jobs.runtime import Runtime
 from memory.errors import MemoryStoreError
 from memory.facts.contradictions import CONTRADICT
-from memory.git.store import Author
+from memory.git import Author
 from memory.prompts import snapshot
 from memory.trust import rules as trust
 from memory.trust import sandbox

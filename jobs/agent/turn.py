@@ -27,7 +27,7 @@ from jobs.runtime import Runtime
 from jobs.slack import delivery
 from memory import format as fmt
 from memory import secrets
-from memory.git.store import Author
+from memory.git import Author
 from memory.markup import slack, slack_broadcasts_off
 from memory.prompts import snapshot
 from memory.trust import rules as trust

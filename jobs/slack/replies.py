@@ -19,7 +19,7 @@ from jobs.runtime import Runtime
 from jobs.slack import delivery
 from jobs.task_base import HippoTask, retrying
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
-from memory.git.store import Author
+from memory.git import Author
 from memory.markup import slack
 
 REPLIED_TTL = 3 * 24 * 3600

@@ -34,7 +34,8 @@ import memory.facts.tombstones as tombstones
 from memory import format as fmt
 from memory import statements
 from memory.dream.context import DREAM_BY, Context, StepResult
-from memory.git.store import Author, Store, WriteResult
+from memory.git.request import Author, WriteResult
+from memory.git.store import Store
 from memory.lexicon import NEGATIONS, NUMBER_WORDS
 from memory.notes import INBOX
 from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry

@@ -23,7 +23,8 @@ from memory.dream import state as st
 from memory.dream.context import is_topic
 from memory.errors import TombstoneConflict
 from memory.git.history import CommitInfo
-from memory.git.store import DREAMER, HIPPO, Store
+from memory.git.request import DREAMER, HIPPO
+from memory.git.store import Store
 from memory.writes.apply import might_repeat
 
 HISTORY = 50  # commits of one file looked at, newest first

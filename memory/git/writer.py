@@ -25,20 +25,9 @@ from memory.git.batch import BatchOutcome, apply_batch
 from memory.git.keys import KeyIndex
 from memory.git.locks import WorkspaceLock
 from memory.git.mirror import Mirror
-from memory.git.request import DREAMER, HIPPO, Author, WriteRequest, WriteResult
+from memory.git.request import DREAMER, Author, WriteRequest, WriteResult
 from memory.git.transport import Transport
 from memory.writes.operations import Operation, check_op
-
-__all__ = [
-    "CONTEXT_TRAILERS",
-    "DREAMER",
-    "HIPPO",
-    "Author",
-    "Observer",
-    "WriteRequest",
-    "WriteResult",
-    "Writer",
-]
 
 MAX_ATTEMPTS = 25
 MAX_BATCH = 256

@@ -13,7 +13,7 @@ from bot.mcp.server import build_server, fixed
 from bot.mcp.tools import MemoryTools
 from memory import writes
 from memory.errors import AppendOnly
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from tests.bot.test_mcp import run_call, text_of
 
 ALICE = Author("alice", "alice@example.com")

@@ -23,7 +23,7 @@ from jobs import oplog
 from jobs.config import Config
 from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
-from memory.git.store import Author
+from memory.git import Author
 from memory.writes import WriteFile
 from tests.console_helpers import sign_in
 from tests.paths import ROOT

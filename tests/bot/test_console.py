@@ -19,7 +19,7 @@ from jobs.config import Config
 from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
 from memory import writes
-from memory.git.store import Author
+from memory.git import Author
 from tests.fakes.slack import SlackFake
 
 TOKEN = "laptop-token"

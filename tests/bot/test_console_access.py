@@ -14,7 +14,7 @@ from bot.app import create_app
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory import writes
-from memory.git.store import Author
+from memory.git import Author
 
 TOKEN = "laptop-token"
 FACT = "retries are capped at three"

@@ -11,7 +11,7 @@ from bot.app import create_app
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory import writes
-from memory.git.store import Author
+from memory.git import Author
 from tests.console_helpers import sign_in
 from tests.remotes import Target, target
 

@@ -26,7 +26,7 @@ from jobs.github.lessons import learn
 from jobs.github.tasks import recorded_pushes
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory.git.store import Author
+from memory.git import Author
 from memory.lessons import pull_requests as po
 from memory.notes import forget
 from tests.fakes.anthropic import FakeAnthropic

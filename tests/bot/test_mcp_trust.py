@@ -16,7 +16,7 @@ from bot.mcp.tools import MemoryTools
 from memory import format as fmt
 from memory.dream.run import dream
 from memory.format.lint import lint
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.writes import WriteFile
 from tests.bot.test_mcp import run_call, text_of
 

@@ -17,7 +17,7 @@ from memory import format as fmt
 from memory.dream.daily import Episode
 from memory.dream.run import dream
 from memory.dream.verifiers import MemoryLinks, TableVerifier, Verdict, Verifiers
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.writes import WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 

@@ -21,7 +21,7 @@ from memory import format as fmt
 from memory.dream import checkable_claims as cl
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.writes import WriteFile
 
 Routes = dict[str, tuple[int, str]]

@@ -19,7 +19,7 @@ from jobs.agent.turn import NO_KEY_NOTE, Question, changes_since, take_turn
 from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
-from memory.git.store import Author
+from memory.git import Author
 from memory.prompts import snapshot
 from memory.writes import AddEntry, WriteFile
 from tests.fakes.anthropic import FakeAnthropic

@@ -18,7 +18,7 @@ from jobs.config import Config
 from jobs.dream import make_verifiers, parse_now, run_dream
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory.git.store import Author
+from memory.git import Author
 from memory.writes import WriteFile
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, post, wait

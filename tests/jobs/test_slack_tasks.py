@@ -17,7 +17,7 @@ from integrations.slack_post import Outbox
 from jobs.celery_app import enqueue, make_celery
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory.git.store import Author
+from memory.git import Author
 from memory.writes import AddEntry
 from tests.console_helpers import sign_in
 from tests.fakes.slack import SlackFake, payload_body

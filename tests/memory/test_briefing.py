@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.prompts import briefing
 from memory.prompts.briefing import BadBrief, build, estimate_tokens, path_matches, task_words
 from memory.repo_prefs import BadRepo

@@ -14,7 +14,7 @@ from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
 from memory.errors import FormatTooNew
 from memory.format import version
-from memory.git.store import DREAMER, Author, Store
+from memory.git import DREAMER, Author, Store
 from memory.writes import AddEntry, WriteFile
 
 ALICE = Author("alice", "alice@example.com")

@@ -8,7 +8,7 @@ import pytest
 
 from memory import notes, writes
 from memory.errors import NoteRejected, SecretFound, TombstoneConflict
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 
 ME = Author("U024BE7LH", "U024BE7LH@slack.hippo.invalid")
 

@@ -13,7 +13,7 @@ import pytest
 from jobs.agent.turn import Question, take_turn
 from jobs.config import Config
 from jobs.runtime import Runtime
-from memory.git.store import Author
+from memory.git import Author
 from memory.trust import sandbox
 from memory.writes import WriteFile
 from tests.fakes.anthropic import FakeAnthropic

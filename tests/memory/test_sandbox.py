@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memory.errors import RemoteError
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.trust import sandbox
 from memory.writes import AddEntry, AppendLine, DeleteFile, RemoveEntry, ReplaceEntry, WriteFile
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.prompts import snapshot
 from memory.writes import AddEntry, WriteFile
 

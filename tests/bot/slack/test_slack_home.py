@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 from bot.app import create_app
 from jobs.runtime import Runtime
 from jobs.slack.home_view import CONSOLE_ACTION, DREAM_ACTION, Glance, LastDream, home_view
-from memory.git.store import Author
+from memory.git import Author
 from memory.writes import AddEntry, WriteFile
 from tests.fakes.slack import SlackFake, payload_body
 from tests.jobs.test_dream_tasks import SEED

@@ -9,7 +9,7 @@ from pathlib import Path
 from memory.dream import digest
 from memory.dream.run import dream
 from memory.dream.verifiers import TableVerifier, Verdict, Verifiers
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.writes import WriteFile
 
 LESSON = "Observed: people add `timeout`"

@@ -9,7 +9,7 @@ from pathlib import Path
 from memory import format as fmt
 from memory.dream import digest
 from memory.dream.run import dream
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.writes import WriteFile
 
 THREAD_A = "https://acme.slack.com/archives/C1/p1700000000000100"

@@ -15,7 +15,7 @@ from memory.dream.merge import merge_pair
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
 from memory.errors import TombstoneConflict
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.notes import forget
 from memory.writes import AddEntry, WriteFile
 

@@ -11,7 +11,7 @@ from jobs.celery_app import make_celery
 from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
 from jobs.slack.tasks import recall
-from memory.git.store import Author
+from memory.git import Author
 from memory.prompts import snapshot
 from memory.writes import WriteFile
 from tests.fakes.anthropic import FakeAnthropic

@@ -15,7 +15,7 @@ from memory.dream.run import Report, dream
 from memory.dream.select import deletion_cap, select
 from memory.dream.state import State
 from memory.dream.verifiers import TableVerifier, Verdict, Verifiers
-from memory.git.store import DREAMER, Author, Store
+from memory.git import DREAMER, Author, Store
 from memory.writes import MoveFile, WriteFile
 
 ALICE = Author("alice", "alice@example.com")

@@ -13,7 +13,7 @@ from memory import format as fmt
 from memory.dream import digest, unused
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.notes import forget_file
 from memory.writes import WriteFile
 

@@ -19,7 +19,7 @@ from memory import format as fmt
 from memory.dream import checkable_claims as cl
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.writes import WriteFile
 from tests.fakes.github import FakeGitHub, commit_body, file_body, pull_body, repo_body
 from tests.fakes.slack import SlackFake

@@ -15,7 +15,7 @@ import pytest
 
 from memory import notes, writes
 from memory.errors import EntryConflict, TombstoneConflict
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from tests.paths import ROOT
 from tests.remotes import KINDS, Target, target
 
@@ -211,7 +211,7 @@ import json, sys, threading
 from pathlib import Path
 from memory.writes import AddEntry
 from memory.git.credentials import RemoteAuth
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 
 remote, cache, proc, auth = sys.argv[1], Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 s = Store.open(remote, cache, auth=RemoteAuth(**json.loads(auth)))

@@ -18,7 +18,7 @@ from memory.errors import (
     TargetGone,
     TombstoneConflict,
 )
-from memory.git.store import DREAMER, Author, Store
+from memory.git import DREAMER, Author, Store
 
 ALICE = Author("alice", "alice@example.com")
 

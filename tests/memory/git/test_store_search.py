@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memory import writes
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 
 ALICE = Author("alice", "alice@example.com")
 QUERIES = ["redis", "timeout", "redis timeout", '"vendor sandbox"', "inbox", "zebra"]
