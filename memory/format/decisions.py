@@ -45,7 +45,7 @@ DECISIONS = {
     "checked and max(3, 15% of topic files) deleted a night, one commit per step.",
     15: "A line ends at '\\n' only, as git, GitHub and grep count lines ('\\r\\n' is one "
     "ending); a form feed, '\\x0b', '\\x1c'-'\\x1e', '\\x85', U+2028, U+2029 or a lone "
-    "'\\r' is part of its line (memory/textlines.py), so line numbers match `git blame`.",
+    "'\\r' is part of its line (memory/format/lines.py), so line numbers match `git blame`.",
 }
 
 KNOWN_KEYS = frozenset(

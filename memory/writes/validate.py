@@ -7,7 +7,7 @@ operations itself first, refuses the same things). One write's bad text is its o
 never reaches the neighbours it would have been committed with.
 
 Rules: valid Unicode (no lone surrogates), no control characters (tab, and in multi-line text
-newlines, allowed), no credentials (memory/secrets.py, after removing invisible characters that
+newlines, allowed), no credentials (memory/secrets/, after removing invisible characters that
 could split a token), one size cap for every door, no `Hippo-…:` trailer lines in a message
 (hippo's code adds those), and idempotency keys from outside live in the caller's namespace.
 """
