@@ -7,7 +7,7 @@ entailment corpora: role swaps, one-sided negation, antonyms, passive/active, nu
 and digits, near-synonyms, hedges, plain paraphrases) and tests/data/facts/pairs.tsv (issue 13).
 
 Rules compared on every pair:
-- baseline: tidy's rule at `--baseline` (memory/facts/comparison.py of that commit, read with `git show`:
+- baseline: tidy's rule at `--baseline` (memory/facts.py of that commit, read with `git show`:
   content words with Jaccard >= SAME and no conflict), merged without asking;
 - now: tidy's decision on a candidate pair (memory/dream/merge.py `verdict`: far apart or
   about two things, else memory/statements.py); "merged" = provably one statement (merged

@@ -109,7 +109,7 @@ def incidents(n: int, rng: random.Random) -> None:
 
     old_facts = baseline.load("memory/facts.py", "facts_gate_old")
     old = baseline.load(
-        "memory/facts/contradictions.py",
+        "memory/contradictions.py",
         "cx_old",
         {"from memory import facts\n": "import facts_gate_old as facts\n"},
     )
