@@ -5,7 +5,7 @@ the task's words, in the same run, on the same tasks.
 
 The memory gets a conventions file for acme/shop (lessons with recorded scopes and signatures,
 some tentative, some revoked) and its preferences, is committed to a bare remote and read through
-hippo's Store, as `hippo brief` and the MCP tool do. Timed: `memory.briefing.build` with a warm
+hippo's Store, as `hippo brief` and the MCP tool do. Timed: `memory.prompts.briefing.build` with a warm
 store (the web and MCP processes keep the search index of the newest commit), after one cold call
 (which builds that index) reported on its own. Baseline: `git grep -i -n -F` with every task word
 OR-ed, plus `git show` of the conventions and preferences files: what an agent without hippo runs
@@ -28,8 +28,8 @@ if __package__ in (None, ""):  # run as a script: the repository root holds `ben
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.search import CORE, Corpus, generate, git, pct
-from memory import briefing
-from memory.git.store import Store
+from memory.git import Store
+from memory.prompts import briefing
 
 REPO = "acme/shop"
 FOLDERS = ["tests/api", "tests/unit", "src/billing", "src/checkout", "docs", "migrations", "web"]

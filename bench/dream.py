@@ -24,13 +24,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memory.dream.claims import PATH, PR, REPO, SLACK, SYMBOL
+from memory.dream.checkable_claims import PATH, PR, REPO, SLACK, SYMBOL
 from memory.dream.run import dream
 from memory.dream.state import PATH as STATE
 from memory.dream.state import State
 from memory.dream.verifiers import Verdict, Verifiers
-from memory.git.store import Author, Store
-from memory.ops import Operation, WriteFile
+from memory.git import Author, Store
+from memory.writes import Operation, WriteFile
 from tests.fakes.verifiers import TableVerifier
 
 FOLDERS = ("services", "teams", "runbooks", "decisions", "incidents", "vendors", "libraries")

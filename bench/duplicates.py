@@ -37,7 +37,8 @@ PAIRS_TSV = ROOT / "tests" / "data" / "facts" / "pairs.tsv"
 
 
 def baseline_rule(rev: str) -> Callable[[str, str], bool]:
-    """memory/facts.py as of `rev`, loaded beside today's: its `same` is the former tidy rule."""
+    """memory/facts.py (now memory/facts/comparison.py) as of `rev`: its `same` is the former
+    tidy rule."""
     same: Callable[[str, str], bool] = baseline.load("memory/facts.py", "facts_old", rev=rev).same
     return same
 

@@ -37,9 +37,9 @@ from memory import format as fmt
 from memory.dream.context import Context
 from memory.dream.promote import promote
 from memory.dream.state import State
-from memory.gate import Gate
-from memory.git.store import Store
-from memory.ops import AddEntry
+from memory.git import Store
+from memory.trust.agent_gate import Gate
+from memory.writes import AddEntry
 
 THREAD = "https://acme.slack.com/archives/C0BENCH/p17000000000{:05d}"
 
@@ -105,7 +105,7 @@ def incident(i: int, rng: random.Random, minutes: int | None = None) -> str:
 def incidents(n: int, rng: random.Random) -> None:
     """False contradictions among independent incident notes, and true ones, before and now."""
     from bench import baseline
-    from memory import contradictions as cx
+    from memory.facts import contradictions as cx
 
     old_facts = baseline.load("memory/facts.py", "facts_gate_old")
     old = baseline.load(

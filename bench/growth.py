@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.dream import fake_verifiers, generate
 from memory import notes
 from memory.dream.run import dream
-from memory.git.store import Author, Store
-from memory.lint import lint
+from memory.format.lint import lint
+from memory.git import Author, Store
 
 WHO = Author("bench", "bench@example.com")
 WORDS = ["checkout", "billing", "ledger", "gateway", "latency", "replica", "rollout", "oncall"]

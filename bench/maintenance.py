@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memory import notes
+from memory.git import Author, Store
 from memory.git.maintenance import disk_bytes, maintain
-from memory.git.store import Author, Store
 
 A = Author("bench", "bench@example.com")
 

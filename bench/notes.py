@@ -36,8 +36,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memory import notes, textlines
-from memory.git.store import Author, Store
+from memory import notes
+from memory.format import lines as textlines
+from memory.git import Author, Store
 from memory.git.transport import RemoteAuth
 from tests.gitservers import GitDaemon, HttpGitServer, bare_repo, git_daemon, http_server
 

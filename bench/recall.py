@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import recall_corpus as corpus
 from bench.recall_engines import Engine, Fts5, Hippo, Tantivy
 from memory import notes as hippo_notes
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 
 LIMIT = 10
 

@@ -30,8 +30,9 @@ from pathlib import Path
 
 import pygit2
 
-from memory import notes, textlines
-from memory.git.store import Author, Store
+from memory import notes
+from memory.format import lines as textlines
+from memory.git import Author, Store
 from memory.search import Hit, SearchIndex, parse_query
 
 

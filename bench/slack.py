@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.cli.server import child_env
 from demo.slack import slack_headers
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.config import Config
 from jobs.runtime import Runtime
 from jobs.workspaces import runtime_for

@@ -1,4 +1,4 @@
-"""Time the write path's trust rules (memory/trust.py) against the same write by a person.
+"""Time the write path's trust rules (memory/trust/rules.py) against the same write by a person.
 
     python bench/trust.py [--entries 5000] [--ops 300] [--repeat 3]
 
@@ -21,9 +21,9 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: the repository root holds `bench`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory import trust
-from memory.git.store import Author, Store
-from memory.ops import AddEntry, Operation, ReplaceEntry, WriteFile
+from memory.git import Author, Store
+from memory.trust import rules as trust
+from memory.writes import AddEntry, Operation, ReplaceEntry, WriteFile
 
 PATH = "services/big.md"
 PERSON = Author("ann", "ann@example.com")

@@ -36,12 +36,12 @@ from bench.truth_facts import INBOX, TOPICS, facts
 from bench.truth_world import Fact, Servers, World
 from bot.cli.main import main
 from jobs.config import Config
-from memory import facts as same
 from memory import format as fmt
 from memory.errors import TombstoneConflict
-from memory.git.store import Author, Store
+from memory.facts import comparison as same
+from memory.git import Author, Store
 from memory.notes import forget
-from memory.ops import AddEntry, WriteFile
+from memory.writes import AddEntry, WriteFile
 
 PEOPLE = Author("alice", "alice@shopco.example")
 START = date(2026, 11, 1)

@@ -14,12 +14,13 @@ from urllib.parse import parse_qs
 from flask import Flask, Response, jsonify, request
 
 from integrations import metrics
-from integrations.github import verify_signature
-from jobs.celery_app import BROKER_DOWN, enqueue
+from integrations.github_client import verify_signature
+from jobs.broker import BROKER_DOWN
+from jobs.celery_app import enqueue
 from jobs.github.checks import CHECK_PULL_REQUEST
 from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION, record_agent_push, settings
 from jobs.runtime import Runtime
-from memory.lessons.outcomes import is_agent_pr
+from memory.lessons.pull_requests import is_agent_pr
 
 DELIVERY_TTL = 7 * 24 * 3600  # GitHub keeps deliveries redeliverable for 3 days
 PENDING_TTL = 60  # a claim whose enqueue never finished (Redis went away mid-way) expires

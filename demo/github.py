@@ -21,13 +21,13 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from bot.app import create_app
 from demo.context import Demo
-from integrations.github import sign
-from integrations.slack import Outbox
+from integrations.github_client import sign
+from integrations.slack_post import Outbox
 from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory import textlines
-from memory.lessons.gate import conventions_path
+from memory.format import lines as textlines
+from memory.lessons.planner import conventions_path
 
 SAMPLES = Path(__file__).resolve().parent / "samples" / "github"
 SECRET = "demo-webhook-secret"

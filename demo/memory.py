@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import date
 
 from demo.context import Demo
-from memory import notes, ops
+from memory import notes, writes
 from memory.errors import MemoryStoreError
-from memory.git.store import Author
-from memory.lint import lint
+from memory.format.lint import lint
+from memory.git import Author
 
 SAMPLE_TOPICS = {
     "services/checkout-api.md": "# checkout-api: the service behind /checkout\n\n"
@@ -45,7 +45,7 @@ def _create(ctx: Demo) -> None:
     head = store.init()
     ctx.say(f"remote {store.remote} at {head[:8]}; files: {', '.join(store.files())}")
     store.write(
-        [ops.WriteFile(p, text) for p, text in SAMPLE_TOPICS.items()],
+        [writes.WriteFile(p, text) for p, text in SAMPLE_TOPICS.items()],
         author=PERSON,
         message="topics: checkout-api and nightly-batch",
         key="demo:topics",

@@ -23,7 +23,7 @@ from slack_sdk.signature import SignatureVerifier
 from bot.app import create_app
 from bot.cli.server import serve_in_thread
 from demo.context import Demo
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
 

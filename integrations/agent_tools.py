@@ -15,18 +15,20 @@ from pathlib import Path
 from typing import Any
 
 from memory import format as fmt
-from memory import secrets, tombstones
+from memory import secrets
 from memory.errors import MemoryStoreError
-from memory.ops import check_path
+from memory.facts import tombstones
 from memory.search import Hit as SearchHit
 from memory.search import SearchIndex
+from memory.writes import check_path
 
 log = logging.getLogger("hippo.agent")
 
 MAX_READ = 20_000
 HIDDEN = ("archive/", ".git/")
 # Preferences are how people steer hippo (Slack instructions, the console): the agent reading
-# them is fine, the agent rewriting its own instructions is not (memory.sandbox refuses it too).
+# them is fine, the agent rewriting its own instructions is not (memory.trust.sandbox refuses it
+# too).
 READ_ONLY = (".dream/", "archive/", "preferences/")
 
 

@@ -17,7 +17,7 @@ import anthropic
 
 from integrations.llm import Usage
 from memory import format as fmt
-from memory.dream import claims as cl
+from memory.dream import checkable_claims as cl
 from memory.dream.corrections import Checked, ClaimChecker
 from memory.dream.daily import Episode, Line
 from memory.dream.verifiers import FIXABLE, Verdict, Verifiers

@@ -1,4 +1,5 @@
-"""Claude as the contradiction check's judge (memory.contradictions.Judge), via integrations.llm.
+"""Claude as the contradiction check's judge (memory.facts.contradictions.Judge), via
+integrations.llm.
 
 Any API failure, or an answer that is not one of the four verdicts, is None: the check falls back
 to its deterministic verdict, and the entry still lands.
@@ -11,7 +12,7 @@ import logging
 import anthropic
 
 from integrations.llm import complete
-from memory.contradictions import VERDICTS, Verdict
+from memory.facts.contradictions import VERDICTS, Verdict
 
 log = logging.getLogger(__name__)
 

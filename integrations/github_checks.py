@@ -15,7 +15,7 @@ from github import Github
 from github.CheckRun import CheckRun
 from github.PullRequest import PullRequest
 
-from integrations.github import GitHubSettings, integration
+from integrations.github_client import GitHubSettings, integration
 from memory.lessons.pitfalls import AddedLine, Finding, added_lines
 
 CHECK_NAME = "hippo conventions"

@@ -1,4 +1,4 @@
-"""Fetch an ended pull request from GitHub into `memory.lessons.outcomes.PullFacts`.
+"""Fetch an ended pull request from GitHub into `memory.lessons.pull_requests.PullFacts`.
 
 The human diff is tree-to-tree: each file the pull request touched, read at the agent's last
 commit and at what landed (`merge_commit_sha` when merged, the head when closed), then diffed.
@@ -21,7 +21,7 @@ from github.Repository import Repository
 
 from integrations.github_checks import COMMENT_MARKER
 from memory.git.blobs import clone_reader
-from memory.lessons import outcomes as po
+from memory.lessons import pull_requests as po
 
 log = logging.getLogger("hippo.github")
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})

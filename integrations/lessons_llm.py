@@ -1,7 +1,7 @@
-"""Claude as the lessons' writer and judge (memory.lessons.gate.Judge), through integrations.llm.
+"""Claude as the lessons' writer and judge (memory.lessons.planner.Judge), through integrations.llm.
 
-Any API failure answers None, and memory.lessons.gate falls back to its deterministic path: a lesson
-is never lost because the model was unavailable.
+Any API failure answers None, and memory.lessons.planner falls back to its deterministic path: a
+lesson is never lost because the model was unavailable.
 """
 
 from __future__ import annotations

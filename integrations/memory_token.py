@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:  # PyGithub loads when a token is minted, not for every remote
-    from integrations.github import GitHubSettings
+    from integrations.github_client import GitHubSettings
 
 REFRESH_MARGIN = 300.0  # seconds before expiry that a new token is minted
 
@@ -53,7 +53,7 @@ class InstallationToken:
         with self._lock:
             if self._token and time.time() < self._expires - REFRESH_MARGIN:
                 return self._token
-            from integrations.github import integration
+            from integrations.github_client import integration
 
             app = integration(self._settings)
             if self._installation is None:

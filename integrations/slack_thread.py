@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from integrations.slack import plain_text
+from integrations.slack_post import plain_text
 
 log = logging.getLogger("hippo.agent")
 

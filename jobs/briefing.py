@@ -1,6 +1,6 @@
 """Briefings wired to a store and Redis: the one function the three doors call.
 
-`memory.briefing.build` decides what a briefing says; this adds what the doors share: the
+`memory.prompts.briefing.build` decides what a briefing says; this adds what the doors share: the
 repository guessed from the task when none is given, the operational log (a briefing, and each
 lesson handed out), and recall counts for every file the briefing drew from.
 """
@@ -12,8 +12,9 @@ from typing import Any
 
 from jobs import oplog
 from jobs.read_counts import count_read
-from memory import briefing, repo_prefs
-from memory.briefing import Briefing, Reader
+from memory import repo_prefs
+from memory.prompts import briefing
+from memory.prompts.briefing import Briefing, Reader
 
 
 def guess_repo(reader: Reader, text: str) -> str:

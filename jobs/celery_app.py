@@ -31,7 +31,7 @@ from jobs.slack import home, instructions
 from jobs.slack import tasks as slack_tasks
 from jobs.task_base import HippoCelery, TaskModule
 
-__all__ = ["BROKER_DOWN", "TASK_MODULES", "enqueue", "make_celery", "registered_tasks", "warm"]
+__all__ = ["TASK_MODULES", "enqueue", "make_celery", "registered_tasks", "warm"]
 
 TASK_MODULES: tuple[TaskModule, ...] = (
     slack_tasks,

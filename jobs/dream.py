@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from celery.schedules import crontab
 
-from integrations import github as gh
+from integrations import github_client as gh
 from integrations import metrics
 from jobs import oplog
 from jobs.config import Config, today
@@ -26,14 +26,15 @@ from jobs.slack import delivery, permissions
 from jobs.slack.home import refresh_homes
 from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
-from memory import notes, snapshot
+from memory import notes
 from memory.dream import digest, merge
-from memory.dream.claims import Claim
+from memory.dream.checkable_claims import Claim
 from memory.dream.run import Report, dream
 from memory.dream.verifiers import Verdict, Verifier, Verifiers
 from memory.errors import MemoryStoreError
 from memory.git.maintenance import maintain
 from memory.markup import slack
+from memory.prompts import snapshot
 
 # The verifiers (PyGithub, requests), Claude (anthropic) and the agent's counters load when a
 # dream runs: the web process imports this module for its task names.
@@ -98,7 +99,7 @@ class CountedVerifiers(Verifiers):
 
 def make_verifiers(rt: Runtime) -> Verifiers:
     """GitHub when configured, Slack when a bot token is set, HTTP for HIPPO_VERIFY_HOSTS."""
-    from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+    from integrations.live_verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
 
     config = rt.config
     found: list[Verifier] = []

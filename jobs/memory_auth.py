@@ -59,7 +59,7 @@ def remote_auth(config: Config) -> RemoteAuth:
                 "HIPPO_MEMORY_AUTH=github-app needs GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY"
             )
         loopback = urlsplit(config.github_api_url).hostname in ("127.0.0.1", "localhost", "::1")
-        from integrations.github import GitHubSettings  # PyGithub: only for the App's token
+        from integrations.github_client import GitHubSettings  # PyGithub: only for the App's token
 
         settings = GitHubSettings(
             api_url=config.github_api_url,

@@ -1,4 +1,4 @@
-"""Settling what agents proposed (memory/proposals.py): one function for the console and the
+"""Settling what agents proposed (memory/trust/proposals.py): one function for the console and the
 digest's Accept / Drop buttons, the write by the person who clicked."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from jobs.dream import refused
 from jobs.runtime import Runtime
 from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
-from memory import proposals, snapshot
-from memory.git.store import Author, WriteResult
+from memory.git import Author, WriteResult
+from memory.prompts import snapshot
+from memory.trust import proposals
 
 SETTLE = "hippo.proposals.settle"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jobs.config import Config
-from memory.git.store import Store
+from memory.git import Store
 
 if TYPE_CHECKING:
     import anthropic
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from celery import Celery
     from slack_sdk import WebClient
 
-    from integrations.slack import Poster
+    from integrations.slack_post import Poster
     from jobs import embedded_redis
 
 
@@ -114,14 +114,14 @@ class Runtime:
     @cached_property
     def slack(self) -> WebClient:
         """The Slack Web API client (429 and 5xx retried), at SLACK_API_URL."""
-        from integrations.slack import make_web_client
+        from integrations.slack_post import make_web_client
 
         return make_web_client(self.config.slack_bot_token, self.config.slack_api_url)
 
     @cached_property
     def poster(self) -> Poster:
         """Slack when SLACK_BOT_TOKEN is set, else the console outbox (listed at /outbox)."""
-        from integrations.slack import Outbox, SlackPoster
+        from integrations.slack_post import Outbox, SlackPoster
 
         if self.config.slack_bot_token:
             return SlackPoster(self.slack)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from integrations.slack_installs import Installs, Workspace, make_engine
 from jobs.config import Config
 from jobs.runtime import Runtime
-from memory.git.store import Store
+from memory.git import Store
 
 if TYPE_CHECKING:
     import anthropic

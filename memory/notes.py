@@ -8,11 +8,14 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+import memory.facts.tombstones as tombstones
+import memory.trust.rules as trust
 from memory import format as fmt
-from memory import secrets, timebound, tombstones, trust
+from memory import secrets, timebound
 from memory.errors import NoteRejected, SecretFound
-from memory.git.store import Author, Store, WriteResult
-from memory.ops import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry
+from memory.git.request import Author, WriteResult
+from memory.git.store import Store
+from memory.writes.operations import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry
 
 INBOX = "inbox.md"
 _RUN = re.compile(r"[\w-]+")
@@ -164,7 +167,7 @@ def _words(text: str) -> list[str]:
     return [w for w in fmt.normalise(text).split() if w not in STOP_WORDS]
 
 
-def entry_matches(query: str, text: str) -> bool:
+def has_every_content_word(query: str, text: str) -> bool:
     """Every meaningful word of `query` appears in `text` (case and punctuation ignored)."""
     want = _words(query)
     have = set(fmt.normalise(text).split())
@@ -185,7 +188,7 @@ def matches(store: Store, query: str) -> list[Match]:
         ):
             continue
         for e in fmt.parse(data.decode("utf-8", "replace")).entries:
-            if (exact and fmt.normalise(e.text) == exact) or entry_matches(query, e.text):
+            if (exact and fmt.normalise(e.text) == exact) or has_every_content_word(query, e.text):
                 out.append(Match(path, e.line + 1, e.text, e.metadata))
     return out
 

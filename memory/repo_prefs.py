@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 
 from memory.errors import MemoryStoreError
-from memory.lessons.gate import conventions_path
+from memory.lessons.planner import conventions_path
 
 PREFIX = "preferences/repos/"
 CONVENTIONS = "conventions/"
@@ -50,7 +50,7 @@ def path_for(repo: str) -> str:
 
 
 def conventions_for(repo: str) -> str:
-    """The repository's lessons file (memory/lessons/gate.py writes it), for a checked name."""
+    """The repository's lessons file (memory/lessons/planner.py writes it), for a checked name."""
     return conventions_path(check_repo(repo))
 
 

@@ -50,7 +50,7 @@ LENGTH_PENALTY = 1.0  # for an entry text of LONG bytes or more, less for shorte
 LONG = 400
 DEMOTED = 3.0  # taken from lines of forgotten.md and entries with status: revoked
 FORGOTTEN = "forgotten.md"
-PROPOSALS = "proposals.md"  # memory/trust.py
+PROPOSALS = "proposals.md"  # memory/trust/rules.py
 ARCHIVE = "archive/"
 
 PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes

@@ -33,7 +33,8 @@ from typing import Final, Literal
 import regex
 import snowballstemmer
 
-from memory import facts, folding
+import memory.facts.comparison as facts
+import memory.format.folding as folding
 from memory import format as fmt
 from memory.lexicon import NEGATIONS, NUMBER_WORDS, OPPOSITES, SCALES, UNITS
 

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memory.git import Store
 from memory.git.credentials import RemoteAuth
-from memory.git.store import Store
 from tests import gitservers
 
 KINDS = ("local", "http", "git", "ssh")

@@ -24,9 +24,10 @@ from bot.mcp.server import build_server, fixed
 from bot.mcp.tools import MemoryTools
 from integrations.agent_tools import Toolbox
 from memory import format as fmt
-from memory import ops, sandbox
+from memory import writes
 from memory.errors import InvalidText, MemoryStoreError
-from memory.git.store import Author, Store
+from memory.git import Author, Store
+from memory.trust import sandbox
 from tests.bot.test_console import csrf, make_rt, sign_in
 
 ANN = Author("ann", "ann@example.com")
@@ -58,8 +59,10 @@ def store(tmp_path: Path, remote: Path) -> Store:
     s.init()
     s.write(
         [
-            ops.WriteFile("services/api.md", "# api\n\n- api runs on k8s\n"),
-            ops.AddTombstone("forgotten.md", "the vpn host is vpn1", (("removed", "2026-11-01"),)),
+            writes.WriteFile("services/api.md", "# api\n\n- api runs on k8s\n"),
+            writes.AddTombstone(
+                "forgotten.md", "the vpn host is vpn1", (("removed", "2026-11-01"),)
+            ),
         ],
         author=ANN,
         message="seed",
@@ -121,7 +124,7 @@ def test_console_edit_of_one_russian_entry_leaves_the_other(tmp_path: Path) -> N
     rt = make_rt(tmp_path)
     try:
         rt.store.write(
-            [ops.WriteFile("ru.md", f"# ru\n\n- {RU_1}\n- {RU_2}\n")], author=ANN, message="ru"
+            [writes.WriteFile("ru.md", f"# ru\n\n- {RU_1}\n- {RU_2}\n")], author=ANN, message="ru"
         )
         client: FlaskClient = create_app(rt.config, rt).test_client()
         sign_in(client)
@@ -147,7 +150,7 @@ def test_mcp_delete_and_cli_forget_touch_only_the_named_non_latin_entry(
     agents = "[by: bot; kind: fact; status: tentative]"
     store.write(
         [
-            ops.WriteFile(
+            writes.WriteFile(
                 "ru.md", f"# ru\n\n- {RU_1} {agents}\n- {RU_2}\n- 支付服务在夜间宕机\n- 🙂\n"
             )
         ],
@@ -177,7 +180,7 @@ def test_the_same_russian_fact_twice_is_one_entry(
     tmp_path: Path, store: Store, remote: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """CLI note of a Russian fact already there (other case, a zero-width space): no duplicate."""
-    store.write([ops.WriteFile("ru.md", f"# ru\n\n- {RU_1}\n")], author=ANN, message="ru")
+    store.write([writes.WriteFile("ru.md", f"# ru\n\n- {RU_1}\n")], author=ANN, message="ru")
     before = remote_tip(remote)
     assert cli(tmp_path, "note", RU_1.upper().replace(" ", " \u200b", 1), "--path", "ru.md") == 0
     assert "already saved" in capsys.readouterr().out
@@ -187,7 +190,7 @@ def test_the_same_russian_fact_twice_is_one_entry(
 def test_an_entry_without_words_is_never_matched_by_a_key(store: Store, remote: Path) -> None:
     """An emoji-only entry is removed by its exact text, and another wordless entry stays."""
     agents = "[by: bot; kind: fact; status: tentative]"
-    store.write([ops.WriteFile("e.md", f"# e\n\n- 🙂 {agents}\n- — {agents}\n")], author=ANN, message="e")  # fmt: skip
+    store.write([writes.WriteFile("e.md", f"# e\n\n- 🙂 {agents}\n- — {agents}\n")], author=ANN, message="e")  # fmt: skip
     out = mcp(store, "deleteMemory", {"path": "e.md", "message": "m", "entries": ["—"]})
     assert not out.is_error, text_of(out)
     assert remote_file(remote, "e.md") == f"# e\n\n- 🙂 {agents}\n"
@@ -234,7 +237,7 @@ def test_console_message_trailer_refused_and_revert_says_what_it_did(tmp_path: P
                   "message": "why\n\nHippo-Key: revert:abc"},
         )  # fmt: skip
         assert resp.status_code == 422 and remote_tip(remote) == before
-        added = rt.store.write([ops.AddEntry("r.md", "the fact")], author=ANN, message="add")
+        added = rt.store.write([writes.AddEntry("r.md", "the fact")], author=ANN, message="add")
         for _ in range(2):
             sha = added.commit if _ == 0 else remote_tip(remote)
             token = csrf(client, f"/console/commit/{sha}")
@@ -305,7 +308,7 @@ def test_console_cannot_rewrite_forgotten_md(tmp_path: Path) -> None:
     remote = tmp_path / "remote.git"
     try:
         rt.store.write(
-            [ops.AddTombstone("forgotten.md", "old fact", (("removed", "2026-11-01"),))],
+            [writes.AddTombstone("forgotten.md", "old fact", (("removed", "2026-11-01"),))],
             author=ANN,
             message="forget",
         )

@@ -11,14 +11,14 @@ if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
     from jobs.runtime import Runtime
 
 Sub = Any  # argparse's _SubParsersAction is private
-# memory.briefing.DEFAULT_BUDGET, for --help without importing the briefing (and its regex
+# memory.prompts.briefing.DEFAULT_BUDGET, for --help without importing the briefing (and its regex
 # module); tests/bot/test_brief.py checks they agree.
 DEFAULT_BUDGET = 1500
 
 
 def cmd_brief(args: argparse.Namespace, rt: Runtime) -> int:
     from jobs.briefing import brief  # redis and the rest load only when a command runs
-    from memory.briefing import BadBrief
+    from memory.prompts.briefing import BadBrief
     from memory.repo_prefs import BadRepo
 
     try:

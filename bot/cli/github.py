@@ -44,7 +44,7 @@ def _line(item: Learned) -> str:
 def cmd_github(args: argparse.Namespace, rt: Runtime) -> int:
     from github import GithubException
 
-    from integrations.github import GitHubNotConfigured
+    from integrations.github_client import GitHubNotConfigured
     from jobs.github.backfill import backfill, learn_one
 
     if "/" not in args.repo:

@@ -12,13 +12,13 @@ from bot.cli import output as out
 # Each command imports what it uses when it runs: `hippo --help` loads no store, no git.
 if TYPE_CHECKING:
     from jobs.runtime import Runtime
-    from memory.git.store import Author
+    from memory.git import Author
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
 
 
 def _author(args: argparse.Namespace) -> Author:
-    from memory.git.store import Author
+    from memory.git import Author
 
     who = getattr(args, "by", None) or "hippo cli"
     return Author(who, f"{who.replace(' ', '.')}@cli.hippo.invalid")
@@ -35,7 +35,9 @@ def cmd_init(args: argparse.Namespace, rt: Runtime) -> int:
 
 def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
     from integrations import metrics
-    from memory import notes, snapshot, validate
+    from memory import notes
+    from memory.prompts import snapshot
+    from memory.writes import validate
 
     saved = notes.save_note(
         rt.store,
@@ -71,7 +73,8 @@ def _match_json(m: Any) -> dict[str, Any]:
 
 
 def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
-    from memory import notes, validate
+    from memory import notes
+    from memory.writes import validate
 
     found = notes.matches(rt.store, args.text)
     pick = [(m.path, m.text) for m in found] if args.all else None
@@ -102,8 +105,8 @@ def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
-    from memory import version
-    from memory.git.store import DREAMER
+    from memory.format import version
+    from memory.git import DREAMER
 
     rt.store.sync()
     tree = {p: b.decode("utf-8", "replace") for p, b in rt.store.tree().items()}
@@ -171,7 +174,7 @@ def cmd_log(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_lint(args: argparse.Namespace, rt: Runtime) -> int:
-    from memory.lint import lint
+    from memory.format.lint import lint
 
     rt.store.sync()
     tree = rt.store.tree() if rt.store.tip() else {}
@@ -192,7 +195,7 @@ def _plain_git_problems(rt: Runtime, tree: dict[str, bytes]) -> list[Any]:
     """What history shows a plain git push did that the write path refuses: a dreaming state
     dreaming did not write, a forgotten fact brought back (memory/dream/plain_git.py)."""
     from memory.dream import plain_git
-    from memory.lint import Problem
+    from memory.format.lint import Problem
 
     out: list[Any] = []
     foreign = plain_git.foreign_state(rt.store)

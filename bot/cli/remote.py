@@ -15,7 +15,7 @@ from memory.errors import MemoryStoreError
 
 if TYPE_CHECKING:  # the store (pygit2) loads when a command runs, not for --help
     from jobs.runtime import Runtime
-    from memory.git.store import Store
+    from memory.git import Store
 
 Sub = Any
 
@@ -70,8 +70,8 @@ def cmd_doctor(args: argparse.Namespace, rt: Runtime) -> int:
 
 def _remote_checks(store: Store) -> list[tuple[str, Callable[[], str]]]:
     """Reach, fetch and push, in order: each only means something once the one before passed."""
+    from memory.git import BRANCH
     from memory.git.maintenance import check_push
-    from memory.git.store import BRANCH
 
     def reach() -> str:
         heads = [h for h in store.heads() if h.startswith("refs/heads/")]
@@ -95,8 +95,8 @@ def _remote_checks(store: Store) -> list[tuple[str, Callable[[], str]]]:
 
 
 def cmd_maintenance(args: argparse.Namespace, rt: Runtime) -> int:
+    from memory.git import is_local
     from memory.git.maintenance import maintain
-    from memory.git.store import is_local
 
     rt.store.sync()
     with progress("repacking", total=2 if is_local(rt.store.remote) else 1) as advance:

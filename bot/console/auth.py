@@ -21,7 +21,7 @@ from werkzeug.wrappers import Response
 
 from bot.console import sessions
 from jobs.runtime import Runtime
-from memory.git.store import Author
+from memory.git import Author
 
 SLACK_AUTHORIZE = "https://slack.com/openid/connect/authorize"
 OPEN = frozenset(

@@ -9,10 +9,10 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from bot.console.auth import author
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory import ops
+from memory import writes
 from memory.errors import MemoryStoreError
 
 PREFIX = "preferences/channels/"
@@ -41,7 +41,7 @@ def install(bp: Blueprint, rt: Runtime) -> None:
                 error = "Write the instruction, e.g. 'answer in French'."
             else:
                 who = author()
-                op = ops.AddEntry(
+                op = writes.AddEntry(
                     f"{PREFIX}{channel}.md",
                     form["text"],
                     (("added", dt.date.today().isoformat()), ("by", who.name)),

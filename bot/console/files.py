@@ -11,8 +11,9 @@ from bot.console.auth import author
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory import ops, snapshot
+from memory import writes
 from memory.errors import InvalidPath, MemoryStoreError
+from memory.prompts import snapshot
 
 # Keys shown as their own column; the rest are listed as "key: value".
 SHOWN = ("status", "verified", "added", "by")
@@ -27,7 +28,7 @@ def folders(paths: list[str]) -> list[tuple[str, list[str]]]:
     return sorted(groups.items(), key=lambda kv: (kv[0] != "", kv[0]))
 
 
-def parse_meta(raw: str) -> ops.Meta:
+def parse_meta(raw: str) -> writes.Meta:
     """'key: value; key: value' from a form → ordered pairs; ValueError when it is not that."""
     raw = " ".join(raw.split())
     if not raw:
@@ -38,7 +39,7 @@ def parse_meta(raw: str) -> ops.Meta:
     return meta
 
 
-def meta_text(meta: ops.Meta) -> str:
+def meta_text(meta: writes.Meta) -> str:
     """Metadata as typed in the entry form, escaped as in the file, so `parse_meta` reads the
     same values back (a ';' inside a value would otherwise split it)."""
     return "; ".join(f"{k}: {fmt.escape_value(v)}" for k, v in meta)
@@ -51,7 +52,7 @@ def is_url(value: str) -> bool:
 def safe(path: str) -> str:
     """`path` when it is a valid memory path, else 400 saying why."""
     try:
-        return ops.check_path(path)
+        return writes.check_path(path)
     except InvalidPath as exc:
         abort(400, str(exc))
 
@@ -106,7 +107,7 @@ def _install_edit(bp: Blueprint, rt: Runtime) -> None:
             else:
                 try:
                     done = rt.store.write(
-                        [ops.WriteFile(path, content)], author=author(), message=message
+                        [writes.WriteFile(path, content)], author=author(), message=message
                     )
                     snapshot.publish_if_index_changed(rt.store, done)  # new threads see it
                     return redirect(url_for("console.file", path=path))
@@ -160,7 +161,7 @@ def _save_entry(rt: Runtime, path: str, form: dict[str, str]) -> Response | str:
         return "An entry needs text; to remove it, edit the whole file."
     try:
         meta = parse_meta(form["meta"])
-        op = ops.ReplaceEntry(path, form["match"], form["text"], meta)
+        op = writes.ReplaceEntry(path, form["match"], form["text"], meta)
         done = rt.store.write([op], author=author(), message=form["message"].strip())
         snapshot.publish_if_index_changed(rt.store, done)  # new threads see the edit
     except ValueError as exc:

@@ -9,8 +9,9 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 
 from bot.console.auth import author
 from jobs.runtime import Runtime
-from memory import ops, textlines
+from memory import writes
 from memory.errors import InvalidPath, MemoryStoreError, NotFound
+from memory.format import lines as textlines
 
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
 
@@ -34,7 +35,7 @@ def install(bp: Blueprint, rt: Runtime) -> None:
     def history(path: str | None = None) -> Any:
         if path is not None:
             try:
-                ops.check_path(path)
+                writes.check_path(path)
             except InvalidPath as exc:
                 abort(400, str(exc))
         limit = min(request.args.get("limit", 100, type=int), 1000)

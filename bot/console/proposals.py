@@ -10,8 +10,8 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from bot.console.auth import author
 from jobs import proposals as settling
 from jobs.runtime import Runtime
-from memory import proposals
 from memory.errors import MemoryStoreError
+from memory.trust import proposals
 
 
 def install(bp: Blueprint, rt: Runtime) -> None:

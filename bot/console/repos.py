@@ -11,7 +11,7 @@ from bot.console.auth import author
 from jobs import oplog
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory import ops, repo_prefs
+from memory import repo_prefs, writes
 from memory.errors import MemoryStoreError
 
 ACTIVITY_DAYS = 14
@@ -38,7 +38,7 @@ def install(bp: Blueprint, rt: Runtime) -> None:
                 repo = repo_prefs.check_repo(form["repo"])
                 if not form["text"]:
                     raise repo_prefs.BadRepo("write the preference, e.g. 'assess billing impact'")
-                op = ops.AddEntry(
+                op = writes.AddEntry(
                     repo_prefs.path_for(repo),
                     form["text"],
                     (("added", dt.date.today().isoformat()), ("by", who.name)),

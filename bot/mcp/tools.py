@@ -1,7 +1,7 @@
 """What the MCP tools do, apart from MCP: read, write, delete, search and list memory files.
 
 Every write goes through `Store.write` (secrets, tombstones, protected `.dream/`, idempotency key,
-push); every path through `memory.ops.check_path`. Errors are the memory core's own, whose
+push); every path through `memory.writes.apply.check_path`. Errors are the memory core's own, whose
 messages say what to do; bot/mcp/server.py turns them into MCP tool errors.
 """
 
@@ -17,24 +17,30 @@ from jobs import oplog
 from jobs.briefing import brief
 from jobs.read_counts import HashStore, count_read
 from memory import format as fmt
-from memory import ops, snapshot, tombstones, trust, validate
-from memory.contradictions import Judge
+from memory import writes
 from memory.errors import NoteRejected, NotFound
-from memory.gate import Gate, Landed, kind_of
-from memory.git.store import Author, Store, WriteResult
+from memory.facts import tombstones
+from memory.facts.contradictions import Judge
+from memory.git import Author, Store, WriteResult
+from memory.prompts import snapshot
 from memory.search import Hit
+from memory.trust import rules as trust
+from memory.trust.agent_gate import Gate, Landed
+from memory.trust.rules import kind_of
+from memory.writes import validate
 
 DEFAULT_FILE = "MEMORY.md"
 
 
 def author_for(name: str, *, person: bool = False) -> Author:
     """The commit author for an agent or person known only by name (a token's name). An MCP
-    caller is an agent (memory/trust.py) unless configuration declares its token a person's."""
+    caller is an agent (memory/trust/rules.py) unless configuration declares its token a
+    person's."""
     slug = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-") or "agent"
     return Author(name, f"{slug}@mcp.hippo", role=trust.PERSON if person else trust.AGENT)
 
 
-def parse_line(line: str) -> tuple[str, ops.Meta]:
+def parse_line(line: str) -> tuple[str, writes.Meta]:
     """An entry as given by an agent ('- text [key: value]' or plain text) → (text, meta)."""
     body = line.strip()
     entry = fmt.parse_entry(body)
@@ -66,7 +72,7 @@ class MemoryTools:
         return author_for(by, person=by in self.people)
 
     def read(self, path: str = DEFAULT_FILE) -> str:
-        path = ops.check_path(path or DEFAULT_FILE)
+        path = writes.check_path(path or DEFAULT_FILE)
         text = self.store.read_or_none(path)
         if text is None:
             raise NotFound(f"{path} does not exist; listMemory shows the files there are")
@@ -76,7 +82,7 @@ class MemoryTools:
 
     def list_files(self, prefix: str = "") -> list[str]:
         if prefix:
-            ops.check_path(prefix.rstrip("/"))
+            writes.check_path(prefix.rstrip("/"))
         return sorted(self.store.files(prefix))
 
     def search(
@@ -94,7 +100,7 @@ class MemoryTools:
     def brief(
         self, task: str, repo: str = "", paths: Sequence[str] = (), budget: int = 1500
     ) -> str:
-        """The briefing's text (memory.briefing), counted in the operational log."""
+        """The briefing's text (memory.prompts.briefing), counted in the operational log."""
         return brief(
             self.store,
             task,
@@ -119,24 +125,25 @@ class MemoryTools:
         kind: str = "",
     ) -> dict[str, Any]:
         """An MCP client is an agent unless its token is a person's: an agent's entries pass
-        the quality gate (memory.gate) and the write path's trust rules (memory.trust)."""
-        path = ops.check_path(path)
+        the quality gate (memory.trust.agent_gate) and the write path's trust rules
+        (memory.trust.rules)."""
+        path = writes.check_path(path)
         if content is not None and (entries or replace):
             raise NoteRejected("give either content (a whole file) or entries/replace, not both")
         if content is None and not entries and not replace:
             raise NoteRejected("nothing to write: give entries, replace or content")
         today = self.today().isoformat()
-        batch: list[ops.Operation] = []
+        batch: list[writes.Operation] = []
         if content is not None:
-            batch.append(ops.WriteFile(path, content))
+            batch.append(writes.WriteFile(path, content))
         for line in entries:
             text, meta = parse_line(line)
             if not text:
                 raise NoteRejected(f"an entry for {path} is empty")
-            batch.append(ops.AddEntry(path, text, _stamp(meta, by, today), title=title))
+            batch.append(writes.AddEntry(path, text, _stamp(meta, by, today), title=title))
         for r in replace:
             text, meta = parse_line(r.text)
-            batch.append(ops.ReplaceEntry(path, r.match, text, meta))
+            batch.append(writes.ReplaceEntry(path, r.match, text, meta))
         author = self.author(by)
         gate = Gate(kind=kind_of(kind), judge=self.judge, origin=f"by {by}")
         if author.agent is not None:
@@ -163,31 +170,32 @@ class MemoryTools:
         key: str | None = None,
     ) -> dict[str, Any]:
         """Remove entries (or the whole file when none are named), each recorded in forgotten.md."""
-        path = ops.check_path(path)
+        path = writes.check_path(path)
         if path == tombstones.PATH:
             raise NoteRejected("forgotten.md keeps what was removed on purpose; it is not deleted")
         text = self.store.read_or_none(path)
         if text is None:
             raise NotFound(f"{path} does not exist; listMemory shows the files there are")
         doc = fmt.parse(text)
-        batch: list[ops.Operation] = []
+        batch: list[writes.Operation] = []
         if entries:
             gone = [_find(doc, path, parse_line(e)[0]) for e in entries]
-            batch.extend(ops.RemoveEntry(path, e.text) for e in gone)
+            batch.extend(writes.RemoveEntry(path, e.text) for e in gone)
         else:
             gone = list(doc.entries)
-            batch.append(ops.DeleteFile(path))
+            batch.append(writes.DeleteFile(path))
         today = self.today().isoformat()
         for entry in gone:
             stone, meta = tombstones.entry_for(
                 entry, path=path, removed=today, by=by, reason=reason
             )
-            batch.append(ops.AddTombstone(tombstones.PATH, stone, meta, title=tombstones.TITLE))
+            batch.append(writes.AddTombstone(tombstones.PATH, stone, meta, title=tombstones.TITLE))
         result = self.store.write(
             batch, author=self.author(by), message=_msg(message), key=_key(by, key)
         )
         snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
-        # An agent's deletion of a person's entry is a proposal (memory/trust.py), not a removal.
+        # An agent's deletion of a person's entry is a proposal (memory/trust/rules.py), not a
+        # removal.
         return {**_result(result), "proposed": max(0, len(gone) - len(result.removed))}
 
 
@@ -199,11 +207,11 @@ def _find(doc: fmt.Document, path: str, text: str) -> fmt.Entry:
 
 
 def _key(by: str, key: str | None) -> str | None:
-    """The caller's idempotency key in its own namespace (see memory.validate.external_key)."""
+    """The caller's idempotency key in its own namespace (memory.writes.validate.external_key)."""
     return validate.external_key("mcp:" + author_for(by).email.split("@", 1)[0], key)
 
 
-def _stamp(meta: ops.Meta, by: str, today: str) -> ops.Meta:
+def _stamp(meta: writes.Meta, by: str, today: str) -> writes.Meta:
     """Who added an entry and when, unless the caller said so already."""
     keys = {k.lower() for k, _ in meta}
     extra = [(k, v) for k, v in (("added", today), ("by", by)) if k not in keys]

@@ -15,7 +15,7 @@ from slack_bolt.authorization import AuthorizeResult
 
 from bot.slack import agent, commands, dream, forget, home, install, mentions, notes
 from bot.slack.claims import ClaimPending
-from jobs.celery_app import BROKER_DOWN
+from jobs.broker import BROKER_DOWN
 from jobs.runtime import Runtime
 
 

@@ -12,7 +12,7 @@ from slack_bolt import Ack, App
 from bot.slack.claims import submit
 from bot.slack.intake import route
 from bot.slack.intent import SlackContext
-from integrations.slack import plain_text
+from integrations.slack_post import plain_text
 from jobs.runtime import Runtime
 from jobs.slack.messages import help_text
 from jobs.slack.tasks import SHOW_HELP

@@ -24,8 +24,8 @@ from slack_bolt.authorization.authorize import Authorize
 from slack_bolt.oauth import OAuthFlow
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 
-from integrations.slack import make_web_client
 from integrations.slack_installs import Installs
+from integrations.slack_post import make_web_client
 from jobs.runtime import Runtime
 from jobs.workspaces import TEAM, workspaces_of
 

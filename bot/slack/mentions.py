@@ -19,7 +19,7 @@ from slack_bolt import App, BoltContext
 from bot.slack.claims import submit
 from bot.slack.intake import route
 from bot.slack.intent import SlackContext
-from integrations.slack import plain_text
+from integrations.slack_post import plain_text
 from jobs.runtime import Runtime
 
 # Message subtypes that are a person writing; edits, deletes and joins are not requests.

@@ -9,7 +9,7 @@ from slack_bolt import Ack, App
 
 from bot.slack.claims import submit
 from bot.slack.intent import Intent, SlackContext
-from integrations.slack import plain_text
+from integrations.slack_post import plain_text
 from jobs.runtime import Runtime
 from jobs.slack.tasks import SAVE_NOTE, SAVE_REACTED
 

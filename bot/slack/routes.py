@@ -14,7 +14,7 @@ from slack_sdk.signature import SignatureVerifier
 from bot.console.auth import current_user
 from bot.slack import install
 from bot.slack.app import make_slack_app
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.runtime import Runtime
 from jobs.workspaces import team_scope
 

@@ -1,7 +1,7 @@
 """The Slack agent's edits pushed as one commit, each entry through the quality gate.
 
-memory/gate.py gives every entry the agent wrote a kind and `status: tentative` and runs the
-contradiction check (Claude's verdict when a key is set: integrations/gate_llm.py); what
+memory/trust/agent_gate.py gives every entry the agent wrote a kind and `status: tentative` and runs
+the contradiction check (Claude's verdict when a key is set: integrations/gate_llm.py); what
 contradicts an existing entry is counted in the operational log.
 """
 
@@ -13,11 +13,13 @@ from integrations.gate_llm import judge_for
 from jobs import oplog
 from jobs.config import today
 from jobs.runtime import Runtime
-from memory import sandbox, snapshot, trust
-from memory.contradictions import CONTRADICT
 from memory.errors import MemoryStoreError
-from memory.gate import Gate
-from memory.git.store import Author
+from memory.facts.contradictions import CONTRADICT
+from memory.git import Author
+from memory.prompts import snapshot
+from memory.trust import rules as trust
+from memory.trust import sandbox
+from memory.trust.agent_gate import Gate
 
 HIPPO_EMAIL = "hippo@hippo.invalid"
 
@@ -36,7 +38,8 @@ def push_edits(
         rt.store,
         copy,
         sandbox.Attribution(permalink, f"hippo for {user}", today(rt.config)),
-        # An agent (memory/trust.py): its confirmations count as this thread, nothing it typed.
+        # An agent (memory/trust/rules.py): its confirmations count as this thread, nothing it
+        # typed.
         author=Author(f"hippo for {user}", HIPPO_EMAIL, role=trust.AGENT, origin=permalink),
         message=f"agent: edits from a Slack thread\n\nAsked: {asked[:200]}",
         key=f"slack-agent:{event_id}",

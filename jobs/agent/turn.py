@@ -16,7 +16,8 @@ from typing import Any
 
 import anthropic
 
-from integrations import agent, slack_thread
+from integrations import agent_llm as agent
+from integrations import slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
 from jobs.agent.edits import HIPPO_EMAIL, push_edits
@@ -25,10 +26,13 @@ from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from jobs.slack import delivery
 from memory import format as fmt
-from memory import sandbox, secrets, snapshot, trust
-from memory.git.store import Author
+from memory import secrets
+from memory.git import Author
 from memory.markup import slack, slack_broadcasts_off
-from memory.ops import AppendLine
+from memory.prompts import snapshot
+from memory.trust import rules as trust
+from memory.trust import sandbox
+from memory.writes import AppendLine
 
 PREFIX = "hippo:agent:"
 DONE_TTL = 3 * 24 * 3600  # a redelivered task finds this and posts nothing twice
@@ -71,7 +75,8 @@ class Outcome:
     files_touched: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)
     hits: list[str] = field(default_factory=list)
-    # (new, existing): what the agent saved beside an entry it contradicts (memory/gate.py)
+    # (new, existing): what the agent saved beside an entry it contradicts
+    # (memory/trust/agent_gate.py)
     disputed: list[tuple[str, str]] = field(default_factory=list)
 
 

@@ -19,7 +19,7 @@ from jobs.github import comments
 from jobs.github.lessons import learn, outcome_key
 from jobs.github.tasks import github_client, recorded_pushes, settings
 from jobs.runtime import Runtime
-from memory.lessons import outcomes as po
+from memory.lessons import pull_requests as po
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from jobs.github.tasks import github_client
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, retrying, task
 from memory.lessons import pitfalls
-from memory.lessons.gate import conventions_path
+from memory.lessons.planner import conventions_path
 from memory.markup import github
 
 if TYPE_CHECKING:  # PyGithub loads when a check runs (the web imports the task name to enqueue)

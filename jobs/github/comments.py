@@ -14,12 +14,12 @@ import logging
 import requests
 from github import Github, GithubException
 
-from integrations.github import GitHubSettings
 from integrations.github_checks import own_login, upsert_comment
+from integrations.github_client import GitHubSettings
 from jobs.config import console_file_url
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory.lessons.gate import conventions_path
+from memory.lessons.planner import conventions_path
 from memory.markup import github
 
 log = logging.getLogger("hippo.github")

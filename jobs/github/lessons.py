@@ -18,11 +18,11 @@ from jobs import oplog
 from jobs.config import today
 from jobs.runtime import Runtime
 from memory.errors import EntryConflict, TombstoneConflict
-from memory.git.store import Author, WriteResult
-from memory.lessons import gate as lessons
-from memory.lessons import outcomes as po
+from memory.git import Author, WriteResult
+from memory.lessons import planner as lessons
+from memory.lessons import pull_requests as po
 from memory.markup import slack, slack_link
-from memory.ops import Operation
+from memory.writes import Operation
 
 log = logging.getLogger("hippo.github")
 

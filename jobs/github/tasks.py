@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from integrations import github as gh
+from integrations import github_client as gh
 from jobs.github.lessons import NOTHING, Learning, learn, outcome_key
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, retrying, task
-from memory.lessons import outcomes as po
+from memory.lessons import pull_requests as po
 
 if TYPE_CHECKING:  # PyGithub loads when a pull request is fetched (the web imports task names)
     from github import Github

@@ -17,7 +17,7 @@ from celery import Task, current_task
 from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
-from integrations.slack import Blocks, Outbox
+from integrations.slack_post import Blocks, Outbox
 from jobs.runtime import Runtime
 
 log = logging.getLogger("hippo.slack")

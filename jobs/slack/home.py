@@ -18,7 +18,7 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.runtime import Runtime
 from jobs.slack import permissions
 from jobs.slack.channels import channel_slug

@@ -19,7 +19,7 @@ from jobs.task_base import HippoCelery, HippoTask, task
 from memory import format as fmt
 from memory import repo_prefs
 from memory.markup import slack
-from memory.ops import AddEntry, RemoveEntry
+from memory.writes import AddEntry, RemoveEntry
 
 INSTRUCTIONS_ADD = "hippo.slack.instructions_add"
 INSTRUCTIONS_LIST = "hippo.slack.instructions_list"

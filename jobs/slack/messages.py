@@ -8,11 +8,13 @@ mention or a disguised link.
 
 from __future__ import annotations
 
-from integrations.slack import Blocks
+from integrations.slack_post import Blocks
 from jobs.config import console_file_url
-from memory import notes, tombstones, trust
+from memory import notes
+from memory.facts import tombstones
 from memory.markup import slack, slack_link
 from memory.search import Hit
+from memory.trust import rules as trust
 
 HELP_TEMPLATE = """*hippo* keeps the team's memory. Mention me or use `/hippo`:
 • `@hippo save a note: <text>` (or `remember <text>`), the *Save to memory* shortcut, or a \

@@ -14,12 +14,12 @@ from collections.abc import Callable
 import redis.exceptions
 from slack_sdk.errors import SlackApiError
 
-from integrations.slack import Blocks
+from integrations.slack_post import Blocks
 from jobs.runtime import Runtime
 from jobs.slack import delivery
 from jobs.task_base import HippoTask, retrying
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
-from memory.git.store import Author
+from memory.git import Author
 from memory.markup import slack
 
 REPLIED_TTL = 3 * 24 * 3600

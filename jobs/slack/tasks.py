@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from integrations import metrics
-from integrations.slack import plain_text
+from integrations.slack_post import plain_text
 from jobs.config import today
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime

@@ -9,8 +9,9 @@ from typing import Any
 
 from memory import format as fmt
 from memory.dream.state import State
-from memory.ops import Operation, apply_ops
-from memory.validate import MAX_MESSAGE_CHARS
+from memory.writes.apply import apply_ops
+from memory.writes.operations import Operation
+from memory.writes.validate import MAX_MESSAGE_CHARS
 
 # Files that are not topics: the index, the inbox, tombstones, daily notes, the archive, state.
 SPECIAL = frozenset({"MEMORY.md", "inbox.md", "forgotten.md", "proposals.md"})

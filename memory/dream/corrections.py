@@ -1,7 +1,8 @@
 """Step 3, corrections: check every claim in tonight's files against ground truth.
 
 The files are chosen in code (select.py). A `Checker` turns an entry into (claim, verdict) pairs:
-the deterministic one recognises claims (claims.py) and asks the verifiers; with Claude, the model
+the deterministic one recognises claims (checkable_claims.py) and asks the verifiers; with Claude,
+the model
 reads the entry and calls the same verifiers as tools. Then, per entry:
 
 - every claim true → keep it, `verified: <today>`;
@@ -18,16 +19,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
+import memory.dream.checkable_claims as cl
+import memory.facts.tombstones as tombstones
 from memory import format as fmt
-from memory import tombstones
-from memory.dream import claims as cl
 from memory.dream.context import DREAM_BY, Context, StepResult
 from memory.dream.loose import Known
 from memory.dream.select import deletion_cap, select
 from memory.dream.verifiers import FIXABLE, NOT_CHECKABLE, TRUE, UNFIXABLE, Verdict, Verifiers
 from memory.errors import TombstoneConflict
 from memory.notes import INBOX
-from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
+from memory.writes.operations import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 Checked = list[tuple[cl.Claim, Verdict]]
 MAX_QUOTE = 120

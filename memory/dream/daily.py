@@ -13,10 +13,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import memory.format.lines as textlines
 from memory import format as fmt
-from memory import secrets, textlines
+from memory import secrets
 from memory.dream.context import DREAM_BY, Context, StepResult
-from memory.ops import AddEntry
+from memory.writes.operations import AddEntry
 
 ARCHIVE = "archive/"
 MIN_WORDS = 5

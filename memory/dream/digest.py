@@ -21,7 +21,7 @@ from memory import markup
 from memory.dream.merge import Possible
 from memory.dream.promote import Contradiction
 from memory.dream.run import Report, StepReport
-from memory.proposals import Proposal
+from memory.trust.proposals import Proposal
 
 REVERT_ACTION = "dream_revert"
 FORGET_ACTION = "dream_forget_file"
@@ -175,9 +175,9 @@ def oplog_blocks(day: dict[str, Any], used: list[tuple[str, str, int]] | None) -
 
 
 def contradiction_blocks(found: list[Contradiction], console_url: str = "") -> list[Block]:
-    """What agents wrote against an active entry (memory/gate.py): both are kept, the new one
-    tentative, until a person settles it (edits or forgets one of them in the file: each line
-    links to the file in the console)."""
+    """What agents wrote against an active entry (memory/trust/agent_gate.py): both are kept, the
+    new one tentative, until a person settles it (edits or forgets one of them in the file: each
+    line links to the file in the console)."""
     if not found:
         return []
     base = console_url.rstrip("/")
@@ -193,7 +193,7 @@ def contradiction_blocks(found: list[Contradiction], console_url: str = "") -> l
 
 
 def proposal_blocks(found: list[Proposal], workspace: str, console_url: str = "") -> list[Block]:
-    """Agents' deletions and edits of entries they may not change (memory/proposals.py), each
+    """Agents' deletions and edits of entries they may not change (memory/trust/proposals.py), each
     with Accept and Drop buttons (`action_id` ACCEPT_ACTION / DROP_ACTION, value
     "<workspace>|<proposal id>"); the console's Proposals page lists them all."""
     if not found:

@@ -9,10 +9,10 @@ top-level folders, and as a last resort the list is cut with a count of what was
 
 from __future__ import annotations
 
+import memory.format.lines as textlines
 from memory import format as fmt
-from memory import textlines
 from memory.dream.context import Context, StepResult
-from memory.ops import WriteFile
+from memory.writes.operations import WriteFile
 
 PATH = "MEMORY.md"
 HEADING = "## Index"

@@ -3,7 +3,7 @@ once, and the copy merged away is recorded in forgotten.md as `merged into <path
 source, so nothing said is lost without a trace.
 
 Entries that each name an identifier the other lacks (an incident id, a host, a ticket: see
-memory/contradictions.py) are never compared: they are about two things. Without Claude, two
+memory/facts/contradictions.py) are never compared: they are about two things. Without Claude, two
 entries merge only when they are provably one statement
 (memory/statements.py: the same words in the same roles, the same polarity, the same quantities,
 no antonym across). A pair that is close but not provably one (its content words match above
@@ -27,15 +27,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from memory import contradictions as cx
-from memory import facts, statements, tombstones
+import memory.dream.checkable_claims as cl
+import memory.facts.comparison as facts
+import memory.facts.contradictions as cx
+import memory.facts.tombstones as tombstones
 from memory import format as fmt
-from memory.dream import claims as cl
+from memory import statements
 from memory.dream.context import DREAM_BY, Context, StepResult
-from memory.git.store import Author, Store, WriteResult
+from memory.git.request import Author, WriteResult
+from memory.git.store import Store
 from memory.lexicon import NEGATIONS, NUMBER_WORDS
 from memory.notes import INBOX
-from memory.ops import AddTombstone, Operation, RemoveEntry, ReplaceEntry
+from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 
 Confirm = Callable[[str, str], bool]  # (older text, newer text) → the same fact?
 COMMON = 50  # entries per (rare) word compared at most: bounds the work on huge memories
@@ -78,7 +81,7 @@ class _Item:
     @cached_property
     def idents(self) -> frozenset[str]:
         """The identifiers among the keys (codes with a digit: "billing-806", "inc-1042"; not
-        plain numbers, quantities or times), as memory/contradictions.py reads them."""
+        plain numbers, quantities or times), as memory/facts/contradictions.py reads them."""
         return frozenset(
             k
             for k in self.keys

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+import memory.facts.tombstones as tombstones
 from memory import format as fmt
-from memory import tombstones
 from memory.dream import state as st
 from memory.dream.context import is_topic
 from memory.errors import TombstoneConflict
 from memory.git.history import CommitInfo
-from memory.git.store import DREAMER, HIPPO, Store
-from memory.ops import might_repeat
+from memory.git.request import DREAMER, HIPPO
+from memory.git.store import Store
+from memory.writes.apply import might_repeat
 
 HISTORY = 50  # commits of one file looked at, newest first
 

@@ -1,9 +1,10 @@
 """Part of the outcomes step: what agents wrote becomes active once a second source confirms it.
 
-A tentative entry with a `kind` (an agent's, memory/gate.py) becomes `active` when, in order:
+A tentative entry with a `kind` (an agent's, memory/trust/agent_gate.py) becomes `active` when, in
+order:
 
 1. it was seen from two independent places: its sources and `evidence:` (another Slack thread,
-   another agent) name two origins (memory.gate.origins: one thread counts once);
+   another agent) name two origins (memory.trust.rules.origins: one thread counts once);
 2. a verifier found every claim in it true (the corrections step wrote `verified: <date>`);
 3. a person's own entry (no `status`, no `kind`) in the same file or in inbox.md, where notes
    land that name no topic, states the same fact;
@@ -19,11 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from memory import contradictions as cx
+import memory.facts.contradictions as cx
 from memory import format as fmt
 from memory.dream.context import Context
-from memory.gate import is_live, origins
-from memory.ops import Operation, ReplaceEntry
+from memory.trust.agent_gate import is_live
+from memory.trust.rules import origins
+from memory.writes.operations import Operation, ReplaceEntry
 
 CONVENTIONS = "conventions/"
 INBOX = "inbox.md"

@@ -15,18 +15,23 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
+import memory.dream.consolidate_lessons as outcomes
+import memory.facts.tombstones as tombstones
+import memory.format.lines as textlines
+import memory.format.version as version
+import memory.trust.proposals as proposals
 from memory import format as fmt
-from memory import proposals, textlines, tombstones, version
-from memory.dream import corrections, daily, index, outcomes, plain_git, tidy, unused
+from memory.dream import corrections, daily, index, plain_git, tidy, unused
 from memory.dream import state as st
 from memory.dream.changes import RenameFinder, changed_since
-from memory.dream.claims import known_repos
+from memory.dream.checkable_claims import known_repos
 from memory.dream.context import Context, StepResult, is_topic
 from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
-from memory.git.store import DREAMER, Store
-from memory.ops import AddEntry, ReplaceEntry
+from memory.git.request import DREAMER
+from memory.git.store import Store
+from memory.writes.operations import AddEntry, ReplaceEntry
 
 STEPS = ("daily", "outcomes", "corrections", "tidy", "index", "state")
 TRAILER = "Hippo-Dream"

@@ -1,10 +1,10 @@
 """`.dream/state.json`: what the last dream saw and did, so the next one knows where to start.
 
-Keys: `formatVersion` (the memory format hippo wrote, memory/version.py), `lastRun` (the run
+Keys: `formatVersion` (the memory format hippo wrote, memory/format/version.py), `lastRun` (the run
 id: the night's date), `lastRunAt` (ISO time), `lastCommit` (the commit the dream finished on,
 before this file), `checked` (path → date last verified), `unverified` (paths with claims
 nothing could check), `deferred` (paths whose deletions waited for the cap)
-(the prompt snapshots are refs, see memory/snapshot.py).
+(the prompt snapshots are refs, see memory/prompts/snapshot.py).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from memory import version
-from memory.ops import WriteFile
+import memory.format.version as version
+from memory.writes.operations import WriteFile
 
 PATH = ".dream/state.json"
 

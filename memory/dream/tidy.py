@@ -26,14 +26,14 @@ import re
 from dataclasses import replace
 from datetime import timedelta
 
+import memory.facts.tombstones as tombstones
 from memory import format as fmt
-from memory import tombstones
 from memory.dream import merge, plain_git
 from memory.dream.context import Context, StepResult
 from memory.dream.select import deletion_cap
 from memory.errors import TombstoneConflict
 from memory.notes import INBOX, STOP_WORDS, choose_topic
-from memory.ops import AddEntry, Operation, RemoveEntry, ReplaceEntry
+from memory.writes.operations import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 SHORT_LIVED = frozenset({"short-lived", "transient", "temporary", "short", "today", "this-week"})
 SUBJECT_WORDS = 2  # subject words a note must share with a topic to be filed there by them

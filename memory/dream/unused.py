@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 
+import memory.dream.checkable_claims as cl
 from memory import format as fmt
-from memory.dream import claims as cl
 from memory.dream.context import is_topic
 from memory.dream.loose import Known
 

@@ -2,8 +2,8 @@
 
 A verifier has a `name`, the claim `kinds` it understands and `check(claim) -> Verdict`. Teams add
 their own by passing more verifiers to the dream; the first verifier that takes a claim's kind
-answers. The real ones (GitHub, Slack, HTTP) live in integrations/verifiers.py; the one here needs
-no network: links inside the memory.
+answers. The real ones (GitHub, Slack, HTTP) live in integrations/live_verifiers.py; the one here
+needs no network: links inside the memory.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from memory.dream.claims import LINK, Claim
+from memory.dream.checkable_claims import LINK, Claim
 from memory.format import link_for
 
 Status = Literal["true", "fixable", "unfixable", "not_checkable"]

@@ -9,10 +9,11 @@ from typing import NamedTuple
 import pygit2
 from pygit2.enums import FileMode
 
+import memory.git.history as history
 from memory.errors import InvalidText, MemoryStoreError, RemoteError
-from memory.git import history
 from memory.git.request import DREAMER, HIPPO, WriteRequest, WriteResult
-from memory.ops import Applied, Operation, apply_ops
+from memory.writes.apply import apply_ops
+from memory.writes.operations import Applied, Operation
 
 
 class BatchOutcome(NamedTuple):

@@ -9,10 +9,17 @@ from datetime import UTC, datetime
 import pygit2
 from pygit2.enums import SortMode
 
+import memory.format.lines as textlines
 from memory import format as fmt
-from memory import textlines
 from memory.errors import EntryConflict
-from memory.ops import AddEntry, DeleteFile, Operation, RemoveEntry, ReplaceEntry, WriteFile
+from memory.writes.operations import (
+    AddEntry,
+    DeleteFile,
+    Operation,
+    RemoveEntry,
+    ReplaceEntry,
+    WriteFile,
+)
 
 _TRAILER = re.compile(r"^([A-Z][\w-]*): (.+)$")
 

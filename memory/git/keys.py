@@ -14,7 +14,7 @@ _KEY = re.compile(r"^Hippo-Key: (.+)$", re.M)
 
 def trailer_keys(message: str) -> list[str]:
     """The `Hippo-Key:` values in the trailer block (the last paragraph) of a commit message:
-    a line further up is the message's text, never a key (see memory/validate.py)."""
+    a line further up is the message's text, never a key (see memory/writes/validate.py)."""
     block = message.strip().rsplit("\n\n", 1)[-1]
     return [k.strip() for k in _KEY.findall(block)]
 

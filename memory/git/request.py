@@ -6,15 +6,15 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import memory.trust.rules as trust
 from memory import format as fmt
-from memory import trust
 from memory.errors import MemoryStoreError
-from memory.ops import Operation
+from memory.writes.operations import Operation
 
 
 @dataclass(frozen=True)
 class Author:
-    """Who a write is by. `role` says which rules apply (memory/trust.py): a person's write is
+    """Who a write is by. `role` says which rules apply (memory/trust/rules.py): a person's write is
     theirs; an agent's (`role="agent"`, set by its door: MCP, the Slack agent) is stamped,
     gated and turned into proposals by the write path. `origin` is what an agent's confirmation
     counts as (a Slack thread's permalink; `by <name>` when empty)."""

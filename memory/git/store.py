@@ -14,33 +14,21 @@ from typing import Any
 
 import pygit2
 
-from memory import textlines
+import memory.format.lines as textlines
+import memory.git.history as history
 from memory.errors import NotFound, NotMemoryRepository
-from memory.git import history
 from memory.git.credentials import RemoteAuth, split_url
 from memory.git.keys import KeyIndex
 from memory.git.local import GITATTRIBUTES, LocalTransport
 from memory.git.locks import FileWorkspaceLock, RedisWorkspaceLock, WorkspaceLock
 from memory.git.mirror import Mirror
 from memory.git.network import NetworkTransport
-from memory.git.request import DREAMER, HIPPO, Author, WriteRequest, WriteResult
+from memory.git.request import HIPPO, Author, WriteRequest, WriteResult
 from memory.git.transport import BRANCH, Transport, is_local
 from memory.git.trees import TreeCache
 from memory.git.writer import Observer, Writer
-from memory.ops import Operation, WriteFile, check_path
 from memory.search import Hit, SearchIndex
-
-__all__ = [
-    "BRANCH",
-    "DREAMER",
-    "HIPPO",
-    "Author",
-    "RemoteAuth",
-    "Store",
-    "WriteResult",
-    "is_local",
-    "open_transport",
-]
+from memory.writes.operations import Operation, WriteFile, check_path
 
 MEMORY_MD = "# Memory\n\n## Index\n"
 INBOX_MD = "# Inbox: notes not yet filed under a topic\n\n"

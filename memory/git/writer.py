@@ -18,26 +18,16 @@ from contextvars import ContextVar
 
 import pygit2
 
-from memory import trust, validate
+import memory.trust.rules as trust
+import memory.writes.validate as validate
 from memory.errors import MemoryStoreError, RemoteError, RemoteUnreachable
 from memory.git.batch import BatchOutcome, apply_batch
 from memory.git.keys import KeyIndex
 from memory.git.locks import WorkspaceLock
 from memory.git.mirror import Mirror
-from memory.git.request import DREAMER, HIPPO, Author, WriteRequest, WriteResult
+from memory.git.request import DREAMER, Author, WriteRequest, WriteResult
 from memory.git.transport import Transport
-from memory.ops import Operation, check_op
-
-__all__ = [
-    "CONTEXT_TRAILERS",
-    "DREAMER",
-    "HIPPO",
-    "Author",
-    "Observer",
-    "WriteRequest",
-    "WriteResult",
-    "Writer",
-]
+from memory.writes.operations import Operation, check_op
 
 MAX_ATTEMPTS = 25
 MAX_BATCH = 256

@@ -1,6 +1,6 @@
 """Pitfalls: an agent pull request repeating a mistake that a lesson recorded, line by line.
 
-Pure and deterministic. When a lesson is learned (memory.lessons.gate) it records what the check
+Pure and deterministic. When a lesson is learned (memory.lessons.planner) it records what the check
 needs in its `pitfall:` metadata: the code names people removed from the agent's change and did
 not put back (`mock` when they replaced `mock.Mock()` by a fixture), next to the `scope` (kinds
 of files, `tests/unit/*.py`) its `signature` already holds. `find` reads the added lines of a
@@ -17,9 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+import memory.format.lines as textlines
 from memory import format as fmt
-from memory import textlines
-from memory.lessons.outcomes import FileDiff, Signature, file_kind
+from memory.lessons.pull_requests import FileDiff, Signature, file_kind
 
 ACTIVE = "active"
 MAX_NEEDLES = 6

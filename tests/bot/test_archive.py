@@ -11,9 +11,9 @@ import pytest
 from bot.cli.main import main
 from bot.mcp.server import build_server, fixed
 from bot.mcp.tools import MemoryTools
-from memory import ops
+from memory import writes
 from memory.errors import AppendOnly
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from tests.bot.test_mcp import run_call, text_of
 
 ALICE = Author("alice", "alice@example.com")
@@ -25,23 +25,25 @@ EPISODE = json.dumps({"type": "thread_summary", "summary": "the redis failover d
 def store(tmp_path: Path) -> Store:
     s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
     s.init()
-    s.write([ops.AppendLine(DAY, EPISODE)], author=ALICE, message="episode")
-    s.write([ops.AddEntry("ops/redis.md", "redis failover takes 30 s")], author=ALICE, message="n")
+    s.write([writes.AppendLine(DAY, EPISODE)], author=ALICE, message="episode")
+    s.write(
+        [writes.AddEntry("ops/redis.md", "redis failover takes 30 s")], author=ALICE, message="n"
+    )
     return s
 
 
 @pytest.mark.parametrize(
     "op",
     [
-        ops.WriteFile(DAY, "{}\n"),
-        ops.DeleteFile(DAY),
-        ops.MoveFile(DAY, "archive/old.jsonl"),
-        ops.MoveFile("ops/redis.md", "archive/redis.md"),
-        ops.AddEntry(DAY, "a bullet"),
-        ops.RemoveEntry(DAY, "anything"),
+        writes.WriteFile(DAY, "{}\n"),
+        writes.DeleteFile(DAY),
+        writes.MoveFile(DAY, "archive/old.jsonl"),
+        writes.MoveFile("ops/redis.md", "archive/redis.md"),
+        writes.AddEntry(DAY, "a bullet"),
+        writes.RemoveEntry(DAY, "anything"),
     ],
 )
-def test_only_appends_reach_the_archive(store: Store, op: ops.Operation) -> None:
+def test_only_appends_reach_the_archive(store: Store, op: writes.Operation) -> None:
     """Rewriting, deleting, moving in or out, and entry edits of archive/ are refused, named."""
     with pytest.raises(AppendOnly, match="append-only"):
         store.write([op], author=ALICE, message="try")
@@ -51,7 +53,7 @@ def test_only_appends_reach_the_archive(store: Store, op: ops.Operation) -> None
 def test_appending_through_a_whole_file_write_is_an_append(store: Store) -> None:
     """A whole-file write that keeps every byte and adds lines (what an editor saves) is fine."""
     more = EPISODE + "\n" + json.dumps({"summary": "second"}) + "\n"
-    store.write([ops.WriteFile(DAY, more)], author=ALICE, message="append")
+    store.write([writes.WriteFile(DAY, more)], author=ALICE, message="append")
     assert store.read(DAY) == more
 
 

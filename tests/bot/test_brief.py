@@ -23,8 +23,8 @@ from jobs import oplog
 from jobs.config import Config
 from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
-from memory.git.store import Author
-from memory.ops import WriteFile
+from memory.git import Author
+from memory.writes import WriteFile
 from tests.console_helpers import sign_in
 from tests.paths import ROOT
 
@@ -132,7 +132,7 @@ def test_cli_bad_requests_exit_2(rt: Runtime, capsys: pytest.CaptureFixture[str]
 def test_cli_default_budget_is_the_briefings() -> None:
     """bot/cli/brief.py repeats the default budget so `hippo --help` needs no briefing import."""
     from bot.cli import brief as brief_command
-    from memory import briefing
+    from memory.prompts import briefing
 
     assert brief_command.DEFAULT_BUDGET == briefing.DEFAULT_BUDGET
 

@@ -172,7 +172,7 @@ def test_global_options_after_the_command(
 
 def test_note_in_memory_md_publishes_a_snapshot(argv: list[str], tmp_path: Path) -> None:
     """A CLI edit of MEMORY.md publishes a new prompt snapshot version for new threads."""
-    from memory.git.store import Store
+    from memory.git import Store
 
     run(argv, "init")
     assert run(argv, "note", "on-call handbook lives in the wiki", "--path", "MEMORY.md") == 0

@@ -16,7 +16,9 @@ from tests.paths import ROOT
 
 # Top-level packages a memory command has no use for.
 HEAVY = ("anthropic", "celery", "kombu", "slack_sdk", "slack_bolt", "flask", "github", "mcp")
-HEAVY += ("detect_secrets",)  # memory.secret_library loads it only for a text that needs it
+HEAVY += (
+    "detect_secrets",
+)  # memory.secrets.library_detectors loads it only for a text that needs it
 PROBE = """
 import json, sys
 from bot.cli.main import main
@@ -70,7 +72,7 @@ def test_memory_commands_import_no_heavy_library(tmp_path: Path, argv: list[str]
     assert code == 0
     assert sorted(modules.intersection(HEAVY)) == []
     if argv == ["--help"]:
-        assert not modules.intersection({"pygit2", "redis", "memory.briefing"})
+        assert not modules.intersection({"pygit2", "redis", "memory.prompts.briefing"})
     else:
         assert "pygit2" in modules  # the probe sees what the command loaded
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main
-from memory.lint import lint
+from memory.format.lint import lint
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"

@@ -14,12 +14,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from bot.app import create_app
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.config import Config
 from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
-from memory import ops
-from memory.git.store import Author
+from memory import writes
+from memory.git import Author
 from tests.fakes.slack import SlackFake
 
 TOKEN = "laptop-token"
@@ -43,7 +43,7 @@ def make_rt(tmp_path: Path, **extra: object) -> Runtime:
     )
     rt = Runtime(config)
     rt.store.init()
-    rt.store.write([ops.WriteFile("services/checkout.md", SEED)], author=ANN, message="seed")
+    rt.store.write([writes.WriteFile("services/checkout.md", SEED)], author=ANN, message="seed")
     return rt
 
 
@@ -228,13 +228,13 @@ def test_dream_runs_as_cards_with_revert_per_step(signed: FlaskClient, rt: Runti
     """Dream steps group into one card per run (date, summary, files, +/−); a step reverts alone."""
     run = {"Hippo-Dream": "2026-11-30-0300"}
     rt.store.write(
-        [ops.AddEntry("daily/2026-11-30.md", "shipped the retry cap", title="2026-11-30")],
+        [writes.AddEntry("daily/2026-11-30.md", "shipped the retry cap", title="2026-11-30")],
         author=ANN,
         message="dream(daily): note for 2026-11-30",
         trailers=run,
     )
     tidy = rt.store.write(
-        [ops.RemoveEntry("services/checkout.md", "retries are capped at three")],
+        [writes.RemoveEntry("services/checkout.md", "retries are capped at three")],
         author=ANN,
         message="dream(tidy): drop a transient entry",
         trailers=run,
@@ -390,7 +390,7 @@ def test_a_real_dream_run_is_one_card(signed: FlaskClient, rt: Runtime) -> None:
     from memory.dream.run import dream
 
     rt.store.write(
-        [ops.AddEntry("inbox.md", "the staging db restarts nightly at 02:00")],
+        [writes.AddEntry("inbox.md", "the staging db restarts nightly at 02:00")],
         author=ANN,
         message="note",
     )

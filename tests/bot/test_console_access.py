@@ -13,8 +13,8 @@ from flask.sessions import SecureCookieSessionInterface
 from bot.app import create_app
 from jobs.config import Config
 from jobs.runtime import Runtime
-from memory import ops
-from memory.git.store import Author
+from memory import writes
+from memory.git import Author
 
 TOKEN = "laptop-token"
 FACT = "retries are capped at three"
@@ -29,7 +29,7 @@ def make_rt(tmp_path: Path, **extra: str) -> Runtime:
     runtime = Runtime(config)
     runtime.store.init()
     runtime.store.write(
-        [ops.AddEntry("services/checkout.md", FACT, title="checkout-api")],
+        [writes.AddEntry("services/checkout.md", FACT, title="checkout-api")],
         author=Author("ann", "ann@example.com"),
         message="seed",
     )

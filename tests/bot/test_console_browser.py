@@ -18,8 +18,8 @@ from werkzeug.serving import make_server
 from bot.app import create_app
 from jobs.config import Config
 from jobs.runtime import Runtime
-from memory import ops
-from memory.git.store import Author
+from memory import writes
+from memory.git import Author
 
 pytestmark = pytest.mark.browser
 
@@ -65,7 +65,7 @@ def base_url(tmp_path: Path) -> Iterator[tuple[str, Runtime]]:
     rt.store.init()
     rt.store.write(
         [
-            ops.AddEntry(
+            writes.AddEntry(
                 "team/releases.md", FACT, (("source", "https://example.test/r1"),), "Releases"
             )
         ],

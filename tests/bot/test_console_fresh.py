@@ -10,8 +10,8 @@ import pytest
 from bot.app import create_app
 from jobs.config import Config
 from jobs.runtime import Runtime
-from memory import ops
-from memory.git.store import Author
+from memory import writes
+from memory.git import Author
 from tests.console_helpers import sign_in
 from tests.remotes import Target, target
 
@@ -57,7 +57,7 @@ def test_a_commit_pushed_elsewhere_opens_at_once(tmp_path: Path, kind: str) -> N
         try:
             rt.store.init()
             rt.store.write(
-                [ops.WriteFile("services/checkout.md", "# checkout\n\n- retries: 3\n")],
+                [writes.WriteFile("services/checkout.md", "# checkout\n\n- retries: 3\n")],
                 author=Author("ann", "ann@example.com"),
                 message="seed",
             )

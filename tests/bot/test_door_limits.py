@@ -14,7 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.runtime import Runtime
 from tests.console_helpers import sign_in
 from tests.fakes.github import delivery_headers, pull_request_payload

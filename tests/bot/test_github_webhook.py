@@ -16,7 +16,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs import oplog
 from jobs.briefing import brief
 from jobs.celery_app import make_celery
@@ -26,8 +26,8 @@ from jobs.github.lessons import learn
 from jobs.github.tasks import recorded_pushes
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory.git.store import Author
-from memory.lessons import outcomes as po
+from memory.git import Author
+from memory.lessons import pull_requests as po
 from memory.notes import forget
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.github import (

@@ -26,7 +26,7 @@ from bot.mcp.tools import MemoryTools
 from jobs.config import Config
 from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
-from memory.git.store import Store
+from memory.git import Store
 from tests.paths import ROOT
 
 

@@ -13,8 +13,8 @@ from bot.mcp.server import build_server, fixed
 from bot.mcp.tools import MemoryTools
 from jobs import oplog
 from memory import format as fmt
-from memory.git.store import Author, Store
-from memory.ops import AddEntry
+from memory.git import Author, Store
+from memory.writes import AddEntry
 from tests.bot.test_mcp import run_call, text_of
 
 PERSON = Author("alice", "alice@example.com")

@@ -1,6 +1,6 @@
 """Who may write what, through the MCP door (the SDK's own client, in process): an agent cannot
 promote itself, erase or rewrite a person's entry, or write the instructions agents follow; the
-write path enforces it for every file (memory/trust.py), and the dream promotes only on hippo's
+write path enforces it for every file (memory/trust/rules.py), and the dream promotes only on hippo's
 own records of who wrote what."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from bot.mcp.server import build_server, fixed
 from bot.mcp.tools import MemoryTools
 from memory import format as fmt
 from memory.dream.run import dream
-from memory.git.store import Author, Store
-from memory.lint import lint
-from memory.ops import WriteFile
+from memory.format.lint import lint
+from memory.git import Author, Store
+from memory.writes import WriteFile
 from tests.bot.test_mcp import run_call, text_of
 
 ALICE = Author("alice", "alice@example.com")
@@ -174,9 +174,9 @@ def test_the_write_path_holds_whatever_the_door_sent(store: Store) -> None:
     """The rules live in the write path, not in a door: operations written straight through
     `Store.write` by an agent's author (no gate) get the same treatment, and a raw line appended
     to a file of entries is refused."""
-    from memory import trust
     from memory.errors import ProtectedPath
-    from memory.ops import AddEntry, AppendLine, RemoveEntry
+    from memory.trust import rules as trust
+    from memory.writes import AddEntry, AppendLine, RemoveEntry
 
     bot = Author("bot", "bot@mcp.hippo", role=trust.AGENT)
     store.write(

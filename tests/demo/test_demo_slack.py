@@ -9,7 +9,7 @@ import pytest
 
 from demo import slack as demo_slack
 from demo.context import Demo
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.config import Config
 from jobs.runtime import Runtime
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from memory.dream.claims import Claim
+from memory.dream.checkable_claims import Claim
 from memory.dream.verifiers import Verdict
 
 

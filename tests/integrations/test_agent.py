@@ -8,7 +8,7 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from integrations import agent
+from integrations import agent_llm as agent
 from integrations.agent_tools import Toolbox
 from tests.fakes.anthropic import FakeAnthropic
 

@@ -17,8 +17,8 @@ from memory import format as fmt
 from memory.dream.daily import Episode
 from memory.dream.run import dream
 from memory.dream.verifiers import MemoryLinks, Verdict, Verifiers
-from memory.git.store import Author, Store
-from memory.ops import WriteFile
+from memory.git import Author, Store
+from memory.writes import WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.verifiers import TableVerifier
 

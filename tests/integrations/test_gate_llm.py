@@ -8,8 +8,8 @@ import pytest
 
 from integrations.gate_llm import ClaudeGate, judge_for
 from integrations.llm import make_client
-from memory import contradictions as cx
 from memory import format as fmt
+from memory.facts import contradictions as cx
 from tests.fakes.anthropic import FakeAnthropic
 
 OLD = "checkout-api talks to the payments API over gRPC"

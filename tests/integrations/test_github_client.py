@@ -11,10 +11,10 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from integrations import github as gh
+from integrations import github_client as gh
 from integrations.github_pulls import fetch_pull, git_reader
 from jobs.config import Config
-from memory.lessons import outcomes as po
+from memory.lessons import pull_requests as po
 from tests.conftest import CONFORMANCE
 from tests.fakes.github import (
     FakeGitHub,

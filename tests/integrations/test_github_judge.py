@@ -8,9 +8,9 @@ import pytest
 
 from integrations.lessons_llm import ClaudeJudge
 from integrations.llm import make_client
-from memory.lessons import gate as lessons
-from memory.lessons import outcomes as po
-from memory.ops import apply_ops
+from memory.lessons import planner as lessons
+from memory.lessons import pull_requests as po
+from memory.writes import apply_ops
 from tests.fakes.anthropic import FakeAnthropic
 
 AGENT = "hippo-agent[bot]"

@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
+from integrations.live_verifiers import HttpVerifier
 from integrations.safe_http import MAX_REDIRECTS
-from integrations.verifiers import HttpVerifier
 from jobs.config import Config, ConfigError
 from memory import format as fmt
-from memory.dream import claims as cl
+from memory.dream import checkable_claims as cl
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
-from memory.git.store import Author, Store
-from memory.ops import WriteFile
+from memory.git import Author, Store
+from memory.writes import WriteFile
 
 Routes = dict[str, tuple[int, str]]
 

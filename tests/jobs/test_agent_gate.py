@@ -18,8 +18,8 @@ from jobs.dream import count_outcomes
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.dream.run import dream
-from memory.git.store import Author
-from memory.ops import WriteFile
+from memory.git import Author
+from memory.writes import WriteFile
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.slack import SlackFake
 from tests.jobs.test_agent_turn import _config, _q

@@ -19,9 +19,9 @@ from jobs.agent.turn import NO_KEY_NOTE, Question, changes_since, take_turn
 from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
-from memory import snapshot
-from memory.git.store import Author
-from memory.ops import AddEntry, WriteFile
+from memory.git import Author
+from memory.prompts import snapshot
+from memory.writes import AddEntry, WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.slack import SECRET, SlackFake, payload_body
 from tests.slack_helpers import conformance, mention, post, wait

@@ -12,14 +12,14 @@ import pytest
 
 from bot.app import create_app
 from bot.cli.main import main
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.dream import make_verifiers, parse_now, run_dream
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory.git.store import Author
-from memory.ops import WriteFile
+from memory.git import Author
+from memory.writes import WriteFile
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, post, wait
 

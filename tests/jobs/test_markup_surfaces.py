@@ -25,8 +25,8 @@ from memory import markup, notes
 from memory.dream import digest
 from memory.dream.promote import Contradiction
 from memory.dream.run import Report, StepReport
-from memory.lessons.gate import LessonPlan
 from memory.lessons.pitfalls import Finding
+from memory.lessons.planner import LessonPlan
 from memory.search import Hit
 
 CONSOLE = "http://hippo.test"

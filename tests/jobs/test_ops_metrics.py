@@ -105,7 +105,7 @@ def test_verifier_calls_are_counted_by_result(tmp_path: Path) -> None:
     from threading import Thread
 
     from jobs.dream import make_verifiers
-    from memory.dream.claims import URL, Claim
+    from memory.dream.checkable_claims import URL, Claim
 
     class Gone(BaseHTTPRequestHandler):
         def do_HEAD(self) -> None:

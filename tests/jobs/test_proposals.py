@@ -16,8 +16,8 @@ from jobs.config import Config
 from jobs.dream import run_dream
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory.git.store import Author, Store
-from memory.ops import WriteFile
+from memory.git import Author, Store
+from memory.writes import WriteFile
 from tests.bot.test_mcp import run_call, text_of
 from tests.console_helpers import CSRF, sign_in
 from tests.fakes.slack import SlackFake, payload_body

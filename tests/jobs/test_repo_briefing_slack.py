@@ -17,8 +17,8 @@ from jobs.agent.turn import Question, take_turn
 from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
-from memory.git.store import Author
-from memory.ops import WriteFile
+from memory.git import Author
+from memory.writes import WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.slack import SECRET, SlackFake
 from tests.slack_helpers import command, mention, post

@@ -8,8 +8,8 @@ import pytest
 
 from jobs.runtime import Runtime
 from memory import notes
-from memory.git.store import Author
-from memory.ops import AddEntry
+from memory.git import Author
+from memory.writes import AddEntry
 from tests.fakes.slack import SlackFake
 
 pytestmark = pytest.mark.integration

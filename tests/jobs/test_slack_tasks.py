@@ -13,12 +13,12 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
-from integrations.slack import Outbox
+from integrations.slack_post import Outbox
 from jobs.celery_app import enqueue, make_celery
 from jobs.runtime import Runtime
 from memory import format as fmt
-from memory.git.store import Author
-from memory.ops import AddEntry
+from memory.git import Author
+from memory.writes import AddEntry
 from tests.console_helpers import sign_in
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, mention, post, shortcut, wait

@@ -13,7 +13,7 @@ from jobs.runtime import Runtime
 from jobs.workspace_dreams import DREAM_ALL
 from jobs.workspaces import runtime_for, workspaces_of
 from memory import notes
-from memory.git.store import Author
+from memory.git import Author
 from tests.fakes.slack import SlackFake
 from tests.slack_helpers import wait
 from tests.workspaces_helpers import installed, many_config

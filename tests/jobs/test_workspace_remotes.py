@@ -9,7 +9,7 @@ from pathlib import Path
 from jobs.runtime import Runtime
 from jobs.workspaces import runtime_for
 from memory import notes
-from memory.git.store import Author
+from memory.git import Author
 from tests.gitservers import bare_repo
 from tests.gitservers.smart_http import HttpGitServer
 from tests.workspaces_helpers import installed, many_config

@@ -1,4 +1,4 @@
-"""Briefings (memory/briefing.py): what an agent reads before it works on a task."""
+"""Briefings (memory/prompts/briefing.py): what an agent reads before it works on a task."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from memory import briefing
-from memory.briefing import BadBrief, build, estimate_tokens, path_matches, task_words
-from memory.git.store import Author, Store
-from memory.ops import AddTombstone, WriteFile
+from memory.git import Author, Store
+from memory.prompts import briefing
+from memory.prompts.briefing import BadBrief, build, estimate_tokens, path_matches, task_words
 from memory.repo_prefs import BadRepo
+from memory.writes import AddTombstone, WriteFile
 
 ANN = Author("ann", "ann@example.com")
 PR = "https://github.com/acme/shop/pull/"
@@ -151,7 +151,7 @@ def test_estimate_leans_high_for_other_scripts() -> None:
 
 
 def test_agents_entries_show_their_kind_status_and_dispute(store: Store) -> None:
-    """What an agent wrote through the gate (memory/gate.py) is marked tentative with its kind;
+    """What an agent wrote through the gate (memory/trust/agent_gate.py) is marked tentative with its kind;
     a line that contradicts an active entry says which; a revoked one never shows."""
     person = "the refund api retries twice on a 502"
     agent = "the refund api retries three times on a 502"

@@ -1,8 +1,8 @@
-"""Same fact in other words, never opposites (memory/facts.py), on tests/data/facts/pairs.tsv."""
+"""Same fact in other words, never opposites (memory/facts/comparison.py), on tests/data/facts/pairs.tsv."""
 
 from __future__ import annotations
 
-from memory import facts
+from memory.facts import comparison as facts
 from tests.paths import DATA
 
 PAIRS = DATA / "facts" / "pairs.tsv"

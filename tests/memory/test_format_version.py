@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main
-from memory import version
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
 from memory.errors import FormatTooNew
-from memory.git.store import DREAMER, Author, Store
-from memory.ops import AddEntry, WriteFile
+from memory.format import version
+from memory.git import DREAMER, Author, Store
+from memory.writes import AddEntry, WriteFile
 
 ALICE = Author("alice", "alice@example.com")
 

@@ -1,13 +1,14 @@
-"""The quality gate (memory/gate.py) and the contradiction check (memory/contradictions.py), pure."""
+"""The quality gate (memory/trust/agent_gate.py) and the contradiction check (memory/facts/contradictions.py), pure."""
 
 from __future__ import annotations
 
 import pytest
 
-from memory import contradictions as cx
 from memory import format as fmt
-from memory.gate import Gate, kind_of, origins
-from memory.ops import AddEntry, RemoveEntry, ReplaceEntry, WriteFile
+from memory.facts import contradictions as cx
+from memory.trust.agent_gate import Gate
+from memory.trust.rules import kind_of, origins
+from memory.writes import AddEntry, RemoveEntry, ReplaceEntry, WriteFile
 
 SLACK = "https://acme.slack.com/archives/C1/p1700000000000100"
 OTHER_THREAD = "https://acme.slack.com/archives/C2/p1700000500000200"

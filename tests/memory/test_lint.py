@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory.format import DECISIONS, INDEX_MAX_BYTES, INDEX_MAX_LINES
-from memory.lint import Problem, lint
+from memory.format.lint import Problem, lint
 from tests.conftest import CONFORMANCE
 
 GOOD_INDEX = (
@@ -163,7 +163,7 @@ def test_status_must_be_known() -> None:
 
 
 def test_kind_must_be_known() -> None:
-    """`kind` (what an agent learned, memory/gate.py) is pattern, pitfall, win, stack-note or fact."""
+    """`kind` (what an agent learned, memory/trust/agent_gate.py) is pattern, pitfall, win, stack-note or fact."""
     tree = good(
         **{"notes.md": b"- a [kind: gossip]\n- b [kind: stack-note]\n- c [kind: Pitfall]\n"}
     )

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memory import notes, ops
+from memory import notes, writes
 from memory.errors import NoteRejected, SecretFound, TombstoneConflict
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 
 ME = Author("U024BE7LH", "U024BE7LH@slack.hippo.invalid")
 
@@ -18,7 +18,7 @@ def store(tmp_path: Path) -> Store:
     s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
     s.init()
     s.write(
-        [ops.WriteFile("services/checkout-api.md", "# checkout-api: the checkout service\n")],
+        [writes.WriteFile("services/checkout-api.md", "# checkout-api: the checkout service\n")],
         author=ME,
         message="topic",
     )

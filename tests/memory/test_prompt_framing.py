@@ -13,9 +13,9 @@ import pytest
 from jobs.agent.turn import Question, take_turn
 from jobs.config import Config
 from jobs.runtime import Runtime
-from memory import sandbox
-from memory.git.store import Author
-from memory.ops import WriteFile
+from memory.git import Author
+from memory.trust import sandbox
+from memory.writes import WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.slack import SECRET, SlackFake
 

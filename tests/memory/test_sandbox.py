@@ -6,17 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from memory import sandbox
 from memory.errors import RemoteError
-from memory.git.store import Author, Store
-from memory.ops import (
-    AddEntry,
-    AppendLine,
-    DeleteFile,
-    RemoveEntry,
-    ReplaceEntry,
-    WriteFile,
-)
+from memory.git import Author, Store
+from memory.trust import sandbox
+from memory.writes import AddEntry, AppendLine, DeleteFile, RemoveEntry, ReplaceEntry, WriteFile
 
 WHO = sandbox.Attribution("https://x.slack.com/archives/C1/p1", "hippo for U1", "2026-11-30")
 HIPPO = Author("hippo for U1", "hippo@hippo.invalid")

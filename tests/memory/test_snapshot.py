@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memory import snapshot
-from memory.git.store import Author, Store
-from memory.ops import AddEntry, WriteFile
+from memory.git import Author, Store
+from memory.prompts import snapshot
+from memory.writes import AddEntry, WriteFile
 
 ALICE = Author("alice", "alice@example.com")
 

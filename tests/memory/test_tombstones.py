@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory import tombstones
 from memory.errors import TombstoneConflict
+from memory.facts import tombstones
 
 WORDS = ["redis", "timeout", "checkout", "api", "not", "never", "30s", "2", "vendor", "Monday"]
 TEXT = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from bot.app import create_app
 from bot.slack.intake import route
-from integrations.slack import Outbox, plain_text
+from integrations.slack_post import Outbox, plain_text
 from jobs.runtime import Runtime
 from tests.console_helpers import sign_in
 from tests.fakes.slack import SlackFake, signed_headers

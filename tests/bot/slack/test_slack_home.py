@@ -13,8 +13,8 @@ from flask.testing import FlaskClient
 from bot.app import create_app
 from jobs.runtime import Runtime
 from jobs.slack.home_view import CONSOLE_ACTION, DREAM_ACTION, Glance, LastDream, home_view
-from memory.git.store import Author
-from memory.ops import AddEntry, WriteFile
+from memory.git import Author
+from memory.writes import AddEntry, WriteFile
 from tests.fakes.slack import SlackFake, payload_body
 from tests.jobs.test_dream_tasks import SEED
 from tests.slack_helpers import conformance, golden, post, wait
@@ -127,7 +127,7 @@ def test_home_offline_goes_to_the_outbox(slack_runtime: Runtime) -> None:
     """Without a bot token the Home is kept in the console outbox (nothing to publish to)."""
     from dataclasses import replace
 
-    from integrations.slack import Outbox
+    from integrations.slack_post import Outbox
     from jobs.slack.home import publish
 
     rt = Runtime(replace(slack_runtime.config, slack_bot_token=""))

@@ -15,8 +15,8 @@ from bot.app import create_app
 from bot.slack.commands import shared
 from jobs.runtime import Runtime
 from jobs.slack.delivery import response_url_ok
-from memory.git.store import Author
-from memory.ops import AddEntry
+from memory.git import Author
+from memory.writes import AddEntry
 from tests.fakes.slack import SlackFake
 from tests.slack_helpers import command, golden, mention, post, wait
 

@@ -5,7 +5,7 @@ claim (the corpus holds negatives: paths without a repository, products, fractio
 from __future__ import annotations
 
 from memory import format as fmt
-from memory.dream import claims as cl
+from memory.dream import checkable_claims as cl
 from tests.paths import DATA
 
 CORPUS = DATA / "claims" / "corpus.tsv"

@@ -1,9 +1,9 @@
-"""Deterministic claim recognition and the verifier registry (memory/dream/claims.py, verifiers.py)."""
+"""Deterministic claim recognition and the verifier registry (memory/dream/checkable_claims.py, verifiers.py)."""
 
 from __future__ import annotations
 
 from memory import format as fmt
-from memory.dream import claims as cl
+from memory.dream import checkable_claims as cl
 from memory.dream.verifiers import MemoryLinks, Verdict, Verifiers
 from tests.fakes.verifiers import TableVerifier
 

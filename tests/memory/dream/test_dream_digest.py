@@ -9,8 +9,8 @@ from pathlib import Path
 from memory.dream import digest
 from memory.dream.run import dream
 from memory.dream.verifiers import Verdict, Verifiers
-from memory.git.store import Author, Store
-from memory.ops import WriteFile
+from memory.git import Author, Store
+from memory.writes import WriteFile
 from tests.fakes.verifiers import TableVerifier
 
 LESSON = "Observed: people add `timeout`"

@@ -9,8 +9,8 @@ from pathlib import Path
 from memory import format as fmt
 from memory.dream import digest
 from memory.dream.run import dream
-from memory.git.store import Author, Store
-from memory.ops import WriteFile
+from memory.git import Author, Store
+from memory.writes import WriteFile
 
 THREAD_A = "https://acme.slack.com/archives/C1/p1700000000000100"
 REPLY_A = "https://acme.slack.com/archives/C1/p1700000900000300?thread_ts=1700000000.000100&cid=C1"

@@ -31,6 +31,6 @@ def test_dream_core_imports_point_down_only() -> None:
 
 def test_verifiers_and_claude_live_in_integrations() -> None:
     """The real verifiers and the LLM glue import nothing from bot/ or jobs/."""
-    for rel in ("integrations/verifiers.py", "integrations/dream_llm.py"):
+    for rel in ("integrations/live_verifiers.py", "integrations/dream_llm.py"):
         bad = {m for m in imports(rel) if m.split(".")[0] in ("bot", "jobs")}
         assert not bad, f"{rel} imports {sorted(bad)}"

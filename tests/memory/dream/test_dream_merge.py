@@ -15,9 +15,9 @@ from memory.dream.merge import merge_pair
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
 from memory.errors import TombstoneConflict
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.notes import forget
-from memory.ops import AddEntry, WriteFile
+from memory.writes import AddEntry, WriteFile
 
 ALICE = Author("alice", "alice@example.com")
 NIGHT = datetime(2026, 11, 30, 3, 0)

@@ -16,7 +16,7 @@ from bot.cli.main import main
 from memory import format as fmt
 from memory.dream import digest
 from memory.dream.run import dream
-from memory.git.store import Store
+from memory.git import Store
 
 STALE = "the staging database is reset every night at 02:00"
 FORCED = "the release train leaves on tuesdays at noon"

@@ -11,9 +11,9 @@ from jobs.celery_app import make_celery
 from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
 from jobs.slack.tasks import recall
-from memory import snapshot
-from memory.git.store import Author
-from memory.ops import WriteFile
+from memory.git import Author
+from memory.prompts import snapshot
+from memory.writes import WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 
 FILES = {

@@ -15,8 +15,8 @@ from memory.dream.run import Report, dream
 from memory.dream.select import deletion_cap, select
 from memory.dream.state import State
 from memory.dream.verifiers import Verdict, Verifiers
-from memory.git.store import DREAMER, Author, Store
-from memory.ops import MoveFile, WriteFile
+from memory.git import DREAMER, Author, Store
+from memory.writes import MoveFile, WriteFile
 from tests.fakes.verifiers import TableVerifier
 
 ALICE = Author("alice", "alice@example.com")

@@ -8,8 +8,8 @@ from pathlib import Path
 from memory import format as fmt
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
-from memory.git.store import Author, Store
-from memory.ops import WriteFile
+from memory.git import Author, Store
+from memory.writes import WriteFile
 
 NIGHT = datetime(2026, 11, 30, 3, 0)
 

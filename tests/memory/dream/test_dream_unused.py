@@ -13,9 +13,9 @@ from memory import format as fmt
 from memory.dream import digest, unused
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from memory.notes import forget_file
-from memory.ops import WriteFile
+from memory.writes import WriteFile
 
 ALICE = Author("alice", "alice@example.com")
 TODAY = date(2026, 11, 30)

@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from integrations import github as gh
-from integrations.slack import make_web_client
-from integrations.verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+from integrations import github_client as gh
+from integrations.live_verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
+from integrations.slack_post import make_web_client
 from memory import format as fmt
-from memory.dream import claims as cl
+from memory.dream import checkable_claims as cl
 from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
-from memory.git.store import Author, Store
-from memory.ops import WriteFile
+from memory.git import Author, Store
+from memory.writes import WriteFile
 from tests.fakes.github import FakeGitHub, commit_body, file_body, pull_body, repo_body
 from tests.fakes.slack import SlackFake
 

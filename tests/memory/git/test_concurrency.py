@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from memory import notes, ops
+from memory import notes, writes
 from memory.errors import EntryConflict, TombstoneConflict
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 from tests.paths import ROOT
 from tests.remotes import KINDS, Target, target
 
@@ -101,7 +101,9 @@ def test_1_both_append_to_the_same_file(
         *[
             (
                 lambda s=s, i=i, n=n: s.write(
-                    [ops.AddEntry("services/api.md", f"fact {i} from {n}")], author=A, message="m"
+                    [writes.AddEntry("services/api.md", f"fact {i} from {n}")],
+                    author=A,
+                    message="m",
                 )
             )
             for n, s in (("a", a), ("b", b))
@@ -118,7 +120,7 @@ def test_2_both_append_to_inbox_hippo_and_person(
     """hippo and a person with git both append to inbox.md: union merge keeps both."""
     a, _ = two
     (person / "inbox.md").write_text((person / "inbox.md").read_text() + "- from the person\n")
-    a.write([ops.AddEntry("inbox.md", "from hippo")], author=A, message="m")
+    a.write([writes.AddEntry("inbox.md", "from hippo")], author=A, message="m")
     person_push(person, "person note")  # rejected first, then pull (union) and push
     inbox = fresh(where, tmp_path).read("inbox.md")
     assert "- from the person\n" in inbox and "- from hippo\n" in inbox
@@ -132,8 +134,8 @@ def test_3_different_files(
     a, b = two
     (person / "people.md").write_text("- Priya owns pricing\n")
     in_parallel(
-        lambda: a.write([ops.AddEntry("a.md", "from a")], author=A, message="m"),
-        lambda: b.write([ops.AddEntry("b.md", "from b")], author=B, message="m"),
+        lambda: a.write([writes.AddEntry("a.md", "from a")], author=A, message="m"),
+        lambda: b.write([writes.AddEntry("b.md", "from b")], author=B, message="m"),
     )
     person_push(person, "people")
     files = fresh(where, tmp_path).files()
@@ -146,10 +148,12 @@ def test_4_removed_entry_stays_removed(
     """One writer removes X; a stale person adds Y to the same file: X stays removed."""
     a, _ = two
     a.write(
-        [ops.WriteFile("ops.md", "# Ops\n\n- X the old fact\n- keep me\n")], author=A, message="m"
+        [writes.WriteFile("ops.md", "# Ops\n\n- X the old fact\n- keep me\n")],
+        author=A,
+        message="m",
     )
     git(person, "pull", "-q", "--no-rebase", "origin", "main")
-    a.write([ops.RemoveEntry("ops.md", "X the old fact")], author=A, message="remove X")
+    a.write([writes.RemoveEntry("ops.md", "X the old fact")], author=A, message="remove X")
     with (person / "ops.md").open("a") as f:
         f.write("- Y a new fact\n")
     person_push(person, "add Y")
@@ -160,20 +164,22 @@ def test_4_removed_entry_stays_removed(
 def test_5_remove_versus_edit_is_a_named_conflict(two: tuple[Store, Store]) -> None:
     """One removes X, the other (stale) edits X: the second gets EntryConflict, not a resurrection."""
     a, b = two
-    a.write([ops.WriteFile("ops.md", "- X the fact\n")], author=A, message="m")
+    a.write([writes.WriteFile("ops.md", "- X the fact\n")], author=A, message="m")
     b.sync()  # b's cache now knows X, then goes stale
-    a.write([ops.RemoveEntry("ops.md", "X the fact")], author=A, message="remove")
+    a.write([writes.RemoveEntry("ops.md", "X the fact")], author=A, message="remove")
     with pytest.raises(EntryConflict, match="another writer changed or removed it"):
         b.write(
-            [ops.ReplaceEntry("ops.md", "X the fact", "X the edited fact")],
+            [writes.ReplaceEntry("ops.md", "X the fact", "X the edited fact")],
             author=B,
             message="edit",
         )
     # and the other way round: an edit that landed first makes a stale removal conflict
-    a.write([ops.AddEntry("ops.md", "Z fact")], author=A, message="m")
-    b.write([ops.ReplaceEntry("ops.md", "Z fact", "Z fact, corrected")], author=B, message="edit")
+    a.write([writes.AddEntry("ops.md", "Z fact")], author=A, message="m")
+    b.write(
+        [writes.ReplaceEntry("ops.md", "Z fact", "Z fact, corrected")], author=B, message="edit"
+    )
     with pytest.raises(EntryConflict):
-        a.write([ops.RemoveEntry("ops.md", "Z fact")], author=A, message="remove")
+        a.write([writes.RemoveEntry("ops.md", "Z fact")], author=A, message="remove")
     assert a.read("ops.md") == "- Z fact, corrected\n"
 
 
@@ -181,7 +187,7 @@ def test_6_stale_writer_cannot_resurrect_a_forgotten_fact(two: tuple[Store, Stor
     """A fact forgotten by one writer and written into a new file by a stale one is refused."""
     a, b = two
     a.write(
-        [ops.AddEntry("inbox.md", "the nightly batch alert is expected")], author=A, message="m"
+        [writes.AddEntry("inbox.md", "the nightly batch alert is expected")], author=A, message="m"
     )
     b.sync()  # b saw the fact before it was forgotten
     out = notes.forget(
@@ -190,7 +196,11 @@ def test_6_stale_writer_cannot_resurrect_a_forgotten_fact(two: tuple[Store, Stor
     assert out.status == "removed"
     with pytest.raises(TombstoneConflict, match=r"forgotten\.md"):
         b.write(
-            [ops.WriteFile("ops/batch.md", "# Batch\n\n- The nightly batch alert is expected\n")],
+            [
+                writes.WriteFile(
+                    "ops/batch.md", "# Batch\n\n- The nightly batch alert is expected\n"
+                )
+            ],
             author=B,
             message="stale",
         )
@@ -199,9 +209,9 @@ def test_6_stale_writer_cannot_resurrect_a_forgotten_fact(two: tuple[Store, Stor
 WRITER = """
 import json, sys, threading
 from pathlib import Path
-from memory.ops import AddEntry
+from memory.writes import AddEntry
 from memory.git.credentials import RemoteAuth
-from memory.git.store import Author, Store
+from memory.git import Author, Store
 
 remote, cache, proc, auth = sys.argv[1], Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 s = Store.open(remote, cache, auth=RemoteAuth(**json.loads(auth)))

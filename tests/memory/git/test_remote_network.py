@@ -19,10 +19,10 @@ from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory.errors import PushRejected, RemoteAuthError, RemoteUnreachable
+from memory.git import Author, Store
 from memory.git.credentials import RemoteAuth
 from memory.git.maintenance import maintain
-from memory.git.store import Author, Store
-from memory.ops import AddEntry
+from memory.writes import AddEntry
 from tests import gitservers
 from tests.fakes.github import FakeGitHub
 from tests.fakes.slack import SECRET as SLACK_SECRET

@@ -8,7 +8,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from memory import ops
+from memory import writes
 from memory.errors import (
     EntryConflict,
     InvalidPath,
@@ -18,7 +18,7 @@ from memory.errors import (
     TargetGone,
     TombstoneConflict,
 )
-from memory.git.store import DREAMER, Author, Store
+from memory.git import DREAMER, Author, Store
 
 ALICE = Author("alice", "alice@example.com")
 
@@ -61,7 +61,7 @@ def test_init_twice_changes_nothing(store: Store) -> None:
 def test_write_is_one_commit_with_author_message_and_trailers(store: Store) -> None:
     """Operations land as one commit by the author, with Hippo-Key and Hippo-Source trailers."""
     r = store.write(
-        [ops.AddEntry("a.md", "fact one"), ops.AddEntry("b.md", "fact two")],
+        [writes.AddEntry("a.md", "fact one"), writes.AddEntry("b.md", "fact two")],
         author=ALICE,
         message="two facts",
         key="k-1",
@@ -75,10 +75,10 @@ def test_write_is_one_commit_with_author_message_and_trailers(store: Store) -> N
 
 def test_same_key_makes_no_second_commit(store: Store, tmp_path: Path, remote: str) -> None:
     """A key that already landed reports the earlier commit, even from another cache."""
-    first = store.write([ops.AddEntry("a.md", "x")], author=ALICE, message="m", key="evt-1")
-    again = store.write([ops.AddEntry("a.md", "y")], author=ALICE, message="m", key="evt-1")
+    first = store.write([writes.AddEntry("a.md", "x")], author=ALICE, message="m", key="evt-1")
+    again = store.write([writes.AddEntry("a.md", "y")], author=ALICE, message="m", key="evt-1")
     other = Store.open(remote, tmp_path / "data-b")
-    third = other.write([ops.AddEntry("a.md", "z")], author=ALICE, message="m", key="evt-1")
+    third = other.write([writes.AddEntry("a.md", "z")], author=ALICE, message="m", key="evt-1")
     assert (again.commit, again.created) == (first.commit, False)
     assert (third.commit, third.created) == (first.commit, False)
     assert store.read("a.md") == "- x\n"
@@ -87,27 +87,29 @@ def test_same_key_makes_no_second_commit(store: Store, tmp_path: Path, remote: s
 def test_replace_and_remove_change_only_their_line(store: Store) -> None:
     """Replace rewrites one line, remove deletes one line; the rest is byte-identical."""
     store.write(
-        [ops.WriteFile("t.md", "# T\n\n- a [added: 2026-01-01]\n- b\nprose\n")],
+        [writes.WriteFile("t.md", "# T\n\n- a [added: 2026-01-01]\n- b\nprose\n")],
         author=ALICE,
         message="m",
     )
     store.write(
-        [ops.ReplaceEntry("t.md", "a", "a!", (("added", "2026-01-02"),))], author=ALICE, message="m"
+        [writes.ReplaceEntry("t.md", "a", "a!", (("added", "2026-01-02"),))],
+        author=ALICE,
+        message="m",
     )
     assert store.read("t.md") == "# T\n\n- a! [added: 2026-01-02]\n- b\nprose\n"
-    r = store.write([ops.RemoveEntry("t.md", "b")], author=ALICE, message="m")
+    r = store.write([writes.RemoveEntry("t.md", "b")], author=ALICE, message="m")
     assert store.read("t.md") == "# T\n\n- a! [added: 2026-01-02]\nprose\n"
     assert [e.text for _, e in r.removed] == ["b"]
 
 
 def test_move_and_delete_files(store: Store) -> None:
     """Move and delete are operations too; moving a missing file names the error."""
-    store.write([ops.WriteFile("x.md", "- x\n")], author=ALICE, message="m")
-    store.write([ops.MoveFile("x.md", "topics/x.md")], author=ALICE, message="m")
+    store.write([writes.WriteFile("x.md", "- x\n")], author=ALICE, message="m")
+    store.write([writes.MoveFile("x.md", "topics/x.md")], author=ALICE, message="m")
     assert store.read("topics/x.md") == "- x\n" and store.read_or_none("x.md") is None
-    store.write([ops.DeleteFile("topics/x.md")], author=ALICE, message="m")
+    store.write([writes.DeleteFile("topics/x.md")], author=ALICE, message="m")
     with pytest.raises(TargetGone, match="does not exist"):
-        store.write([ops.MoveFile("x.md", "y.md")], author=ALICE, message="m")
+        store.write([writes.MoveFile("x.md", "y.md")], author=ALICE, message="m")
     with pytest.raises(NotFound):
         store.read("topics/x.md")
 
@@ -117,7 +119,7 @@ def test_target_gone_commits_nothing(store: Store) -> None:
     head = store.head()
     with pytest.raises(EntryConflict, match="another writer changed or removed it"):
         store.write(
-            [ops.AddEntry("a.md", "ok"), ops.RemoveEntry("inbox.md", "never there")],
+            [writes.AddEntry("a.md", "ok"), writes.RemoveEntry("inbox.md", "never there")],
             author=ALICE,
             message="m",
         )
@@ -128,14 +130,14 @@ def test_target_gone_commits_nothing(store: Store) -> None:
 def test_paths_outside_the_repository_are_refused(store: Store, path: str) -> None:
     """'..', absolute paths, .git and empty paths are refused with InvalidPath."""
     with pytest.raises(InvalidPath):
-        store.write([ops.WriteFile(path, "x")], author=ALICE, message="m")
+        store.write([writes.WriteFile(path, "x")], author=ALICE, message="m")
 
 
 def test_dream_folder_is_protected(store: Store) -> None:
     """Only the dreaming identity may write .dream/; others get ProtectedPath."""
     with pytest.raises(ProtectedPath, match="only the dreaming job"):
-        store.write([ops.WriteFile(".dream/state.json", "{}")], author=ALICE, message="m")
-    r = store.write([ops.WriteFile(".dream/state.json", "{}")], author=DREAMER, message="m")
+        store.write([writes.WriteFile(".dream/state.json", "{}")], author=ALICE, message="m")
+    r = store.write([writes.WriteFile(".dream/state.json", "{}")], author=DREAMER, message="m")
     assert r.created
 
 
@@ -155,7 +157,7 @@ def test_secrets_are_refused_by_kind(store: Store, text: str, kind: str) -> None
     """A write holding a secret is refused, the error names the kind, nothing is committed."""
     head = store.head()
     with pytest.raises(SecretFound) as err:
-        store.write([ops.AddEntry("inbox.md", text)], author=ALICE, message="m")
+        store.write([writes.AddEntry("inbox.md", text)], author=ALICE, message="m")
     assert err.value.kind == kind and kind in str(err.value)
     assert text not in str(err.value)
     assert store.sync() == head
@@ -165,7 +167,7 @@ def test_tombstoned_fact_is_refused_unless_forced(store: Store) -> None:
     """A fact in forgotten.md cannot be added again (normalised match) unless forced."""
     store.write(
         [
-            ops.AddTombstone(
+            writes.AddTombstone(
                 "forgotten.md",
                 "The batch alert is expected",
                 (("removed", "2026-11-01"), ("by", "U1")),
@@ -176,16 +178,16 @@ def test_tombstoned_fact_is_refused_unless_forced(store: Store) -> None:
     )
     with pytest.raises(TombstoneConflict, match=r"forgotten\.md.*removed 2026-11-01.*by U1"):
         store.write(
-            [ops.AddEntry("ops.md", "the batch alert is expected!")], author=ALICE, message="m"
+            [writes.AddEntry("ops.md", "the batch alert is expected!")], author=ALICE, message="m"
         )
     with pytest.raises(TombstoneConflict):
         store.write(
-            [ops.WriteFile("new.md", "# N\n- the batch alert is expected\n")],
+            [writes.WriteFile("new.md", "# N\n- the batch alert is expected\n")],
             author=ALICE,
             message="m",
         )
     assert store.write(
-        [ops.AddEntry("ops.md", "the batch alert is expected")],
+        [writes.AddEntry("ops.md", "the batch alert is expected")],
         author=ALICE,
         message="m",
         force=True,
@@ -194,25 +196,27 @@ def test_tombstoned_fact_is_refused_unless_forced(store: Store) -> None:
 
 def test_two_adds_of_one_fact_make_one_entry(store: Store) -> None:
     """Adding a fact already in the file changes nothing (and makes no empty commit)."""
-    a = store.write([ops.AddEntry("a.md", "same fact")], author=ALICE, message="m")
-    b = store.write([ops.AddEntry("a.md", "Same fact.")], author=ALICE, message="m")
+    a = store.write([writes.AddEntry("a.md", "same fact")], author=ALICE, message="m")
+    b = store.write([writes.AddEntry("a.md", "Same fact.")], author=ALICE, message="m")
     assert (b.created, b.commit) == (False, a.commit)
 
 
 def test_append_line_for_jsonl_archives(store: Store) -> None:
     """AppendLine appends raw lines to an append-only file."""
-    store.write([ops.AppendLine("archive/2026-11-30.jsonl", '{"a": 1}')], author=ALICE, message="m")
     store.write(
-        [ops.AppendLine("archive/2026-11-30.jsonl", '{"a": 2}\n')], author=ALICE, message="m"
+        [writes.AppendLine("archive/2026-11-30.jsonl", '{"a": 1}')], author=ALICE, message="m"
+    )
+    store.write(
+        [writes.AppendLine("archive/2026-11-30.jsonl", '{"a": 2}\n')], author=ALICE, message="m"
     )
     assert store.read("archive/2026-11-30.jsonl") == '{"a": 1}\n{"a": 2}\n'
 
 
 def test_log_of_a_file_and_diff_of_a_commit(store: Store) -> None:
     """log(path) lists only commits touching the file; diff gives files and +/− counts."""
-    r1 = store.write([ops.AddEntry("a.md", "one")], author=ALICE, message="first")
-    store.write([ops.AddEntry("b.md", "two")], author=ALICE, message="second")
-    r3 = store.write([ops.AddEntry("a.md", "three")], author=ALICE, message="third")
+    r1 = store.write([writes.AddEntry("a.md", "one")], author=ALICE, message="first")
+    store.write([writes.AddEntry("b.md", "two")], author=ALICE, message="second")
+    r3 = store.write([writes.AddEntry("a.md", "three")], author=ALICE, message="third")
     assert [c.sha for c in store.log("a.md")] == [r3.commit, r1.commit]
     d = store.diff(r3.commit)
     assert [(f.path, f.status, f.additions, f.deletions) for f in d.files] == [
@@ -223,8 +227,8 @@ def test_log_of_a_file_and_diff_of_a_commit(store: Store) -> None:
 
 def test_revert_one_commit_keeps_later_ones(store: Store) -> None:
     """Reverting an older commit undoes only it, as a new commit by the person."""
-    r1 = store.write([ops.AddEntry("a.md", "one")], author=ALICE, message="first")
-    store.write([ops.AddEntry("b.md", "two")], author=ALICE, message="second")
+    r1 = store.write([writes.AddEntry("a.md", "one")], author=ALICE, message="first")
+    store.write([writes.AddEntry("b.md", "two")], author=ALICE, message="second")
     bob = Author("bob", "bob@example.com")
     r = store.revert(r1.commit, bob)
     assert store.read_or_none("a.md") is None and store.read("b.md") == "- two\n"
@@ -255,15 +259,15 @@ def test_unreachable_remote_is_a_clear_error(tmp_path: Path) -> None:
 def test_many_entry_operations_in_one_write_are_fast_and_exact(store: Store) -> None:
     """1,750 entry operations on a 2,300-entry file apply in one commit, each exactly once."""
     text = "# T\n\n" + "".join(f"- entry number {i} about things\n" for i in range(2300))
-    store.write([ops.WriteFile("t.md", text)], author=ALICE, message="m")
-    batch: list[ops.Operation] = [
-        ops.RemoveEntry("t.md", f"entry number {i} about things") for i in range(0, 2300, 2)
+    store.write([writes.WriteFile("t.md", text)], author=ALICE, message="m")
+    batch: list[writes.Operation] = [
+        writes.RemoveEntry("t.md", f"entry number {i} about things") for i in range(0, 2300, 2)
     ]
     batch += [
-        ops.ReplaceEntry("t.md", f"entry number {i} about things", f"entry {i} changed")
+        writes.ReplaceEntry("t.md", f"entry number {i} about things", f"entry {i} changed")
         for i in range(1, 600, 2)
     ]
-    batch += [ops.AddEntry("t.md", f"new {i}") for i in range(300)]
+    batch += [writes.AddEntry("t.md", f"new {i}") for i in range(300)]
     r = store.write(batch, author=ALICE, message="big edit")
     lines = store.read("t.md").splitlines()
     assert len(r.removed) == 1150 and len(lines) == 2 + 1150 + 300
@@ -274,7 +278,7 @@ def test_publish_create_never_overwrites(store: Store, tmp_path: Path, remote: s
     """publish(create=True) refuses a name another publisher took; the numbered snapshot stays."""
     first = store.head()
     assert store.publish("snapshots/7", first, create=True)
-    r = store.write([ops.AddEntry("a.md", "later")], author=ALICE, message="m")
+    r = store.write([writes.AddEntry("a.md", "later")], author=ALICE, message="m")
     other = Store.open(remote, tmp_path / "data-b")
     other.sync()
     assert not other.publish("snapshots/7", r.commit, create=True)
@@ -298,7 +302,7 @@ def test_redis_lock_serializes_writers_and_times_out(tmp_path: Path, remote: str
     threads = [
         threading.Thread(
             target=lambda s=s, i=i: s.write(
-                [ops.AddEntry("x.md", f"fact {i} of {id(s)}")], author=ALICE, message="m"
+                [writes.AddEntry("x.md", f"fact {i} of {id(s)}")], author=ALICE, message="m"
             )
         )
         for s in (a, b)
@@ -318,15 +322,17 @@ def test_redis_lock_serializes_writers_and_times_out(tmp_path: Path, remote: str
         lock=RedisWorkspaceLock(fakeredis.FakeRedis(server=server), "hippo:lock:default", wait=0.2),
     )
     with pytest.raises(LockTimeout, match="try again"):
-        slow.write([ops.AddEntry("x.md", "blocked")], author=ALICE, message="m")
+        slow.write([writes.AddEntry("x.md", "blocked")], author=ALICE, message="m")
     held.release()
 
 
 def test_append_after_a_line_without_newline_and_a_twin_line(store: Store) -> None:
     """Appending to a file whose last line lacks a newline ends that line, not an equal one above."""
-    store.write([ops.WriteFile("t.md", "- same\n- other\n- same")], author=ALICE, message="m")
+    store.write([writes.WriteFile("t.md", "- same\n- other\n- same")], author=ALICE, message="m")
     store.write(
-        [ops.AddEntry("t.md", "new"), ops.AddEntry("t.md", "newer")], author=ALICE, message="m"
+        [writes.AddEntry("t.md", "new"), writes.AddEntry("t.md", "newer")],
+        author=ALICE,
+        message="m",
     )
     assert store.read("t.md") == "- same\n- other\n- same\n- new\n- newer\n"
 
@@ -337,10 +343,10 @@ def test_a_moved_remote_is_an_error_not_recreated(
     """When the local remote is moved away, writes fail with RemoteError and nothing reappears."""
     from memory.errors import RemoteError
 
-    store.write([ops.AddEntry("a.md", "one")], author=ALICE, message="m")
+    store.write([writes.AddEntry("a.md", "one")], author=ALICE, message="m")
     Path(remote).rename(tmp_path / "elsewhere.git")
     with pytest.raises(RemoteError):
-        store.write([ops.AddEntry("a.md", "two")], author=ALICE, message="m")
+        store.write([writes.AddEntry("a.md", "two")], author=ALICE, message="m")
     assert not Path(remote).exists()
 
 
@@ -350,17 +356,21 @@ def test_tree_derived_from_the_cache_equals_a_fresh_read(
     """After adds, edits, moves and deletes, the incrementally kept tree equals a full walk."""
     store.tree()
     store.write(
-        [ops.WriteFile("a/x.md", "- x\n"), ops.WriteFile("b.md", "- b\n")],
+        [writes.WriteFile("a/x.md", "- x\n"), writes.WriteFile("b.md", "- b\n")],
         author=ALICE,
         message="m",
     )
     store.tree()
     store.write(
-        [ops.MoveFile("a/x.md", "c/x.md"), ops.AddEntry("b.md", "b2")], author=ALICE, message="m"
+        [writes.MoveFile("a/x.md", "c/x.md"), writes.AddEntry("b.md", "b2")],
+        author=ALICE,
+        message="m",
     )
     store.tree()
     store.write(
-        [ops.DeleteFile("b.md"), ops.AppendLine("archive/d.jsonl", "{}")], author=ALICE, message="m"
+        [writes.DeleteFile("b.md"), writes.AppendLine("archive/d.jsonl", "{}")],
+        author=ALICE,
+        message="m",
     )
     kept = store.tree()
     fresh = Store.open(remote, tmp_path / "fresh")
@@ -371,25 +381,25 @@ def test_tree_derived_from_the_cache_equals_a_fresh_read(
 
 def test_revert_is_worked_out_on_the_newest_tip(store: Store, tmp_path: Path, remote: str) -> None:
     """A revert by a writer whose cache is stale keeps what others wrote since."""
-    r1 = store.write([ops.AddEntry("a.md", "one")], author=ALICE, message="first")
+    r1 = store.write([writes.AddEntry("a.md", "one")], author=ALICE, message="first")
     other = Store.open(remote, tmp_path / "data-b")
-    other.write([ops.AddEntry("a.md", "two")], author=ALICE, message="second")
+    other.write([writes.AddEntry("a.md", "two")], author=ALICE, message="second")
     store.revert(r1.commit, Author("bob", "bob@example.com"))
     assert store.read("a.md") == "- two\n"
 
 
 def test_revert_of_an_entry_edited_since_is_a_named_conflict(store: Store) -> None:
     """Undoing an edit of an entry that was edited again later raises EntryConflict, commits nothing."""
-    store.write([ops.WriteFile("a.md", "- x one\n- y\n")], author=ALICE, message="seed")
-    r = store.write([ops.ReplaceEntry("a.md", "x one", "x two")], author=ALICE, message="edit")
-    store.write([ops.ReplaceEntry("a.md", "x two", "x three")], author=ALICE, message="again")
+    store.write([writes.WriteFile("a.md", "- x one\n- y\n")], author=ALICE, message="seed")
+    r = store.write([writes.ReplaceEntry("a.md", "x one", "x two")], author=ALICE, message="edit")
+    store.write([writes.ReplaceEntry("a.md", "x two", "x three")], author=ALICE, message="again")
     head = store.head()
     with pytest.raises(EntryConflict):
         store.revert(r.commit, ALICE)
     assert store.sync() == head
     # an entry added by a commit comes out even though notes were appended right after it
-    added = store.write([ops.AddEntry("a.md", "z new")], author=ALICE, message="add z")
-    store.write([ops.AddEntry("a.md", "w newer")], author=ALICE, message="add w")
+    added = store.write([writes.AddEntry("a.md", "z new")], author=ALICE, message="add z")
+    store.write([writes.AddEntry("a.md", "w newer")], author=ALICE, message="add w")
     store.revert(added.commit, ALICE)
     assert store.read("a.md") == "- x three\n- y\n- w newer\n"
 
@@ -399,7 +409,7 @@ def test_a_long_lived_reader_sees_others_pushes(store: Store, tmp_path: Path, re
     web = Store(remote, tmp_path / "web", max_age=0.0)
     slow = Store(remote, tmp_path / "slow", max_age=3600.0)
     assert web.files() == slow.files() == [".gitattributes", "MEMORY.md", "inbox.md"]
-    store.write([ops.AddEntry("new.md", "pushed by the worker")], author=ALICE, message="m")
+    store.write([writes.AddEntry("new.md", "pushed by the worker")], author=ALICE, message="m")
     assert "new.md" in web.files() and web.read("new.md") == "- pushed by the worker\n"
     assert "new.md" not in slow.files()  # inside max_age: no fetch yet
     slow.sync()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory import ops
-from memory.git.store import Author, Store
+from memory import writes
+from memory.git import Author, Store
 
 ALICE = Author("alice", "alice@example.com")
 QUERIES = ["redis", "timeout", "redis timeout", '"vendor sandbox"', "inbox", "zebra"]
@@ -25,17 +25,17 @@ def test_search_after_each_commit_equals_a_cold_index(tmp_path: Path) -> None:
     remote = str(tmp_path / "remote.git")
     warm = Store.open(remote, tmp_path / "warm")
     warm.init()
-    writes: list[list[ops.Operation]] = [
+    batches: list[list[writes.Operation]] = [
         [
-            ops.WriteFile("a/redis.md", "# Redis\n- timeout is 2s\n"),
-            ops.AddEntry("inbox.md", "zebra crossing"),
+            writes.WriteFile("a/redis.md", "# Redis\n- timeout is 2s\n"),
+            writes.AddEntry("inbox.md", "zebra crossing"),
         ],
-        [ops.AddEntry("a/redis.md", "redis timeout under the vendor sandbox")],
-        [ops.MoveFile("a/redis.md", "b/cache.md"), ops.WriteFile("c.md", "- redis\n")],
-        [ops.DeleteFile("c.md"), ops.RemoveEntry("inbox.md", "zebra crossing")],
+        [writes.AddEntry("a/redis.md", "redis timeout under the vendor sandbox")],
+        [writes.MoveFile("a/redis.md", "b/cache.md"), writes.WriteFile("c.md", "- redis\n")],
+        [writes.DeleteFile("c.md"), writes.RemoveEntry("inbox.md", "zebra crossing")],
     ]
     seen = []
-    for batch in writes:
+    for batch in batches:
         seen.append((warm.head(), answers(warm)))
         warm.write(batch, author=ALICE, message="m")
     final = answers(warm)

@@ -6,9 +6,9 @@ import json
 from dataclasses import replace
 
 from memory import format as fmt
-from memory.lessons import gate as lessons
-from memory.lessons import outcomes as po
-from memory.ops import AddEntry, AppendLine, ReplaceEntry, apply_ops
+from memory.lessons import planner as lessons
+from memory.lessons import pull_requests as po
+from memory.writes import AddEntry, AppendLine, ReplaceEntry, apply_ops
 
 AGENT = "hippo-agent[bot]"
 AGENTS = (AGENT,)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from memory import format as fmt
-from memory.lessons import gate as lessons
-from memory.lessons import outcomes as po
 from memory.lessons import pitfalls
+from memory.lessons import planner as lessons
+from memory.lessons import pull_requests as po
 from tests.memory.lessons.test_lessons import apply, only_entry, pr
 
 PATCH = (

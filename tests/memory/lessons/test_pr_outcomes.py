@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memory.lessons import outcomes as po
+from memory.lessons import pull_requests as po
 
 AGENTS = ("hippo-agent[bot]",)
 AGENT = "hippo-agent[bot]"

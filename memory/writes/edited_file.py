@@ -1,11 +1,11 @@
-"""One file being edited by a batch of operations (memory/ops.py:apply_ops)."""
+"""One file being edited by a batch of operations (memory/writes/apply.py:apply_ops)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+import memory.format.lines as textlines
 from memory import format as fmt
-from memory import textlines
 from memory.errors import EntryConflict
 
 

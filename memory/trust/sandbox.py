@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import memory.format.lines as textlines
+import memory.trust.rules as trust
 from memory import format as fmt
-from memory import textlines, trust
 from memory.errors import InvalidPath, MemoryStoreError
-from memory.gate import Gate, Landed
-from memory.ops import (
+from memory.trust.agent_gate import Gate, Landed
+from memory.writes.apply import apply_ops
+from memory.writes.operations import (
     AddEntry,
     AppendLine,
     DeleteFile,
@@ -30,15 +32,11 @@ from memory.ops import (
     RemoveEntry,
     ReplaceEntry,
     WriteFile,
-    apply_ops,
     check_path,
 )
 
 Meta = tuple[tuple[str, str], ...]
 APPEND_ONLY = ("archive/",)
-# Written by people only (Slack instructions, the console, git): the agent may not change its
-# own instructions, whatever its tools let through (the write path refuses them too).
-PEOPLE_ONLY = trust.PEOPLE_ONLY
 
 
 class SandboxStore(Protocol):
@@ -148,7 +146,9 @@ def plan(base: Mapping[str, bytes], work: Mapping[str, bytes], who: Attribution)
         except InvalidPath as exc:
             out.refused.append((path, str(exc)))
             continue
-        if path.startswith(PEOPLE_ONLY):
+        # Written by people only (Slack instructions, the console, git): the agent may not change
+        # its own instructions, whatever its tools let through (the write path refuses them too).
+        if path.startswith(trust.PEOPLE_ONLY):
             out.refused.append(
                 (path, "preferences and conventions are written by people (Slack, console, git)")
             )
@@ -266,7 +266,8 @@ def push(
 
     A MemoryStoreError from the write (remote down, lock timeout, a race) propagates and the
     copy stays on disk for the retry; refusals found beforehand are reported, never pushed.
-    With a `gate` (an agent's edits) each entry passes memory.gate on the newest tip first."""
+    With a `gate` (an agent's edits) each entry passes memory.trust.agent_gate on the newest tip
+    first."""
     base, work = store.tree(copy.base), copy.files()
     wanted = plan(base, work, who)
     store.sync()

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from memory.errors import FormatTooNew
-from memory.operations import Operation, WriteFile
+from memory.writes.operations import Operation, WriteFile
 
 FORMAT_VERSION = 1
 STATE = ".dream/state.json"

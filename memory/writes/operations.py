@@ -1,6 +1,6 @@
 """Entry-level operations, and the rules for them that need no tree.
 
-A write is a list of operations applied to the newest tip (memory/ops.py:apply_ops).
+A write is a list of operations applied to the newest tip (memory/writes/apply.py:apply_ops).
 `check_op` is the part of the rules that needs no tree: the write path runs it before a request
 joins a group commit.
 """
@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import memory.facts.tombstones as tombstones
+import memory.writes.validate as validate
 from memory import format as fmt
-from memory import tombstones, validate
 from memory.errors import InvalidPath, InvalidText, ProtectedPath
 
 Meta = tuple[tuple[str, str], ...]

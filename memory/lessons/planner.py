@@ -1,6 +1,7 @@
 """Lessons from how people finished the agent's pull requests, and the quality gate.
 
-Pure: given the facts of an ended pull request (memory.lessons.outcomes) and the current text of
+Pure: given the facts of an ended pull request (memory.lessons.pull_requests) and the current text
+of
 `conventions/<owner>/<repo>.md`, produce entry-level operations and the archive episode. The gate:
 a first occurrence enters `tentative`; a second pull request showing the same change makes it
 `active` (both sources listed); a later one that puts the old way back marks it `revoked` with
@@ -15,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal, Protocol
 
+import memory.lessons.pitfalls as pitfalls
 from memory import format as fmt
 from memory import secrets
-from memory.lessons import pitfalls
-from memory.lessons.outcomes import (
+from memory.lessons.pull_requests import (
     CLOSED_BY_PERSON,
     MERGED_AFTER_CHANGES,
     MERGED_UNTOUCHED,
@@ -30,7 +31,7 @@ from memory.lessons.outcomes import (
     taught_by_writers,
     teaching_comments,
 )
-from memory.ops import AddEntry, AppendLine, Operation, ReplaceEntry
+from memory.writes.operations import AddEntry, AppendLine, Operation, ReplaceEntry
 
 # A lesson's gate: tentative after one pull request, active after two, revoked when people put
 # the old way back (the same values lint allows for `status`: memory.format.STATUSES).

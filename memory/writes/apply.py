@@ -1,11 +1,11 @@
-"""Entry-level operations and their pure application to a tree.
+"""The pure application of entry-level operations to a tree.
 
-A write is a list of operations (memory/operations.py, re-exported here) applied to the newest
-tip. `apply_ops` reads files through a callable and returns the new contents; it refuses
-secrets, tombstoned facts, protected paths, paths that collide with a file or folder, text lint
-would reject, control characters, oversized files and operations whose target is gone, and
-never guesses. `check_op` is the part of those rules that needs no tree: the write path runs it
-before a request joins a group commit.
+A write is a list of operations (memory/writes/operations.py) applied to the newest tip.
+`apply_ops` reads files through a callable and returns the new contents; it refuses secrets,
+tombstoned facts, protected paths, paths that collide with a file or folder, text lint would
+reject, control characters, oversized files and operations whose target is gone, and never
+guesses. The part of those rules that needs no tree (`check_op`, in operations.py) the write path
+runs before a request joins a group commit.
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import memory.facts.tombstones as tombstones
+import memory.format.version as version
+import memory.trust.rules as trust
+import memory.writes.validate as validate
 from memory import format as fmt
-from memory import tombstones, trust, validate, version
-from memory.edited import EditedFile
 from memory.errors import (
     AppendOnly,
     InvalidMetadata,
@@ -23,14 +25,14 @@ from memory.errors import (
     PathConflict,
     TargetGone,
 )
-from memory.lint import entry_problems as lint_entry
-from memory.operations import (
+from memory.format.lint import entry_problems as lint_entry
+from memory.writes.edited_file import EditedFile
+from memory.writes.operations import (
     AddEntry,
     AddTombstone,
     AppendLine,
     Applied,
     DeleteFile,
-    Meta,
     MoveFile,
     Operation,
     Reader,
@@ -38,28 +40,8 @@ from memory.operations import (
     ReplaceEntry,
     WriteFile,
     check_op,
-    check_path,
     paths_of,
 )
-
-__all__ = [
-    "AddEntry",
-    "AddTombstone",
-    "AppendLine",
-    "Applied",
-    "DeleteFile",
-    "Meta",
-    "MoveFile",
-    "Operation",
-    "Reader",
-    "RemoveEntry",
-    "ReplaceEntry",
-    "WriteFile",
-    "apply_ops",
-    "check_op",
-    "check_path",
-    "paths_of",
-]
 
 Refused = Callable[[Operation, MemoryStoreError], None]
 
@@ -79,7 +61,7 @@ def apply_ops(
     With `on_refused`, a refused operation is reported there and skipped instead (every check
     runs before an operation changes anything, so a skipped one leaves no trace). `folder`
     tells whether a path is a folder of that tree (so no file is written where one is).
-    `agent`: the write is an agent's, and each operation first becomes what memory/trust.py
+    `agent`: the write is an agent's, and each operation first becomes what memory/trust/rules.py
     lets it be (stamped, merged, or a proposal) on this very tree."""
     if ops:
         version.check(read(version.STATE))  # a newer hippo's memory: write nothing to it

@@ -3,9 +3,9 @@
 detect-secrets (Yelp) keeps a rule set of its own for about 25 formats; running its plugins
 rather than copies of their patterns means every credential it recognises is refused here too,
 and its fixes arrive with an upgrade. Its keyword and high-entropy plugins are left out: they
-judge a line without knowing prose from config, and hippo's own (memory.secret_context) replace
+judge a line without knowing prose from config, and hippo's own (memory.secrets.contextual) replace
 them; so is its basic-auth plugin, which flags `redis://user:password@host` placeholders that
-memory.secret_context's URL check knows to pass, and its public-IP plugin (an address is no
+memory.secrets.contextual's URL check knows to pass, and its public-IP plugin (an address is no
 credential).
 
 Importing detect-secrets costs a fifth of a second or more (it brings requests and PyYAML), so
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from memory.secret_values import is_code, names_a_secret, placeholder
+from memory.secrets.values import is_code, names_a_secret, placeholder
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import anthropic
 
 from integrations.agent_tools import TOOLS, Toolbox, ToolError
 from integrations.llm import Usage
-from memory import framing
+from memory.prompts import frames as framing
 
 MAX_STEPS = 12
 MAX_TOKENS = 2048

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from memory import format as fmt
 from memory import repo_prefs
 from memory.errors import MemoryStoreError
-from memory.lessons.outcomes import Signature, file_kind
+from memory.lessons.pull_requests import Signature, file_kind
 
 DEFAULT_BUDGET = 1500
 MIN_BUDGET = 100
@@ -30,7 +30,9 @@ ESTIMATE = "estimated at 4 bytes of UTF-8 per token, no tokenizer"
 MEMORY_HITS = 12
 MAX_TASK = 2000  # characters of a task that count; a longer one is cut (its words still rank)
 TOMBSTONES = "forgotten.md"
-PROPOSALS = "proposals.md"  # agents' proposed deletions (memory/trust.py): copies, not knowledge
+PROPOSALS = (
+    "proposals.md"  # agents' proposed deletions (memory/trust/rules.py): copies, not knowledge
+)
 
 CONVENTIONS, REPO_PREFS, CHANNEL_PREFS, MEMORY = (
     "conventions",
@@ -81,7 +83,7 @@ class Line:
     status: str  # active | tentative
     where: str  # path:line in the memory
     kind: str = ""  # pattern, pitfall, … when the entry records one
-    contradicts: str = ""  # the entry this tentative one disputes (memory/gate.py)
+    contradicts: str = ""  # the entry this tentative one disputes (memory/trust/agent_gate.py)
 
     def render(self) -> str:
         kind = f" {self.kind}" if self.kind else ""

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from memory import framing
+import memory.prompts.frames as framing
 from memory.errors import MemoryStoreError, RemoteError
 
 INDEX = "MEMORY.md"

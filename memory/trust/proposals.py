@@ -1,6 +1,6 @@
 """What agents proposed for a person to settle: deletions and edits of entries they may not change.
 
-memory/trust.py turns an agent's deletion of a person's entry into an entry of `proposals.md`
+memory/trust/rules.py turns an agent's deletion of a person's entry into an entry of `proposals.md`
 (`proposes: delete; path: <file>; by: <agent>`), and its edit of one into a tentative entry beside
 it that `contradicts:` it. `pending` lists both, each with a short stable id (for a Slack button's
 value or a console form); `settle` gives the operations a person's click applies:
@@ -21,14 +21,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+import memory.facts.tombstones as tombstones
+import memory.trust.rules as trust
 from memory import format as fmt
-from memory import tombstones, trust
 from memory.errors import NotFound
-from memory.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
+from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 
-PROPOSALS = trust.PROPOSALS
 Kind = Literal["delete", "edit"]
-_SKIP = ("archive/", ".dream/", "daily/", tombstones.PATH, PROPOSALS)
+_SKIP = ("archive/", ".dream/", "daily/", tombstones.PATH, trust.PROPOSALS)
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Proposal:
 def pending(tree: Mapping[str, str]) -> list[Proposal]:
     """Every proposal waiting for a person: deletions first, then edits, in file order."""
     out: list[Proposal] = []
-    for e in fmt.parse(tree.get(PROPOSALS, "")).entries:
+    for e in fmt.parse(tree.get(trust.PROPOSALS, "")).entries:
         path = e.get("path") or ""
         if (e.get("proposes") or "") == "delete" and path:
             out.append(
@@ -86,7 +86,7 @@ def settle(
 ) -> list[Operation]:
     """The operations a person's accept or drop of `p` applies."""
     if p.kind == "delete":
-        ops: list[Operation] = [RemoveEntry(PROPOSALS, p.text)]
+        ops: list[Operation] = [RemoveEntry(trust.PROPOSALS, p.text)]
         entry = _entry(tree, p.path, lambda e: fmt.same_fact(e.text, p.text))
         if accept and entry is not None:
             reason = p.reason or f"an agent ({p.by}) proposed it; {by} accepted"

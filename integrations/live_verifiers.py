@@ -20,9 +20,9 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from integrations.safe_http import Fetcher, Policy, Refused
-from memory import textlines
-from memory.dream.claims import PATH, PR, REPO, SLACK, SYMBOL, URL, Claim
+from memory.dream.checkable_claims import PATH, PR, REPO, SLACK, SYMBOL, URL, Claim
 from memory.dream.verifiers import Verdict
+from memory.format import lines as textlines
 
 ClientFor = Callable[[str], Github]  # owner → a client that can read that owner's repositories
 _SHA = re.compile(r"^[0-9a-f]{40}$")

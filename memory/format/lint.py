@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from memory import secrets, textlines
+import memory.format.lines as textlines
+from memory import secrets
 from memory.format import (
     INDEX_MAX_BYTES,
     INDEX_MAX_LINES,
@@ -143,7 +144,8 @@ def _check_metadata(path: str, doc: Document) -> Iterator[Problem]:
 
 def entry_problems(text: str, meta: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     """(code, message) for each metadata rule the entry (`text` and `meta`) breaks. The write
-    path (memory/ops.py) refuses what this reports, so what lint rejects is never committed."""
+    path (memory/writes/apply.py) refuses what this reports, so what lint rejects is never
+    committed."""
     out: list[tuple[str, str]] = []
     bad_bracket = _malformed_bracket(text)
     if bad_bracket:

@@ -3,8 +3,9 @@
 People's entries change only by people. An agent (the Slack agent, an MCP client) adds tentative
 entries and proposes; it never sets `status`, `verified`, `evidence` or `by`, never changes
 another writer's `source`, and never writes `preferences/` or `conventions/` (the instructions
-agents follow are people's). Whatever door an agent's write came through, memory/ops.py runs
-every operation of it through `Rules.rewrite` on the newest tip, inside the write path:
+agents follow are people's). Whatever door an agent's write came through,
+memory/writes/apply.py runs every operation of it through `Rules.rewrite` on the newest tip,
+inside the write path:
 
 - an added entry is stamped: `by:` is the writer hippo knows (the MCP token's name, "hippo for
   <user>" in Slack), `status: tentative`, a kind; status, verified and evidence are dropped;
@@ -14,7 +15,7 @@ every operation of it through `Rules.rewrite` on the newest tip, inside the writ
 - an edit of anyone else's entry (a person's, or one already active) lands beside it as a
   tentative entry that `contradicts:` it: a proposal, never an overwrite;
 - a deletion of such an entry becomes a proposal in `proposals.md`, which a person accepts or
-  drops (memory/proposals.py); a whole-file write or delete is the same entry operations.
+  drops (memory/trust/proposals.py); a whole-file write or delete is the same entry operations.
 
 Pure: operations and file texts in, operations out.
 """
@@ -27,7 +28,7 @@ from typing import Final
 
 from memory import format as fmt
 from memory.errors import ProtectedPath
-from memory.operations import (
+from memory.writes.operations import (
     AddEntry,
     AddTombstone,
     AppendLine,
@@ -165,7 +166,7 @@ class Rules:
     agent: Agent
     current: Reader
     # (path, entry text) → the entry of that fact as the batch has it now; the write path gives
-    # its own index (memory/edited.py), kept up to date as operations apply
+    # its own index (memory/writes/edited_file.py), kept up to date as operations apply
     find: Callable[[str, str], fmt.Entry | None] | None = None
     _parsed: dict[str, tuple[str, dict[str, fmt.Entry]]] = field(default_factory=dict)
 

@@ -1,7 +1,7 @@
 """How an agent pull request ended, from plain data: classify it, diff it, sign the human edit.
 
 Pure: the GitHub client (integrations/github_pulls.py) turns API answers into these dataclasses;
-this module never fetches anything. `memory.lessons.gate` builds on it to write conventions.
+this module never fetches anything. `memory.lessons.planner` builds on it to write conventions.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from posixpath import dirname, splitext
 from typing import Final, Literal
 from urllib.parse import quote, unquote
 
-from memory import textlines
+import memory.format.lines as textlines
 
 # How a pull request of the agent's ended (`classify`); lessons come from the two that people
-# shaped (memory/lessons/gate.py:LEARNABLE).
+# shaped (memory/lessons/planner.py:LEARNABLE).
 PullOutcome = Literal[
     "merged_untouched", "merged_after_changes", "closed_by_person", "closed_by_system"
 ]

@@ -1,6 +1,7 @@
 """The contradiction check: what a new entry is to the entries already on its subject.
 
-One of four verdicts, deterministic (memory.facts: content words, numbers, negations, opposite
+One of four verdicts, deterministic (memory.facts.comparison: content words, numbers, negations,
+opposite
 words, order words), optionally asked of Claude through a `Judge` (integrations/gate_llm.py):
 
 - confirm: an existing entry states the same fact (or more of it); the new one adds a source;
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final, Literal, Protocol
 
-from memory import facts
+import memory.facts.comparison as facts
 from memory import format as fmt
 
 Verdict = Literal["confirm", "refine", "contradict", "new"]

@@ -1,13 +1,13 @@
 """The rules every string obeys before it reaches git, whichever door it came through.
 
 The write path (memory/git/writer.py) checks a request's commit message, idempotency key, trailers
-and author here before the request joins a group commit, and memory/ops.py checks every
+and author here before the request joins a group commit, and memory/writes/apply.py checks every
 operation's paths and texts with the same functions (so the agent's sandbox, which applies
 operations itself first, refuses the same things). One write's bad text is its own error: it
 never reaches the neighbours it would have been committed with.
 
 Rules: valid Unicode (no lone surrogates), no control characters (tab, and in multi-line text
-newlines, allowed), no credentials (memory/secrets.py, after removing invisible characters that
+newlines, allowed), no credentials (memory/secrets/, after removing invisible characters that
 could split a token), one size cap for every door, no `Hippo-…:` trailer lines in a message
 (hippo's code adds those), and idempotency keys from outside live in the caller's namespace.
 """
@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 
 from memory import secrets
 from memory.errors import InvalidMetadata, InvalidText, SecretFound, TooLarge
-from memory.folding import strip_invisible
 from memory.format import parse_entry, render_entry
-from memory.lint import entry_problems
+from memory.format.folding import strip_invisible
+from memory.format.lint import entry_problems
 
 Meta = tuple[tuple[str, str], ...]
 

@@ -2,7 +2,7 @@
 
 A new entry is refused when it is a forgotten fact: the same words after normalisation, or the
 fact said again in more words (it holds every content word of the forgotten one and does not
-negate it: memory/facts.py `covers`). Entries that dreaming merged into another (`reason:
+negate it: memory/facts/comparison.py `covers`). Entries that dreaming merged into another (`reason:
 merged into <path>`) are recorded too but never refuse anything: their fact lives on.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory import facts
+import memory.facts.comparison as facts
 from memory import format as fmt
 from memory.errors import TombstoneConflict
 
@@ -94,7 +94,7 @@ def load(text: str | None) -> Stones:
 def check(text: str, stones: Sequence[Tombstone], *, person: bool = False) -> None:
     """Raise TombstoneConflict when `text` is a forgotten fact: the same words after
     normalisation, or all of its content words said again (with more). A `person` is not held
-    back by what an agent removed (memory/trust.py: an agent's removal binds agents only)."""
+    back by what an agent removed (memory/trust/rules.py: an agent's removal binds agents only)."""
     key = fmt.normalise(text)
     if not key:
         return

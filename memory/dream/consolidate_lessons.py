@@ -6,9 +6,10 @@
 - a lesson that a newer one contradicts (it puts back what the old one removed) is `revoked`,
   with `reason` and `evidence`, and kept, not deleted.
 
-The per-PR gate (memory/lessons/gate.py) does this for one pull request at a time; the night catches
-what arrived out of order, in parallel, or by hand. Entries agents wrote elsewhere (memory/gate.py)
-are promoted here too, by memory/dream/promote.py, and their open contradictions listed.
+The per-PR gate (memory/lessons/planner.py) does this for one pull request at a time; the night
+catches what arrived out of order, in parallel, or by hand. Entries agents wrote elsewhere
+(memory/trust/agent_gate.py) are promoted here too, by memory/dream/promote.py, and their open
+contradictions listed.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from dataclasses import replace
 from memory import format as fmt
 from memory.dream.context import Context, StepResult
 from memory.dream.promote import promote
-from memory.lessons.gate import ACTIVE, REVOKED, TENTATIVE
-from memory.lessons.outcomes import Signature
-from memory.ops import RemoveEntry, ReplaceEntry
+from memory.lessons.planner import ACTIVE, REVOKED, TENTATIVE
+from memory.lessons.pull_requests import Signature
+from memory.writes.operations import RemoveEntry, ReplaceEntry
 
 PREFIX = "conventions/"
 

@@ -3,11 +3,12 @@
 Every entry an agent writes (the Slack agent's edits, an MCP client's writeMemory) passes
 `Gate.apply` before it is written: it gets `kind:` (pattern, pitfall, win, stack-note or fact;
 `fact` when the agent gave none or another word) and `status: tentative`, whatever status the
-agent wrote (an agent never promotes itself). Then memory.contradictions compares it with the
+agent wrote (an agent never promotes itself). Then memory.facts.contradictions compares it with the
 entries of its file:
 
 - confirm: the new line is not added; the existing entry gains the new source as `evidence:`
-  (a second independent source: the dream's outcomes step promotes it, memory/dream/outcomes.py);
+  (a second independent source: the dream's outcomes step promotes it,
+  memory/dream/consolidate_lessons.py);
 - refine: added as tentative with `refines: <the older entry's text>`;
 - contradict: added as tentative with `contradicts: <the older entry's text>`; the older entry is
   never overwritten, even when the agent edited it in place (the morning digest lists it);
@@ -21,12 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
 
-from memory import contradictions as cx
+import memory.facts.contradictions as cx
+import memory.trust.rules as trust
 from memory import format as fmt
-from memory import trust
-from memory.operations import (
+from memory.writes.operations import (
     AddEntry,
     AddTombstone,
     Meta,
@@ -35,15 +35,9 @@ from memory.operations import (
     ReplaceEntry,
     WriteFile,
 )
-from memory.validate import MAX_FILE_BYTES
+from memory.writes.validate import MAX_FILE_BYTES
 
-KINDS: Final = fmt.KINDS
-DEFAULT_KIND: Final = trust.DEFAULT_KIND
-TENTATIVE: Final = trust.TENTATIVE
 MAX_COMPARISONS = 50_000  # ~2 µs each (cached word sets): a write's check stays under ~0.1 s
-kind_of = trust.kind_of
-quote = trust.quote  # the older entry in `contradicts:` / `refines:`, cut at trust.MAX_QUOTE
-origins = trust.origins
 
 Read = Callable[[str], str | None]
 
@@ -71,9 +65,9 @@ class Landed:
 class Gate:
     """The gate for one write by an agent. `kind` is the kind for entries that name none;
     `origin` is what this writer's confirmation counts as (hippo's record: the Slack thread's
-    permalink, or `by <token name>`; memory/trust.py), never a source the agent wrote."""
+    permalink, or `by <token name>`; memory/trust/rules.py), never a source the agent wrote."""
 
-    kind: str = DEFAULT_KIND
+    kind: str = trust.DEFAULT_KIND
     judge: cx.Judge | None = None
     origin: str = ""
     landed: list[Landed] = field(default_factory=list)
@@ -88,12 +82,14 @@ class Gate:
         only hippo writes (verified, evidence; `by` is the door's, and the write path sets it
         again). A status that is no status at all is left for the write path to refuse with
         its message, as lint would."""
-        kind = kind_of(dict((k.lower(), v) for k, v in meta).get("kind"), kind_of(self.kind))
+        kind = trust.kind_of(
+            dict((k.lower(), v) for k, v in meta).get("kind"), trust.kind_of(self.kind)
+        )
         if any(k.lower() == "status" and v.strip().lower() not in fmt.STATUSES for k, v in meta):
             return (*[(k, v) for k, v in meta if k.lower() != "kind"], ("kind", kind))
         drop = ("kind", "status", "verified", "evidence")
         out = [(k, v) for k, v in meta if k.lower() not in drop]
-        return (*out, ("kind", kind), ("status", TENTATIVE))
+        return (*out, ("kind", kind), ("status", trust.TENTATIVE))
 
     def apply(self, ops: Sequence[Operation], read: Read) -> list[Operation]:
         """The agent's operations, gated against the files as `read` gives them now."""
@@ -146,7 +142,8 @@ class Gate:
         meta = self.stamp(op.meta)
         if other is not None and found.verdict in (cx.CONTRADICT, cx.REFINE):
             key = "contradicts" if found.verdict == cx.CONTRADICT else "refines"
-            meta = (*meta, (key, quote(other.text)))
+            # The older entry, cut at trust.MAX_QUOTE.
+            meta = (*meta, (key, trust.quote(other.text)))
         return [AddEntry(op.path, op.text, meta, title=op.title)]
 
     def _replace(self, op: ReplaceEntry, known: list[fmt.Entry]) -> list[Operation]:

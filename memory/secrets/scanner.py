@@ -1,13 +1,14 @@
 """Recognise credentials in text before it is committed.
 
 Three passes, each cheap when there is nothing to find:
-1. the text as written, through every detector of memory.secret_patterns whose anchor is in it;
+1. the text as written, through every detector of memory.secrets.patterns whose anchor is in it;
 2. when the text holds invisible or non-ASCII characters or backslash escapes, a normalised view
    of the lines that hold them (zero-width characters removed, NFKC, `\\n`-style escapes turned
    into spaces), so a zero-width space inside a token or an escaped `\\nghp_…` in JSON hides
    nothing;
 3. base64 runs that decode to text, scanned again (an encoded token is still a token);
-4. detect-secrets' own detectors (memory.secret_library), loaded only when a text needs them.
+4. detect-secrets' own detectors (memory.secrets.library_detectors), loaded only when a text
+   needs them.
 Hits of passes 2 and 3 are reported at their span in the original text.
 """
 
@@ -22,9 +23,9 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 
-from memory import secret_library
-from memory.secret_context import CONTEXT
-from memory.secret_patterns import PREFIXED, Detector
+import memory.secrets.library_detectors as library_detectors
+from memory.secrets.contextual import CONTEXT
+from memory.secrets.patterns import PREFIXED, Detector
 
 # Prefixed formats first: the order decides the kind reported when two overlap.
 DETECTORS: list[Detector] = [*PREFIXED, *CONTEXT]
@@ -194,7 +195,7 @@ def scan(text: str) -> list[Hit]:
         if inner:
             hits.append(Hit(f"base64-encoded {inner[0].kind}", m.start(), m.end()))
     # detect-secrets' finds count where hippo's own found nothing (its names are the plainer).
-    for kind, start, end in secret_library.scan(text, lowered):
+    for kind, start, end in library_detectors.scan(text, lowered):
         if not any(h.start < end and start < h.end for h in hits):
             hits.append(Hit(kind, start, end))
     return _merge(hits)

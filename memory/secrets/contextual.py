@@ -1,6 +1,6 @@
 """Credentials found by what surrounds them rather than by a prefix of their own: a password in a
 URL, a connection string, a command line, a .netrc, a Kubernetes Secret, a key word before a
-value. Each check asks memory.secret_values whether the value is a secret or a placeholder, a
+value. Each check asks memory.secrets.values whether the value is a secret or a placeholder, a
 name, code or prose.
 """
 
@@ -12,8 +12,8 @@ import json
 import re
 from urllib.parse import unquote
 
-from memory.secret_patterns import SCHEME_CHARS, Check, Detector, back
-from memory.secret_values import (
+from memory.secrets.patterns import SCHEME_CHARS, Check, Detector, back
+from memory.secrets.values import (
     entropy,
     is_code,
     is_name,

@@ -55,7 +55,6 @@ STOP = _words(
 NEGATIONS = _words("not never stopped stop nt cannot cant dont doesnt isnt wont")
 # Order words: the terms on their left and right must be the same in both entries.
 ORDER = ("before", "after", "than", "instead", "over", "until", "from", "to")
-OPPOSITES = lexicon.OPPOSITES
 # Phrases first (they may hold a stop word), then single words; both sides are normalised text.
 PHRASES = (
     ("no longer", "nolonger"),
@@ -206,7 +205,7 @@ def fact(text: str) -> Fact:
 
 _AUX = _words("do does did is are was were wo ca could should would has have had")
 _OPPOSITE: dict[str, set[str]] = {}
-for _a, _b in OPPOSITES:
+for _a, _b in lexicon.OPPOSITES:
     _OPPOSITE.setdefault(_stem(_a), set()).add(_stem(_b))
     _OPPOSITE.setdefault(_stem(_b), set()).add(_stem(_a))
 

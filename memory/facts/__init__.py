@@ -1,0 +1,28 @@
+"""When entries state the same fact, contradict one, or bring back a forgotten one.
+
+comparison.py: one fact in other words (`fact`, `same`, `conflict`, `covers`; content words,
+numbers, negations, opposite words); contradictions.py: what a new entry is to the entries on
+its subject (confirm, refine, contradict or new), optionally asked of a `Judge`; tombstones.py:
+the forgotten facts of forgotten.md, which no stale writer may bring back.
+"""
+
+from memory.facts.comparison import Fact, conflict, covers, fact, same
+from memory.facts.contradictions import CONFIRM, CONTRADICT, NEW, REFINE, Finding, Judge, compare
+from memory.facts.tombstones import Stones, Tombstone
+
+__all__ = [
+    "CONFIRM",
+    "CONTRADICT",
+    "NEW",
+    "REFINE",
+    "Fact",
+    "Finding",
+    "Judge",
+    "Stones",
+    "Tombstone",
+    "compare",
+    "conflict",
+    "covers",
+    "fact",
+    "same",
+]

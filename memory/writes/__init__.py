@@ -1,0 +1,45 @@
+"""A write: entry-level operations and their pure application to a tree.
+
+operations.py defines the operations (AddEntry, ReplaceEntry, …) and the rules that need no
+tree (`check_op`, `check_path`); apply.py applies a list of them to a tree (`apply_ops`), one
+file at a time through edited_file.py; validate.py holds the rules every string obeys before
+it reaches git, whichever door it came through.
+"""
+
+from memory.writes.apply import apply_ops
+from memory.writes.operations import (
+    AddEntry,
+    AddTombstone,
+    AppendLine,
+    Applied,
+    DeleteFile,
+    Meta,
+    MoveFile,
+    Operation,
+    Reader,
+    RemoveEntry,
+    ReplaceEntry,
+    WriteFile,
+    check_op,
+    check_path,
+    paths_of,
+)
+
+__all__ = [
+    "AddEntry",
+    "AddTombstone",
+    "AppendLine",
+    "Applied",
+    "DeleteFile",
+    "Meta",
+    "MoveFile",
+    "Operation",
+    "Reader",
+    "RemoveEntry",
+    "ReplaceEntry",
+    "WriteFile",
+    "apply_ops",
+    "check_op",
+    "check_path",
+    "paths_of",
+]
