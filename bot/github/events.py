@@ -1,0 +1,136 @@
+"""What hippo does with each GitHub event it is sent, registered by (event, action).
+
+A handler reads the payload's fields, queues ids for a task, and says what it did (the
+response's body). Reviews and comments are not handled one by one: they are read from the API
+when the pull request closes, complete and in order; one delivery each would only race with it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.github.router import Handler, Router
+from jobs.celery_app import enqueue
+from jobs.github.checks import CHECK_PULL_REQUEST
+from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION, record_agent_push, settings
+from jobs.runtime import Runtime
+from memory.lessons.outcomes import is_agent_pr
+
+router = Router()
+
+
+class Malformed(ValueError):
+    """A signed delivery whose fields do not have the shape GitHub documents (400, not 500)."""
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _number(pr: dict[str, Any], payload: dict[str, Any]) -> int:
+    value = pr.get("number") or payload.get("number") or 0
+    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isdigit():
+        raise Malformed(f"pull request number {value!r} is not a whole number")
+    return int(value)
+
+
+def _read_at_close(event: str) -> Handler:
+    def ignore(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"ignored": f"{event} is read when the pull request closes"}
+
+    return ignore
+
+
+router.register("pull_request_review")(_read_at_close("pull_request_review"))
+router.register("issue_comment")(_read_at_close("issue_comment"))
+
+
+@router.register("installation")
+def installation(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """The app was installed, changed or removed: queue the installation task."""
+    repos = [_obj(r).get("full_name", "") for r in payload.get("repositories") or []]
+    enqueue(
+        rt,
+        INSTALLATION,
+        action=str(payload.get("action") or ""),
+        installation_id=_obj(payload.get("installation")).get("id"),
+        repos=[r for r in repos if r],
+    )
+    return {"queued": "installation"}
+
+
+def _agent_pull(rt: Runtime, payload: dict[str, Any]) -> tuple[str, int] | None:
+    """(repository, number) of the delivery's pull request when an agent opened it (or it
+    carries the agent label), else None."""
+    pr = _obj(payload.get("pull_request"))
+    repo = str(_obj(payload.get("repository")).get("full_name", ""))
+    number = _number(pr, payload)
+    opener = _obj(pr.get("user")).get("login", "")
+    labels = [str(_obj(lb).get("name", "")) for lb in pr.get("labels") or []]
+    config = rt.config
+    if not repo or not number:
+        return None
+    if not is_agent_pr(opener, labels, config.agent_logins, config.agent_label):
+        return None
+    return repo, number
+
+
+NOT_AGENT = {"ignored": "not an agent pull request"}
+
+
+@router.register("pull_request", action="closed")
+def closed(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """An agent pull request closed (merged or not): queue the lesson it may teach."""
+    found = _agent_pull(rt, payload)
+    if found is None:
+        return NOT_AGENT
+    repo, number = found
+    sender = _obj(payload.get("sender"))
+    enqueue(
+        rt,
+        HANDLE_PULL_REQUEST,
+        delivery_id=delivery,
+        installation_id=_obj(payload.get("installation")).get("id"),
+        repo_full_name=repo,
+        number=number,
+        action="closed",
+        sender=str(sender.get("login", "")),
+        sender_type=str(sender.get("type", "")),
+    )
+    return {"queued": "handle_pull_request"}
+
+
+@router.register("pull_request", action="opened")
+@router.register("pull_request", action="synchronize")
+@router.register("pull_request", action="reopened")
+def pushed(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """A new head on an agent pull request: queue the pitfall check; record the agent's own."""
+    found = _agent_pull(rt, payload)
+    if found is None:
+        return NOT_AGENT
+    repo, number = found
+    pr = _obj(payload.get("pull_request"))
+    sha = str(payload.get("after") or _obj(pr.get("head")).get("sha", "") or "")
+    sender = str(_obj(payload.get("sender")).get("login", ""))
+    said = _queue_check(rt, repo, number, sha, _obj(payload.get("installation")).get("id"))
+    if sha and sender.lower() in {a.lower() for a in rt.config.agent_logins}:
+        record_agent_push(rt, repo, number, sha)
+        return {"recorded": sha, **said}
+    return {"ignored": "a push by someone other than the agent", **said}
+
+
+def _queue_check(
+    rt: Runtime, repo: str, number: int, head_sha: str, installation_id: object
+) -> dict[str, str]:
+    """Queue the pitfall check for this head (when GitHub is configured)."""
+    if not head_sha or not settings(rt).configured:
+        return {}
+    enqueue(
+        rt,
+        CHECK_PULL_REQUEST,
+        repo_full_name=repo,
+        number=number,
+        head_sha=head_sha,
+        installation_id=installation_id if isinstance(installation_id, int) else None,
+    )
+    return {"check": "queued"}
