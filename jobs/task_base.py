@@ -18,7 +18,6 @@ from celery import Celery, Task, current_app
 
 from jobs.broker import BROKER_DOWN
 from jobs.runtime import Runtime
-from jobs.workspaces import runtime_for
 from memory.errors import LockTimeout, RemoteError
 
 
@@ -28,19 +27,15 @@ class HippoTask(Task):  # type: ignore[misc]  # celery ships no types
     @property
     def runtime(self) -> Runtime:
         """The app's Runtime; for a task of one of many installed workspaces (its `team`
-        keyword, added by `enqueue`), that workspace's: its memory, its token (read from the
-        installation store once per run, so an uninstall takes effect at the next task)."""
+        keyword, added by `send`), that workspace's (`Runtime.for_team`): its memory, its token
+        (read from the installation store each time: an uninstall takes effect at once)."""
         app = self.app
         if not isinstance(app, HippoCelery):
             raise TypeError(f"{self.name} runs only in an app from jobs.celery_app.make_celery")
         team = str((getattr(self.request, "kwargs", None) or {}).get("team") or "")
         if not team or not app.runtime.config.slack_oauth:
             return app.runtime
-        found = getattr(self.request, "hippo_runtime", None)
-        if not isinstance(found, Runtime):
-            found = runtime_for(app.runtime, team)
-            self.request.hippo_runtime = found  # the request lives as long as this run
-        return found
+        return app.runtime.for_team(team)
 
 
 class HippoCelery(Celery):  # type: ignore[misc]  # celery ships no types
@@ -89,7 +84,8 @@ class Declared:
 
 def task(name: str, **options: Any) -> Callable[[Callable[..., Any]], Declared]:
     """Declare the decorated function (whose first argument is the `HippoTask`) as task `name`.
-    Send tasks by name with `jobs.celery_app.enqueue`, so callers never need the task object."""
+    Queue tasks with their typed message (`jobs.task_messages.send`), so callers never need the
+    task object."""
 
     def declare(run: Callable[..., Any]) -> Declared:
         return Declared(name, run, options)

@@ -10,10 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from bot.github.router import Handler, Router
-from jobs.celery_app import enqueue
-from jobs.github.checks import CHECK_PULL_REQUEST
-from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION, record_agent_push, settings
+from jobs.github.tasks import record_agent_push, settings
 from jobs.runtime import Runtime
+from jobs.task_messages import CheckPullRequest, HandlePullRequest, Installation, send
 from memory.lessons.outcomes import is_agent_pr
 
 router = Router()
@@ -25,6 +24,12 @@ class Malformed(ValueError):
 
 def _obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def _installation_id(payload: dict[str, Any]) -> int | None:
+    """The delivery's GitHub App installation, when it names one (a whole number)."""
+    value = _obj(payload.get("installation")).get("id")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _number(pr: dict[str, Any], payload: dict[str, Any]) -> int:
@@ -49,12 +54,13 @@ router.register("issue_comment")(_read_at_close("issue_comment"))
 def installation(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[str, Any]:
     """The app was installed, changed or removed: queue the installation task."""
     repos = [_obj(r).get("full_name", "") for r in payload.get("repositories") or []]
-    enqueue(
+    send(
         rt,
-        INSTALLATION,
-        action=str(payload.get("action") or ""),
-        installation_id=_obj(payload.get("installation")).get("id"),
-        repos=[r for r in repos if r],
+        Installation(
+            action=str(payload.get("action") or ""),
+            installation_id=_installation_id(payload),
+            repos=[r for r in repos if r],
+        ),
     )
     return {"queued": "installation"}
 
@@ -86,16 +92,17 @@ def closed(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[str, Any
         return NOT_AGENT
     repo, number = found
     sender = _obj(payload.get("sender"))
-    enqueue(
+    send(
         rt,
-        HANDLE_PULL_REQUEST,
-        delivery_id=delivery,
-        installation_id=_obj(payload.get("installation")).get("id"),
-        repo_full_name=repo,
-        number=number,
-        action="closed",
-        sender=str(sender.get("login", "")),
-        sender_type=str(sender.get("type", "")),
+        HandlePullRequest(
+            delivery_id=delivery,
+            installation_id=_installation_id(payload),
+            repo_full_name=repo,
+            number=number,
+            action="closed",
+            sender=str(sender.get("login", "")),
+            sender_type=str(sender.get("type", "")),
+        ),
     )
     return {"queued": "handle_pull_request"}
 
@@ -112,7 +119,7 @@ def pushed(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[str, Any
     pr = _obj(payload.get("pull_request"))
     sha = str(payload.get("after") or _obj(pr.get("head")).get("sha", "") or "")
     sender = str(_obj(payload.get("sender")).get("login", ""))
-    said = _queue_check(rt, repo, number, sha, _obj(payload.get("installation")).get("id"))
+    said = _queue_check(rt, repo, number, sha, _installation_id(payload))
     if sha and sender.lower() in {a.lower() for a in rt.config.agent_logins}:
         record_agent_push(rt, repo, number, sha)
         return {"recorded": sha, **said}
@@ -120,17 +127,10 @@ def pushed(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[str, Any
 
 
 def _queue_check(
-    rt: Runtime, repo: str, number: int, head_sha: str, installation_id: object
+    rt: Runtime, repo: str, number: int, head_sha: str, installation_id: int | None
 ) -> dict[str, str]:
     """Queue the pitfall check for this head (when GitHub is configured)."""
     if not head_sha or not settings(rt).configured:
         return {}
-    enqueue(
-        rt,
-        CHECK_PULL_REQUEST,
-        repo_full_name=repo,
-        number=number,
-        head_sha=head_sha,
-        installation_id=installation_id if isinstance(installation_id, int) else None,
-    )
+    send(rt, CheckPullRequest(repo, number, head_sha, installation_id))
     return {"check": "queued"}

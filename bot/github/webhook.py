@@ -16,7 +16,9 @@ from flask import Flask, Response, jsonify, request
 from bot.github.events import Malformed, router
 from integrations import metrics
 from integrations.github import verify_signature
+from jobs import keys
 from jobs.celery_app import BROKER_DOWN
+from jobs.claims import PENDING, Claim
 from jobs.runtime import Runtime
 
 DELIVERY_TTL = 7 * 24 * 3600  # GitHub keeps deliveries redeliverable for 3 days
@@ -61,21 +63,21 @@ def _handle(rt: Runtime) -> Response:
         return _reply(400, error="the body is neither JSON nor a form with a JSON payload")
     if not isinstance(payload, dict):
         return _reply(400, error="the body is not a JSON object")
-    claim = f"hippo:github:delivery:{delivery}"
-    if not rt.redis.set(claim, "pending", nx=True, ex=PENDING_TTL):
-        if rt.redis.get(claim) == b"pending":  # being queued now, or died with Redis
+    claim = Claim(rt.redis, keys.github_delivery(delivery), pending=PENDING_TTL, done=DELIVERY_TTL)
+    if not claim.take():
+        if claim.holder() == PENDING:  # being queued now, or died with Redis
             return _reply(503, error="this delivery is being queued; redeliver it later")
         metrics.ACKS.labels("github", event, "duplicate").inc()
         return _reply(200, duplicate=True)
     try:
         said = router.dispatch(rt, event, delivery, payload)
     except Malformed as exc:
-        rt.redis.delete(claim)  # a corrected redelivery must still count
+        claim.release()  # a corrected redelivery must still count
         return _reply(400, error=str(exc))
     except Exception:
-        rt.redis.delete(claim)  # nothing was queued: a redelivery must be able to try again
+        claim.release()  # nothing was queued: a redelivery must be able to try again
         raise
-    rt.redis.set(claim, event, ex=DELIVERY_TTL)
+    claim.finish(event)
     metrics.ACKS.labels("github", event, next(iter(said), "done")).inc()
     return _reply(202, **said)
 

@@ -13,9 +13,8 @@ from slack_bolt.adapter.flask import SlackRequestHandler
 from bot.console.auth import current_user
 from bot.slack import install
 from bot.slack.app import make_slack_app
-from integrations.slack import Outbox
+from jobs import context
 from jobs.runtime import Runtime
-from jobs.workspaces import team_scope
 
 
 def _plain_response(message: str, status: int) -> Response:
@@ -67,7 +66,9 @@ def register(app: Flask, rt: Runtime) -> None:
         why = malformed(request.get_data(as_text=True), request.mimetype)  # bounded by bot.limits
         if why:
             return _plain_response(why, 400)
-        with team_scope():  # many workspaces: the request's team, for the tasks it queues
+        # Many workspaces: Bolt's middleware binds the request's team (for the tasks it queues);
+        # the scope ends it with the request, since the thread serves other requests next.
+        with context.scope(team=""):
             return handler.handle(request)
 
     @app.get("/outbox")
@@ -78,4 +79,4 @@ def register(app: Flask, rt: Runtime) -> None:
             return response
         limit = request.args.get("limit", "100")
         n = int(limit) if limit.isdigit() else 100
-        return jsonify({"messages": Outbox(rt.redis).messages(min(n, 1000))})
+        return jsonify({"messages": rt.outbox.messages(min(n, 1000))})

@@ -3,21 +3,22 @@
 in a channel it has not joined goes to the person's DM with hippo, saying how to invite it; a
 refusal is said ephemerally to the one who pressed the button.
 
-Front doors put `response_url` (and `share`) into the task's keyword arguments; `deliver` reads
-them from the running task's request, so every task's reply follows the same rules.
+Front doors put `response_url` (and `share`) into the task's keyword arguments; the task passes
+them on as a `ReplyTo` (where the reply goes), so every task's reply follows the same rules.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from celery import Task, current_task
 from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
-from integrations.slack import Blocks, Outbox
+from integrations.slack import Blocks
 from jobs.runtime import Runtime
 
 log = logging.getLogger("hippo.slack")
@@ -32,11 +33,30 @@ INVITE = (
 )
 
 
-def context(task: Task | None = None) -> dict[str, Any]:
-    """The keyword arguments the running task (`task`, else Celery's current one) was called
-    with: its front door's context. Empty outside a task."""
-    request = getattr(task or current_task, "request", None)
-    return dict(getattr(request, "kwargs", None) or {})
+@dataclass(frozen=True)
+class ReplyTo:
+    """Where a task's reply goes: the channel (and thread); for a slash command or an ephemeral
+    button, its response URL and whether the person asked to share the answer; and who asked
+    (an answer the response URL no longer takes is shown to them only)."""
+
+    channel: str
+    user: str = ""
+    thread_ts: str | None = None
+    response_url: str = ""
+    share: bool = False
+
+    @classmethod
+    def of(
+        cls, channel: str, ctx: Mapping[str, Any], *, user: str = "", thread_ts: str | None = None
+    ) -> ReplyTo:
+        """From a task's keyword arguments (its front door's SlackContext, `ctx`)."""
+        return cls(
+            channel,
+            user or str(ctx.get("user") or ""),
+            thread_ts or None,
+            str(ctx.get("response_url") or ""),
+            bool(ctx.get("share")),
+        )
 
 
 def response_url_ok(rt: Runtime, url: str) -> bool:
@@ -47,24 +67,15 @@ def response_url_ok(rt: Runtime, url: str) -> bool:
     )
 
 
-def deliver(
-    rt: Runtime,
-    task: Task | None,
-    channel: str,
-    text: str,
-    *,
-    blocks: Blocks | None = None,
-    thread_ts: str | None = None,
-) -> str:
+def deliver(rt: Runtime, to: ReplyTo, text: str, *, blocks: Blocks | None = None) -> str:
     """Say `text` where the person is; returns the posted message's ts ("" when it has none).
     Raises what the channel post raised when no other place worked (the caller decides)."""
-    ctx = context(task)
-    url, user = str(ctx.get("response_url") or ""), str(ctx.get("user") or "")
+    url, user, channel, thread_ts = to.response_url, to.user, to.channel, to.thread_ts
     if url and not rt.config.slack_bot_token:  # offline: no Slack to answer; the outbox
-        if ctx.get("share") or not user:
+        if to.share or not user:
             return rt.poster.post(channel, text, blocks=blocks, thread_ts=thread_ts)
         return ephemeral(rt, channel, user, text, blocks=blocks)
-    if url and respond(rt, url, text, blocks=blocks, share=bool(ctx.get("share"))):
+    if url and respond(rt, url, text, blocks=blocks, share=to.share):
         return ""
     if url and user:  # the response URL expired (30 minutes, 5 uses): only the person sees it
         try:
@@ -119,7 +130,7 @@ def ephemeral(
 ) -> str:
     """Only `user` sees it, in `channel` (the console outbox offline)."""
     if not rt.config.slack_bot_token:
-        return Outbox(rt.redis).post(f"{channel} (only {user})", text, blocks=blocks)
+        return rt.outbox.post(f"{channel} (only {user})", text, blocks=blocks)
     resp = rt.slack.chat_postEphemeral(channel=channel, user=user, text=text, blocks=blocks)
     return str(resp.get("message_ts") or "")
 
@@ -129,8 +140,7 @@ def direct(rt: Runtime, user: str, text: str, blocks: Blocks | None = None) -> s
     return rt.poster.post(user, text, blocks=blocks)
 
 
-def update(rt: Runtime, task: Task, channel: str, ts: str, text: str) -> None:
-    """Replace a message hippo posted: through the response URL when it was ephemeral."""
-    url = str(context(task).get("response_url") or "")
-    if not (url and replace(rt, url, text)):
-        rt.poster.update(channel, ts, text)
+def update(rt: Runtime, to: ReplyTo, ts: str, text: str) -> None:
+    """Replace message `ts` hippo posted: through the response URL when it was ephemeral."""
+    if not (to.response_url and replace(rt, to.response_url, text)):
+        rt.poster.update(to.channel, ts, text)

@@ -15,6 +15,8 @@ import redis.exceptions
 from slack_sdk.errors import SlackApiError
 
 from integrations.slack import Blocks
+from jobs import keys
+from jobs.claims import Claim
 from jobs.runtime import Runtime
 from jobs.slack import delivery
 from jobs.task_base import HippoTask, retrying
@@ -23,6 +25,7 @@ from memory.git.store import Author
 from memory.markup import slack
 
 REPLIED_TTL = 3 * 24 * 3600
+SENDING_TTL = 600  # a reply being sent by a task that died: another may send it after this
 # Slack errors no retry can fix (the bot was removed, the channel archived…).
 PERMANENT = frozenset(
     [
@@ -68,43 +71,39 @@ def reply_once(
     rt: Runtime,
     task: HippoTask,
     key: str,
-    channel: str,
+    to: delivery.ReplyTo,
     text: str,
     *,
-    thread_ts: str | None = None,
     blocks: Blocks | None = None,
 ) -> str | None:
     """Post once per key. A rerun of this very task (worker died mid-post) posts again rather
     than lose the reply; any other task with the same key stays silent."""
-    marker = f"hippo:slack:replied:{key}"
-    mine = f"sending:{task.request.id}"
-    if not rt.redis.set(marker, mine, nx=True, ex=600):
-        held = rt.redis.get(marker)
-        if (held.decode() if isinstance(held, bytes) else held) != mine:
-            return None
+    claim = Claim(rt.redis, keys.slack_replied(key), pending=SENDING_TTL, done=REPLIED_TTL)
+    if not claim.take_or_hold(f"sending:{task.request.id}"):
+        return None
     try:
         # A slash command answers through its response_url; a channel hippo is not in, in a DM.
-        ts = delivery.deliver(rt, task, channel, text, blocks=blocks, thread_ts=thread_ts or None)
+        ts = delivery.deliver(rt, to, text, blocks=blocks)
     except SlackApiError as exc:
         if exc.response.get("error") in PERMANENT:  # retrying cannot help; the write stands
-            log.warning("reply for %s not posted in %s: %s", key, channel, exc.response["error"])
-            rt.redis.set(marker, f"failed:{exc.response['error']}", ex=REPLIED_TTL)
+            log.warning("reply for %s not posted in %s: %s", key, to.channel, exc.response["error"])
+            claim.finish(f"failed:{exc.response['error']}")
             return None
-        rt.redis.delete(marker)  # the retry must be able to send it
+        claim.release()  # the retry must be able to send it
         raise
     except Exception:
-        rt.redis.delete(marker)
+        claim.release()
         raise
-    _record_sent(rt, marker, f"sent:{ts}")
+    _record_sent(claim, f"sent:{ts}")
     return ts
 
 
-def _record_sent(rt: Runtime, marker: str, value: str) -> None:
+def _record_sent(claim: Claim, value: str) -> None:
     """The reply is posted: record it, waiting out a Redis restart (seconds) rather than fail
     the task, whose retry would post the reply a second time (seen in bench/faults.py)."""
     for pause in (0.5, 1, 2, 4, 8, 15, 0):
         try:
-            rt.redis.set(marker, value, ex=REPLIED_TTL)
+            claim.finish(value)
             return
         except redis.exceptions.RedisError as exc:
             if not pause:
