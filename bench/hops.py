@@ -146,24 +146,31 @@ def note_path(tmp: Path, tracer: Tracer) -> None:
             rt.close()
 
 
+def serve_edited_pull(github: Any, repo: str, n: int) -> None:
+    """Agent pull request n: the agent wrote inline mocks, alice (a maintainer) merged fixtures."""
+    from tests.fakes.github import commit_body, file_body, pull_body
+
+    agent = "hippo-agent[bot]"
+    old = "import mock\n\ndef test_{n}():\n    client = mock.Mock()\n    assert client\n"
+    new = "from tests.fixtures import client\n\ndef test_{n}(client):\n    assert client\n"
+    path = f"tests/unit/test_{n}.py"
+    commits = [commit_body(f"a{n}", agent, agent), commit_body(f"h{n}", "alice", "x")]
+    pull = pull_body(repo, n, commits=2, head_sha=f"h{n}", merge_commit_sha=f"m{n}")
+    github.add_pull(repo, pull, commits=commits, files=[file_body(path)])
+    github.grant(repo, "alice")
+    github.add_files(repo, f"a{n}", {path: old.format(n=n)})
+    github.add_files(repo, f"m{n}", {path: new.format(n=n)})
+
+
 def lesson_path(tmp: Path, tracer: Tracer) -> None:
     from bot.app import create_app
     from jobs.celery_app import make_celery
     from jobs.config import Config
     from jobs.runtime import Runtime
-    from tests.fakes.github import (
-        FakeGitHub,
-        commit_body,
-        delivery_headers,
-        file_body,
-        pull_body,
-        pull_request_payload,
-    )
+    from tests.fakes.github import FakeGitHub, delivery_headers, pull_request_payload
     from tests.fakes.slack import SlackFake
 
-    agent, repo, secret = "hippo-agent[bot]", "octo/app", "bench-webhook-secret"
-    old = "import mock\n\ndef test_{n}():\n    client = mock.Mock()\n    assert client\n"
-    new = "from tests.fixtures import client\n\ndef test_{n}(client):\n    assert client\n"
+    repo, secret = "octo/app", "bench-webhook-secret"
     with FakeGitHub() as github, SlackFake() as slack:
         config = Config(
             data_dir=tmp / "data",
@@ -181,13 +188,7 @@ def lesson_path(tmp: Path, tracer: Tracer) -> None:
             client = create_app(config, rt).test_client()
             app = make_celery(rt)
             for n in (1, 2):
-                path = f"tests/unit/test_{n}.py"
-                commits = [commit_body(f"a{n}", agent, agent), commit_body(f"h{n}", "alice", "x")]
-                pull = pull_body(repo, n, commits=2, head_sha=f"h{n}", merge_commit_sha=f"m{n}")
-                github.add_pull(repo, pull, commits=commits, files=[file_body(path)])
-                github.grant(repo, "alice")
-                github.add_files(repo, f"a{n}", {path: old.format(n=n)})
-                github.add_files(repo, f"m{n}", {path: new.format(n=n)})
+                serve_edited_pull(github, repo, n)
                 payload = pull_request_payload(
                     "closed", repo=repo, number=n, merged=True, merge_commit_sha=f"m{n}"
                 )

@@ -22,7 +22,7 @@ from jobs import keys, oplog
 from jobs.config import Config, today
 from jobs.read_counts import last_reads, read_counts
 from jobs.runtime import Runtime
-from jobs.slack import delivery, permissions
+from jobs.slack import permissions, replies
 from jobs.slack.home import refresh_homes
 from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
@@ -262,7 +262,7 @@ def slack_dream(
     """`/hippo dream` or App Home's button: admins (permissions.is_admin) only; the digest is
     the answer."""
     rt = self.runtime
-    to = delivery.ReplyTo.of(channel, ctx, user=user)
+    to = replies.ReplyTo.of(channel, ctx, user=user)
     if not permissions.is_admin(rt, user):
         reply_once(rt, self, key, to, permissions.refusal(rt, "start a dream"))
         return
@@ -282,7 +282,7 @@ def refused(rt: Runtime, ctx: dict[str, Any], user: str, channel: str, what: str
         rt.redis.delete(str(ctx["claim"]))
     text = permissions.refusal(rt, what)
     try:
-        delivery.ephemeral(rt, channel, user, text)
+        replies.ephemeral(rt, channel, user, text)
     except Exception as exc:  # SlackApiError, a channel gone: the refusal stands regardless
         log.warning("could not tell %s that %s was refused: %s", user, what, exc)
     return True
@@ -306,7 +306,7 @@ def revert_step(
 
     text = write_or_refuse(write, f"Could not revert {commit[:8]}: {{error}}")
     reply_once(
-        rt, self, key, delivery.ReplyTo.of(channel, ctx, user=user, thread_ts=thread_ts), text
+        rt, self, key, replies.ReplyTo.of(channel, ctx, user=user, thread_ts=thread_ts), text
     )
 
 
@@ -337,7 +337,7 @@ def forget_file(
 
     text = write_or_refuse(write, f"Could not forget `{slack(path)}`: {{error}}")
     reply_once(
-        rt, self, key, delivery.ReplyTo.of(channel, ctx, user=user, thread_ts=thread_ts), text
+        rt, self, key, replies.ReplyTo.of(channel, ctx, user=user, thread_ts=thread_ts), text
     )
 
 
@@ -373,7 +373,7 @@ def merge_pair(
 
     text = write_or_refuse(write, "Could not merge: {error}")
     reply_once(
-        rt, self, key, delivery.ReplyTo.of(channel, ctx, user=user, thread_ts=thread_ts), text
+        rt, self, key, replies.ReplyTo.of(channel, ctx, user=user, thread_ts=thread_ts), text
     )
 
 

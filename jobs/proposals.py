@@ -8,8 +8,7 @@ from typing import Any
 from jobs.config import today
 from jobs.dream import refused
 from jobs.runtime import Runtime
-from jobs.slack.delivery import ReplyTo
-from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
+from jobs.slack.replies import RETRY, ReplyTo, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from jobs.task_messages import Settle
 from memory import proposals, snapshot

@@ -1,5 +1,5 @@
-"""The GitHub app's front door: the webhook route (`register`), its router by (event, action)
-and the handlers registered on it (bot/github/events.py)."""
+"""The GitHub app's front door: the webhook route (`register`, bot/github/webhook.py) and the
+handlers it routes each delivery to by (event, action) (bot/github/events.py)."""
 
 from bot.github.webhook import register
 

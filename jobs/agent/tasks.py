@@ -97,12 +97,7 @@ def answer(
         offer_retry(rt, q, exc)
         return "gave up"
     except MemoryStoreError as exc:  # not worth retrying: say what is wrong and what to do
-        log.warning("agent turn %s refused: %s", q.event_id, exc)
-        rt.poster.post(
-            q.channel,
-            f"Sorry, I could not answer: {slack(str(exc))}",
-            thread_ts=q.thread_ts or None,
-        )
+        say_refused(rt, q, exc)
         return "refused"
     finally:
         try:
@@ -110,6 +105,12 @@ def answer(
         except LockError:
             log.warning("agent lock for %s expired during the turn", q.thread)
     return "answered"
+
+
+def say_refused(rt: Runtime, q: Question, exc: MemoryStoreError) -> None:
+    log.warning("agent turn %s refused: %s", q.event_id, exc)
+    text = f"Sorry, I could not answer: {slack(str(exc))}"
+    rt.poster.post(q.channel, text, thread_ts=q.thread_ts or None)
 
 
 def offer_retry(rt: Runtime, q: Question, exc: Exception) -> None:

@@ -24,7 +24,7 @@ from jobs.agent.edits import HIPPO_EMAIL, push_edits
 from jobs.briefing import brief, guess_repo
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
-from jobs.slack import delivery
+from jobs.slack import replies
 from memory import format as fmt
 from memory import sandbox, secrets, snapshot, trust
 from memory.git.store import Author
@@ -198,8 +198,8 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     _count_reads(rt, tools)
     text = body + _citations(out, tools, copy_sources(rt, tools.read, body))
     # asked with /hippo: only the person sees it (response_url), as every command's answer
-    to = delivery.ReplyTo(q.channel, q.user, q.thread_ts or q.ts or None, q.response_url, q.share)
-    delivery.deliver(rt, to, text)
+    to = replies.ReplyTo(q.channel, q.user, q.thread_ts or q.ts or None, q.response_url, q.share)
+    replies.deliver(rt, to, text)
     rt.redis.set(keys.agent_done(q.event_id), "1", ex=DONE_TTL)
     rt.redis.rpush(keys.agent_turns(q.thread), json.dumps([asked, body]))
     rt.redis.expire(keys.agent_turns(q.thread), THREAD_TTL)

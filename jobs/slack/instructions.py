@@ -13,9 +13,8 @@ from typing import Any
 from jobs.config import today
 from jobs.runtime import Runtime
 from jobs.slack.channels import channel_slug
-from jobs.slack.delivery import ReplyTo
 from jobs.slack.messages import file_link
-from jobs.slack.replies import RETRY, author, reply_once, source_for, write_or_refuse
+from jobs.slack.replies import RETRY, ReplyTo, author, reply_once, source_for, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from jobs.task_messages import InstructionsAdd, InstructionsList, InstructionsRemove
 from memory import format as fmt

@@ -18,10 +18,9 @@ from jobs import keys
 from jobs.config import today
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
-from jobs.slack import delivery
 from jobs.slack import messages as say
-from jobs.slack.delivery import ReplyTo
-from jobs.slack.replies import RETRY, author, reply_once, source_for, write_or_refuse
+from jobs.slack import replies
+from jobs.slack.replies import RETRY, ReplyTo, author, reply_once, source_for, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from jobs.task_messages import Forget, ForgetPick, Recall, SaveNote, SaveReacted, ShowHelp
 from memory import notes
@@ -131,12 +130,12 @@ def forget_pick(
     to = ReplyTo.of(channel, ctx, user=user)
     raw = rt.redis.get(keys.slack_question(question))
     if raw is None:
-        delivery.update(rt, to, message_ts, say.QUESTION_EXPIRED)
+        replies.update(rt, to, message_ts, say.QUESTION_EXPIRED)
         return
     asked = json.loads(raw)
     if pick < 0 or pick >= len(asked["matches"]):
         kept = f"Kept everything (<@{user}> chose to keep all)."
-        delivery.update(rt, to, message_ts, kept)
+        replies.update(rt, to, message_ts, kept)
         return
     path, text = asked["matches"][pick]
     # A rerun whose commit landed (the worker died before the edit) makes no second attempt.
@@ -155,10 +154,10 @@ def forget_pick(
         )
     if done is None or done.status == "removed":
         what = f"“{say.short(text)}” from {say.file_link(rt.config.public_url, path)}"  # escaped
-        delivery.update(rt, to, message_ts, say.forgot(what) + f" (<@{user}>)")
+        replies.update(rt, to, message_ts, say.forgot(what) + f" (<@{user}>)")
     else:
         gone = f"“{say.short(text)}” is already gone from `{slack(path)}`."
-        delivery.update(rt, to, message_ts, gone)
+        replies.update(rt, to, message_ts, gone)
 
 
 @task(Recall.TASK, **RETRY)
