@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from jobs import context
 from jobs.config import Config
-from jobs.workspaces import Workspaces
 from memory.git.store import Store
 
 if TYPE_CHECKING:
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
 
     from integrations.slack import Outbox, Poster
     from jobs import embedded_redis
+    from jobs.workspaces import Workspaces
 
 
 def redis_options() -> dict[str, Any]:
@@ -155,6 +155,8 @@ class Runtime:
     @cached_property
     def workspaces(self) -> Workspaces:
         """The deployment's installed Slack workspaces (many workspaces, through OAuth)."""
+        from jobs.workspaces import Workspaces  # slack_sdk's stores: only with many workspaces
+
         return Workspaces(self.config)
 
     @property
