@@ -41,10 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.cli.server import child_env
 from demo.slack import slack_headers
-from integrations.slack_post import Outbox
 from jobs.config import Config
 from jobs.runtime import Runtime
-from jobs.workspaces import runtime_for
 from tests.fakes.slack import SlackFake
 from tests.workspaces_helpers import installed
 
@@ -170,7 +168,7 @@ def setup(
     team_ids = [f"T0B{chr(65 + k)}" for k in range(teams)] or ["T0B"]
     for team in team_ids if teams else []:
         installed(rt, team, f"xoxb-bench-{team}")
-        runtime_for(rt, team).store.init()
+        rt.for_team(team).store.init()
     if not teams:
         rt.store.init()
     token = "xoxb-bench-T0B" if fake is not None and not teams else ""
@@ -220,7 +218,7 @@ def bench(args: argparse.Namespace, teams: int) -> dict[str, Any]:
     try:
         wait_http(f"http://127.0.0.1:{args.port}/healthz")
         time.sleep(3)  # let the worker connect before the clock starts
-        remotes = [runtime_for(rt, t).config.remote for t in team_ids] if teams else [config.remote]
+        remotes = [rt.for_team(t).config.remote for t in team_ids] if teams else [config.remote]
         result = {"workspaces": teams, "logs": str(work), **run(args, rt, remotes, team_ids, fake)}
         print_memory(web, worker, bare)  # RSS and PSS after the run
         return result
@@ -257,7 +255,7 @@ def print_memory(web: Any, worker: Any, bare: Any) -> None:
 def replies_of(rt: Runtime, fake: SlackFake | None, n: int) -> tuple[list[Any], int]:
     """The thread of every reply, and how many went out with another workspace's token."""
     if fake is None:
-        replies = Outbox(rt.redis).messages(1000 if n <= 1000 else n)
+        replies = rt.outbox.messages(1000 if n <= 1000 else n)
         return [m.get("thread_ts") for m in replies], 0
     posts = fake.calls("chat.postMessage")
     wrong = sum(c.token != f"xoxb-bench-{str(c.form['channel'])[1:]}" for c in posts)

@@ -14,7 +14,7 @@ from typing import Literal
 from flask import Flask, Response, g, jsonify, request
 
 from integrations import metrics
-from jobs import health, observe
+from jobs import context, health, observe
 from jobs.runtime import Runtime
 
 QUEUES = ("celery",)  # the Celery queues hippo uses (the default one)
@@ -43,14 +43,14 @@ def _install_request_hooks(app: Flask) -> None:
         if started is not None:
             metrics.HTTP_SECONDS.labels(route).observe(time.monotonic() - started)
         metrics.HTTP_REQUESTS.labels(route, str(response.status_code)).inc()
-        response.headers["X-Request-ID"] = observe.REQUEST_ID.get()
+        response.headers["X-Request-ID"] = context.current().request_id
         return response
 
     @app.teardown_request
     def _unbind(_exc: BaseException | None) -> None:
         tokens = g.pop("hippo_tokens", None)
         if tokens is not None:
-            observe.unbind(tokens)
+            context.reset(tokens)
 
 
 def _install_routes(app: Flask, rt: Runtime) -> None:

@@ -22,7 +22,6 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from bot.app import create_app
 from demo.context import Demo
 from integrations.github_client import sign
-from integrations.slack_post import Outbox
 from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
 from memory import format as fmt
@@ -193,7 +192,7 @@ def _replay(
         ctx.say(f"  {entry.render()}")
     again = _post(web, deliveries[-1])
     ctx.say(f"the same delivery redelivered → {again.status_code} {again.json}")
-    for note in Outbox(rt.redis).messages():
+    for note in rt.outbox.messages():
         if note.get("channel") == CHANNEL:
             ctx.say(f"outbox → {CHANNEL}: {note['text']}")
     _wait(lambda: sum(p.endswith("/comments") for _, p, _ in api.writes) >= 2)

@@ -123,7 +123,7 @@ def run(ctx: Demo) -> None:
         ctx.rt.config, redis_url=ctx.rt.redis_url, slack_bot_token="", slack_signing_secret=SECRET
     )
     rt = Runtime(config)
-    box = Outbox(rt.redis)
+    box = rt.outbox
     ctx.heading("slack: a day in #" + day["channel"]["name"] + " through /slack/events")
     web = serve_in_thread(create_app(config, rt))
     url = f"http://127.0.0.1:{web.server_port}/slack/events"

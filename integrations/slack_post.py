@@ -27,7 +27,6 @@ from slack_sdk.web import SlackResponse
 log = logging.getLogger("hippo.slack")
 
 Blocks = list[dict[str, Any]]
-OUTBOX_KEY = "hippo:outbox"
 OUTBOX_MAX = 1000  # the outbox is a window for people, not an archive
 
 _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
@@ -153,7 +152,8 @@ class SlackPoster:
 class Outbox:
     """The console outbox: what hippo would have posted, kept in Redis and logged."""
 
-    def __init__(self, r: redis.Redis, *, key: str = OUTBOX_KEY) -> None:
+    def __init__(self, r: redis.Redis, key: str) -> None:
+        """`key`: the Redis list it keeps (jobs/keys.py's OUTBOX; `key:seq` numbers posts)."""
         self.redis = r
         self.key = key
 

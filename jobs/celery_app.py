@@ -1,27 +1,21 @@
-"""The Celery app factory, the task modules it wires in, and `enqueue`.
+"""The Celery app factory and the task modules it wires in.
+
+Tasks are queued with `jobs.task_messages.send` (a typed message per task).
 
 `make_celery(rt)` builds the app that runs hippo's tasks on `rt` (a `HippoCelery`: each task
 reads `self.runtime` from it, see jobs/task_base.py). Each task module is imported here by name
 and listed in TASK_MODULES; its `register(app)` adds its tasks and beat entries. A new feature's
-task module: declare tasks with `@task(NAME)`, write `register(app)`, add the module below.
+task module: declare tasks with `@task(NAME)` and their messages (`jobs.task_messages.Message`),
+write `register(app)`, add the module below.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import sys
-import threading
-import time
-from typing import Any, NamedTuple
 
-from celery import signals
-
-from integrations import metrics
-from jobs import dream, journal, maintenance, observe, proposals, workspace_dreams, workspaces
+from jobs import dream, maintenance, proposals, workspace_dreams
 from jobs.agent import tasks as agent_tasks
-from jobs.broker import BROKER_DOWN, settings
-from jobs.config import Config
+from jobs.broker import settings
 from jobs.github import checks as github_checks
 from jobs.github import tasks as github_tasks
 from jobs.health import Heartbeat, MetricsEndpoint
@@ -29,9 +23,9 @@ from jobs.leases import LeaseRenewal
 from jobs.runtime import Runtime
 from jobs.slack import home, instructions
 from jobs.slack import tasks as slack_tasks
-from jobs.task_base import HippoCelery, TaskModule
+from jobs.task_base import HippoCelery, TaskModule, connect_signals
 
-__all__ = ["TASK_MODULES", "enqueue", "make_celery", "registered_tasks", "warm"]
+__all__ = ["TASK_MODULES", "make_celery", "registered_tasks", "warm"]
 
 TASK_MODULES: tuple[TaskModule, ...] = (
     slack_tasks,
@@ -57,7 +51,7 @@ def make_celery(rt: Runtime, *, worker: bool = False) -> HippoCelery:
         module.register(app)
     app.steps["worker"].update({Heartbeat, MetricsEndpoint})
     app.steps["consumer"].add(LeaseRenewal)
-    _connect_signals()
+    connect_signals()
     return app
 
 
@@ -67,10 +61,10 @@ def registered_tasks(app: HippoCelery) -> frozenset[str]:
 
 
 def warm(rt: Runtime) -> None:
-    """Build now what a process's first `enqueue` would: Redis's pool, the publishing app, its
+    """Build now what a process's first `send` would: Redis's pool, the publishing app, its
     producer pool and a broker connection. A web worker's first acks otherwise wait on them
     (about 50 ms, all of its threads at once). Never fails: a broker down now is reported by
-    the first enqueue, as before."""
+    the first send, as before."""
     try:
         rt.redis.ping()
         publisher = rt.celery
@@ -79,91 +73,3 @@ def warm(rt: Runtime) -> None:
             producer.connection.ensure_connection(max_retries=1)
     except Exception as exc:  # anything: the process must start regardless
         log.warning("could not warm the broker connection: %s", exc)
-
-
-def enqueue(rt: Runtime, task: str, **kwargs: Any) -> None:
-    """Send the task named `task` (e.g. `jobs.slack.tasks.SAVE_NOTE`) with JSON keyword arguments,
-    and the current request id in its headers (the task's logs and commits carry it), written
-    down in the intake journal first (jobs/journal.py) so no acked request is lost."""
-    rid = observe.REQUEST_ID.get() or observe.new_id()
-    team = workspaces.team_of(rt)  # many workspaces: the team travels with the work
-    if team and not kwargs.get("team"):
-        kwargs["team"] = team
-    task_id = journal.record(rt.redis, task, kwargs)
-    try:
-        rt.celery.send_task(task, kwargs=kwargs, task_id=task_id, headers={observe.HEADER: rid})
-    except Exception:
-        # The sender will retry; a leftover entry would only be run again, harmlessly.
-        with contextlib.suppress(*BROKER_DOWN):
-            journal.finished(rt.redis, task_id)
-        raise
-    log.info("queued %s", task, extra={"request_id": rid, "task": task})
-
-
-# -- what every task does around its run: request id, logs, metrics, the journal ---------------
-
-
-class _Running(NamedTuple):
-    tokens: Any  # observe.bind's context tokens, for observe.unbind
-    started: float  # time.monotonic() at task_prerun
-
-
-_running: dict[str, _Running] = {}  # task id → its log context and start
-_running_lock = threading.Lock()
-
-
-def _runtime_of(task: Any) -> Runtime | None:
-    app = getattr(task, "app", None)
-    return app.runtime if isinstance(app, HippoCelery) else None
-
-
-def _task_ran(task_id: str = "", task: Any = None, state: str = "", **_: Any) -> None:
-    """A task that ran (done, or failed for good) leaves the journal; one waiting to retry stays."""
-    rt = _runtime_of(task)
-    if task_id and state != "RETRY" and rt is not None:
-        try:
-            journal.finished(rt.redis, task_id)
-        except BROKER_DOWN as exc:  # the sweep will run it again, harmlessly (idempotent)
-            log.warning("could not clear journal entry %s: %s", task_id, exc)
-
-
-def _request_id(task: Any) -> str:
-    request = getattr(task, "request", None)
-    rid = getattr(request, observe.HEADER, None)
-    if not rid:  # older message protocols nest custom headers
-        rid = (getattr(request, "headers", None) or {}).get(observe.HEADER)
-    return str(rid or "")
-
-
-def _task_started(task_id: str = "", task: Any = None, **_: Any) -> None:
-    rid = _request_id(task) or task_id  # a scheduled task: its own id
-    tokens = observe.bind(rid, getattr(task, "name", ""))
-    with _running_lock:
-        _running[task_id] = _Running(tokens, time.monotonic())
-    log.info("task started", extra={"task_id": task_id})
-
-
-def _task_finished(task_id: str = "", task: Any = None, state: str = "", **_: Any) -> None:
-    with _running_lock:
-        ran = _running.pop(task_id, _Running(None, time.monotonic()))
-    name = getattr(task, "name", "")
-    metrics.TASKS.labels(name, state or "UNKNOWN").inc()
-    seconds = round(time.monotonic() - ran.started, 3)
-    log.info("task %s", (state or "done").lower(), extra={"task_id": task_id, "seconds": seconds})
-    if ran.tokens is not None:
-        observe.unbind(ran.tokens)
-
-
-def _setup_logging(**_: Any) -> None:
-    """`celery worker|beat`: our handler (JSON off a terminal) instead of Celery's."""
-    config = Config.from_env()
-    role = "beat" if "beat" in sys.argv else "worker"
-    observe.install(role, config.log_format, config.log_level)
-
-
-def _connect_signals() -> None:
-    """Once per process (the uids make a second call a no-op), when the first app is made."""
-    signals.task_prerun.connect(_task_started, dispatch_uid="hippo.started")
-    signals.task_postrun.connect(_task_finished, dispatch_uid="hippo.finished")
-    signals.task_postrun.connect(_task_ran, weak=False, dispatch_uid="hippo.journal")
-    signals.setup_logging.connect(_setup_logging, dispatch_uid="hippo.logging")

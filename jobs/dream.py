@@ -18,14 +18,15 @@ from celery.schedules import crontab
 
 from integrations import github_client as gh
 from integrations import metrics
-from jobs import oplog
+from jobs import keys, oplog
 from jobs.config import Config, today
 from jobs.read_counts import last_reads, read_counts
 from jobs.runtime import Runtime
-from jobs.slack import delivery, permissions
+from jobs.slack import permissions, replies
 from jobs.slack.home import refresh_homes
 from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
+from jobs.task_messages import Dream, ForgetFile, MergePair, Revert, SlackDream
 from memory import notes
 from memory.dream import digest, merge
 from memory.dream.checkable_claims import Claim
@@ -43,11 +44,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hippo.dream")
 
-DREAM = "hippo.dream.run"
-SLACK_DREAM = "hippo.dream.slack"
-REVERT = "hippo.dream.revert"
-FORGET_FILE = "hippo.dream.forget_file"
-MERGE_PAIR = "hippo.dream.merge_pair"
 LOCK_TTL = 3600  # a dream takes seconds to minutes; the lock outlives a crashed worker this long
 OUTBOX_CHANNEL = "digest"
 DIGEST_TTL = 3 * 24 * 3600  # "this night's digest was posted": a rerun within days posts nothing
@@ -72,7 +68,7 @@ def beat_schedule(config: Config) -> dict[str, Any]:
     hour, _, minute = (config.dream_at or "03:00").partition(":")
     return {
         "hippo-dream-nightly": {
-            "task": DREAM,
+            "task": Dream.TASK,
             "schedule": crontab(hour=int(hour or 3), minute=int(minute or 0)),
             "kwargs": {"workspace": config.workspace},
         }
@@ -145,7 +141,7 @@ def run_dream(
     """One dream under the workspace lock, then the snapshot and the digest. `on_step(name)`
     follows each step (the CLI's progress bar)."""
     workspace = workspace or rt.config.workspace
-    lock = rt.redis.lock(f"hippo:dream:{workspace}", timeout=LOCK_TTL, blocking_timeout=0)
+    lock = rt.redis.lock(keys.dream_lock(workspace), timeout=LOCK_TTL, blocking_timeout=0)
     if not lock.acquire(blocking=False):
         log.info("a dream of %s is already running; this one stops", workspace)
         return Outcome("busy")
@@ -189,7 +185,7 @@ def _dream_locked(
     metrics.DREAM_SECONDS.observe(time.monotonic() - started)
     for step in report.steps:
         metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()
-    posted = f"hippo:dream:digest:{workspace}:{report.run_id}"
+    posted = keys.dream_digest(workspace, report.run_id)
     count_outcomes(rt, workspace, report)
     if report.skipped and (rt.redis.exists(posted) or not report.steps):
         return Outcome("skipped", report)
@@ -252,7 +248,7 @@ def post_digest(rt: Runtime, report: Report, workspace: str) -> str:
     return rt.poster.post(channel, digest.text(report), blocks=blocks)
 
 
-@task(DREAM, autoretry_for=RETRY["autoretry_for"], max_retries=3, retry_backoff=30)
+@task(Dream.TASK, autoretry_for=RETRY["autoretry_for"], max_retries=3, retry_backoff=30)
 def dream_task(
     self: HippoTask, *, workspace: str = "", now_iso: str | None = None, **ctx: Any
 ) -> DreamStatus:
@@ -260,19 +256,22 @@ def dream_task(
     return run_dream(self.runtime, workspace, now_iso).status
 
 
-@task(SLACK_DREAM, **RETRY)
-def slack_dream(self: HippoTask, *, key: str, channel: str, user: str = "", **ctx: Any) -> None:
+@task(SlackDream.TASK, **RETRY)
+def slack_dream(
+    self: HippoTask, *, key: str, channel: str, user: str = "", now_iso: str = "", **ctx: Any
+) -> None:
     """`/hippo dream` or App Home's button: admins (permissions.is_admin) only; the digest is
     the answer."""
     rt = self.runtime
+    to = replies.ReplyTo.of(channel, ctx, user=user)
     if not permissions.is_admin(rt, user):
-        reply_once(rt, self, key, channel, permissions.refusal(rt, "start a dream"))
+        reply_once(rt, self, key, to, permissions.refusal(rt, "start a dream"))
         return
-    outcome = run_dream(rt, rt.config.workspace, ctx.get("now_iso") or None)
+    outcome = run_dream(rt, rt.config.workspace, now_iso or None)
     if outcome.status == "busy":
-        reply_once(rt, self, key, channel, "A dream is already running; its digest will follow.")
+        reply_once(rt, self, key, to, "A dream is already running; its digest will follow.")
     elif outcome.status == "skipped":
-        reply_once(rt, self, key, channel, "Tonight's dream already ran; nothing changed.")
+        reply_once(rt, self, key, to, "Tonight's dream already ran; nothing changed.")
 
 
 def refused(rt: Runtime, ctx: dict[str, Any], user: str, channel: str, what: str) -> bool:
@@ -284,13 +283,13 @@ def refused(rt: Runtime, ctx: dict[str, Any], user: str, channel: str, what: str
         rt.redis.delete(str(ctx["claim"]))
     text = permissions.refusal(rt, what)
     try:
-        delivery.ephemeral(rt, channel, user, text)
+        replies.ephemeral(rt, channel, user, text)
     except Exception as exc:  # SlackApiError, a channel gone: the refusal stands regardless
         log.warning("could not tell %s that %s was refused: %s", user, what, exc)
     return True
 
 
-@task(REVERT, **RETRY)
+@task(Revert.TASK, **RETRY)
 def revert_step(
     self: HippoTask, *, key: str, commit: str, user: str, channel: str, thread_ts: str, **ctx: Any
 ) -> None:
@@ -307,10 +306,12 @@ def revert_step(
         return f"<@{user}> reverted “{what}” (commit {done.commit[:8]})."
 
     text = write_or_refuse(write, f"Could not revert {commit[:8]}: {{error}}")
-    reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
+    reply_once(
+        rt, self, key, replies.ReplyTo.of(channel, ctx, user=user, thread_ts=thread_ts), text
+    )
 
 
-@task(FORGET_FILE, **RETRY)
+@task(ForgetFile.TASK, **RETRY)
 def forget_file(
     self: HippoTask, *, key: str, path: str, user: str, channel: str, thread_ts: str, **ctx: Any
 ) -> None:
@@ -336,10 +337,12 @@ def forget_file(
         return f"<@{user}> forgot `{slack(path)}`."
 
     text = write_or_refuse(write, f"Could not forget `{slack(path)}`: {{error}}")
-    reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
+    reply_once(
+        rt, self, key, replies.ReplyTo.of(channel, ctx, user=user, thread_ts=thread_ts), text
+    )
 
 
-@task(MERGE_PAIR, **RETRY)
+@task(MergePair.TASK, **RETRY)
 def merge_pair(
     self: HippoTask,
     *,
@@ -370,7 +373,9 @@ def merge_pair(
         return f"<@{user}> merged “{pair[3]}” into “{pair[1]}” (commit {done.commit[:8]})."
 
     text = write_or_refuse(write, "Could not merge: {error}")
-    reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
+    reply_once(
+        rt, self, key, replies.ReplyTo.of(channel, ctx, user=user, thread_ts=thread_ts), text
+    )
 
 
 def register(app: HippoCelery) -> None:

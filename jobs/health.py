@@ -28,6 +28,7 @@ import redis
 from celery import bootsteps
 
 from integrations import metrics
+from jobs import keys
 from jobs.runtime import Runtime
 
 HEARTBEAT_EVERY = 15.0
@@ -41,7 +42,7 @@ _remembered: dict[str, tuple[float, str]] = {}
 
 
 def heartbeat_key(workspace: str) -> str:
-    return f"hippo:workers:{workspace}"
+    return keys.workers(workspace)
 
 
 def beat(client: redis.Redis, workspace: str, worker: str, now: float | None = None) -> None:
@@ -141,7 +142,7 @@ def _check_worker(client: redis.Redis, workspace: str) -> str:
 def remote_key(rt: Runtime) -> str:
     """The Redis key holding the remote check's last answer (per workspace and remote)."""
     remote = hashlib.sha256(rt.store.shown.encode()).hexdigest()[:16]
-    return f"hippo:ready:remote:{rt.config.workspace}:{remote}"
+    return keys.remote_ready(rt.config.workspace, remote)
 
 
 def _recalled(client: redis.Redis, key: str, ttl: float) -> tuple[float, str] | None:

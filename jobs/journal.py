@@ -22,9 +22,10 @@ from typing import Any, NamedTuple
 
 import redis
 
+from jobs import keys
+from jobs.claims import Claim
+
 log = logging.getLogger("hippo.journal")
-JOURNAL = "hippo:journal"
-SWEEP_LOCK = "hippo:journal:sweep"
 QUEUE = "celery"  # kombu's default queue list, and its hash of unacked messages
 UNACKED = "unacked"
 GIVE_UP = 24 * 3600  # an entry this old that is nowhere is dropped (logged), not run again
@@ -44,12 +45,12 @@ def record(client: redis.Redis, name: str, kwargs: dict[str, Any]) -> str:
     """Write a task down before it is published; returns the task id to publish it under."""
     task_id = str(uuid.uuid4())
     entry = {"task": name, "kwargs": kwargs, "at": time.time()}
-    client.hset(JOURNAL, task_id, json.dumps(entry))
+    client.hset(keys.JOURNAL, task_id, json.dumps(entry))
     return task_id
 
 
 def finished(client: redis.Redis, task_id: str) -> None:
-    client.hdel(JOURNAL, task_id)
+    client.hdel(keys.JOURNAL, task_id)
 
 
 def _ids(raw_messages: list[bytes], *, unacked: bool) -> set[str]:
@@ -71,11 +72,11 @@ def sweep(client: redis.Redis, publish: Publish, *, grace: float, suspects: set[
     `suspects` are the ids found missing by the previous sweep; an id is published again only
     when it is missing twice, so a message between BRPOP and the unacked write is not mistaken
     for a lost one."""
-    if not client.set(SWEEP_LOCK, "1", nx=True, ex=max(1, int(grace))):
+    if not Claim(client, keys.JOURNAL_SWEEP, pending=max(1, int(grace))).take("1"):
         return Swept([], suspects)  # another worker swept moments ago
     now = time.time()
     old: dict[str, dict[str, Any]] = {}
-    for task_id, raw in client.hgetall(JOURNAL).items():
+    for task_id, raw in client.hgetall(keys.JOURNAL).items():
         entry = json.loads(raw)
         if now - float(entry.get("at", now)) > grace:
             old[task_id.decode() if isinstance(task_id, bytes) else str(task_id)] = entry
@@ -95,7 +96,7 @@ def sweep(client: redis.Redis, publish: Publish, *, grace: float, suspects: set[
             finished(client, task_id)
             continue
         log.warning("task %s (%s) was lost in flight; publishing it again", task_id, entry["task"])
-        client.hset(JOURNAL, task_id, json.dumps({**entry, "at": now}))
+        client.hset(keys.JOURNAL, task_id, json.dumps({**entry, "at": now}))
         publish(str(entry["task"]), dict(entry["kwargs"]), task_id)
         again.append(task_id)
     return Swept(again, missing - set(again))

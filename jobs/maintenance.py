@@ -11,10 +11,10 @@ from celery.schedules import crontab
 
 from jobs.config import Config
 from jobs.task_base import HippoCelery, HippoTask, task
+from jobs.task_messages import Maintenance
 from memory.git.maintenance import maintain
 
 log = logging.getLogger("hippo.maintenance")
-MAINTENANCE = "hippo.maintenance"
 
 
 def beat_schedule(config: Config) -> dict[str, Any]:
@@ -22,7 +22,7 @@ def beat_schedule(config: Config) -> dict[str, Any]:
     hour, _, minute = (config.dream_at or "03:00").partition(":")
     return {
         "hippo-maintenance-weekly": {
-            "task": MAINTENANCE,
+            "task": Maintenance.TASK,
             "schedule": crontab(
                 day_of_week="sun", hour=(int(hour or 3) + 1) % 24, minute=int(minute or 0)
             ),
@@ -31,7 +31,7 @@ def beat_schedule(config: Config) -> dict[str, Any]:
     }
 
 
-@task(MAINTENANCE)
+@task(Maintenance.TASK)
 def maintenance(self: HippoTask, *, if_needed: bool = False) -> list[str]:
     rt = self.runtime
     done = maintain(rt.store, only_if_needed=if_needed)

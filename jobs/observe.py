@@ -1,9 +1,10 @@
 """Logs and the request id: JSON lines when stderr is not a terminal, one id per request.
 
-A request id is made when a request arrives at the web app (bot/ops.py); every log line
-of that request carries it, `enqueue` sends it in the Celery task's headers, the task's log
-lines carry it, and so does every commit the task makes (trailer `Hippo-Request:`). Tasks that
-no request started (beat's schedule) get the task id as their request id.
+A request id is made when a request arrives at the web app (bot/ops.py) and bound in the
+request context (jobs/context.py); every log line of that request carries it, `send`
+(jobs/task_messages.py) puts it in the Celery task's headers, the task's log lines carry it, and
+so does every commit the task makes (trailer `Hippo-Request:`). Tasks that no request started
+(beat's schedule) get the task id as their request id.
 
 The id that goes into history is always hippo's own: a caller's `X-Request-ID` (a proxy's, or
 anyone's) is logged beside it as `caller_request_id`, never written into a commit.
@@ -22,16 +23,14 @@ import logging.config
 import re
 import sys
 import uuid
-from contextvars import ContextVar
+from contextvars import Token
 from typing import Any
 
-from memory.git.writer import CONTEXT_TRAILERS
+from jobs import context
+from jobs.context import RequestContext
 
 HEADER = "hippo_request_id"  # the Celery message header that carries it
 TRAILER = "Hippo-Request"
-REQUEST_ID: ContextVar[str] = ContextVar("hippo_request_id", default="")
-CALLER_ID: ContextVar[str] = ContextVar("hippo_caller_request_id", default="")
-TASK: ContextVar[str] = ContextVar("hippo_task", default="")
 _VALID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # what we accept back from a header
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
 JSON_FIELDS = "%(asctime)s %(levelname)s %(name)s %(message)s %(process)d"
@@ -47,31 +46,24 @@ def valid(request_id: str) -> bool:
     return bool(_VALID.match(request_id))
 
 
-def bind(request_id: str, task: str = "", *, caller: str = "") -> Any:
+def bind(request_id: str, task: str = "", *, caller: str = "") -> Token[RequestContext]:
     """Run what follows in this context under `request_id` (a new one unless it is valid):
-    logs and commits made until `unbind(tokens)` carry it; `caller`, the id the caller sent,
-    only the logs (as `caller_request_id`). Returns the tokens."""
+    logs and commits made until `context.reset(token)` carry it; `caller`, the id the caller
+    sent, only the logs (as `caller_request_id`). Returns the context's token."""
     rid = request_id if valid(request_id) else new_id()
-    return (
-        REQUEST_ID.set(rid),
-        TASK.set(task),
-        CONTEXT_TRAILERS.set(((TRAILER, rid),)),
-        CALLER_ID.set(loggable(caller)),
-    )
+    return context.bind(request_id=rid, task=task, caller_id=loggable(caller))
+
+
+def trailers() -> dict[str, str]:
+    """The trailers a commit made now carries: the request id (the Store asks at each write)."""
+    rid = context.current().request_id
+    return {TRAILER: rid} if rid else {}
 
 
 def loggable(caller: str) -> str:
     """A caller's id as a log field: at most 64 characters, anything but [A-Za-z0-9._-] as '?'
     (no line breaks or quotes in a text log)."""
     return _UNSAFE.sub("?", caller[:64])
-
-
-def unbind(tokens: Any) -> None:
-    rid, task, trailers, caller = tokens
-    CALLER_ID.reset(caller)
-    CONTEXT_TRAILERS.reset(trailers)
-    TASK.reset(task)
-    REQUEST_ID.reset(rid)
 
 
 # Celery's task log records carry the task's arguments in `data` (and in `args`, the format's
@@ -113,9 +105,10 @@ class ContextFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         _scrub(record)
+        now = context.current()
         if not getattr(record, "request_id", ""):
-            record.request_id = REQUEST_ID.get()
-        caller = CALLER_ID.get()
+            record.request_id = now.request_id
+        caller = now.caller_id
         if caller and not getattr(record, "caller_request_id", ""):
             record.caller_request_id = caller
         if record.name == "gunicorn.access" and isinstance(record.args, dict):
@@ -123,7 +116,7 @@ class ContextFilter(logging.Filter):
             sent = str(record.args.get("{x-request-id}o", "-"))
             record.request_id = "" if sent == "-" else sent
         if not getattr(record, "task", ""):
-            record.task = TASK.get()
+            record.task = now.task
         record.role = _role
         return True
 

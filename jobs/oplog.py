@@ -17,6 +17,8 @@ from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
+from jobs import keys
+
 log = logging.getLogger(__name__)
 
 RECALLS, PROMOTIONS, REVOCATIONS, CONTRADICTIONS, BRIEFINGS = (
@@ -50,11 +52,11 @@ class HasRedis(Protocol):
 
 
 def day_key(workspace: str, day: str) -> str:
-    return f"hippo:oplog:{workspace}:{day}"
+    return keys.oplog_day(workspace, day)
 
 
 def lessons_key(workspace: str) -> str:
-    return f"hippo:oplog-lessons:{workspace}"
+    return keys.oplog_lessons(workspace)
 
 
 def today() -> str:

@@ -8,13 +8,12 @@ from typing import Any
 from jobs.config import today
 from jobs.dream import refused
 from jobs.runtime import Runtime
-from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
+from jobs.slack.replies import RETRY, ReplyTo, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
+from jobs.task_messages import Settle
 from memory.git import Author, WriteResult
 from memory.prompts import snapshot
 from memory.trust import proposals
-
-SETTLE = "hippo.proposals.settle"
 
 
 def settle(
@@ -33,7 +32,7 @@ def settle(
     return f"{verb.capitalize()}: {p.describe()}."
 
 
-@task(SETTLE, **RETRY)
+@task(Settle.TASK, **RETRY)
 def settle_task(
     self: HippoTask,
     *,
@@ -55,7 +54,7 @@ def settle_task(
         lambda: f"<@{user}> " + settle(rt, proposal, accept=accept, who=author(user), key=key),
         "Could not settle that proposal: {error}",
     )
-    reply_once(rt, self, key, channel, text, thread_ts=thread_ts)
+    reply_once(rt, self, key, ReplyTo.of(channel, ctx, user=user, thread_ts=thread_ts), text)
 
 
 def register(app: HippoCelery) -> None:

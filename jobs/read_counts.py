@@ -13,7 +13,7 @@ from typing import Protocol
 
 from redis.exceptions import RedisError
 
-from jobs import oplog
+from jobs import keys, oplog
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ class HashStore(Protocol):
 
 def counts_key(workspace: str) -> str:
     """The hash path → reads (its name predates "read counts"; kept so counts survive)."""
-    return f"hippo:recall:{workspace}"
+    return keys.recall_counts(workspace)
 
 
 SINCE = ""  # the field of last_read_key holding the day reads began to be dated
@@ -42,7 +42,7 @@ SINCE = ""  # the field of last_read_key holding the day reads began to be dated
 
 def last_read_key(workspace: str) -> str:
     """The hash path → the day of its last read."""
-    return f"hippo:recall-at:{workspace}"
+    return keys.recall_times(workspace)
 
 
 def count_read(redis: HashStore, workspace: str, path: str, today: str = "") -> None:

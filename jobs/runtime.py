@@ -12,6 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jobs import context
 from jobs.config import Config
 from memory.git import Store
 
@@ -21,8 +22,9 @@ if TYPE_CHECKING:
     from celery import Celery
     from slack_sdk import WebClient
 
-    from integrations.slack_post import Poster
+    from integrations.slack_post import Outbox, Poster
     from jobs import embedded_redis
+    from jobs.workspaces import Workspaces
 
 
 def redis_options() -> dict[str, Any]:
@@ -94,8 +96,10 @@ class Runtime:
             auth=remote_auth(self.config),
         )
         from integrations import metrics
+        from jobs import observe
 
         store.observer = metrics.observe_write  # write latency, refusals, push retries
+        store.writer.context_trailers = observe.trailers  # the request id, in every commit
         return store
 
     @cached_property
@@ -121,15 +125,23 @@ class Runtime:
     @cached_property
     def poster(self) -> Poster:
         """Slack when SLACK_BOT_TOKEN is set, else the console outbox (listed at /outbox)."""
-        from integrations.slack_post import Outbox, SlackPoster
+        from integrations.slack_post import SlackPoster
 
         if self.config.slack_bot_token:
             return SlackPoster(self.slack)
-        return Outbox(self.redis)
+        return self.outbox
+
+    @cached_property
+    def outbox(self) -> Outbox:
+        """The console outbox: hippo's replies while it has no Slack token (listed at /outbox)."""
+        from integrations.slack_post import Outbox
+        from jobs import keys
+
+        return Outbox(self.redis, keys.OUTBOX)
 
     @cached_property
     def celery(self) -> Celery:
-        """The Celery app this process sends tasks through, by name (`jobs.celery_app.enqueue`).
+        """The Celery app this process sends tasks through, by name (`jobs.task_messages.send`).
         Tasks run in the app `jobs.celery_app.make_celery(runtime)` builds, which carries its
         Runtime to them; this one holds no tasks and never becomes Celery's current app."""
         from celery import Celery
@@ -139,6 +151,29 @@ class Runtime:
         app = Celery("hippo", set_as_current=False)
         app.conf.update(broker.settings(self.config, self.redis_url))
         return app
+
+    @cached_property
+    def workspaces(self) -> Workspaces:
+        """The deployment's installed Slack workspaces (many workspaces, through OAuth)."""
+        from jobs.workspaces import Workspaces  # slack_sdk's stores: only with many workspaces
+
+        return Workspaces(self.config)
+
+    @property
+    def team(self) -> str:
+        """The Slack workspace this Runtime is for ("": the deployment's own)."""
+        return ""
+
+    def request_team(self) -> str:
+        """The workspace a request or task is for: the front door's (the request context's),
+        else this Runtime's own (a task of one workspace queueing another), else ""."""
+        return context.current().team or self.team
+
+    def for_team(self, team: str) -> Runtime:
+        """`team`'s Runtime when hippo is installed through OAuth; else this one."""
+        if not team or not self.config.slack_oauth or self.team:
+            return self
+        return TeamRuntime(self, self.workspaces.config_for(team))
 
     def close(self) -> None:
         """Leave the embedded Redis, if this Runtime used it; the last process to leave stops it.
@@ -151,3 +186,43 @@ class Runtime:
             from jobs import embedded_redis
 
             embedded_redis.release(server)
+
+
+class TeamRuntime(Runtime):
+    """One workspace's Runtime: its own Config and Store, the deployment's Redis, Celery, Claude
+    and installed workspaces."""
+
+    def __init__(self, base: Runtime, config: Config) -> None:
+        super().__init__(config)
+        self.base = base
+
+    @property
+    def team(self) -> str:
+        return self.config.workspace
+
+    @property
+    def redis_url(self) -> str:
+        return self.base.redis_url
+
+    @cached_property
+    def redis(self) -> redis.Redis:
+        return self.base.redis
+
+    @cached_property
+    def celery(self) -> Celery:
+        return self.base.celery
+
+    @cached_property
+    def llm(self) -> anthropic.Anthropic | None:
+        return self.base.llm
+
+    @cached_property
+    def workspaces(self) -> Workspaces:
+        return self.base.workspaces
+
+    @cached_property
+    def store(self) -> Store:
+        return self.workspaces.store(self.config, lambda: super(TeamRuntime, self).store)
+
+    def close(self) -> None:
+        """Nothing of its own to close: Redis belongs to the deployment's Runtime."""

@@ -1,4 +1,6 @@
-"""What every hippo task is built on: the app that carries the Runtime, and the task base class.
+"""What every hippo task is built on: the app that carries the Runtime, the task base class, and
+what every task does around its run (its request id bound, its logs, metrics and journal entry:
+Celery's task_prerun and task_postrun signals, connected by `make_celery`).
 
 The pattern of Flask's `celery_init_app`: the Celery app is made from the Runtime
 (`jobs.celery_app.make_celery(rt)`), and a task reaches it as `self.runtime`, read from the app
@@ -11,15 +13,25 @@ which senders import) and lists them in its `register(app)` (see `TaskModule`).
 
 from __future__ import annotations
 
+import logging
+import sys
+import threading
+import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from contextvars import Token
+from typing import Any, NamedTuple, Protocol
 
-from celery import Celery, Task, current_app
+from celery import Celery, Task, current_app, signals
 
+from integrations import metrics
+from jobs import context, journal, observe
 from jobs.broker import BROKER_DOWN
+from jobs.config import Config
+from jobs.context import RequestContext
 from jobs.runtime import Runtime
-from jobs.workspaces import runtime_for
 from memory.errors import LockTimeout, RemoteError
+
+log = logging.getLogger("hippo.tasks")
 
 
 class HippoTask(Task):  # type: ignore[misc]  # celery ships no types
@@ -28,19 +40,15 @@ class HippoTask(Task):  # type: ignore[misc]  # celery ships no types
     @property
     def runtime(self) -> Runtime:
         """The app's Runtime; for a task of one of many installed workspaces (its `team`
-        keyword, added by `enqueue`), that workspace's: its memory, its token (read from the
-        installation store once per run, so an uninstall takes effect at the next task)."""
+        keyword, added by `send`), that workspace's (`Runtime.for_team`): its memory, its token
+        (read from the installation store each time: an uninstall takes effect at once)."""
         app = self.app
         if not isinstance(app, HippoCelery):
             raise TypeError(f"{self.name} runs only in an app from jobs.celery_app.make_celery")
         team = str((getattr(self.request, "kwargs", None) or {}).get("team") or "")
         if not team or not app.runtime.config.slack_oauth:
             return app.runtime
-        found = getattr(self.request, "hippo_runtime", None)
-        if not isinstance(found, Runtime):
-            found = runtime_for(app.runtime, team)
-            self.request.hippo_runtime = found  # the request lives as long as this run
-        return found
+        return app.runtime.for_team(team)
 
 
 class HippoCelery(Celery):  # type: ignore[misc]  # celery ships no types
@@ -89,7 +97,8 @@ class Declared:
 
 def task(name: str, **options: Any) -> Callable[[Callable[..., Any]], Declared]:
     """Declare the decorated function (whose first argument is the `HippoTask`) as task `name`.
-    Send tasks by name with `jobs.celery_app.enqueue`, so callers never need the task object."""
+    Queue tasks with their typed message (`jobs.task_messages.send`), so callers never need the
+    task object."""
 
     def declare(run: Callable[..., Any]) -> Declared:
         return Declared(name, run, options)
@@ -110,3 +119,72 @@ def retrying(*also: type[Exception]) -> dict[str, Any]:
         "retry_jitter": True,
         "max_retries": 500,
     }
+
+
+# -- what every task does around its run: request id, logs, metrics, the journal ---------------
+
+
+class _Running(NamedTuple):
+    token: Token[RequestContext] | None  # observe.bind's, for context.reset
+    started: float  # time.monotonic() at task_prerun
+
+
+_running: dict[str, _Running] = {}  # task id → its log context and start
+_running_lock = threading.Lock()
+
+
+def _runtime_of(task: Any) -> Runtime | None:
+    app = getattr(task, "app", None)
+    return app.runtime if isinstance(app, HippoCelery) else None
+
+
+def _task_ran(task_id: str = "", task: Any = None, state: str = "", **_: Any) -> None:
+    """A task that ran (done, or failed for good) leaves the journal; one waiting to retry stays."""
+    rt = _runtime_of(task)
+    if task_id and state != "RETRY" and rt is not None:
+        try:
+            journal.finished(rt.redis, task_id)
+        except BROKER_DOWN as exc:  # the sweep will run it again, harmlessly (idempotent)
+            log.warning("could not clear journal entry %s: %s", task_id, exc)
+
+
+def _request_id(task: Any) -> str:
+    request = getattr(task, "request", None)
+    rid = getattr(request, observe.HEADER, None)
+    if not rid:  # older message protocols nest custom headers
+        rid = (getattr(request, "headers", None) or {}).get(observe.HEADER)
+    return str(rid or "")
+
+
+def _task_started(task_id: str = "", task: Any = None, **_: Any) -> None:
+    rid = _request_id(task) or task_id  # a scheduled task: its own id
+    token = observe.bind(rid, getattr(task, "name", ""))
+    with _running_lock:
+        _running[task_id] = _Running(token, time.monotonic())
+    log.info("task started", extra={"task_id": task_id})
+
+
+def _task_finished(task_id: str = "", task: Any = None, state: str = "", **_: Any) -> None:
+    with _running_lock:
+        ran = _running.pop(task_id, _Running(None, time.monotonic()))
+    name = getattr(task, "name", "")
+    metrics.TASKS.labels(name, state or "UNKNOWN").inc()
+    seconds = round(time.monotonic() - ran.started, 3)
+    log.info("task %s", (state or "done").lower(), extra={"task_id": task_id, "seconds": seconds})
+    if ran.token is not None:
+        context.reset(ran.token)
+
+
+def _setup_logging(**_: Any) -> None:
+    """`celery worker|beat`: our handler (JSON off a terminal) instead of Celery's."""
+    config = Config.from_env()
+    role = "beat" if "beat" in sys.argv else "worker"
+    observe.install(role, config.log_format, config.log_level)
+
+
+def connect_signals() -> None:
+    """Once per process (the uids make a second call a no-op), when the first app is made."""
+    signals.task_prerun.connect(_task_started, dispatch_uid="hippo.started")
+    signals.task_postrun.connect(_task_finished, dispatch_uid="hippo.finished")
+    signals.task_postrun.connect(_task_ran, weak=False, dispatch_uid="hippo.journal")
+    signals.setup_logging.connect(_setup_logging, dispatch_uid="hippo.logging")

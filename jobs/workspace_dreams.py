@@ -13,11 +13,8 @@ from typing import Any
 from celery.schedules import crontab
 
 from jobs.config import Config
-from jobs.dream import DREAM
 from jobs.task_base import HippoCelery, HippoTask, task
-from jobs.workspaces import workspaces_of
-
-DREAM_ALL = "hippo.workspaces.dream_all"
+from jobs.task_messages import Dream, DreamAll, send
 
 
 def beat_schedule(config: Config) -> dict[str, Any]:
@@ -26,19 +23,19 @@ def beat_schedule(config: Config) -> dict[str, Any]:
     hour, _, minute = (config.dream_at or "03:00").partition(":")
     return {
         "hippo-dream-workspaces": {
-            "task": DREAM_ALL,
+            "task": DreamAll.TASK,
             "schedule": crontab(hour=int(hour or 3), minute=int(minute or 0)),
         }
     }
 
 
-@task(DREAM_ALL, max_retries=3, retry_backoff=30)
+@task(DreamAll.TASK, max_retries=3, retry_backoff=30)
 def dream_all(self: HippoTask, *, now_iso: str | None = None, **ctx: Any) -> list[str]:
     """Queue tonight's dream for each installed workspace; the team ids queued."""
     rt = self.runtime
-    teams = [w.team_id for w in workspaces_of(rt).installs.workspaces(installed_only=True)]
+    teams = [w.team_id for w in rt.workspaces.installs.workspaces(installed_only=True)]
     for team in teams:  # a rerun of this task queues them again: a dream's rerun changes nothing
-        rt.celery.send_task(DREAM, kwargs={"team": team, "now_iso": now_iso})
+        send(rt, Dream(team=team, now_iso=now_iso))
     return teams
 
 

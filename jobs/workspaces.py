@@ -6,9 +6,10 @@ HIPPO_MEMORY_REMOTE_TEMPLATE with `{team}`, else a local bare repository under t
 and through `Config.workspace = <team id>` its own cache, lock, Redis keys, read counts, snapshots
 and dream; its own bot token and digest channel. Redis, Celery and Claude are shared.
 
-The team id travels with the work: the Slack front door sets `TEAM` for the request, `enqueue`
-adds it to every task's kwargs (`team`), and in the worker `HippoTask.runtime`
-(jobs/task_base.py) hands the task its workspace's Runtime (`runtime_for`). The token is looked
+The team id travels with the work: the Slack front door binds it in the request context
+(jobs/context.py), `send` adds it to every task's kwargs (`team`), and in the worker
+`HippoTask.runtime` (jobs/task_base.py) hands the task its workspace's Runtime
+(`Runtime.for_team`, a `TeamRuntime` in jobs/runtime.py). The token is looked
 up for every task: a workspace that uninstalled hippo gets no token (its replies go to the
 console outbox) while its memory stays where it is.
 """
@@ -17,25 +18,14 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from integrations.slack_installs import Installs, Workspace, make_engine
 from jobs.config import Config
-from jobs.runtime import Runtime
 from memory.git import Store
 
-if TYPE_CHECKING:
-    import anthropic
-    import redis
-    from celery import Celery
-
-# The workspace the current request or task is for ("" = the deployment's own, from the env).
-TEAM: ContextVar[str] = ContextVar("hippo_team", default="")
 _TEAM_ID = re.compile(r"^[A-Z0-9]{2,32}$")
 
 
@@ -69,50 +59,19 @@ def team_config(base: Config, ws: Workspace, bot_token: str) -> Config:
     )
 
 
-class TeamRuntime(Runtime):
-    """One workspace's Runtime: its own Config and Store, the deployment's Redis, Celery, Claude."""
-
-    def __init__(self, workspaces: Workspaces, config: Config) -> None:
-        super().__init__(config)
-        self.workspaces = workspaces
-        self.base = workspaces.base
-        self.team = config.workspace
-
-    @property
-    def redis_url(self) -> str:
-        return self.base.redis_url
-
-    @cached_property
-    def redis(self) -> redis.Redis:
-        return self.base.redis
-
-    @cached_property
-    def celery(self) -> Celery:
-        return self.base.celery
-
-    @cached_property
-    def llm(self) -> anthropic.Anthropic | None:
-        return self.base.llm
-
-    @cached_property
-    def store(self) -> Store:
-        return self.workspaces.store(self.config, lambda: super(TeamRuntime, self).store)
-
-    def close(self) -> None:
-        """Nothing of its own to close: Redis belongs to the deployment's Runtime."""
-
-
 class Workspaces:
-    """The installed workspaces of one deployment, and a Runtime for each (stores cached)."""
+    """The installed workspaces of one deployment: their installations, each one's Config, and
+    each one's Store (opened once per process). `Runtime.workspaces` holds one per deployment;
+    `Runtime.for_team(team)` builds a workspace's Runtime from it."""
 
-    def __init__(self, base: Runtime) -> None:
+    def __init__(self, base: Config) -> None:
         self.base = base
         self._lock = threading.Lock()
         self._stores: dict[tuple[str, str], Store] = {}
 
     @cached_property
     def installs(self) -> Installs:
-        config = self.base.config
+        config = self.base
         engine = make_engine(config.database_url, config.data_dir)
         installs = Installs(engine, config.slack_client_id)
         installs.create_tables()
@@ -123,10 +82,7 @@ class Workspaces:
         check_team(team)
         bot = self.installs.bot(team)
         ws = self.installs.workspace(team) or Workspace(team)
-        return team_config(self.base.config, ws, bot.bot_token or "" if bot else "")
-
-    def runtime(self, team: str) -> Runtime:
-        return TeamRuntime(self, self.config_for(team))
+        return team_config(self.base, ws, bot.bot_token or "" if bot else "")
 
     def store(self, config: Config, build: Callable[[], Store]) -> Store:
         """The workspace's Store, opened (and its memory laid out, when new) once per process."""
@@ -139,42 +95,3 @@ class Workspaces:
         store.init()  # an unreachable remote raises here: the task retries later
         with self._lock:
             return self._stores.setdefault(key, store)
-
-
-_ATTACH_LOCK = threading.Lock()
-
-
-def workspaces_of(rt: Runtime) -> Workspaces:
-    """The deployment's installed workspaces: one `Workspaces` per deployment Runtime, kept on
-    it (not on jobs/runtime.py's class, which would make the two modules import each other)."""
-    if isinstance(rt, TeamRuntime):
-        return rt.workspaces
-    with _ATTACH_LOCK:
-        found = vars(rt).get("_hippo_workspaces")
-        if not isinstance(found, Workspaces):
-            found = Workspaces(rt)
-            vars(rt)["_hippo_workspaces"] = found  # lives and goes with its Runtime
-        return found
-
-
-@contextmanager
-def team_scope() -> Iterator[None]:
-    """Whatever a request sets TEAM to ends with it: the thread serves other requests next."""
-    token = TEAM.set("")
-    try:
-        yield
-    finally:
-        TEAM.reset(token)
-
-
-def team_of(rt: Runtime) -> str:
-    """The workspace a request or task is for: the front door's TEAM, else the Runtime's own
-    (a task of one workspace queueing another task), else "" (the deployment's own)."""
-    return TEAM.get() or (rt.team if isinstance(rt, TeamRuntime) else "")
-
-
-def runtime_for(base: Runtime, team: str) -> Runtime:
-    """`team`'s Runtime when hippo is installed through OAuth; else the deployment's own."""
-    if not team or not base.config.slack_oauth or isinstance(base, TeamRuntime):
-        return base
-    return workspaces_of(base).runtime(team)

@@ -9,7 +9,6 @@ from slack_sdk.oauth.installation_store import Installation
 
 from jobs.config import Config
 from jobs.runtime import Runtime
-from jobs.workspaces import workspaces_of
 from tests.fakes.slack import SECRET
 
 
@@ -31,7 +30,7 @@ def many_config(tmp_path: Path, slack_url: str, redis_url: str, database_url: st
 
 def installed(rt: Runtime, team: str, token: str) -> None:
     """What a finished OAuth flow saves for `team` (bot U<team>, B<team>)."""
-    workspaces_of(rt).installs.installations.save(
+    rt.workspaces.installs.installations.save(
         Installation(
             app_id="AHIPPO",
             enterprise_id=None,

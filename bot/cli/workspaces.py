@@ -30,7 +30,7 @@ def _row(rt: Runtime, ws: Workspace) -> dict[str, Any]:
 
 
 def cmd_workspaces(args: argparse.Namespace, rt: Runtime) -> int:
-    from jobs.workspaces import UnknownTeam, check_team, workspaces_of
+    from jobs.workspaces import UnknownTeam, check_team
 
     if not rt.config.slack_oauth:
         out.error(
@@ -38,7 +38,7 @@ def cmd_workspaces(args: argparse.Namespace, rt: Runtime) -> int:
             "need SLACK_CLIENT_ID and SLACK_CLIENT_SECRET without SLACK_BOT_TOKEN"
         )
         return out.USAGE
-    installs = workspaces_of(rt).installs
+    installs = rt.workspaces.installs
     if args.team:
         try:
             check_team(args.team)

@@ -9,7 +9,6 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from bot.console.auth import author
-from integrations.slack_post import Outbox
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory import writes
@@ -59,7 +58,7 @@ def install(bp: Blueprint, rt: Runtime) -> None:
 
     @bp.get("/outbox")
     def outbox() -> Any:
-        messages = [] if rt.config.slack_enabled else Outbox(rt.redis).messages(200)
+        messages = [] if rt.config.slack_enabled else rt.outbox.messages(200)
         return render_template(
             "console/outbox.html", slack=rt.config.slack_enabled, messages=messages[::-1]
         )

@@ -23,6 +23,7 @@ from limits.storage import RedisStorage
 from limits.strategies import MovingWindowRateLimiter
 
 from integrations.private_files import private_dir
+from jobs import keys
 from jobs.config import Config
 
 SESSION_TTL = 12 * 3600  # seconds a sign-in lasts, on the server and in the cookie
@@ -98,7 +99,7 @@ def _redis() -> redis.Redis:
 
 def _key(sid: str) -> str:
     # Only the id's hash is stored: reading Redis does not hand out live sessions.
-    return "hippo:console:session:" + hashlib.sha256(sid.encode()).hexdigest()
+    return keys.console_session(hashlib.sha256(sid.encode()).hexdigest())
 
 
 def start(user: dict[str, str]) -> None:

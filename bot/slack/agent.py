@@ -15,9 +15,9 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from bot.slack.intent import Intent
-from jobs.agent.tasks import ANSWER, RETRY_ACTION, retry_from_button
-from jobs.celery_app import enqueue
+from jobs.agent.tasks import RETRY_ACTION, retry_from_button
 from jobs.runtime import Runtime
+from jobs.task_messages import Answer, send
 
 _ASKS = re.compile(
     r"^(why|how|what|when|where|who|whom|whose|which|is|are|was|were|do|does|did|can|could|"
@@ -33,7 +33,7 @@ def parse(text: str) -> Intent | None:
     if not t or t.lower().rstrip("?!. ") == "help":
         return None
     if t.endswith("?") or _ASKS.match(t):
-        return Intent(ANSWER, {"text": t}, ack="Thinking…")
+        return Intent(Answer(t), ack="Thinking…")
     return None
 
 
@@ -45,4 +45,4 @@ def listen(bolt: App, rt: Runtime) -> None:
         if q is None:  # pressed twice, or expired: the first press already re-queued it
             return
         message_ts = str((body.get("container") or {}).get("message_ts") or "")
-        enqueue(rt, ANSWER, **asdict(q), retry_of=message_ts)
+        send(rt, Answer(**asdict(q), retry_of=message_ts))

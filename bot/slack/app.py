@@ -14,7 +14,7 @@ from slack_bolt import App, BoltResponse
 from slack_bolt.authorization import AuthorizeResult
 
 from bot.slack import agent, commands, dream, forget, home, install, mentions, notes
-from bot.slack.claims import ClaimPending
+from bot.slack.dedupe import ClaimPending
 from jobs.broker import BROKER_DOWN
 from jobs.runtime import Runtime
 

@@ -9,13 +9,13 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.claims import submit
+from bot.slack.dedupe import submit
 from bot.slack.intake import route
 from bot.slack.intent import SlackContext
 from integrations.slack_post import plain_text
 from jobs.runtime import Runtime
 from jobs.slack.messages import help_text
-from jobs.slack.tasks import SHOW_HELP
+from jobs.task_messages import ShowHelp
 
 COMMAND = "/hippo"  # manifest.yml: features.slash_commands[].command
 _SHARE = re.compile(r"^share\s+|\s+--share\s*$", re.I)
@@ -32,7 +32,7 @@ def listen(bolt: App, rt: Runtime) -> None:
     def on_command(ack: Ack, command: dict[str, Any]) -> None:
         text, share = shared(plain_text(str(command.get("text") or "")))
         intent = route(text)
-        if intent.task == SHOW_HELP:  # help (asked for, or the answer to an unknown command)
+        if intent.task == ShowHelp.TASK:  # help (asked for, or the answer to an unknown command)
             ack(help_text(rt.config.save_reaction))
             return
         trigger = str(command.get("trigger_id") or "")

@@ -6,16 +6,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.claims import PREFIX, submit
+from bot.slack.dedupe import submit
 from bot.slack.intent import Intent, SlackContext
-from jobs.dream import FORGET_FILE, MERGE_PAIR, REVERT, SLACK_DREAM
-from jobs.proposals import SETTLE
+from jobs import context, keys
 from jobs.runtime import Runtime
-from jobs.workspaces import TEAM
+from jobs.task_messages import ForgetFile, MergePair, Message, Revert, Settle, SlackDream
 from memory.dream.digest import (
     ACCEPT_ACTION,
     DROP_ACTION,
@@ -33,9 +33,7 @@ def parse(text: str) -> Intent | None:
     m = _DREAM.match(text.strip())
     if not m:
         return None
-    return Intent(
-        SLACK_DREAM, {"now_iso": m.group("now") or ""}, ack="Dreaming… the digest follows."
-    )
+    return Intent(SlackDream(m.group("now") or ""), ack="Dreaming… the digest follows.")
 
 
 def listen(bolt: App, rt: Runtime) -> None:
@@ -43,14 +41,14 @@ def listen(bolt: App, rt: Runtime) -> None:
     def on_revert(ack: Ack, body: dict[str, Any], action: dict[str, Any]) -> None:
         ack()
         # One revert per step and message: a second click (or person) queues nothing.
-        _digest_button(rt, body, action, REVERT, "commit", "dream_revert", "slack:revert:{value}")
+        _digest_button(rt, body, action, Revert, "dream_revert", "slack:revert:{value}")
 
     @bolt.action(FORGET_ACTION)
     def on_forget(ack: Ack, body: dict[str, Any], action: dict[str, Any]) -> None:
         ack()
         # One forget per file and message: a second click (or person) queues nothing.
         _digest_button(
-            rt, body, action, FORGET_FILE, "path", "dream_forget", "slack:forget-file:{ts}:{value}"
+            rt, body, action, ForgetFile, "dream_forget", "slack:forget-file:{ts}:{value}"
         )
 
     for action_id, accept in ((ACCEPT_ACTION, True), (DROP_ACTION, False)):
@@ -68,8 +66,8 @@ def _proposal_button(bolt: App, rt: Runtime, action_id: str, accept: bool) -> No
         ack()
         # One settlement per proposal: Accept and Drop share the claim, the first click wins.
         _digest_button(
-            rt, body, action, SETTLE, "proposal", "proposal", "slack:proposal:{value}",
-            extra={"accept": accept},
+            rt, body, action, lambda value: Settle(value, accept), "proposal",
+            "slack:proposal:{value}",
         )  # fmt: skip
 
 
@@ -77,7 +75,7 @@ def _merge_button(rt: Runtime, body: dict[str, Any], action: dict[str, Any]) -> 
     """The Merge button: value `<workspace>|<JSON [path, text, other path, other text]>`; one
     merge per pair and message (a second click or person queues nothing)."""
     workspace, _, raw = str(action.get("value") or "").partition("|")
-    here = TEAM.get() or rt.config.workspace
+    here = context.current().team or rt.config.workspace
     try:
         pair = json.loads(raw)
     except ValueError:
@@ -91,14 +89,14 @@ def _merge_button(rt: Runtime, body: dict[str, Any], action: dict[str, Any]) -> 
     message_ts = str(container.get("message_ts") or (body.get("message") or {}).get("ts") or "")
     submit(
         rt,
-        Intent(MERGE_PAIR, {"pair": pair}),
+        Intent(MergePair(pair)),
         [("dream_merge", here, digest)],
         SlackContext(
             key=f"slack:merge-pair:{message_ts}:{digest}",
             channel=channel,
             thread_ts=message_ts,
             user=str((body.get("user") or {}).get("id") or ""),
-            claim=f"{PREFIX}seen:dream_merge:{here}:{digest}",
+            claim=keys.slack_seen("dream_merge", here, digest),
         ),
     )
 
@@ -107,15 +105,14 @@ def _digest_button(
     rt: Runtime,
     body: dict[str, Any],
     action: dict[str, Any],
-    task: str,
-    arg: str,
+    message: Callable[[str], Message],
     claim_kind: str,
     key: str,
-    extra: dict[str, Any] | None = None,
 ) -> None:
-    """A digest button whose value is `workspace|value`: queue `task` once for that value."""
+    """A digest button whose value is `workspace|value`: queue `message(value)`'s task once for
+    that value."""
     workspace, _, value = str(action.get("value") or "").rpartition("|")
-    here = TEAM.get() or rt.config.workspace
+    here = context.current().team or rt.config.workspace
     if not value or (workspace and workspace != here):
         return
     container = body.get("container") or {}
@@ -124,7 +121,7 @@ def _digest_button(
     user = str((body.get("user") or {}).get("id") or "")
     submit(
         rt,
-        Intent(task, {arg: value, **(extra or {})}),
+        Intent(message(value)),
         # per workspace: two workspaces' digests may offer to forget the same path
         [(claim_kind, here, value)],
         SlackContext(
@@ -133,6 +130,6 @@ def _digest_button(
             thread_ts=message_ts,
             user=user,
             # released when the person may not do this (the claim above, as claims.submit keys it)
-            claim=f"{PREFIX}seen:{claim_kind}:{here}:{value}",
+            claim=keys.slack_seen(claim_kind, here, value),
         ),
     )

@@ -7,10 +7,10 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.claims import claim, submit
+from bot.slack.dedupe import claim, submit
 from bot.slack.intent import Intent, SlackContext
 from jobs.runtime import Runtime
-from jobs.slack.tasks import FORGET, FORGET_PICK
+from jobs.task_messages import Forget, ForgetPick
 
 _FORGET = re.compile(r"^(?:please\s+)?forget\b\s*(?:that\s+|about\s+)?", re.I)
 _BUTTON = re.compile(r"^forget_(?:pick_\d+|cancel)$")  # action ids in jobs.slack.tasks
@@ -19,7 +19,7 @@ _BUTTON = re.compile(r"^forget_(?:pick_\d+|cancel)$")  # action ids in jobs.slac
 def parse(text: str) -> Intent | None:
     """ "forget (that|about) X" → forget X."""
     m = _FORGET.match(text)
-    return Intent(FORGET, {"query": text[m.end() :]}, ack="Looking for it…") if m else None
+    return Intent(Forget(text[m.end() :]), ack="Looking for it…") if m else None
 
 
 def listen(bolt: App, rt: Runtime) -> None:
@@ -38,7 +38,7 @@ def listen(bolt: App, rt: Runtime) -> None:
         interaction = str(body.get("trigger_id") or action.get("action_ts") or question)
         submit(
             rt,
-            Intent(FORGET_PICK, {"question": question, "pick": int(pick or -1)}),
+            Intent(ForgetPick(question, int(pick or -1))),
             [("interaction", interaction)],
             SlackContext(
                 key=f"slack:{interaction}",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.slack.intent import Intent
-from jobs.slack.tasks import SHOW_HELP
+from jobs.task_messages import ShowHelp
 
 
 def parse(text: str) -> Intent:
-    return Intent(SHOW_HELP)
+    return Intent(ShowHelp())

@@ -9,12 +9,11 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.claims import submit
+from bot.slack.dedupe import submit
 from bot.slack.intent import Intent, SlackContext
-from jobs.dream import SLACK_DREAM
 from jobs.runtime import Runtime
-from jobs.slack.home import HOME
 from jobs.slack.home_view import CONSOLE_ACTION, DREAM_ACTION
+from jobs.task_messages import Home, SlackDream
 
 
 def listen(bolt: App, rt: Runtime) -> None:
@@ -25,7 +24,7 @@ def listen(bolt: App, rt: Runtime) -> None:
         user = str(event.get("user") or "")
         event_id = str(body.get("event_id") or "")
         context = SlackContext(key=f"slack:{event_id}", channel=user, user=user)
-        submit(rt, Intent(HOME), [("event", event_id)], context)
+        submit(rt, Intent(Home()), [("event", event_id)], context)
 
     @bolt.action(DREAM_ACTION)
     def on_dream(ack: Ack, body: dict[str, Any], action: dict[str, Any]) -> None:
@@ -34,7 +33,7 @@ def listen(bolt: App, rt: Runtime) -> None:
         interaction = str(body.get("trigger_id") or action.get("action_ts") or "")
         submit(
             rt,
-            Intent(SLACK_DREAM, {"now_iso": ""}),
+            Intent(SlackDream(now_iso="")),
             [("interaction", interaction)],
             SlackContext(
                 key=f"slack:{interaction}",

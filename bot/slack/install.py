@@ -26,8 +26,8 @@ from slack_bolt.oauth.oauth_settings import OAuthSettings
 
 from integrations.slack_installs import Installs
 from integrations.slack_post import make_web_client
+from jobs import context as request_context
 from jobs.runtime import Runtime
-from jobs.workspaces import TEAM, workspaces_of
 
 log = logging.getLogger("hippo.slack")  # one logger for the Slack front door
 
@@ -83,7 +83,7 @@ class InstalledAuthorize(Authorize):
 
 def oauth_flow(rt: Runtime) -> OAuthFlow:
     config = rt.config
-    installs = workspaces_of(rt).installs
+    installs = rt.workspaces.installs
     settings = OAuthSettings(
         client_id=config.slack_client_id,
         client_secret=config.slack_client_secret,
@@ -103,7 +103,7 @@ def oauth_flow(rt: Runtime) -> OAuthFlow:
 
 def bolt_options(rt: Runtime) -> dict[str, Any]:
     """Bolt App arguments for many workspaces: the OAuth flow and per-workspace tokens."""
-    installs = workspaces_of(rt).installs
+    installs = rt.workspaces.installs
     return {
         "authorize": InstalledAuthorize(installs),
         "installation_store": installs.installations,
@@ -113,9 +113,9 @@ def bolt_options(rt: Runtime) -> dict[str, Any]:
 
 
 def listen(bolt: App, rt: Runtime) -> None:
-    """Many workspaces: every listener runs with its workspace in TEAM, and an uninstall deletes
-    that workspace's tokens. One workspace: an uninstall is only logged (the token is the
-    environment's, which hippo cannot delete)."""
+    """Many workspaces: every listener runs with its workspace bound in the request context
+    (jobs/context.py), and an uninstall deletes that workspace's tokens. One workspace: an
+    uninstall is only logged (the token is the environment's, which hippo cannot delete)."""
     if not rt.config.slack_oauth:
 
         @bolt.event("app_uninstalled")
@@ -132,9 +132,9 @@ def listen(bolt: App, rt: Runtime) -> None:
 
     @bolt.use
     def for_workspace(context: BoltContext, next: Callable[[], BoltResponse]) -> BoltResponse:
-        # Bolt runs the listener after every middleware has returned, so TEAM stays set; the
-        # web route (team_scope) or the next Socket Mode request sets it again.
-        TEAM.set(context.team_id or "")
+        # Bolt runs the listener after every middleware has returned, so the team stays bound;
+        # the web route's scope ends it, or the next Socket Mode request binds it again.
+        request_context.bind(team=context.team_id or "")
         return next()
 
     bolt.enable_token_revocation_listeners()

@@ -6,9 +6,7 @@ from __future__ import annotations
 import re
 
 from bot.slack.intent import Intent
-from jobs.slack.instructions import INSTRUCTIONS_ADD as ADD
-from jobs.slack.instructions import INSTRUCTIONS_LIST as LIST
-from jobs.slack.instructions import INSTRUCTIONS_REMOVE as REMOVE
+from jobs.task_messages import InstructionsAdd, InstructionsList, InstructionsRemove
 from memory import repo_prefs
 from memory.markup import slack
 
@@ -30,12 +28,12 @@ def parse(text: str) -> Intent | None:
     "instructions [list|add X|remove N] [--repo owner/name]"."""
     m = _HERE.match(text)
     if m is not None:
-        return Intent(ADD, {"text": text[m.end() :]}, ack="Noting that for this channel…")
+        return Intent(InstructionsAdd(text[m.end() :]), ack="Noting that for this channel…")
     m = _IN_REPO.match(text)
     if m is not None and repo_prefs.is_repo(m["repo"]) and not text.rstrip().endswith("?"):
         repo = m["repo"]
         ack = f"Noting that for {slack(repo)}…"
-        return Intent(ADD, {"text": text[m.end() :], "repo": repo}, ack=ack)
+        return Intent(InstructionsAdd(text[m.end() :], repo), ack=ack)
     m = _CMD.match(text)
     if m is None:
         return None
@@ -44,11 +42,11 @@ def parse(text: str) -> Intent | None:
     repo = opt["repo"] if opt is not None else ""
     if opt is not None:
         rest = (rest[: opt.start()] + " " + rest[opt.end() :]).strip()
-    where = {"repo": repo} if repo else {}
+    where = repo or None
     what = slack(repo) or "this channel"  # the acks echo what the person typed: as text
     if verb == "add":
-        return Intent(ADD, {"text": rest, **where}, ack=f"Noting that for {what}…")
+        return Intent(InstructionsAdd(rest, where), ack=f"Noting that for {what}…")
     if verb == "list":
-        return Intent(LIST, where, ack=f"Listing the instructions for {what}…")
+        return Intent(InstructionsList(where), ack=f"Listing the instructions for {what}…")
     number = rest.lstrip("#")
-    return Intent(REMOVE, {"number": number, **where}, ack=f"Removing instruction {slack(number)}…")
+    return Intent(InstructionsRemove(number, where), ack=f"Removing instruction {slack(number)}…")

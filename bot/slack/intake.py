@@ -2,7 +2,7 @@
 
 The first parser that matches wins, and help (last) catches the rest. A new intent is a module
 with `parse(text: str) -> Intent | None` (the `Parse` protocol, bot/slack/intent.py), imported
-here and added to INTENTS before help. Claiming and enqueueing are bot/slack/claims.py.
+here and added to INTENTS before help. Claiming and enqueueing are bot/slack/dedupe.py.
 """
 
 from __future__ import annotations
@@ -10,11 +10,14 @@ from __future__ import annotations
 from bot.slack import agent, dream, forget, help, instructions, notes, recall
 from bot.slack.intent import Intent, Parse
 
+# Each parser matches its own first words ("save a note", "in this channel", "forget",
+# "recall"…), so only the last two depend on the order; notes, the most common, go first so
+# saving one asks no other parser.
 INTENTS: tuple[Parse, ...] = (
+    notes.parse,
     instructions.parse,
     forget.parse,
     recall.parse,
-    notes.parse,
     dream.parse,  # "dream": run a dream now (admins)
     agent.parse,  # questions and requests for the agent ("why…?", "explain…")
     help.parse,  # matches anything: unknown requests get help

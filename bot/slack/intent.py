@@ -1,23 +1,34 @@
-"""What a Slack request asks for: an `Intent` (a task name and its arguments), the `Parse`
+"""What a Slack request asks for: an `Intent` (a task's typed message), the `Parse`
 protocol every intent module implements, and the `SlackContext` a listener passes along.
 
-Its own module so that the router (bot/slack/intake.py), the claims (bot/slack/claims.py) and
+Its own module so that the router (bot/slack/intake.py), the claims (bot/slack/dedupe.py) and
 the feature modules all import it and none of them imports another: no cycles.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any, Protocol
+
+from jobs.task_messages import Message
 
 
 @dataclass(frozen=True)
 class Intent:
-    """A task to run (its Celery name) with the arguments parsed from the text."""
+    """A task to run: its message, with the arguments parsed from the text."""
 
-    task: str
-    args: dict[str, Any] = field(default_factory=dict)
+    message: Message
     ack: str = ""  # what a slash command answers at once (ephemeral), if anything
+
+    @property
+    def task(self) -> str:
+        """The task's Celery name."""
+        return self.message.TASK
+
+    @property
+    def args(self) -> dict[str, Any]:
+        """The arguments the message sends (besides the request's context)."""
+        return self.message.kwargs()
 
 
 class Parse(Protocol):

@@ -16,7 +16,7 @@ from typing import Any
 
 from slack_bolt import App, BoltContext
 
-from bot.slack.claims import submit
+from bot.slack.dedupe import submit
 from bot.slack.intake import route
 from bot.slack.intent import SlackContext
 from integrations.slack_post import plain_text

@@ -7,11 +7,11 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.slack.claims import submit
+from bot.slack.dedupe import submit
 from bot.slack.intent import Intent, SlackContext
 from integrations.slack_post import plain_text
 from jobs.runtime import Runtime
-from jobs.slack.tasks import SAVE_NOTE, SAVE_REACTED
+from jobs.task_messages import SaveNote, SaveReacted
 
 SHORTCUT = "save_to_memory"  # manifest.yml: features.shortcuts[].callback_id
 
@@ -26,7 +26,7 @@ def parse(text: str) -> Intent | None:
     m = _SAVE.match(text)
     if m is None:
         return None
-    return Intent(SAVE_NOTE, {"text": text[m.end() :]}, ack="Saving that to memory…")
+    return Intent(SaveNote(text[m.end() :]), ack="Saving that to memory…")
 
 
 def listen(bolt: App, rt: Runtime) -> None:
@@ -36,7 +36,7 @@ def listen(bolt: App, rt: Runtime) -> None:
         message = body.get("message") or {}
         channel = body.get("channel") or {}
         ts = str(message.get("ts") or body.get("message_ts") or "")
-        intent = Intent(SAVE_NOTE, {"text": plain_text(str(message.get("text") or ""))})
+        intent = Intent(SaveNote(plain_text(str(message.get("text") or ""))))
         submit(
             rt,
             intent,
@@ -60,7 +60,7 @@ def listen(bolt: App, rt: Runtime) -> None:
         # Two people reacting to one message save it once.
         submit(
             rt,
-            Intent(SAVE_REACTED),
+            Intent(SaveReacted()),
             [("event", body["event_id"]), ("reacted", channel, ts)],
             SlackContext(
                 key=f"slack:{body['event_id']}",

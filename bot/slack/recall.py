@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from bot.slack.intent import Intent
-from jobs.slack.tasks import RECALL
+from jobs.task_messages import Recall
 
 _RECALL = re.compile(
     r"^(?:what\s+do\s+(?:you|we)\s+know\s+(?:about|of)|what\s+(?:is|are)|recall|search(?:\s+for)?"
@@ -16,4 +16,4 @@ _RECALL = re.compile(
 
 def parse(text: str) -> Intent | None:
     m = _RECALL.match(text)
-    return Intent(RECALL, {"query": m["query"]}, ack="Looking…") if m else None
+    return Intent(Recall(query=m["query"]), ack="Looking…") if m else None

@@ -14,14 +14,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from redis.exceptions import LockError
 
+from jobs import keys
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, task
+from jobs.task_messages import Answer
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.markup import slack
 
 log = logging.getLogger("hippo.agent")
 
-ANSWER = "hippo.agent.answer"
 RETRY_ACTION = "agent_retry"
 MAX_RETRIES = 3
 BACKOFF = 15  # seconds; then 30, 60 (all far inside the broker's visibility timeout)
@@ -53,7 +54,7 @@ def retryable() -> tuple[type[Exception], ...]:
     )
 
 
-@task(ANSWER, max_retries=MAX_RETRIES, acks_late=True)
+@task(Answer.TASK, max_retries=MAX_RETRIES, acks_late=True)
 def answer(
     self: HippoTask,
     *,
@@ -66,21 +67,24 @@ def answer(
     event_id: str = "",
     key: str = "",
     retry_of: str = "",
+    response_url: str = "",
+    share: bool = False,
     **_: Any,
 ) -> AnswerOutcome:
     """Answer a question asked in Slack (see jobs.agent.turn.take_turn).
 
     Takes the mention router's context (`key`, `channel`, `ts`, `thread_ts`, `user`) or the
     explicit `team`/`event_id`; `retry_of` is the ts of a "Try again" message to replace."""
-    from jobs.agent.turn import PREFIX, Question, take_turn
+    from jobs.agent.turn import Question, take_turn
 
     rt = self.runtime
-    q = Question(team, channel, thread_ts or ts, ts, user, text, event_id or key or self.request.id)
-    if rt.redis.exists(f"{PREFIX}done:{q.event_id}"):
+    asked = event_id or key or self.request.id
+    q = Question(team, channel, thread_ts or ts, ts, user, text, asked, response_url, share)
+    if rt.redis.exists(keys.agent_done(q.event_id)):
         return "duplicate"
     if retry_of:
         rt.poster.update(channel, retry_of, "Trying again…")
-    lock = rt.redis.lock(f"{PREFIX}lock:{q.thread}", timeout=LOCK_TTL, blocking_timeout=LOCK_WAIT)
+    lock = rt.redis.lock(keys.agent_lock(q.thread), timeout=LOCK_TTL, blocking_timeout=LOCK_WAIT)
     if not lock.acquire():
         raise self.retry(countdown=BACKOFF)
     try:
@@ -93,12 +97,7 @@ def answer(
         offer_retry(rt, q, exc)
         return "gave up"
     except MemoryStoreError as exc:  # not worth retrying: say what is wrong and what to do
-        log.warning("agent turn %s refused: %s", q.event_id, exc)
-        rt.poster.post(
-            q.channel,
-            f"Sorry, I could not answer: {slack(str(exc))}",
-            thread_ts=q.thread_ts or None,
-        )
+        say_refused(rt, q, exc)
         return "refused"
     finally:
         try:
@@ -108,11 +107,15 @@ def answer(
     return "answered"
 
 
+def say_refused(rt: Runtime, q: Question, exc: MemoryStoreError) -> None:
+    log.warning("agent turn %s refused: %s", q.event_id, exc)
+    text = f"Sorry, I could not answer: {slack(str(exc))}"
+    rt.poster.post(q.channel, text, thread_ts=q.thread_ts or None)
+
+
 def offer_retry(rt: Runtime, q: Question, exc: Exception) -> None:
     """Tell the thread the turn failed, with a "Try again" button that re-runs it."""
-    from jobs.agent.turn import PREFIX
-
-    rt.redis.set(f"{PREFIX}retry:{q.event_id}", json.dumps(q.__dict__), ex=RETRY_TTL)
+    rt.redis.set(keys.agent_retry(q.event_id), json.dumps(q.__dict__), ex=RETRY_TTL)
     text = (
         f"Sorry, I could not answer: {_why(exc)}, even after retrying. Your question is kept, "
         "and nothing I edited was lost or saved half-way. Press *Try again* in a minute."
@@ -136,9 +139,9 @@ def offer_retry(rt: Runtime, q: Question, exc: Exception) -> None:
 
 def retry_from_button(rt: Runtime, value: str, action_ts: str) -> Question | None:
     """The question behind a "Try again" press, claimed once (a second press finds nothing)."""
-    from jobs.agent.turn import PREFIX, Question
+    from jobs.agent.turn import Question
 
-    raw = rt.redis.getdel(f"{PREFIX}retry:{value}")
+    raw = rt.redis.getdel(keys.agent_retry(value))
     if raw is None:
         return None
     q = Question(**json.loads(raw))

@@ -20,11 +20,12 @@ from integrations import agent_llm as agent
 from integrations import slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
+from jobs import keys
 from jobs.agent.edits import HIPPO_EMAIL, push_edits
 from jobs.briefing import brief, guess_repo
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
-from jobs.slack import delivery
+from jobs.slack import replies
 from memory import format as fmt
 from memory import secrets
 from memory.git import Author
@@ -34,7 +35,6 @@ from memory.trust import rules as trust
 from memory.trust import sandbox
 from memory.writes import AppendLine
 
-PREFIX = "hippo:agent:"
 DONE_TTL = 3 * 24 * 3600  # a redelivered task finds this and posts nothing twice
 THREAD_TTL = 90 * 24 * 3600  # a thread's pin and turns live this long after its last turn
 USAGE_TTL = 40 * 24 * 3600
@@ -56,6 +56,8 @@ class Question:
     user: str
     text: str
     event_id: str
+    response_url: str = ""  # asked with /hippo: the command's reply URL (only the person sees it)
+    share: bool = False  # /hippo … asked to answer in the channel
 
     @property
     def thread(self) -> str:
@@ -82,7 +84,7 @@ class Outcome:
 
 def pin(rt: Runtime, q: Question) -> snapshot.Snapshot | None:
     """The thread's snapshot: the version pinned at its first turn, kept for its life."""
-    key = f"{PREFIX}pin:{q.thread}"
+    key = keys.agent_pin(q.thread)
     raw = rt.redis.get(key)
     snap = snapshot.load(rt.store, int(raw)) if raw else None
     if snap is None:
@@ -107,7 +109,7 @@ def working_copy(rt: Runtime, q: Question) -> sandbox.WorkingCopy:
 
 
 def history(rt: Runtime, q: Question) -> list[tuple[str, str]]:
-    raw = rt.redis.lrange(f"{PREFIX}turns:{q.thread}", -MAX_HISTORY, -1)
+    raw = rt.redis.lrange(keys.agent_turns(q.thread), -MAX_HISTORY, -1)
     return [(str(t[0]), str(t[1])) for t in (json.loads(r) for r in raw)]
 
 
@@ -137,7 +139,7 @@ def with_thread(rt: Runtime, q: Question) -> str:
     from Slack once per turn; what was sent before stays as it was, so the cache keeps it)."""
     if not rt.config.slack_bot_token or not q.ts or (q.thread_ts or q.ts) == q.ts:
         return q.text
-    last = rt.redis.get(f"{PREFIX}last:{q.thread}")
+    last = rt.redis.get(keys.agent_last(q.thread))
     after = last.decode() if isinstance(last, bytes) else str(last or "0")
     said = slack_thread.between(rt.slack, q.channel, q.thread_ts, after=after, before=q.ts)
     if not said:
@@ -201,11 +203,12 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     _count_reads(rt, tools)
     text = body + _citations(out, tools, copy_sources(rt, tools.read, body))
     # asked with /hippo: only the person sees it (response_url), as every command's answer
-    delivery.deliver(rt, None, q.channel, text, thread_ts=q.thread_ts or q.ts or None)
-    rt.redis.set(f"{PREFIX}done:{q.event_id}", "1", ex=DONE_TTL)
-    rt.redis.rpush(f"{PREFIX}turns:{q.thread}", json.dumps([asked, body]))
-    rt.redis.expire(f"{PREFIX}turns:{q.thread}", THREAD_TTL)
-    rt.redis.set(f"{PREFIX}last:{q.thread}", q.ts or "0", ex=THREAD_TTL)
+    to = replies.ReplyTo(q.channel, q.user, q.thread_ts or q.ts or None, q.response_url, q.share)
+    replies.deliver(rt, to, text)
+    rt.redis.set(keys.agent_done(q.event_id), "1", ex=DONE_TTL)
+    rt.redis.rpush(keys.agent_turns(q.thread), json.dumps([asked, body]))
+    rt.redis.expire(keys.agent_turns(q.thread), THREAD_TTL)
+    rt.redis.set(keys.agent_last(q.thread), q.ts or "0", ex=THREAD_TTL)
     episode(rt, q, out, earlier, permalink)
     return out
 
@@ -266,7 +269,7 @@ def _citations(out: Outcome, tools: Toolbox, sources: list[str]) -> str:
 
 def record_usage(rt: Runtime, role: str, usage: Usage) -> None:
     """Add a turn's tokens to today's counters (the digest reports cache hits from them)."""
-    key = f"hippo:usage:{role}:{_utc_day()}"
+    key = keys.usage(role, _utc_day())
     pipe = rt.redis.pipeline()
     pipe.hincrby(key, "turns", 1)
     pipe.hincrby(key, "input", usage.input_tokens)
@@ -279,7 +282,7 @@ def record_usage(rt: Runtime, role: str, usage: Usage) -> None:
 
 def agent_usage(r: Any, day: str) -> dict[str, int]:
     """The agent's token counters for one UTC day (`record_usage`), for the nightly digest."""
-    raw = r.hgetall(f"hippo:usage:agent:{day}") or {}
+    raw = r.hgetall(keys.usage("agent", day)) or {}
     return {(k.decode() if isinstance(k, bytes) else str(k)): int(v) for k, v in raw.items()}
 
 

@@ -16,15 +16,18 @@ from typing import TYPE_CHECKING
 
 import requests
 
+from jobs import keys
+from jobs.claims import Claim
 from jobs.config import console_file_url
 from jobs.github.tasks import github_client
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, retrying, task
+from jobs.task_messages import CheckPullRequest
 from memory.lessons import pitfalls
 from memory.lessons.planner import conventions_path
 from memory.markup import github
 
-if TYPE_CHECKING:  # PyGithub loads when a check runs (the web imports the task name to enqueue)
+if TYPE_CHECKING:  # PyGithub loads when a check runs, not when the web imports this module
     from github import Github
 
 log = logging.getLogger("hippo.github")
@@ -32,7 +35,6 @@ log = logging.getLogger("hippo.github")
 CHECK_TTL = 30 * 24 * 3600
 CLAIM_TTL = 600  # a claim whose task is gone (not redelivered) frees the commit after this
 TRANSIENT = (429, 500, 502, 503, 504)
-CHECK_PULL_REQUEST = "hippo.github.check_pull_request"
 
 
 @dataclass(frozen=True)
@@ -42,8 +44,9 @@ class CheckResult:
     check_run_id: int = 0
 
 
-def _claim_key(repo: str, head_sha: str) -> str:
-    return f"hippo:github:check:{repo}@{head_sha}"
+def _claim(rt: Runtime, repo: str, head_sha: str) -> Claim:
+    """One check run per repository and head: held while it is posted, then its run id."""
+    return Claim(rt.redis, keys.github_check(repo, head_sha), pending=CLAIM_TTL, done=CHECK_TTL)
 
 
 def console_link(rt: Runtime, repo: str) -> str:
@@ -90,19 +93,15 @@ def check_pull(
     owner: str = "",
 ) -> CheckResult:
     """Post the check run for `head_sha` once (a Redis claim per repository and commit)."""
-    claim = _claim_key(repo, head_sha)
+    claim = _claim(rt, repo, head_sha)
     # Claimed before the work, so two deliveries of one push racing each other post one run;
     # the same task run again (its worker died) holds the claim already and goes on.
-    mine = f"pending:{owner or uuid.uuid4().hex}"
-    if (
-        not rt.redis.set(claim, mine, nx=True, ex=CLAIM_TTL)
-        and rt.redis.get(claim) != mine.encode()
-    ):
+    if not claim.take_or_hold(f"pending:{owner or uuid.uuid4().hex}"):
         return CheckResult("", [])
     try:
         return _post(rt, repo, number, head_sha, client or github_client(rt, installation_id, repo))
     except BaseException:
-        rt.redis.delete(claim)  # nothing was posted: a retry or a redelivery must run it
+        claim.release()  # nothing was posted: a retry or a redelivery must run it
         raise
 
 
@@ -123,11 +122,11 @@ def _post(rt: Runtime, repo: str, number: int, head_sha: str, gh: Github) -> Che
         findings=findings,
         details_url=link if link.startswith("https://") else "",
     )
-    rt.redis.set(_claim_key(repo, head_sha), str(run.id), ex=CHECK_TTL)
+    _claim(rt, repo, head_sha).finish(str(run.id))
     return CheckResult(conclusion, findings, run.id)
 
 
-@task(CHECK_PULL_REQUEST, **retrying(requests.RequestException))
+@task(CheckPullRequest.TASK, **retrying(requests.RequestException))
 def check_pull_request(
     self: HippoTask,
     *,

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from slack_sdk.errors import SlackApiError
 
-from jobs import oplog
+from jobs import keys, oplog
 from jobs.config import today
 from jobs.runtime import Runtime
 from memory.errors import EntryConflict, TombstoneConflict
@@ -80,7 +80,7 @@ def _planner_lock(rt: Runtime, repo: str, shared: bool) -> AbstractContextManage
     """One planner per repository at a time: two closes planned on one stale text would drop a
     source; the store's own lock only orders the commits."""
     lock: AbstractContextManager[object] = (
-        rt.redis.lock(f"hippo:github:lessons:{repo}", timeout=300, blocking_timeout=120)
+        rt.redis.lock(keys.github_lessons_lock(repo), timeout=300, blocking_timeout=120)
         if shared
         else nullcontext()
     )

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from integrations import github_client as gh
+from jobs import keys
 from jobs.github.lessons import NOTHING, Learning, learn, outcome_key
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, retrying, task
+from jobs.task_messages import HandlePullRequest, Installation
 from memory.lessons import pull_requests as po
 
 if TYPE_CHECKING:  # PyGithub loads when a pull request is fetched (the web imports task names)
@@ -24,10 +26,7 @@ if TYPE_CHECKING:  # PyGithub loads when a pull request is fetched (the web impo
 log = logging.getLogger("hippo.github")
 
 PUSHES_TTL = 90 * 24 * 3600  # an agent pull request rarely stays open longer than a quarter
-INSTALLATIONS = "hippo:github:installations"  # hash: owner/repo → installation id
 RETRY = retrying()
-HANDLE_PULL_REQUEST = "hippo.github.handle_pull_request"
-INSTALLATION = "hippo.github.installation"
 
 
 def settings(rt: Runtime) -> gh.GitHubSettings:
@@ -52,7 +51,8 @@ def github_client(
     asks GitHub which installation covers `repo`."""
     s = settings(rt)
     if not installation_id and s.is_app and recorded:
-        raw = rt.redis.hget(INSTALLATIONS, repo) or rt.redis.hget(INSTALLATIONS, "*")
+        found = rt.redis.hmget(keys.GITHUB_INSTALLATIONS, [repo, "*"])
+        raw = found[0] or found[1]
         installation_id = int(raw) if raw else None
     if not installation_id and s.is_app and repo:
         installation_id = gh.repo_installation(s, repo)
@@ -60,7 +60,7 @@ def github_client(
 
 
 def _pushes_key(repo: str, number: int) -> str:
-    return f"hippo:github:agent-pushes:{repo}#{number}"
+    return keys.github_agent_pushes(repo, number)
 
 
 def record_agent_push(rt: Runtime, repo: str, number: int, sha: str) -> None:
@@ -115,7 +115,7 @@ def process_pull_request(
     return learned
 
 
-@task(HANDLE_PULL_REQUEST, **RETRY)
+@task(HandlePullRequest.TASK, **RETRY)
 def handle_pull_request(
     self: HippoTask,
     *,
@@ -149,7 +149,7 @@ def handle_pull_request(
     return outcome
 
 
-@task(INSTALLATION)
+@task(Installation.TASK)
 def installation(
     self: HippoTask, *, action: str, installation_id: int, repos: Sequence[str]
 ) -> None:
@@ -158,11 +158,13 @@ def installation(
     names = [*repos, "*"]  # '*': the installation to use when a delivery names none
     if action in ("deleted", "suspend"):
         if repos:
-            rt.redis.hdel(INSTALLATIONS, *repos)
-        if _str(rt.redis.hget(INSTALLATIONS, "*") or b"") == str(installation_id):
-            rt.redis.hdel(INSTALLATIONS, "*")
+            rt.redis.hdel(keys.GITHUB_INSTALLATIONS, *repos)
+        if _str(rt.redis.hget(keys.GITHUB_INSTALLATIONS, "*") or b"") == str(installation_id):
+            rt.redis.hdel(keys.GITHUB_INSTALLATIONS, "*")
     else:
-        rt.redis.hset(INSTALLATIONS, mapping={name: str(installation_id) for name in names})
+        rt.redis.hset(
+            keys.GITHUB_INSTALLATIONS, mapping={name: str(installation_id) for name in names}
+        )
 
 
 def register(app: HippoCelery) -> None:

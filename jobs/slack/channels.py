@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import re
 
+from jobs import keys
 from jobs.runtime import Runtime
-from jobs.workspaces import team_of
 
 # channel id → name, one hash per workspace (`names_key`)
-CHANNEL_NAMES = "hippo:slack:channel-names"
 _NOT_NAMES = ("", "privategroup", "directmessage")  # what slash commands send for those
 
 
 def names_key(rt: Runtime) -> str:
     """The workspace's hash: installed through OAuth, the team of the request (at the door) or
     of the task's Runtime (in the worker); else the deployment's one workspace."""
-    team = team_of(rt) if rt.config.slack_oauth else ""
-    return f"{CHANNEL_NAMES}:{team or rt.config.workspace}"
+    team = rt.request_team() if rt.config.slack_oauth else ""
+    return keys.channel_names(team or rt.config.workspace)
 
 
 def remember_channel_name(rt: Runtime, channel: str, name: str) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
-from integrations.slack_post import Outbox
+from jobs import keys
 from jobs.runtime import Runtime
 from jobs.slack import permissions
 from jobs.slack.channels import channel_slug
@@ -26,12 +26,12 @@ from jobs.slack.home_view import Glance, LastDream, home_view
 from jobs.slack.instructions import path_for
 from jobs.slack.replies import RETRY
 from jobs.task_base import HippoCelery, HippoTask, task
+from jobs.task_messages import Home
 from memory import format as fmt
 from memory.dream.run import TRAILER
 from memory.dream.state import PATH as STATE_PATH
 from memory.dream.state import State
 
-HOME = "hippo.slack.home"
 VIEWERS_DAYS = 30  # after a dream, refresh the Home of whoever opened it this recently
 GLANCE_TTL = 24 * 3600
 LOG_LIMIT = 500  # commits read to find the last dream and the tree of a week ago
@@ -40,7 +40,7 @@ log = logging.getLogger("hippo.slack")
 
 
 def _viewers_key(rt: Runtime) -> str:
-    return f"hippo:home:viewers:{rt.config.workspace}"
+    return keys.home_viewers(rt.config.workspace)
 
 
 def memory_glance(rt: Runtime) -> Glance:
@@ -48,7 +48,7 @@ def memory_glance(rt: Runtime) -> Glance:
     if rt.store.tip() is None:
         return Glance()
     head = rt.store.head()
-    key = f"hippo:home:glance:{rt.config.workspace}:{head}"
+    key = keys.home_glance(rt.config.workspace, head)
     cached = rt.redis.get(key)
     if cached:
         data = json.loads(cached)
@@ -135,7 +135,7 @@ def publish(rt: Runtime, user: str) -> None:
         glance = replace(glance, channels=channel_preferences(rt, user))
     view = home_view(glance, console_url=rt.config.public_url, admin=admin)
     if not rt.config.slack_bot_token:
-        Outbox(rt.redis).post(f"home of {user}", "App Home", blocks=view["blocks"])
+        rt.outbox.post(f"home of {user}", "App Home", blocks=view["blocks"])
         return
     rt.slack.views_publish(user_id=user, view=view)
 
@@ -144,7 +144,7 @@ def remember_viewer(rt: Runtime, user: str) -> None:
     rt.redis.zadd(_viewers_key(rt), {user: time.time()})
 
 
-@task(HOME, **RETRY)
+@task(Home.TASK, **RETRY)
 def home(self: HippoTask, *, user: str, **ctx: Any) -> None:
     """Someone opened hippo's Home tab: publish it, and remember them for later refreshes."""
     rt = self.runtime

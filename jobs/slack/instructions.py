@@ -14,16 +14,13 @@ from jobs.config import today
 from jobs.runtime import Runtime
 from jobs.slack.channels import channel_slug
 from jobs.slack.messages import file_link
-from jobs.slack.replies import RETRY, author, reply_once, source_for, write_or_refuse
+from jobs.slack.replies import RETRY, ReplyTo, author, reply_once, source_for, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
+from jobs.task_messages import InstructionsAdd, InstructionsList, InstructionsRemove
 from memory import format as fmt
 from memory import repo_prefs
 from memory.markup import slack
 from memory.writes import AddEntry, RemoveEntry
-
-INSTRUCTIONS_ADD = "hippo.slack.instructions_add"
-INSTRUCTIONS_LIST = "hippo.slack.instructions_list"
-INSTRUCTIONS_REMOVE = "hippo.slack.instructions_remove"
 
 
 def path_for(slug: str) -> str:
@@ -56,7 +53,7 @@ def _entries(rt: Runtime, path: str) -> list[fmt.Entry]:
     return list(fmt.parse(text).entries) if text else []
 
 
-@task(INSTRUCTIONS_ADD, **RETRY)
+@task(InstructionsAdd.TASK, **RETRY)
 def instructions_add(
     self: HippoTask, *, key: str, channel: str, ts: str, user: str, text: str, **ctx: Any
 ) -> None:
@@ -79,7 +76,9 @@ def instructions_add(
         return f"Noted for {slack(to.label)}: “{slack(note)}” ({link})."
 
     reply = write_or_refuse(write, "Not saved: {error}.")
-    reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
+    reply_once(
+        rt, self, key, ReplyTo.of(channel, ctx, user=user, thread_ts=ctx.get("thread_ts")), reply
+    )
 
 
 def _answer(
@@ -92,10 +91,10 @@ def _answer(
         reply = build(target(rt, channel, ctx))
     except repo_prefs.BadRepo as exc:
         reply = f"{slack(str(exc))}."
-    reply_once(rt, task, key, channel, reply, thread_ts=ctx.get("thread_ts"))
+    reply_once(rt, task, key, ReplyTo.of(channel, ctx, thread_ts=ctx.get("thread_ts")), reply)
 
 
-@task(INSTRUCTIONS_LIST, **RETRY)
+@task(InstructionsList.TASK, **RETRY)
 def instructions_list(self: HippoTask, *, key: str, channel: str, **ctx: Any) -> None:
     """List this channel's (or the repository's) instructions, numbered as `remove N` expects."""
     rt = self.runtime
@@ -114,7 +113,7 @@ def instructions_list(self: HippoTask, *, key: str, channel: str, **ctx: Any) ->
     _answer(self, key, channel, ctx, listing)
 
 
-@task(INSTRUCTIONS_REMOVE, **RETRY)
+@task(InstructionsRemove.TASK, **RETRY)
 def instructions_remove(
     self: HippoTask, *, key: str, channel: str, user: str, number: str, **ctx: Any
 ) -> None:

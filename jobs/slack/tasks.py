@@ -14,22 +14,17 @@ from typing import Any
 
 from integrations import metrics
 from integrations.slack_post import plain_text
+from jobs import keys
 from jobs.config import today
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
-from jobs.slack import delivery
 from jobs.slack import messages as say
-from jobs.slack.replies import RETRY, author, reply_once, source_for, write_or_refuse
+from jobs.slack import replies
+from jobs.slack.replies import RETRY, ReplyTo, author, reply_once, source_for, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
+from jobs.task_messages import Forget, ForgetPick, Recall, SaveNote, SaveReacted, ShowHelp
 from memory import notes
 from memory.markup import slack
-
-SAVE_NOTE = "hippo.slack.save_note"
-SAVE_REACTED = "hippo.slack.save_reacted"
-FORGET = "hippo.slack.forget"
-FORGET_PICK = "hippo.slack.forget_pick"
-RECALL = "hippo.slack.recall"
-SHOW_HELP = "hippo.slack.help"
 
 QUESTION_TTL = 7 * 24 * 3600  # a forget question stays answerable for a week
 
@@ -52,17 +47,19 @@ def _save(rt: Runtime, *, text: str, key: str, channel: str, ts: str, user: str)
     return write_or_refuse(write, "Not saved: {error}.")
 
 
-@task(SAVE_NOTE, **RETRY)
+@task(SaveNote.TASK, **RETRY)
 def save_note(
     self: HippoTask, *, key: str, channel: str, ts: str, user: str, text: str, **ctx: Any
 ) -> None:
     """A note from a mention, a slash command or the shortcut: save it, say where it went."""
     rt = self.runtime
     reply = _save(rt, text=text, key=key, channel=channel, ts=ts, user=user)
-    reply_once(rt, self, key, channel, reply, thread_ts=ctx.get("thread_ts"))
+    reply_once(
+        rt, self, key, ReplyTo.of(channel, ctx, user=user, thread_ts=ctx.get("thread_ts")), reply
+    )
 
 
-@task(SAVE_REACTED, **RETRY)
+@task(SaveReacted.TASK, **RETRY)
 def save_reacted(
     self: HippoTask, *, key: str, channel: str, ts: str, user: str, **ctx: Any
 ) -> None:
@@ -75,10 +72,10 @@ def save_reacted(
     else:
         text = plain_text(str(message.get("text") or ""))
         reply = _save(rt, text=text, key=key, channel=channel, ts=ts, user=user)
-    reply_once(rt, self, key, channel, reply, thread_ts=thread_ts)
+    reply_once(rt, self, key, ReplyTo.of(channel, ctx, user=user, thread_ts=thread_ts), reply)
 
 
-@task(FORGET, **RETRY)
+@task(Forget.TASK, **RETRY)
 def forget(
     self: HippoTask, *, key: str, channel: str, ts: str, user: str, query: str, **ctx: Any
 ) -> None:
@@ -86,8 +83,10 @@ def forget(
     rt = self.runtime
     url = rt.config.public_url
 
+    to = ReplyTo.of(channel, ctx, user=user, thread_ts=ctx.get("thread_ts"))
+
     def reply(text: str, blocks: Any = None) -> None:
-        reply_once(rt, self, key, channel, text, thread_ts=ctx.get("thread_ts"), blocks=blocks)
+        reply_once(rt, self, key, to, text, blocks=blocks)
 
     if not query.strip():
         return reply(say.FORGET_WHAT)
@@ -109,12 +108,12 @@ def forget(
         return reply(say.forgot(say.forgot_matches(url, done)))
     # Several match: keep the question (for the buttons' forget_pick) and ask which one.
     asked = {"query": query, "matches": [[m.path, m.text] for m in done.matches]}
-    rt.redis.set(f"hippo:slack:question:{key}", json.dumps(asked), ex=QUESTION_TTL)
+    rt.redis.set(keys.slack_question(key), json.dumps(asked), ex=QUESTION_TTL)
     text = say.which_one(query, len(done.matches))
     reply(text, say.question_blocks(text, key, done.matches))
 
 
-@task(FORGET_PICK, **RETRY)
+@task(ForgetPick.TASK, **RETRY)
 def forget_pick(
     self: HippoTask,
     *,
@@ -128,14 +127,15 @@ def forget_pick(
 ) -> None:
     """A person answered a forget question: forget the chosen entry (or keep all)."""
     rt = self.runtime
-    raw = rt.redis.get(f"hippo:slack:question:{question}")
+    to = ReplyTo.of(channel, ctx, user=user)
+    raw = rt.redis.get(keys.slack_question(question))
     if raw is None:
-        delivery.update(rt, self, channel, message_ts, say.QUESTION_EXPIRED)
+        replies.update(rt, to, message_ts, say.QUESTION_EXPIRED)
         return
     asked = json.loads(raw)
     if pick < 0 or pick >= len(asked["matches"]):
         kept = f"Kept everything (<@{user}> chose to keep all)."
-        delivery.update(rt, self, channel, message_ts, kept)
+        replies.update(rt, to, message_ts, kept)
         return
     path, text = asked["matches"][pick]
     # A rerun whose commit landed (the worker died before the edit) makes no second attempt.
@@ -154,13 +154,13 @@ def forget_pick(
         )
     if done is None or done.status == "removed":
         what = f"“{say.short(text)}” from {say.file_link(rt.config.public_url, path)}"  # escaped
-        delivery.update(rt, self, channel, message_ts, say.forgot(what) + f" (<@{user}>)")
+        replies.update(rt, to, message_ts, say.forgot(what) + f" (<@{user}>)")
     else:
         gone = f"“{say.short(text)}” is already gone from `{slack(path)}`."
-        delivery.update(rt, self, channel, message_ts, gone)
+        replies.update(rt, to, message_ts, gone)
 
 
-@task(RECALL, **RETRY)
+@task(Recall.TASK, **RETRY)
 def recall(self: HippoTask, *, key: str, channel: str, query: str, **ctx: Any) -> None:
     """The best search hits for the query, with paths and sources, in the thread."""
     rt = self.runtime
@@ -169,15 +169,15 @@ def recall(self: HippoTask, *, key: str, channel: str, query: str, **ctx: Any) -
     for path in {hit.path for hit in hits}:  # feeds dreaming's "no session used this"
         count_read(rt.redis, rt.config.workspace, path)
     text = say.recall_answer(rt.config.public_url, query, hits)
-    reply_once(rt, self, key, channel, text, thread_ts=ctx.get("thread_ts"))
+    reply_once(rt, self, key, ReplyTo.of(channel, ctx, thread_ts=ctx.get("thread_ts")), text)
 
 
-@task(SHOW_HELP, **RETRY)
+@task(ShowHelp.TASK, **RETRY)
 def show_help(self: HippoTask, *, key: str, channel: str, **ctx: Any) -> None:
     """An unknown request (or "help"): list what hippo can do, in the thread."""
     rt = self.runtime
     text = say.help_text(rt.config.save_reaction)
-    reply_once(rt, self, key, channel, text, thread_ts=ctx.get("thread_ts"))
+    reply_once(rt, self, key, ReplyTo.of(channel, ctx, thread_ts=ctx.get("thread_ts")), text)
 
 
 def register(app: HippoCelery) -> None:

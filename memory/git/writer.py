@@ -14,7 +14,6 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextvars import ContextVar
 
 import pygit2
 
@@ -31,9 +30,10 @@ from memory.writes.operations import Operation, check_op
 
 MAX_ATTEMPTS = 25
 MAX_BATCH = 256
-# Trailers every write made in this context carries (a request id set by jobs/ around a request
-# or task); values come from hippo's own code, never from the user. Per thread and per task.
-CONTEXT_TRAILERS: ContextVar[tuple[tuple[str, str], ...]] = ContextVar("hippo_trailers", default=())
+# The trailers of the request or task a write is made for (its request id), asked for at each
+# write: jobs/ owns the request context and hands the Store this reader (memory imports nothing
+# of ours). Values come from hippo's own code, never from the user.
+ContextTrailers = Callable[[], Mapping[str, str]]
 # An observer (event, seconds) for metrics, set by jobs/: "write" or "refused:<Error>" after
 # each write with its latency, "push_retry" when a push lost a race. memory stays metrics-free.
 Observer = Callable[[str, float], None]
@@ -47,6 +47,7 @@ class Writer:
     ) -> None:
         self.mirror, self.transport, self.lock, self.keys = mirror, transport, lock, keys
         self.observer: Observer | None = None
+        self.context_trailers: ContextTrailers | None = None
         self._cond = threading.Condition()
         self._leading = False
         self._queue: list[WriteRequest] = []
@@ -93,7 +94,8 @@ class Writer:
 
     def submit(self, request: WriteRequest) -> WriteResult:
         """Queue `request` (already checked) and wait for its commit."""
-        request.trailers = {**dict(CONTEXT_TRAILERS.get()), **request.trailers}
+        if self.context_trailers is not None:
+            request.trailers = {**self.context_trailers(), **request.trailers}
         started = time.monotonic()
         try:
             result = self._submit_queued(request)

@@ -9,7 +9,6 @@ import pytest
 
 from bot.cli.main import main
 from jobs.runtime import Runtime
-from jobs.workspaces import runtime_for
 from tests.workspaces_helpers import installed, many_config
 
 
@@ -33,7 +32,7 @@ def test_list_and_configure_a_workspace(
     assert rows["TAAA"]["remote"] == own and rows["TAAA"]["digest_channel"] == "CDIG"
     assert rows["TBBB"]["remote"] == str(tmp_path / "remotes" / "memory-TBBB.git")
     assert all(r["installed"] for r in rows.values())
-    a = runtime_for(rt, "TAAA").config
+    a = rt.for_team("TAAA").config
     assert (a.memory_remote, a.digest_channel, a.workspace) == (own, "CDIG", "TAAA")
 
 
@@ -47,7 +46,7 @@ def test_a_password_in_a_remote_is_never_printed(
     assert main(["workspaces", "--json"], config) == 0
     printed = capsys.readouterr().out
     assert "s3cret-pass" not in printed and "git.example.com/acme/memory.git" in printed
-    assert runtime_for(Runtime(config), "TAAA").config.memory_remote == url
+    assert Runtime(config).for_team("TAAA").config.memory_remote == url
 
 
 def test_a_team_id_that_is_not_slacks_is_refused(

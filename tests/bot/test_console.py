@@ -14,7 +14,6 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from bot.app import create_app
-from integrations.slack_post import Outbox
 from jobs.config import Config
 from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
@@ -274,7 +273,7 @@ def test_channel_preferences(signed: FlaskClient, rt: Runtime) -> None:
 
 def test_outbox_when_slack_is_not_configured(signed: FlaskClient, rt: Runtime) -> None:
     """Without SLACK_BOT_TOKEN the outbox lists what hippo would have posted."""
-    Outbox(rt.redis).post("C111", "dream digest: 3 changes")
+    rt.outbox.post("C111", "dream digest: 3 changes")
     page = signed.get("/console/outbox").get_data(as_text=True)
     assert "dream digest: 3 changes" in page and "C111" in page
 

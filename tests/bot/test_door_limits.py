@@ -14,7 +14,6 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
-from integrations.slack_post import Outbox
 from jobs.runtime import Runtime
 from tests.console_helpers import sign_in
 from tests.fakes.github import delivery_headers, pull_request_payload
@@ -184,7 +183,7 @@ def test_a_body_under_the_limit_still_gets_through(client: FlaskClient, rt: Runt
 
 def test_the_outbox_needs_the_console_sign_in(client: FlaskClient, rt: Runtime) -> None:
     """GET /outbox without a signed-in session is 401 and shows nothing; signed in, it lists."""
-    Outbox(rt.redis).post("C1", "the recall answer: deploy keys live in vault", thread_ts=None)
+    rt.outbox.post("C1", "the recall answer: deploy keys live in vault", thread_ts=None)
     resp = client.get("/outbox")
     assert resp.status_code == 401
     assert "deploy keys" not in resp.get_data(as_text=True)

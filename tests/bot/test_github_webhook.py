@@ -16,15 +16,14 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
-from integrations.slack_post import Outbox
 from jobs import oplog
 from jobs.briefing import brief
 from jobs.celery_app import make_celery
 from jobs.config import Config
-from jobs.github.checks import CHECK_PULL_REQUEST
 from jobs.github.lessons import learn
 from jobs.github.tasks import recorded_pushes
 from jobs.runtime import Runtime
+from jobs.task_messages import CheckPullRequest
 from memory import format as fmt
 from memory.git import Author
 from memory.lessons import pull_requests as po
@@ -146,7 +145,7 @@ def test_agent_pushes_are_recorded(client: FlaskClient, rt: Runtime) -> None:
         assert response.status_code == 202 and response.json["check"] == "queued"
     assert recorded_pushes(rt, REPO, 4) == ["s1", "s2"]
     tasks = [json.loads(m)["headers"]["task"] for m in rt.redis.lrange("celery", 0, -1)]
-    assert tasks == [CHECK_PULL_REQUEST] * 3
+    assert tasks == [CheckPullRequest.TASK] * 3
 
 
 def test_installation_reviews_comments_and_bad_bodies(client: FlaskClient, rt: Runtime) -> None:
@@ -231,7 +230,7 @@ def test_two_same_edits_make_an_active_lesson_and_a_note(
     archive = [p for p in rt.store.files("archive/")]
     lines = rt.store.read(archive[0]).splitlines()
     assert [json.loads(x)["outcome"] for x in lines] == ["merged_after_changes"] * 2
-    notes = wait_for(lambda: Outbox(rt.redis).messages())
+    notes = wait_for(lambda: rt.outbox.messages())
     assert notes[0]["channel"] == "#app" and "New convention for *octo/app*" in notes[0]["text"]
     head = rt.store.head()
     # A redelivery of the second close, past the route (its claim expired): no new commit.
@@ -240,7 +239,7 @@ def test_two_same_edits_make_an_active_lesson_and_a_note(
     assert post(client, "pull_request", closed, delivery="d2").status_code == 202
     wait_for(lambda: queued(rt) == 0)
     time.sleep(0.3)
-    assert rt.store.head() == head and len(Outbox(rt.redis).messages()) == 1
+    assert rt.store.head() == head and len(rt.outbox.messages()) == 1
     # The operational log counted one promotion (the redelivery none); a briefing for the same
     # kind of file lists the lesson first.
     assert oplog.day(rt.redis, rt.config.workspace, oplog.today())["promotions"] == 1
@@ -317,7 +316,8 @@ def test_a_forgotten_lesson_is_not_relearned_but_the_episode_is_kept(rt: Runtime
 
 def test_installation_task_remembers_and_forgets_repositories(rt: Runtime) -> None:
     """installation created maps each repository to its installation id; deleted unmaps them."""
-    from jobs.github.tasks import INSTALLATIONS, installation
+    from jobs.github.tasks import installation
+    from jobs.keys import GITHUB_INSTALLATIONS as INSTALLATIONS
 
     make_celery(rt)  # the current app: a direct call runs the task on rt
     installation(action="created", installation_id=957387, repos=["Codertocat/Hello-World"])
@@ -387,7 +387,7 @@ def test_a_strangers_comment_on_silently_closed_pull_requests_teaches_nothing(
     lessons = conventions(rt)
     assert all(e.get("status") == "tentative" for e in lessons), lessons
     assert all(e.text.endswith("without giving a reason") for e in lessons)
-    assert "evil.example" not in memory_text(rt) and Outbox(rt.redis).messages() == []
+    assert "evil.example" not in memory_text(rt) and rt.outbox.messages() == []
     # The same words from alice, who has write access, are her reason for closing.
     said = comment_body("issue_comment", "alice", "We keep tests free of network calls")
     serve_closed_pull(fake_github, 3, [said])
@@ -451,7 +451,7 @@ def test_a_lesson_quoting_markup_is_posted_as_words(
     for c in hippos(fake_github):
         assert "@octo/platform" not in c.body and "@\u200bocto/platform" in c.body
         assert "\\<img src=x\\>" in c.body and not re.search(r"(?<!\\)(<img|!\[)", c.body)
-    [note] = Outbox(rt.redis).messages()
+    [note] = rt.outbox.messages()
     assert "<!channel>" not in note["text"] and "&lt;!channel&gt;" in note["text"]
 
 

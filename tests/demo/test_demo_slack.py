@@ -9,7 +9,6 @@ import pytest
 
 from demo import slack as demo_slack
 from demo.context import Demo
-from integrations.slack_post import Outbox
 from jobs.config import Config
 from jobs.runtime import Runtime
 
@@ -30,7 +29,7 @@ def test_demo_day_replies_once_each_and_commits(
     out = capsys.readouterr().out
     day = json.loads(demo_slack.DAY.read_text())
     assert out.count("  200 in ") == len(day["requests"])
-    assert len(Outbox(rt.redis).messages()) == sum(i["expect"] for i in day["requests"])
+    assert len(rt.outbox.messages()) == sum(i["expect"] for i in day["requests"])
     assert out.count("Saved to") == 3 and "Forgot" in out and "forgotten on purpose" in out
     assert "2. link the runbook whenever an alert is mentioned" in out
     assert "instructions #shop-dev: reply in threads only" in out

@@ -13,9 +13,9 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
-from integrations.slack_post import Outbox
-from jobs.celery_app import enqueue, make_celery
+from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
+from jobs.task_messages import SaveNote, ShowHelp, send
 from memory import format as fmt
 from memory.git import Author
 from memory.writes import AddEntry
@@ -124,12 +124,12 @@ def test_redelivered_task_makes_one_commit_and_one_reply(
         thread_ts="1.000001",
         user="W222",
         channel_name="",
-        text="the deploy freeze starts Friday",
     )
-    enqueue(rt, "hippo.slack.save_note", **args)
+    note = SaveNote("the deploy freeze starts Friday")
+    send(rt, note, args)
     replies(slack_fake)
-    enqueue(rt, "hippo.slack.save_note", **args)
-    enqueue(rt, "hippo.slack.help", **{**args, "text": ""})  # a marker that the queue drained
+    send(rt, note, args)
+    send(rt, ShowHelp(), args)  # a marker that the queue drained
     wait(lambda: rt.redis.get("hippo:slack:replied:slack:EvTwice") is not None)
     time.sleep(0.3)
     assert len(slack_fake.calls("chat.postMessage")) == 1
@@ -390,7 +390,7 @@ def test_without_a_token_replies_go_to_the_outbox(offline: Runtime, slack_fake: 
     """Offline, the reply lands in the outbox (and /outbox), nothing reaches Slack."""
     client = create_app(offline.config, offline).test_client()
     post(client, mention("remember the office wifi is hippo-guest"))
-    wait(lambda: Outbox(offline.redis).messages())
+    wait(lambda: offline.outbox.messages())
     sign_in(client, "console-token")
     [message] = client.get("/outbox").get_json()["messages"]
     assert "inbox.md" in message["text"] and message["thread_ts"] == "1700000000.000100"
@@ -408,7 +408,7 @@ def test_offline_reaction_says_it_cannot_read(offline: Runtime) -> None:
         "item": {"type": "message", "channel": "C111", "ts": "8.000100"},
     }
     post(client, body)
-    wait(lambda: Outbox(offline.redis).messages())
-    [message] = Outbox(offline.redis).messages()
+    wait(lambda: offline.outbox.messages())
+    [message] = offline.outbox.messages()
     assert "could not read that message" in message["text"]
     assert message["thread_ts"] == "8.000100"

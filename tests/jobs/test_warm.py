@@ -20,16 +20,16 @@ from tests.paths import ROOT
 FIRST_ENQUEUE = textwrap.dedent(
     """
     import json, sys
-    from jobs.celery_app import enqueue, warm
+    from jobs.celery_app import warm
     from jobs.config import Config
     from jobs.runtime import Runtime
-    from jobs.slack.tasks import SAVE_NOTE
+    from jobs.task_messages import SaveNote, send
 
     rt = Runtime(Config(redis_url=sys.argv[1], data_dir=sys.argv[2]))
     if sys.argv[3] == "warm":
         warm(rt)
     before = set(sys.modules)
-    enqueue(rt, SAVE_NOTE, key="k", channel="C1", ts="1.0", user="U1", text="a fact")
+    send(rt, SaveNote("a fact"), {"key": "k", "channel": "C1", "ts": "1.0", "user": "U1"})
     print(json.dumps(sorted(set(sys.modules) - before)))
     """
 )

@@ -8,48 +8,42 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jobs import dream, maintenance, proposals, workspace_dreams
-from jobs.agent.tasks import ANSWER
+from jobs import task_messages as m
 from jobs.celery_app import make_celery, registered_tasks
 from jobs.config import Config
-from jobs.github.checks import CHECK_PULL_REQUEST
-from jobs.github.tasks import HANDLE_PULL_REQUEST, INSTALLATION
 from jobs.runtime import Runtime
-from jobs.slack import instructions
-from jobs.slack import tasks as slack
-from jobs.slack.home import HOME
 from tests.paths import ROOT
 
 EVERY_TASK = {
-    slack.SAVE_NOTE,
-    slack.SAVE_REACTED,
-    slack.FORGET,
-    slack.FORGET_PICK,
-    slack.RECALL,
-    slack.SHOW_HELP,
-    instructions.INSTRUCTIONS_ADD,
-    instructions.INSTRUCTIONS_LIST,
-    instructions.INSTRUCTIONS_REMOVE,
-    HOME,
-    ANSWER,
-    HANDLE_PULL_REQUEST,
-    INSTALLATION,
-    CHECK_PULL_REQUEST,
-    dream.DREAM,
-    dream.SLACK_DREAM,
-    dream.REVERT,
-    dream.FORGET_FILE,
-    dream.MERGE_PAIR,
-    proposals.SETTLE,
-    maintenance.MAINTENANCE,
-    workspace_dreams.DREAM_ALL,
+    m.SaveNote.TASK,
+    m.SaveReacted.TASK,
+    m.Forget.TASK,
+    m.ForgetPick.TASK,
+    m.Recall.TASK,
+    m.ShowHelp.TASK,
+    m.InstructionsAdd.TASK,
+    m.InstructionsList.TASK,
+    m.InstructionsRemove.TASK,
+    m.Home.TASK,
+    m.Answer.TASK,
+    m.HandlePullRequest.TASK,
+    m.Installation.TASK,
+    m.CheckPullRequest.TASK,
+    m.Dream.TASK,
+    m.SlackDream.TASK,
+    m.Revert.TASK,
+    m.ForgetFile.TASK,
+    m.MergePair.TASK,
+    m.Settle.TASK,
+    m.Maintenance.TASK,
+    m.DreamAll.TASK,
 }
 
 
 def test_every_named_task_is_registered_and_nothing_else(
     tmp_path: Path, embedded_redis_url: str
 ) -> None:
-    """Each task name constant has its task in the app, and the app has no task without one."""
+    """Each task message's task is in the app, and the app has no task without one."""
     app = make_celery(Runtime(Config(data_dir=tmp_path, redis_url=embedded_redis_url)))
     assert registered_tasks(app) == EVERY_TASK
     assert set(app.conf.beat_schedule) == {"hippo-dream-nightly", "hippo-maintenance-weekly"}
@@ -60,9 +54,9 @@ def test_each_app_gives_its_tasks_its_own_runtime(tmp_path: Path, embedded_redis
     one = Runtime(Config(data_dir=tmp_path / "one", redis_url=embedded_redis_url))
     two = Runtime(Config(data_dir=tmp_path / "two", redis_url=embedded_redis_url))
     app_one, app_two = make_celery(one), make_celery(two)
-    assert app_one.tasks[slack.SAVE_NOTE].runtime is one
-    assert app_two.tasks[slack.SAVE_NOTE].runtime is two
-    assert app_one.tasks[ANSWER].runtime is one  # still, after another app was made
+    assert app_one.tasks[m.SaveNote.TASK].runtime is one
+    assert app_two.tasks[m.SaveNote.TASK].runtime is two
+    assert app_one.tasks[m.Answer.TASK].runtime is one  # still, after another app was made
     assert not EVERY_TASK & set(one.celery.tasks)  # the publishing app only sends by name
 
 

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from jobs.celery_app import enqueue, make_celery
+from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
-from jobs.workspace_dreams import DREAM_ALL
-from jobs.workspaces import runtime_for, workspaces_of
+from jobs.task_messages import DreamAll, send
 from memory import notes
 from memory.git import Author
 from tests.fakes.slack import SlackFake
@@ -42,16 +41,16 @@ def test_beat_dreams_every_installed_workspace_with_its_own_digest(
     assert "hippo-dream-workspaces" in app.conf.beat_schedule
     for team, token in (("TAAA", "xoxb-aaa"), ("TBBB", "xoxb-bbb"), ("TCCC", "xoxb-ccc")):
         installed(rt, team, token)
-        workspaces_of(rt).installs.configure(team, digest_channel=f"D{team}")
+        rt.workspaces.installs.configure(team, digest_channel=f"D{team}")
         note = f"{team} releases on Tuesdays at noon"
         who = Author("W1", "w1@users.slack.invalid")
-        notes.save_note(runtime_for(rt, team).store, note, today="2026-11-29", author=who, key=team)
-    workspaces_of(rt).installs.installations.delete_all(enterprise_id=None, team_id="TCCC")
+        notes.save_note(rt.for_team(team).store, note, today="2026-11-29", author=who, key=team)
+    rt.workspaces.installs.installations.delete_all(enterprise_id=None, team_id="TCCC")
 
     from celery.contrib.testing.worker import start_worker
 
     with start_worker(app, pool="solo", perform_ping_check=False):
-        enqueue(rt, DREAM_ALL, now_iso="2026-11-30T03:00")
+        send(rt, DreamAll(now_iso="2026-11-30T03:00"))
         wait(lambda: len(slack_fake.calls("chat.postMessage")) >= 2, timeout=60)
 
     digests = {c.form["channel"]: c.token for c in slack_fake.calls("chat.postMessage")}

@@ -7,7 +7,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from jobs.runtime import Runtime
-from jobs.workspaces import runtime_for
 from memory import notes
 from memory.git import Author
 from tests.gitservers import bare_repo
@@ -34,7 +33,7 @@ def test_template_remotes_on_an_https_host_with_a_token(
     rt = Runtime(config)
     for team in ("TAAA", "TBBB"):
         installed(rt, team, f"xoxb-{team.lower()}")
-        store = runtime_for(rt, team).store
+        store = rt.for_team(team).store
         who = Author("W1", "w1@users.slack.invalid")
         notes.save_note(
             store, f"{team} pages the on-call", today="2026-11-30", author=who, key=team

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from bot.app import create_app
 from bot.slack.intake import route
-from integrations.slack_post import Outbox, plain_text
+from integrations.slack_post import plain_text
 from jobs.runtime import Runtime
 from tests.console_helpers import sign_in
 from tests.fakes.slack import SlackFake, signed_headers
@@ -225,7 +225,7 @@ def test_outbox_lists_messages(
     slack_runtime: Runtime, client: FlaskClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     """GET /outbox lists what the console outbox holds, oldest first; each post is also logged."""
-    box = Outbox(slack_runtime.redis)
+    box = slack_runtime.outbox
     with caplog.at_level(logging.INFO, logger="hippo.slack"):
         box.post("C111", "first")
         box.post("C111", "second", thread_ts="1.2")

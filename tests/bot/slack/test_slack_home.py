@@ -127,11 +127,10 @@ def test_home_offline_goes_to_the_outbox(slack_runtime: Runtime) -> None:
     """Without a bot token the Home is kept in the console outbox (nothing to publish to)."""
     from dataclasses import replace
 
-    from integrations.slack_post import Outbox
     from jobs.slack.home import publish
 
     rt = Runtime(replace(slack_runtime.config, slack_bot_token=""))
     rt.store.write([AddEntry("inbox.md", "a note")], author=Author("a", "a@x"), message="n")
     publish(rt, "W1")
-    [item] = Outbox(rt.redis).messages()
+    [item] = rt.outbox.messages()
     assert item["channel"] == "home of W1" and item["blocks"][0]["type"] == "header"

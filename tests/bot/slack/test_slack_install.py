@@ -23,7 +23,6 @@ from flask.testing import FlaskClient
 
 from bot.app import create_app
 from jobs.runtime import Runtime
-from jobs.workspaces import runtime_for, workspaces_of
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, golden, mention, post, wait
 from tests.workspaces_helpers import many_config
@@ -66,7 +65,7 @@ def rt(
     runtime = Runtime(config)
     runtime.redis.flushall()
     yield runtime
-    workspaces_of(runtime).installs.engine.dispose()  # PostgreSQL drops a database nobody holds
+    runtime.workspaces.installs.engine.dispose()  # PostgreSQL drops a database nobody holds
     runtime.redis.close()
 
 
@@ -153,7 +152,7 @@ def test_a_redirect_without_its_state_cookie_installs_nothing(
     done = client.get("/slack/oauth_redirect?code=code-x&state=forged", base_url=HTTPS)
     assert done.status_code == 400
     assert slack_fake.calls("oauth.v2.access") == []
-    assert workspaces_of(rt).installs.bot("TAAA") is None
+    assert rt.workspaces.installs.bot("TAAA") is None
 
 
 def test_a_code_slack_refuses_installs_nothing(
@@ -168,7 +167,7 @@ def test_a_code_slack_refuses_installs_nothing(
     done = client.get(url, base_url=HTTPS)
     assert done.status_code >= 400
     assert [c.form.get("code") for c in slack_fake.calls("oauth.v2.access")] == ["stale"]
-    assert workspaces_of(rt).installs.workspaces() == []
+    assert rt.workspaces.installs.workspaces() == []
     assert client.get(url, base_url=HTTPS).status_code >= 400
     assert len(slack_fake.calls("oauth.v2.access")) == 1  # the replay never reached Slack
 
@@ -218,7 +217,7 @@ def test_uninstall_stops_the_token_and_keeps_the_memory(
     gone = event("TBBB", "", 2)
     gone["event"] = {"type": "app_uninstalled", "event_ts": "1700000001.000000"}
     assert post(client, gone).status_code == 200
-    installs = workspaces_of(worker).installs
+    installs = worker.workspaces.installs
     assert installs.bot("TBBB") is None
     assert [w.team_id for w in installs.workspaces(installed_only=True)] == ["TAAA"]
 
@@ -228,7 +227,7 @@ def test_uninstall_stops_the_token_and_keeps_the_memory(
     assert post(client, event("TAAA", "save a note: TAAA still here", 4)).status_code == 200
     wait(lambda: len(slack_fake.calls("chat.postMessage")) >= 2)
     assert "xoxb-bbb" not in {c.token for c in slack_fake.requests[sent:]}
-    assert runtime_for(worker, "TBBB").config.slack_bot_token == ""  # a queued task gets none
+    assert worker.for_team("TBBB").config.slack_bot_token == ""  # a queued task gets none
 
     inbox = show(tmp_path / "remotes" / "memory-TBBB.git", "inbox.md")
     assert "TBBB uses blue-green" in inbox and "after the uninstall" not in inbox
@@ -248,7 +247,7 @@ def test_reinstall_uses_the_new_token(
         f"/slack/oauth_redirect?code=code-again&state={state.group(1)}", base_url=HTTPS
     )
     assert done.status_code == 200
-    assert runtime_for(rt, "TAAA").config.slack_bot_token == "xoxb-aaa-2"
+    assert rt.for_team("TAAA").config.slack_bot_token == "xoxb-aaa-2"
 
 
 def test_one_workspace_mode_has_no_install_pages(
@@ -258,7 +257,7 @@ def test_one_workspace_mode_has_no_install_pages(
     an uninstall is acknowledged and logged (the token is the environment's), nothing queued."""
     client = create_app(slack_runtime.config, slack_runtime).test_client()
     assert client.get("/slack/install", base_url=HTTPS).status_code == 404
-    assert runtime_for(slack_runtime, "TAAA") is slack_runtime
+    assert slack_runtime.for_team("TAAA") is slack_runtime
     for n, kind in enumerate(("app_uninstalled", "tokens_revoked")):
         body = mention("x", event_id=f"EvU{n}")
         body["event"] = {"type": kind, "tokens": {"bot": ["UHIPPO"]}, "event_ts": "1.0"}
@@ -333,7 +332,7 @@ def test_app_home_is_each_workspaces_own(
     asked = {(c.form["user"], c.token) for c in slack_fake.calls("users.info")}
     assert asked == {("WTAAA", "xoxb-aaa"), ("WTBBB", "xoxb-bbb")}  # the admin check
 
-    refresh_homes(runtime_for(worker, "TAAA"))  # what TAAA's dream does after its digest
+    refresh_homes(worker.for_team("TAAA"))  # what TAAA's dream does after its digest
     again = [(c.form["user_id"], c.token) for c in slack_fake.calls("views.publish")[2:]]
     assert again == [("WTAAA", "xoxb-aaa")]
 

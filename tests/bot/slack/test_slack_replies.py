@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from bot.app import create_app
 from bot.slack.commands import shared
 from jobs.runtime import Runtime
-from jobs.slack.delivery import response_url_ok
+from jobs.slack.replies import response_url_ok
 from memory.git import Author
 from memory.writes import AddEntry
 from tests.fakes.slack import SlackFake

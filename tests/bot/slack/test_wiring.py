@@ -17,6 +17,7 @@ from bot.slack.app import make_slack_app
 from bot.slack.intake import INTENTS
 from jobs.celery_app import make_celery, registered_tasks
 from jobs.runtime import Runtime
+from jobs.task_messages import Message
 from tests.paths import ROOT
 
 
@@ -31,6 +32,8 @@ def _value(node: ast.expr, module: Any) -> str | None:
         return node.value
     if isinstance(node, ast.Name):
         value = getattr(module, node.id, None)
+        if isinstance(value, type) and issubclass(value, Message) and value is not Message:
+            return value.TASK  # a task's typed message names its task
         return value if isinstance(value, str) else None
     if isinstance(node, ast.JoinedStr):
         parts = [_value(v, module) if isinstance(v, ast.Constant) else "0" for v in node.values]
@@ -46,8 +49,9 @@ TASK_NAME = re.compile(r"hippo\.[a-z_]+\.[a-z_]+")  # "hippo.slack.save_note"
 
 def queued_tasks() -> dict[str, str]:
     """Task name → where bot/ names it: every string literal, and every name that resolves to a
-    string (a constant of the module or one it imports), shaped like a task name. Intents,
-    listeners that build their own Intent and the webhook's `enqueue` calls all count."""
+    string (a constant of the module or one it imports) or to a task's message class, shaped
+    like a task name. Intents, listeners that build their own Intent and the webhook's messages
+    all count."""
     found: dict[str, str] = {}
     for path in sorted((ROOT / "bot").rglob("*.py")):
         if path.name in NOT_IMPORTED:

@@ -1,0 +1,79 @@
+"""Claim a Slack request once, then enqueue its task: what every listener shares.
+
+Dedupe is a Redis claim (jobs/claims.py) per Slack event_id (retries) and per (channel, ts) (the
+same message delivered as both `app_mention` and `message`). A claim is "pending" (30 s) until
+the task is queued, then "queued" for DEDUPE_TTL; it is released when the enqueue fails, so
+Slack's retry can still get through. If Redis went away before the release, the pending claim
+expires by itself, and a retry that meets a pending claim gets 503 (Slack tries again later),
+never a silent 200.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from bot.slack.intent import Intent, SlackContext
+from integrations import metrics
+from jobs import keys
+from jobs.claims import PENDING, Claim, finish_all, release_all, take_all
+from jobs.slack.channels import remember_channel_name
+from jobs.task_messages import send
+
+if TYPE_CHECKING:
+    from jobs.runtime import Runtime
+
+DEDUPE_TTL = 3 * 24 * 3600  # Slack retries for ~5 minutes; a day-long margin costs nothing
+PENDING_TTL = 30  # a claim whose enqueue never finished: shorter than Slack's 1-minute retry
+SEEN = "1"  # claim(): seen once, nothing queued by it
+QUEUED = "queued"  # submit(): its task is queued (PENDING while it is being queued)
+
+
+# How a front door's ack ended, as counted in hippo_acks_total{outcome}.
+AckOutcome = Literal["queued", "duplicate"]
+
+
+class ClaimPending(Exception):
+    """Another delivery of this request is being queued right now, or its enqueue died with
+    Redis; the front door answers 503 so Slack retries rather than dropping it."""
+
+
+def request_claim(rt: Runtime, *parts: str) -> Claim:
+    """The claim on a Slack request named by `parts` (an event id, a channel and ts, a button)."""
+    return Claim(rt.redis, keys.slack_seen(*parts), pending=PENDING_TTL, done=DEDUPE_TTL)
+
+
+def claim(rt: Runtime, *parts: str) -> bool:
+    """True the first time these parts are seen (within DEDUPE_TTL), False for a repeat."""
+    return Claim(rt.redis, keys.slack_seen(*parts), pending=DEDUPE_TTL).take(SEEN)
+
+
+def submit(
+    rt: Runtime, intent: Intent, claims: list[tuple[str, ...]], context: SlackContext
+) -> bool:
+    """Claim every key, then enqueue; False (nothing queued) if any claim was already taken."""
+    remember_channel_name(rt, context.channel, context.channel_name or "")
+    wanted = [request_claim(rt, *parts) for parts in claims]
+    # One round trip for all claims: the ack path is a few Redis calls, each one counts.
+    won = take_all(wanted)
+    if len(won) < len(wanted):
+        release_all(won)
+        held = rt.redis.mget([c.key for c in wanted if c not in won])
+        if PENDING.encode() in held:
+            raise ClaimPending("this request is being queued by another delivery")
+        _count(intent, "duplicate")
+        return False
+    try:
+        send(rt, intent.message, context.as_kwargs())
+    except Exception:
+        release_all(won)  # let Slack's retry try again
+        raise
+    # Only a claim still held: the task may already have run and released it (a refused Revert
+    # releases its button so an admin's press counts); setting it again would make that admin's
+    # press a duplicate.
+    finish_all(wanted, QUEUED, if_held=True)
+    _count(intent, "queued")
+    return True
+
+
+def _count(intent: Intent, outcome: AckOutcome) -> None:
+    metrics.ACKS.labels("slack", intent.task, outcome).inc()

@@ -1,0 +1,258 @@
+"""Typed task messages, and `send`: how every task is queued.
+
+Each task has one message, a frozen dataclass declared next to the task with the task's name:
+
+    @dataclass(frozen=True)
+    class SaveNote(Message, task=SAVE_NOTE):
+        text: str
+
+    send(rt, SaveNote(text="…"), context.as_kwargs())  # a Slack front door's context
+
+A field the task does not have, or a missing one, fails where the message is built (and in
+mypy), not in the worker. The message's fields become the task's keyword arguments (JSON), beside
+the front door's context (a Slack request's channel, user, key…); a field left None is not sent.
+tests/jobs/test_messages.py checks that every task takes every field of its message.
+
+`send` writes the task down in the intake journal first (jobs/journal.py) so no acked request is
+lost, carries the request id in the message's headers (the task's logs and commits carry it) and,
+with many workspaces, the request's team (the task's `team`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, fields
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from jobs import context, journal, observe
+from jobs.broker import BROKER_DOWN
+
+if TYPE_CHECKING:
+    from jobs.runtime import Runtime
+
+log = logging.getLogger("hippo.tasks")
+
+
+class Message:
+    """A task's arguments; subclasses are frozen dataclasses naming their task (`task=`)."""
+
+    TASK: ClassVar[str]
+
+    def __init_subclass__(cls, *, task: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if task:
+            cls.TASK = task
+
+    def kwargs(self) -> dict[str, Any]:
+        """The fields as the task's keyword arguments; an optional field left None is not sent
+        (the task's own default applies), a required one is sent as it is."""
+        out = {}
+        for f in fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
+            value = getattr(self, f.name)
+            if value is not None or f.default is MISSING:
+                out[f.name] = value
+        return out
+
+
+def send(rt: Runtime, message: Message, context_kwargs: Mapping[str, Any] | None = None) -> None:
+    """Queue `message`'s task with its fields, beside `context_kwargs` (a front door's context;
+    a name in both is a mistake in the sender, refused here)."""
+    ctx = dict(context_kwargs or {})
+    both = sorted(set(ctx) & set(message.kwargs()))
+    if both:
+        raise ValueError(f"{type(message).__name__} and its context both set {both}")
+    _publish(rt, message.TASK, {**ctx, **message.kwargs()})
+
+
+def _publish(rt: Runtime, task: str, kwargs: dict[str, Any]) -> None:
+    """Send the task named `task` with JSON keyword arguments (what `send` does with a message;
+    the journal's sweep publishes again by name through the worker's own app)."""
+    rid = context.current().request_id or observe.new_id()
+    team = rt.request_team()  # many workspaces: the team travels with the work
+    if team and not kwargs.get("team"):
+        kwargs["team"] = team
+    task_id = journal.record(rt.redis, task, kwargs)
+    try:
+        rt.celery.send_task(task, kwargs=kwargs, task_id=task_id, headers={observe.HEADER: rid})
+    except Exception:
+        # The sender will retry; a leftover entry would only be run again, harmlessly.
+        with contextlib.suppress(*BROKER_DOWN):
+            journal.finished(rt.redis, task_id)
+        raise
+    log.info("queued %s", task, extra={"request_id": rid, "task": task})
+
+
+# -- Slack: each also gets its front door's context (SlackContext: key, channel, user, ts…) ------
+
+
+@dataclass(frozen=True)
+class SaveNote(Message, task="hippo.slack.save_note"):
+    text: str
+
+
+@dataclass(frozen=True)
+class SaveReacted(Message, task="hippo.slack.save_reacted"):
+    """The reacted message is read in the task (its channel and ts are the context's)."""
+
+
+@dataclass(frozen=True)
+class Forget(Message, task="hippo.slack.forget"):
+    query: str
+
+
+@dataclass(frozen=True)
+class ForgetPick(Message, task="hippo.slack.forget_pick"):
+    question: str  # the key of the question asked (its matches are kept in Redis)
+    pick: int  # the match chosen; -1: keep everything
+
+
+@dataclass(frozen=True)
+class Recall(Message, task="hippo.slack.recall"):
+    query: str
+
+
+@dataclass(frozen=True)
+class ShowHelp(Message, task="hippo.slack.help"):
+    pass
+
+
+@dataclass(frozen=True)
+class InstructionsAdd(Message, task="hippo.slack.instructions_add"):
+    text: str
+    repo: str | None = None  # owner/name; None: the channel's instructions
+
+
+@dataclass(frozen=True)
+class InstructionsList(Message, task="hippo.slack.instructions_list"):
+    repo: str | None = None
+
+
+@dataclass(frozen=True)
+class InstructionsRemove(Message, task="hippo.slack.instructions_remove"):
+    number: str  # as the person typed it (the task says what is wrong with it)
+    repo: str | None = None
+
+
+@dataclass(frozen=True)
+class Home(Message, task="hippo.slack.home"):
+    """Publish the person's App Home (the person is the context's user)."""
+
+
+@dataclass(frozen=True)
+class SlackDream(Message, task="hippo.dream.slack"):
+    now_iso: str = ""  # "" for now
+
+
+@dataclass(frozen=True)
+class Revert(Message, task="hippo.dream.revert"):
+    commit: str
+
+
+@dataclass(frozen=True)
+class ForgetFile(Message, task="hippo.dream.forget_file"):
+    path: str
+
+
+@dataclass(frozen=True)
+class MergePair(Message, task="hippo.dream.merge_pair"):
+    pair: list[str]  # [path, text, other path, other text]
+
+
+@dataclass(frozen=True)
+class Settle(Message, task="hippo.proposals.settle"):
+    proposal: str
+    accept: bool
+
+
+@dataclass(frozen=True)
+class Answer(Message, task="hippo.agent.answer"):
+    """A question for the agent: from a request (the rest is its context) or, for the "Try
+    again" button, the whole question as it was kept."""
+
+    text: str
+    channel: str | None = None
+    user: str | None = None
+    ts: str | None = None
+    thread_ts: str | None = None
+    team: str | None = None
+    event_id: str | None = None
+    response_url: str | None = None
+    share: bool | None = None
+    retry_of: str | None = None  # the "Try again" message to replace
+
+
+# -- GitHub ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HandlePullRequest(Message, task="hippo.github.handle_pull_request"):
+    delivery_id: str
+    installation_id: int | None
+    repo_full_name: str
+    number: int
+    action: str
+    sender: str = ""
+    sender_type: str = ""
+
+
+@dataclass(frozen=True)
+class Installation(Message, task="hippo.github.installation"):
+    action: str
+    installation_id: int | None
+    repos: list[str]
+
+
+@dataclass(frozen=True)
+class CheckPullRequest(Message, task="hippo.github.check_pull_request"):
+    repo_full_name: str
+    number: int
+    head_sha: str
+    installation_id: int | None = None
+
+
+# -- scheduled (beat), or queued by another task ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Dream(Message, task="hippo.dream.run"):
+    workspace: str | None = None
+    team: str | None = None  # many workspaces: that workspace's dream
+    now_iso: str | None = None
+
+
+@dataclass(frozen=True)
+class DreamAll(Message, task="hippo.workspaces.dream_all"):
+    now_iso: str | None = None
+
+
+@dataclass(frozen=True)
+class Maintenance(Message, task="hippo.maintenance"):
+    if_needed: bool = False
+
+
+MESSAGES: tuple[type[Message], ...] = (
+    SaveNote,
+    SaveReacted,
+    Forget,
+    ForgetPick,
+    Recall,
+    ShowHelp,
+    InstructionsAdd,
+    InstructionsList,
+    InstructionsRemove,
+    Home,
+    SlackDream,
+    Revert,
+    ForgetFile,
+    MergePair,
+    Settle,
+    Answer,
+    HandlePullRequest,
+    Installation,
+    CheckPullRequest,
+    Dream,
+    DreamAll,
+    Maintenance,
+)
