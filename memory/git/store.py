@@ -329,7 +329,7 @@ class Store:
         all_words: bool = False,
     ) -> list[Hit]:
         """Ranked hits over the tree at `commit` (a warm index kept for the newest commit): every
-        query word counts, a missing one costs rank (memory/search_ranked.py). `all_words`:
+        query word counts, a missing one costs rank (memory/search/ranked.py). `all_words`:
         only lines holding every word and phrase as written, for precise lookups. The archive
         is never searched unless asked for (`archive=True` searches only it)."""
         if commit is None and self.tip() is None:

@@ -7,8 +7,9 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory.search import REBUILD_FILES, SearchIndex
-from memory.search_words import MERGE_LINES
+from memory.search import SearchIndex
+from memory.search.index import REBUILD_FILES
+from memory.search.words import MERGE_LINES
 
 QUERIES = ["a", "b", "ab", "a b", '"a b"', "x", "forgotten", "revoked", "İ", "c", "b c fork 1"]
 

@@ -1,5 +1,5 @@
 """Ranked search over all query words: BM25 over lines, so a missing word costs rank, never the
-hit. Search, recall, the MCP tools and briefings all rank this way (memory/search.py).
+hit. Search, recall, the MCP tools and briefings all rank this way (memory/search/index.py).
 
 Each query word matches its word forms (one Snowball stem: deploy, deploys, deployed), longer
 words it begins (`config` → configuration, at PREFIX of the weight) and, when no line holds it,
@@ -8,7 +8,7 @@ a file whose path or title holds it. "Quoted phrases" must occur as written (in 
 file's path or title), and so must a `+word` (in one of its forms). Common question words
 ("what", "the", "how") are left out unless they are all the query says.
 
-A line's score is its prior (memory/search.py: entries above prose, long entries and removed
+A line's score is its prior (memory/search/index.py: entries above prose, long entries and removed
 facts lower) plus its BM25 weight (binary term frequency: a line is one fact, a word said twice
 is no more its subject) plus the context weight, plus up to SEQUENCE for the query's words side
 by side in the line as typed (PAIR for each two of them). Deterministic: ties go to the newer
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from operator import itemgetter
 
-from memory.search_text import FoldedText, fold
-from memory.search_words import WordIndex, stem, tokens
+from memory.search.folded import FoldedText, fold
+from memory.search.words import WordIndex, stem, tokens
 
 K1 = 1.2  # BM25 saturation (moot with binary term frequency, kept in the length norm)
 B = 0.75  # BM25 length normalisation: a word in a short line says more than in a long one

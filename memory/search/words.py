@@ -1,6 +1,6 @@
 """The word index of one tree, for ranked search: which lines hold which word stems.
 
-Words are runs of letters and digits of the folded text (`memory.search_text`), stemmed with
+Words are runs of letters and digits of the folded text (`memory.search.folded`), stemmed with
 the Snowball English stemmer so deploy, deploys and deployed are one word. Only the entry text
 counts (a line's trailing metadata bracket is left out: every entry has a source URL and a
 date, which say nothing about its subject). A file's path and title form its context: their
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import snowballstemmer
 
-from memory.search_text import FoldedText
+from memory.search.folded import FoldedText
 
 # Letters and digits; a byte of a multi-byte UTF-8 character counts as a letter here, and such
 # a run is split again by Unicode's word characters (`tokens`), so “quoted” words come apart.

@@ -1,12 +1,12 @@
 """Search over one commit's tree: words and "quoted phrases", case-insensitive, ranked.
 
 Two modes share one index. The default ranks every line holding any query word by BM25
-(memory/search_ranked.py over the word index of memory/search_words.py): a missing word costs
+(memory/search/ranked.py over the word index of memory/search/words.py): a missing word costs
 rank, never the hit. `all_words=True` keeps the exact all-words match for precise lookups:
 every word or phrase occurs, as written, in the line or its file's path or title; the rest of
 this docstring is about that mode.
 
-The text lives in one folded string (`memory.search_text.FoldedText`), so finding a term is one
+The text lives in one folded string (`memory.search.folded.FoldedText`), so finding a term is one
 C-speed pass rather than a Python loop over files. After a commit the index is updated from the
 tree diff (`SearchIndex.updated`), not rebuilt. The rarest term drives the scan; other terms are
 checked on the lines it finds. Every line has a prior (entry bonus less length penalty) computed at
@@ -23,25 +23,24 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 
-from memory import search_ranked
 from memory.format import parse_entry
-from memory.search_query import (
+from memory.search.all_words import (
     CONTEXT_BONUS,
     PHRASE,
     SEQUENCE_BONUS,
     WHOLE_WORD,
     WORD,
     Query,
-    Term,
-    matches_entry,
     parse_query,
 )
-from memory.search_text import FoldedText, fold
-from memory.search_words import WordIndex
+from memory.search.folded import FoldedText
+from memory.search.ranked import parse as parse_ranked
+from memory.search.ranked import rank
+from memory.search.words import WordIndex
 
 # Ranking weights. A hit's score is the sum of its term weights plus bonuses, minus penalties for
 # spread-out matches and long entries; `added` only breaks ties. The terms' own weights are in
-# memory/search_query.py.
+# memory/search/all_words.py.
 CONTEXT_ONLY = 0.5  # multiplier for a term found only in the file's path or title
 ENTRY_BONUS = 1.0  # entries (one-line bullets) outrank prose
 GAP_PENALTY = 0.2  # per word between matched terms (at most MAX_GAP words counted)
@@ -63,8 +62,6 @@ REBUILD_DEAD = 0.25
 
 # Starts with a literal, so re's scanner jumps to it (a leading class would try every byte).
 _REVOKED = re.compile(rb"status:[ \t]*revoked[ \t]*[\];]")
-
-__all__ = ["Hit", "SearchIndex", "Term", "fold", "matches_entry", "parse_query"]
 
 
 @dataclass(frozen=True)
@@ -175,14 +172,14 @@ class SearchIndex:
 
     def search(self, query: str, limit: int = 20, *, all_words: bool = False) -> list[Hit]:
         """The best `limit` hits for `query`, ranked over all its words (see
-        memory/search_ranked.py); with `all_words`, only lines where every word/phrase occurs
+        memory/search/ranked.py); with `all_words`, only lines where every word/phrase occurs
         in the line or in its file's path or title. Never raises on any query text."""
         if not all_words:
             if limit <= 0:
                 return []
             words = self.words()
-            asked = search_ranked.parse(query, words)
-            best = search_ranked.rank(asked, words, self._prior, limit, ENTRY_BONUS, ENTRY_BONUS)
+            asked = parse_ranked(query, words)
+            best = rank(asked, words, self._prior, limit, ENTRY_BONUS, ENTRY_BONUS)
             return [self._hit(k, f, score) for score, k, f in best]
         terms = parse_query(query)
         if not terms or limit <= 0:
