@@ -2,15 +2,20 @@
 written (`all_words`, for forget and precise lookups). One retrieval core for `hippo search`, MCP,
 Slack recall, briefings and the agents' search tool.
 
-    index.py      SearchIndex and Hit: the in-memory index of one tree, both modes
+    index.py      SearchIndex: the in-memory index of one tree, both modes
+    fts.py        FtsIndex: the ranked mode's SQLite FTS5 index, on disk (the store's) or in memory
     ranked.py     the ranked mode: query words, stems, prefixes, typos, BM25 and the bonuses
-    words.py      the word index (stem -> lines) the ranked mode reads, updated per commit
+    words.py      tokens, stems, context words and typo spellings, as the ranked mode sees them
+    priors.py     what a line scores before its words: entries first, removed facts last
+    hit.py        Hit: one matching line, as every caller gets it
     all_words.py  the all-words mode's query: terms, phrases and their weights
     folded.py     the folded text of a tree: one lower-cased blob with line and file offsets
 """
 
 from memory.search.all_words import Term, matches_entry, parse_query
 from memory.search.folded import fold
-from memory.search.index import Hit, SearchIndex
+from memory.search.fts import FtsIndex
+from memory.search.hit import Hit
+from memory.search.index import SearchIndex
 
-__all__ = ["Hit", "SearchIndex", "Term", "fold", "matches_entry", "parse_query"]
+__all__ = ["FtsIndex", "Hit", "SearchIndex", "Term", "fold", "matches_entry", "parse_query"]

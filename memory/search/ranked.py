@@ -1,5 +1,6 @@
 """Ranked search over all query words: BM25 over lines, so a missing word costs rank, never the
-hit. Search, recall, the MCP tools and briefings all rank this way (memory/search/index.py).
+hit. Search, recall, the MCP tools and briefings all rank this way: SQLite FTS5 finds the
+candidate lines (memory/search/fts.py), this module parses the query and scores them.
 
 Each query word matches its word forms (one Snowball stem: deploy, deploys, deployed), longer
 words it begins (`config` → configuration, at PREFIX of the weight) and, when no line holds it,
@@ -21,13 +22,13 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import pairwise
-from operator import itemgetter
+from typing import Protocol
 
-from memory.search.folded import FoldedText, fold
-from memory.search.words import WordIndex, stem, tokens
+from memory.search.folded import fold
+from memory.search.words import stem, term, tokens
 
 K1 = 1.2  # BM25 saturation (moot with binary term frequency, kept in the length norm)
 B = 0.75  # BM25 length normalisation: a word in a short line says more than in a long one
@@ -38,8 +39,6 @@ SEQUENCE = 1.0  # the query's words side by side in the line, in order, as typed
 PAIR = 0.5  # each two words of the query side by side in the line, as typed
 MIN_PREFIX = 4  # shorter words match longer ones only when they occur nowhere themselves
 MAX_EXPANSIONS = 16  # at most this many other stems per query word, the most common first
-CONTEXT_FILES = 8  # a query word naming at most this many files (path or title): all their
-CONTEXT_LINES = 2000  # lines are hits, if they hold at most this many in all (else their titles)
 
 STOP = frozenset(
     b"""a about an and any are as at be been but by can could did do does for from had has have
@@ -49,6 +48,22 @@ these this those to us was we were what when where which who whom why will with 
 )
 
 _TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
+
+
+class Vocabulary(Protocol):
+    """What parsing a query asks of the index: how common a stem is, and the words it holds."""
+
+    def df(self, s: str) -> int:
+        """Live lines holding stem `s`."""
+
+    def named(self, s: str) -> bool:
+        """Whether some file's path or title holds stem `s`."""
+
+    def with_prefix(self, prefix: bytes) -> list[bytes]:
+        """Live words that start with `prefix` (and are longer), sorted."""
+
+    def near(self, word: bytes) -> list[bytes]:
+        """Live words one edit from `word`, sorted."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +83,7 @@ class Ranked:
     pairs: tuple[bytes, ...]  # each two of them side by side
 
 
-def parse(query: str, words: WordIndex) -> Ranked:
+def parse(query: str, words: Vocabulary) -> Ranked:
     """The query's words (each with the stems it matches here) and its quoted phrases."""
     phrases: list[bytes] = []
     said: list[tuple[bytes, bool]] = []
@@ -98,11 +113,11 @@ def parse(query: str, words: WordIndex) -> Ranked:
     return Ranked(tuple(groups), tuple(phrases), sequence, pairs)
 
 
-def _stems(word: bytes, words: WordIndex, exact: bool) -> tuple[tuple[str, float], ...]:
+def _stems(word: bytes, words: Vocabulary, exact: bool) -> tuple[tuple[str, float], ...]:
     """The stems `word` matches: its own, then (unless `exact`) those of longer words it
     begins, or else those of words one typo away."""
     own = stem(word)
-    found = {own: 1.0} if words.df(own) > 0 or words.ctx_files(own) else {}
+    found = {own: 1.0} if words.df(own) > 0 or words.named(own) else {}
     if exact or not word.isalpha():
         return tuple(found.items())
     if len(word) >= MIN_PREFIX or (len(word) >= 3 and not found):
@@ -116,213 +131,92 @@ def _stems(word: bytes, words: WordIndex, exact: bool) -> tuple[tuple[str, float
     return tuple(found.items())
 
 
-def rank(
+@dataclass(frozen=True)
+class Line:
+    """A candidate line, as the index stores it: its stems and its file's (FTS5 terms, see
+    `memory.search.words.term`), its folded text and its file's folded path and title."""
+
+    path: str
+    line: int  # 1-based
+    body: str  # its stems, space-separated, with a space either end
+    ctx: str
+    folded: bytes
+    context: bytes
+    prior: float  # memory/search/priors.py, a bullet in a code fence already taken back
+    dl: int  # distinct words of the entry text
+
+
+def best(
     q: Ranked,
-    words: WordIndex,
-    prior: Sequence[float],
+    lines: Iterable[Line],
+    idf: Callable[[str], float],
+    avgdl: float,
     limit: int,
-    fence_penalty: float,
-    prior_max: float,
-) -> list[tuple[float, int, int]]:
-    """The best `limit` (score, line, file), best first. `prior_max` bounds every prior."""
-    blob = words.blob
-    n = words.docs
-
-    def idf(s: str) -> float:
-        df = words.df(s)
-        return math.log(1 + (n - df + 0.5) / (df + 0.5))
-
-    body: dict[int, float] = {}  # line -> BM25 weight before its length norm
-    ctx: dict[int, float] = {}  # file -> context weight
-    needed: list[tuple[set[int], set[int]]] = []  # per required word or phrase: lines, files
-    plan = []
-    for g in q.groups:
-        weights = sorted(((fac * idf(s), s) for s, fac in g.stems), reverse=True)
-        files: dict[int, float] = {}
-        for w, s in weights:  # heaviest first: a file counts the best of its stems
-            for f in words.ctx_files(s):
-                files.setdefault(f, w)
-        _add(ctx, files, CONTEXT)
-        _named(words, body, files)
-        plan.append((weights[0][0] if weights else 0.0, g, weights, files))
-    for p in q.phrases:
-        w = sum(idf(stem(t)) for t in dict.fromkeys(tokens(p)))
-        lines = dict.fromkeys(blob.lines_with(p), w)
-        files = dict.fromkeys(blob.context_files(p), w)
-        _add(body, lines, 1.0)
-        _add(ctx, files, CONTEXT)
-        needed.append((set(lines), set(files)))
-    for f in ctx:  # a file named by the query: its title line is a hit too
-        body.setdefault(blob.titles[f], 0.0)
-    # Rarest words first. Once the lines found so far fill the top `limit` with scores that no
-    # line holding only the remaining words could reach (their best weights, the best prior,
-    # context and sequence bonus), those words only add to the lines already found (MaxScore).
-    plan.sort(key=lambda item: -item[0])
-    lmax = (K1 + 1) / (1 + K1 * (1 - B) + K1 * B / words.avgdl)  # a one-word line
-    rest = [0.0] * (len(plan) + 1)
-    for i in range(len(plan) - 1, -1, -1):
-        rest[i] = rest[i + 1] + plan[i][0] * lmax
-    reach = prior_max + max(ctx.values(), default=0.0) + _most_bonus(q)
-    prune = not needed and not any(g.required for g in q.groups)
-    closed = False
-    for i, (_, g, weights, _files) in enumerate(plan):
-        if prune and not closed and i and len(body) >= limit:
-            # The bar is at most the best line's score: skip counting it when even that is short.
-            most = reach + max(body.values()) * lmax
-            if reach + rest[i] < most:
-                closed = reach + rest[i] < _bar(words, body, ctx, prior, limit, fence_penalty)
-        lines = _lines(words, weights, body if closed else None)
-        _add(body, lines, 1.0)
-        if g.required:
-            needed.append((set(lines), set(_files)))
-    return _top(q, words, body, ctx, needed, prior, limit, fence_penalty, prior_max)
-
-
-def _lines(
-    words: WordIndex, weights: list[tuple[float, str]], only: dict[int, float] | None
-) -> dict[int, float]:
-    """Line -> weight of one query word (the best of its stems); only lines in `only`, if given."""
-    out: dict[int, float] = {}
-    for w, s in weights:
-        for posting in words.lines(s):
-            if only is not None:
-                for k in only.keys() & posting:
-                    out.setdefault(k, w)
-            elif not out:
-                out = dict.fromkeys(posting, w)
-            else:
-                for k in posting:
-                    out.setdefault(k, w)
-    return out
-
-
-def _bar(
-    words: WordIndex,
-    body: dict[int, float],
-    ctx: dict[int, float],
-    prior: Sequence[float],
-    limit: int,
-    fence_penalty: float,
-) -> float:
-    """A score the top `limit` will reach: the limit-th best of what the lines with the most
-    weight found so far score already (a line in a fenced file counted as if it were code)."""
-    blob, dl, dead = words.blob, words.dl, words.dead
-    line_file, fenced = blob.line_file, blob.fenced
-    norm_a, norm_b, top = 1 + K1 * (1 - B), K1 * B / words.avgdl, K1 + 1
-    # The heaviest lines are real lines: the limit-th best of their scores is a lower bound.
-    heavy = sorted(body.items(), key=itemgetter(1), reverse=True)[: limit * 4]
-    now = [
-        prior[k]
-        + w * top / (norm_a + norm_b * dl[k])
-        + ctx.get(f, 0.0)
-        - (fence_penalty if f in fenced else 0.0)
-        for k, w in heavy
-        for f in (line_file[k],)
-        if f not in dead
+) -> list[tuple[float, Line]]:
+    """The best `limit` of `lines` (score, line), best first: ties go to the newer `added`,
+    then the first path, then the first line. A line missing a +word or phrase is dropped."""
+    groups = [
+        sorted(((fac * idf(s), f" {term(s)} ") for s, fac in g.stems), reverse=True)
+        for g in q.groups
     ]
-    return heapq.nlargest(limit, now)[-1] if len(now) >= limit else math.inf
-
-
-def _named(words: WordIndex, body: dict[int, float], files: dict[int, float]) -> None:
-    """Every line (with a word) of the files a query word names in their path or title is a
-    hit, unless the word names many files or lines (such as `api`): then only their titles."""
-    firsts, dl = words.blob.firsts, words.dl
-    if len(files) > CONTEXT_FILES or sum(firsts[f + 1] - firsts[f] for f in files) > CONTEXT_LINES:
-        return
-    for f in files:
-        for k in range(firsts[f], firsts[f + 1]):
-            if dl[k]:
-                body.setdefault(k, 0.0)
-
-
-def _add(total: dict[int, float], more: dict[int, float], share: float) -> None:
-    if share == 1.0:
-        for k, w in more.items():
-            total[k] = total.get(k, 0.0) + w
-    else:
-        for k, w in more.items():
-            total[k] = total.get(k, 0.0) + share * w
-
-
-def _top(
-    q: Ranked,
-    words: WordIndex,
-    body: dict[int, float],
-    ctx: dict[int, float],
-    needed: list[tuple[set[int], set[int]]],
-    prior: Sequence[float],
-    limit: int,
-    fence_penalty: float,
-    prior_max: float,
-) -> list[tuple[float, int, int]]:
-    blob, dl, dead = words.blob, words.dl, words.dead
-    line_file, rank_of = blob.line_file, blob.rank
-    norm_a, norm_b, top = 1 + K1 * (1 - B), K1 * B / words.avgdl, K1 + 1
-    if needed:
-        body = {
-            k: w for k, w in body.items() if all(k in ls or line_file[k] in fs for ls, fs in needed)
-        }
-    # Heaviest lines first, in growing chunks; once the top `limit` is full, a chunk whose
-    # heaviest line's best case (best prior, context and bonus, the shortest line) cannot
-    # reach it ends the scan.
-    most = _most_bonus(q)
-    reach = prior_max + max(ctx.values(), default=0.0) + most
-    scored: list[tuple[float, int, int, int]] = []
-    kept: list[float] = []  # the best `limit` scores so far
-    fenced, bullet = blob.fenced, blob.bullet
-    heavy = sorted(body.items(), key=itemgetter(1), reverse=True)
-    start, size = 0, limit * 4
-    while start < len(heavy):
-        chunk = heavy[start : start + size]
-        start, size = start + size, size * 2
-        if len(kept) >= limit and reach + chunk[0][1] * top / norm_a < kept[-1]:
-            break
-        more = [
-            (
-                prior[k]
-                + w * top / (norm_a + norm_b * dl[k])
-                + ctx.get(f, 0.0)
-                - (fence_penalty if f in fenced and bullet[k] and not blob.is_entry(k, f) else 0),
-                -rank_of[f],
-                -k,
-                f,
-            )
-            for k, w in chunk
-            for f in (line_file[k],)
-            if f not in dead
-        ]
-        scored += more
-        kept = heapq.nlargest(limit, [*kept, *(m[0] for m in more)])
-    if most and len(scored) > 0:
-        # Only lines within reach of the top `limit` once the bonus is added are looked at.
-        reach = heapq.nlargest(limit, scored)[-1][0] - most
-        scored = [_with_bonus(q, blob, s) if s[0] >= reach else s for s in scored]
-    best = heapq.nlargest(limit, scored)
-    if not best:
+    phrases = [(p, sum(idf(stem(t)) for t in dict.fromkeys(tokens(p)))) for p in q.phrases]
+    required = [[f" {term(s)} " for s, _ in g.stems] for g in q.groups if g.required]
+    norm_a, norm_b, top = 1 + K1 * (1 - B), K1 * B / avgdl, K1 + 1
+    scored: list[tuple[float, Line]] = []
+    for ln in lines:
+        if any(not any(t in ln.body or t in ln.ctx for t in need) for need in required):
+            continue
+        body = ctx = 0.0
+        for weights in groups:  # a word counts once, by the heaviest of its stems the line holds
+            for w, t in weights:
+                if t in ln.body:
+                    body += w
+                    break
+            for w, t in weights:
+                if t in ln.ctx:
+                    ctx += w
+                    break
+        for p, w in phrases:
+            here, named = p in ln.folded, p in ln.context
+            if not (here or named):
+                break
+            body += w if here else 0.0
+            ctx += w if named else 0.0
+        else:
+            score = ln.prior + body * top / (norm_a + norm_b * ln.dl) + CONTEXT * ctx
+            scored.append((score, ln))
+    if not scored or limit <= 0:
         return []
-    # Ties on the score go to the newer `added`: take every line tied with the last one kept.
-    bar = best[-1][0]
-    tied = best if len(best) < limit else [s for s in scored if s[0] >= bar]
-    tied.sort(key=lambda s: (s[0], _added(blob, -s[2]), s[1], s[2]), reverse=True)
-    return [(round(score, 4), -k, f) for score, _, k, f in tied[:limit]]
+    if q.sequence is not None:
+        # Only lines within reach of the top `limit` once the bonus is added are looked at.
+        bar = heapq.nlargest(limit, (s for s, _ in scored))[-1] - SEQUENCE
+        scored = [(s + _bonus(q, ln.folded), ln) if s >= bar else (s, ln) for s, ln in scored]
+    # Ties on the score go to the newer `added`: sort every line tied with the last one kept.
+    bar = heapq.nlargest(limit, (s for s, _ in scored))[-1]
+    tied = [(s, _reverse(_added(ln.folded)), ln.path, ln.line, ln) for s, ln in scored if s >= bar]
+    tied.sort(key=lambda t: (-t[0], t[1], t[2], t[3]))
+    return [(round(t[0], 4), t[4]) for t in tied[:limit]]
 
 
-def _most_bonus(q: Ranked) -> float:
-    return SEQUENCE if q.sequence is not None else 0.0
+def _bonus(q: Ranked, line: bytes) -> float:
+    """The query's words side by side in the line, as typed."""
+    if q.sequence is None:
+        return 0.0
+    if q.sequence in line:
+        return SEQUENCE
+    return min(SEQUENCE, PAIR * sum(1 for p in q.pairs if p in line))
 
 
-def _with_bonus(
-    q: Ranked, blob: FoldedText, s: tuple[float, int, int, int]
-) -> tuple[float, int, int, int]:
-    """The scored line with its bonus for the query's words side by side, as typed."""
-    line = blob.line(-s[2])
-    if q.sequence is not None and q.sequence in line:
-        return (s[0] + SEQUENCE, s[1], s[2], s[3])
-    more = min(SEQUENCE, PAIR * sum(1 for p in q.pairs if p in line))
-    return (s[0] + more, s[1], s[2], s[3])
-
-
-def _added(blob: FoldedText, k: int) -> bytes:
-    line = blob.line(k)
+def _added(line: bytes) -> bytes:
     at = line.find(b"added:")
     return line[at + 6 : at + 18].strip()[:10] if at >= 0 else b""
+
+
+def _reverse(added: bytes) -> bytes:
+    """A key that sorts newer dates first (and any date before none)."""
+    return bytes(255 - c for c in added) + b"\xff"
+
+
+def idf(docs: int, df: int) -> float:
+    """BM25's weight of a stem that `df` of `docs` lines hold: rarer words weigh more."""
+    return math.log(1 + (docs - df + 0.5) / (df + 0.5))
