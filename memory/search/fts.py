@@ -9,10 +9,11 @@ native dependency with a commit-and-reload per write.
 
 Each row is a line: its stems (`body`, one FTS5 term each, see `words.term`) and its file's
 path and title stems (`ctx`), with what ranking and the hit need. FTS5's own BM25 picks the
-CANDIDATES best lines for the query's stems; memory/search/ranked.py scores those exactly
-(binary term frequency, prefix and typo weights, priors, the words-side-by-side bonus), so the
-ranking is ours and deterministic. A commit deletes the rows of the files it changed and inserts
-their new lines, in one transaction; the commit the rows hold is recorded with them.
+CANDIDATES best lines for the query's stems (every line, when few match); ranked.py scores
+them exactly (binary term frequency, prefix and typo weights, priors, the words-side-by-side
+bonus), so the ranking is ours and deterministic. A commit deletes the rows of the files it
+changed and inserts their new lines, in one transaction; the commit the rows hold is recorded
+with them.
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ from memory.search.folded import FoldedText
 from memory.search.hit import Hit, hit
 from memory.search.priors import ARCHIVE, ENTRY_BONUS, priors
 from memory.search.ranked import Line, Ranked, best, idf, parse
-from memory.search.words import context_text, edits, line_words, stem, term, tokens
+from memory.search.vocabulary import Vocabulary
+from memory.search.words import context_text, line_words, stem, term, tokens
 
 VERSION = "1"  # the schema and tokenization: another version is rebuilt
-CANDIDATES = 500  # lines FTS5 hands to the exact scoring (the most a ranked search returns)
+ALL_MATCHES = 500  # a query matching at most this many lines has them all scored exactly
+CANDIDATES = 200  # else FTS5's BM25 picks this many for the exact scoring (the most returned)
 REBUILD_FILES = 256  # a diff past this many files (and a quarter of them) rebuilds
 _BUSY_MS = 30_000  # how long a process waits for another's write
 
@@ -60,6 +63,7 @@ class FtsIndex:
         self.path = path
         self._lock = threading.RLock()
         self.db = self._connect()
+        self.vocabulary = Vocabulary()
 
     def _connect(self) -> sqlite3.Connection:
         """Open (and if need be create) the index; a file that is not one is made again."""
@@ -225,23 +229,18 @@ class FtsIndex:
         self._set(key, str(int(self._meta(key) or 0) + n))
 
     def search(self, query: str, limit: int = 20) -> list[Hit]:
-        """The best `limit` hits for `query` (memory/search/ranked.py), at most CANDIDATES.
-        Never raises on any query text."""
+        """The best `limit` hits for `query` (memory/search/ranked.py). Never raises on any
+        query text."""
         if limit <= 0:
             return []
         with self._lock, self._read():
-            q = parse(query, self)
+            # What queries looked up is kept while the rows stay those of one commit.
+            self.vocabulary.use(self.db, (self._meta("commit"), self._meta("next")))
+            q = parse(query, self.vocabulary)
             match = _match(q)
             if match is None:
                 return []
-            # The best rows by FTS5's BM25 first, then their columns: selected with the
-            # ranking, every matching row's columns would be read before the sort.
-            sql = (
-                "SELECT rowid, body, ctx, path, line, folded, prior, dl FROM lines"
-                " WHERE rowid IN (SELECT rowid FROM lines WHERE lines MATCH ?"
-                " ORDER BY bm25(lines, 1.0, 0.5) LIMIT ?)"
-            )
-            found = self.db.execute(sql, (match, CANDIDATES)).fetchall()
+            found = self._candidates(match)
             contexts = self._contexts({row[3] for row in found})
             docs = int(self._meta("docs") or 0)
             avgdl = int(self._meta("total") or 0) / docs if docs else 1.0
@@ -249,7 +248,7 @@ class FtsIndex:
 
             def weight(s: str) -> float:
                 if s not in weights:
-                    weights[s] = idf(docs, self.df(s))
+                    weights[s] = idf(docs, self.vocabulary.df(s))
                 return weights[s]
 
             rowids: dict[tuple[str, int], int] = {}
@@ -261,6 +260,24 @@ class FtsIndex:
             top = best(q, lines, weight, avgdl, limit)
             shown = self._shown([rowids[ln.path, ln.line] for _, ln in top])
         return [hit(ln.path, ln.line, *shown[rowids[ln.path, ln.line]], score) for score, ln in top]
+
+    def _candidates(self, match: str) -> list[tuple[int, str, str, str, int, bytes, float, int]]:
+        """The lines ranked.best scores: every match when there are at most ALL_MATCHES, else
+        the CANDIDATES best by FTS5's own BM25. Which ones never depends on the limit asked,
+        so any top k is the head of the longest ranking."""
+        cols = "SELECT rowid, body, ctx, path, line, folded, prior, dl FROM lines"
+        (n,) = self.db.execute(
+            "SELECT count(*) FROM lines WHERE lines MATCH ?", (match,)
+        ).fetchone()
+        if n <= ALL_MATCHES:
+            return self.db.execute(f"{cols} WHERE lines MATCH ?", (match,)).fetchall()
+        # The best rowids first, then their columns: selected with the ranking, every
+        # matching row's columns would be read before the sort.
+        sql = (
+            f"{cols} WHERE rowid IN (SELECT rowid FROM lines WHERE lines MATCH ?"
+            " ORDER BY bm25(lines, 1.0, 0.5) LIMIT ?)"
+        )
+        return self.db.execute(sql, (match, CANDIDATES)).fetchall()
 
     def _shown(self, rowids: list[int]) -> dict[int, tuple[str, bool]]:
         """The lines as written, and whether each is an entry: only for the hits."""
@@ -276,31 +293,6 @@ class FtsIndex:
         out = dict.fromkeys(found, b"")
         out.update(self.db.execute(sql, found).fetchall())
         return out
-
-    # The vocabulary a query is parsed against (memory/search/ranked.py `Vocabulary`).
-
-    def df(self, s: str) -> int:
-        sql = "SELECT doc FROM vocab WHERE term = ? AND col = 'body'"
-        row = self.db.execute(sql, (term(s),)).fetchone()
-        return int(row[0]) if row else 0
-
-    def named(self, s: str) -> bool:
-        sql = "SELECT 1 FROM vocab WHERE term = ? AND col = 'ctx'"
-        return self.db.execute(sql, (term(s),)).fetchone() is not None
-
-    def with_prefix(self, prefix: bytes) -> list[bytes]:
-        sql = "SELECT word FROM words WHERE word > ? AND word < ? ORDER BY word"
-        found = self.db.execute(sql, (prefix, prefix + b"\xff"))
-        return [w for (w,) in found if len(w) >= 3 and w.isalpha()]
-
-    def near(self, word: bytes) -> list[bytes]:
-        spellings = sorted(edits(word))
-        out: list[bytes] = []
-        for i in range(0, len(spellings), 500):
-            chunk = spellings[i : i + 500]
-            sql = f"SELECT word FROM words WHERE word IN ({', '.join('?' * len(chunk))})"
-            out += [w for (w,) in self.db.execute(sql, chunk)]
-        return sorted(out)
 
 
 def _match(q: Ranked) -> str | None:
