@@ -35,6 +35,7 @@ from memory.search.words import context_text, line_words, stem, term, tokens
 VERSION = "1"  # the schema and tokenization: another version is rebuilt
 ALL_MATCHES = 500  # a query matching at most this many lines has them all scored exactly
 CANDIDATES = 200  # else FTS5's BM25 picks this many for the exact scoring (the most returned)
+RARE = 0.02  # ... among the lines holding a word at most this share of lines hold, if enough
 REBUILD_FILES = 256  # a diff past this many files (and a quarter of them) rebuilds
 _BUSY_MS = 30_000  # how long a process waits for another's write
 
@@ -240,9 +241,9 @@ class FtsIndex:
             match = _match(q)
             if match is None:
                 return []
-            found = self._candidates(match)
-            contexts = self._contexts({row[3] for row in found})
             docs = int(self._meta("docs") or 0)
+            found = self._candidates(match, _match(q, self.vocabulary.df, docs * RARE))
+            contexts = self._contexts({row[3] for row in found})
             avgdl = int(self._meta("total") or 0) / docs if docs else 1.0
             weights: dict[str, float] = {}
 
@@ -261,16 +262,24 @@ class FtsIndex:
             shown = self._shown([rowids[ln.path, ln.line] for _, ln in top])
         return [hit(ln.path, ln.line, *shown[rowids[ln.path, ln.line]], score) for score, ln in top]
 
-    def _candidates(self, match: str) -> list[tuple[int, str, str, str, int, bytes, float, int]]:
+    def _candidates(
+        self, match: str, rare: str | None
+    ) -> list[tuple[int, str, str, str, int, bytes, float, int]]:
         """The lines ranked.best scores: every match when there are at most ALL_MATCHES, else
-        the CANDIDATES best by FTS5's own BM25. Which ones never depends on the limit asked,
-        so any top k is the head of the longest ranking."""
+        the CANDIDATES best by FTS5's own BM25, among the lines holding a rarer word (`rare`:
+        `match` without the words of more than RARE of the lines) when there are that many.
+        Which ones never depends on the limit asked, so any top k is the head of the longest
+        ranking."""
         cols = "SELECT rowid, body, ctx, path, line, folded, prior, dl FROM lines"
-        (n,) = self.db.execute(
-            "SELECT count(*) FROM lines WHERE lines MATCH ?", (match,)
-        ).fetchone()
+        count = "SELECT count(*) FROM lines WHERE lines MATCH ?"
+        (n,) = self.db.execute(count, (match,)).fetchone()
         if n <= ALL_MATCHES:
             return self.db.execute(f"{cols} WHERE lines MATCH ?", (match,)).fetchall()
+        # FTS5 scores every line it ranks: a word on thousands of lines costs more than the
+        # rest of the search, and a line holding only such words rarely makes the top.
+        if rare is not None and rare != match:
+            (m,) = self.db.execute(count, (rare,)).fetchone()
+            match = rare if m >= CANDIDATES else match
         # The best rowids first, then their columns: selected with the ranking, every
         # matching row's columns would be read before the sort.
         sql = (
@@ -295,12 +304,14 @@ class FtsIndex:
         return out
 
 
-def _match(q: Ranked) -> str | None:
-    """The FTS5 query that finds every line the ranking can score: any stem of any word, and
-    each +word and the words of each phrase (ranked.best then checks phrases as written)."""
+def _match(q: Ranked, df: Callable[[str], int] | None = None, most: float = 0.0) -> str | None:
+    """The FTS5 query that finds every line the ranking can score: any stem of any word (with
+    `df`, only those held by at most `most` lines), and each +word and the words of each
+    phrase (ranked.best then checks phrases as written)."""
     quoted = [[f'"{term(s)}"' for s, _ in g.stems] for g in q.groups]
     parts = []
-    anything = list(dict.fromkeys(t for ts in quoted for t in ts))
+    some = [f'"{term(s)}"' for g in q.groups for s, _ in g.stems if df is None or df(s) <= most]
+    anything = list(dict.fromkeys(some))
     if anything:
         parts.append("(" + " OR ".join(anything) + ")")
     for g, ts in zip(q.groups, quoted, strict=True):
