@@ -5,6 +5,7 @@ Slack recall, briefings and the agents' search tool.
     index.py      SearchIndex: the in-memory index of one tree, both modes
     fts.py        FtsIndex: the ranked mode's SQLite FTS5 index, on disk (the store's) or in memory
     ranked.py     the ranked mode: query words, stems, prefixes, typos, BM25 and the bonuses
+    vocabulary.py what parsing a ranked query looks up in the FTS5 index, kept per commit
     words.py      tokens, stems, context words and typo spellings, as the ranked mode sees them
     priors.py     what a line scores before its words: entries first, removed facts last
     hit.py        Hit: one matching line, as every caller gets it

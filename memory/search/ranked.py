@@ -6,10 +6,10 @@ Each query word matches its word forms (one Snowball stem: deploy, deploys, depl
 words it begins (`config` → configuration, at PREFIX of the weight) and, when no line holds it,
 words one typo away (at TYPO). A word also counts, at CONTEXT of its weight, for every line of
 a file whose path or title holds it. "Quoted phrases" must occur as written (in the line or its
-file's path or title), and so must a `+word` (in one of its forms). Common question words
-("what", "the", "how") are left out unless they are all the query says.
+file's path or title, their words as words), and so must a `+word` (in one of its forms).
+Common question words ("what", "the", "how") are left out unless they are all the query says.
 
-A line's score is its prior (memory/search/index.py: entries above prose, long entries and removed
+A line's score is its prior (memory/search/priors.py: entries above prose, long entries and removed
 facts lower) plus its BM25 weight (binary term frequency: a line is one fact, a word said twice
 is no more its subject) plus the context weight, plus up to SEQUENCE for the query's words side
 by side in the line as typed (PAIR for each two of them). Deterministic: ties go to the newer
