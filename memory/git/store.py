@@ -9,6 +9,7 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -343,8 +344,8 @@ class Store:
         if not all_words and (commit is None or sha == self.tip()):
             if self._fts is None:
                 self._fts = FtsIndex(self.cache.with_suffix(".search.sqlite"))
-            self._fts.sync(sha, self.trees.since(sha), lambda paths: self.trees.some(sha, paths))
-            return self._fts.search(query, limit)
+            read = self.trees.some
+            return self._fts.answer(sha, self.trees.since(sha), partial(read, sha), query, limit)
         warm = self._search  # one read: another thread may swap in a newer commit's index
         if warm is None or warm[0] != sha:
             # After a commit the warm index is updated from the tree diff, not rebuilt.

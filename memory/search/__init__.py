@@ -4,6 +4,7 @@ Slack recall, briefings and the agents' search tool.
 
     index.py      SearchIndex: the in-memory index of one tree, both modes
     fts.py        FtsIndex: the ranked mode's SQLite FTS5 index, on disk (the store's) or in memory
+    fts_file.py   that index's tables and version, and opening its file
     ranked.py     the ranked mode: query words, stems, prefixes, typos, BM25 and the bonuses
     vocabulary.py what parsing a ranked query looks up in the FTS5 index, kept per commit
     words.py      tokens, stems, context words and typo spellings, as the ranked mode sees them

@@ -26,28 +26,18 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from memory.search.folded import FoldedText
+from memory.search.fts_file import open_index
 from memory.search.hit import Hit, hit
 from memory.search.priors import ARCHIVE, ENTRY_BONUS, priors
 from memory.search.ranked import Line, Ranked, best, idf, parse
 from memory.search.vocabulary import Vocabulary
 from memory.search.words import context_text, line_words, stem, term, tokens
 
-VERSION = "1"  # the schema and tokenization: another version is rebuilt
 ALL_MATCHES = 500  # a query matching at most this many lines has them all scored exactly
 CANDIDATES = 200  # else FTS5's BM25 picks this many for the exact scoring (the most returned)
 RARE = 0.02  # ... among the lines holding a word at most this share of lines hold, if enough
 REBUILD_FILES = 256  # a diff past this many files (and a quarter of them) rebuilds
-_BUSY_MS = 30_000  # how long a process waits for another's write
 
-_SCHEMA = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE files(path TEXT PRIMARY KEY, lo INTEGER, hi INTEGER, context BLOB, words BLOB);
-CREATE TABLE words(word BLOB PRIMARY KEY, n INTEGER) WITHOUT ROWID;
-CREATE VIRTUAL TABLE lines USING fts5(body, ctx, path UNINDEXED, line UNINDEXED, text UNINDEXED,
-    folded UNINDEXED, prior UNINDEXED, dl UNINDEXED, entry UNINDEXED,
-    tokenize="unicode61 remove_diacritics 0 tokenchars '_'");
-CREATE VIRTUAL TABLE vocab USING fts5vocab(lines, col);
-"""
 _ROW = "INSERT INTO lines(rowid, body, ctx, path, line, text, folded, prior, dl, entry)"
 _ROW += " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
@@ -69,10 +59,10 @@ class FtsIndex:
     def _connect(self) -> sqlite3.Connection:
         """Open (and if need be create) the index; a file that is not one is made again."""
         try:
-            return _open(self.path)
+            return open_index(self.path)
         except sqlite3.DatabaseError:
             self._remove()
-            return _open(self.path)
+            return open_index(self.path)
 
     def _remove(self) -> None:
         if self.path is not None:
@@ -101,12 +91,34 @@ class FtsIndex:
         try:
             self._sync(commit, changes, read)
         except sqlite3.DatabaseError:
-            with self._lock:
-                with contextlib.suppress(sqlite3.Error):
-                    self.db.close()
-                self._remove()
-                self.db = _open(self.path)
-                self._sync(commit, changes, read)
+            self.reset()
+            self._sync(commit, changes, read)
+
+    def answer(
+        self,
+        commit: str,
+        changes: Callable[[str], list[str] | None],
+        read: Callable[[list[str] | None], Tree],
+        query: str,
+        limit: int,
+    ) -> list[Hit]:
+        """`sync` to `commit`, then `search`: a file found damaged on the way (a page the
+        sync did not read) is made again from the whole tree, and the search asked again."""
+        try:
+            self.sync(commit, changes, read)
+            return self.search(query, limit)
+        except sqlite3.DatabaseError:
+            self.reset()
+            self.sync(commit, changes, read)
+            return self.search(query, limit)
+
+    def reset(self) -> None:
+        """Start again from an empty index (the file removed and made anew)."""
+        with self._lock:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.close()
+            self._remove()
+            self.db = open_index(self.path)
 
     def _sync(
         self,
@@ -352,39 +364,3 @@ def _rows(blob: FoldedText, f: int, pri: list[float], at: int) -> tuple[list[Row
 def _live(tree: Tree) -> dict[str, bytes]:
     """The files search reads by default: all but the archive."""
     return {p: b for p, b in tree.items() if not p.startswith(ARCHIVE)}
-
-
-def _open(path: Path | None) -> sqlite3.Connection:
-    """A connection to the index at `path` (None: in memory), its tables made if missing or of
-    another VERSION. Creating takes the write lock first, so two processes never both create."""
-    target = ":memory:" if path is None else str(path)
-    db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-    db.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
-    if path is not None:
-        db.execute("PRAGMA journal_mode = WAL")
-        # A crash may lose the last commits' rows, never corrupt them: the index is rebuilt
-        # from git anyway, so no fsync on every commit.
-        db.execute("PRAGMA synchronous = NORMAL")
-    if _version(db) == VERSION:
-        return db
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        if _version(db) != VERSION:
-            for table in ("vocab", "lines", "words", "files", "meta"):
-                db.execute(f"DROP TABLE IF EXISTS {table}")
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            db.execute("INSERT INTO meta VALUES ('version', ?)", (VERSION,))
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-    return db
-
-
-def _version(db: sqlite3.Connection) -> str | None:
-    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
-        return None
-    row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-    return None if row is None else str(row[0])

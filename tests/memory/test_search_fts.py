@@ -91,6 +91,24 @@ def test_a_missing_corrupt_or_older_index_is_built_again(tmp_path: Path) -> None
     assert where(fts, "kube config") == where(fresh(TREE), "kube config") != []
 
 
+def test_a_damaged_page_found_by_a_search_rebuilds_and_answers(tmp_path: Path) -> None:
+    """The commit in the file reads fine but the lines' pages are garbage: the search finds it
+    out, the index is made again from the tree, and the answer is right."""
+    path = tmp_path / "s.sqlite"
+    tree = {f"t/{i}.md": f"# T{i}\n- fact {i} about redis and more\n".encode() for i in range(300)}
+    fts = FtsIndex(path)
+    fts.sync("c1", lambda _: None, lambda _: tree)
+    fts.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    fts.close()
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2] + b"\x13" * (len(data) - len(data) // 2))
+    fts = FtsIndex(path)
+    assert fts.commit == "c1"
+    found = fts.answer("c1", lambda _: [], lambda _: tree, "fact 7 redis", 3)
+    assert next((h.path, h.line) for h in found) == ("t/7.md", 2)
+    assert where(fts, "redis") == where(fresh(tree), "redis")
+
+
 WORKER = textwrap.dedent(
     """
     import sys
