@@ -147,11 +147,15 @@ class FtsIndex:
                 self._insert(_live(read(mine)))
             self._set("commit", commit)
 
-    def build(self, tree: Tree) -> FtsIndex:
-        """Fill the index with every file of `tree`, replacing what it held."""
+    def build(self, tree: Tree | FoldedText) -> FtsIndex:
+        """Fill the index with every file of `tree` (or the live files of a folded text already
+        built from one), replacing what it held."""
         with self._lock, self._write():
             self._clear()
-            self._insert(tree)
+            if isinstance(tree, FoldedText):
+                self._insert_folded(tree)
+            else:
+                self._insert(tree)
         return self
 
     @contextlib.contextmanager
@@ -202,9 +206,10 @@ class FtsIndex:
 
     def _insert(self, tree: Tree) -> None:
         """Add the lines of every file of `tree` (none of them in the index yet)."""
-        if not tree:
-            return
-        blob = FoldedText.build(tree)
+        if tree:
+            self._insert_folded(FoldedText.build(tree))
+
+    def _insert_folded(self, blob: FoldedText) -> None:
         pri = priors(blob)
         at = int(self._meta("next") or 0)
         docs = total = 0

@@ -109,8 +109,7 @@ class SearchIndex:
         if self._fts is None:
             with self._fts_lock:
                 if self._fts is None:
-                    blob = self._blob
-                    self._fts = FtsIndex().build({p: blob.raws[f] for p, f in blob.live.items()})
+                    self._fts = FtsIndex().build(self._blob)
         return self._fts
 
     def __len__(self) -> int:
