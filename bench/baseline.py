@@ -47,3 +47,27 @@ def secrets_before_i27() -> ModuleType:
         "secrets_before_i27",
         {"from memory.secret_patterns import": "from secret_patterns_before_i27 import"},
     )
+
+
+BEFORE_I25 = REV  # main before issue 25 too: search required every word (all words)
+HAND_WRITTEN = "598c5b5"  # issue 25's hand-written word index, before SQLite FTS5 replaced it
+
+
+def search_before_i25() -> ModuleType:
+    """memory/search.py (with search_text, search_query) as main had it before issue 25."""
+    load("memory/search_text.py", "search_text_before_i25", rev=BEFORE_I25)
+    text = {"from memory.search_text import": "from search_text_before_i25 import"}
+    load("memory/search_query.py", "search_query_before_i25", text, rev=BEFORE_I25)
+    query = {"from memory.search_query import": "from search_query_before_i25 import"}
+    return load("memory/search.py", "search_before_i25", text | query, rev=BEFORE_I25)
+
+
+def search_hand_written() -> ModuleType:
+    """memory/search.py with issue 25's own word index (search_words, search_ranked) as it was
+    before the ranked mode moved onto SQLite FTS5."""
+    rev, names = HAND_WRITTEN, {}
+    for part in ("search_text", "search_query", "search_words", "search_ranked"):
+        load(f"memory/{part}.py", f"{part}_hand", names, rev=rev)
+        names[f"from memory.{part} import"] = f"from {part}_hand import"
+    names["from memory import search_ranked"] = "import search_ranked_hand as search_ranked"
+    return load("memory/search.py", "search_hand", names, rev=rev)

@@ -1,6 +1,7 @@
-"""Known-answer recall: do people find the note they mean? hippo's ranked search against the
-search it replaced (all words) and two off-the-shelf BM25 engines, SQLite FTS5 and tantivy, in
-the same run, on the same notes and questions.
+"""Known-answer recall: do people find the note they mean? hippo's ranked search (SQLite FTS5
+under our ranking) against, in the same run on the same notes and questions: the search before
+issue 25 (every word required) and issue 25's hand-written word index, both loaded from git
+history (bench/baseline.py), and two off-the-shelf BM25 engines, SQLite FTS5 and tantivy.
 
     python bench/recall.py [--sizes 1000 10000] [--queries 200] [--seed 11] [--writes 20]
 
@@ -9,15 +10,19 @@ Notes are generated engineering facts filed under their service's topic file
 question frame, never by its sentence, in five kinds: distinctive words only, plus 1-2 extra
 words the note does not hold, and those with another word form, a partial word or a typo.
 Prints recall@1, recall@5 and MRR (over the top 10) per kind and engine, then build time, RSS
-growth, search p50/p95 and the cost of a one-file commit followed by a search. Last, through
-the real store (git, a bare remote): the first search after each of `--writes` notes.
+growth, the peak RSS of a process holding only that engine (each runs in a forked child), search
+p50/p95 and the cost of a one-file commit followed by a search. Last, through the real store
+(git, a bare remote): a cold first search with no index and with the index on disk, then the
+first search after each of `--writes` notes.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import multiprocessing
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -25,13 +30,15 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import baseline
 from bench import recall_corpus as corpus
-from bench.recall_engines import Engine, Fts5, Hippo, Tantivy
+from bench.recall_engines import Engine, Fts5, Hippo, Indexed, Tantivy
 from memory import notes as hippo_notes
 from memory.git import Author, Store
 
@@ -80,22 +87,57 @@ def one_size(n: int, n_queries: int, seed: int) -> None:
     print(f"\n## {n} notes in {len(tree)} files ({size / 1e6:.1f} MB), {len(qs)} queries")
     for kind in corpus.KINDS_OF_QUERY:
         print(f"  e.g. {kind}: {next(q for k, q, _ in qs if k == kind)!r}")
-    makers: list[Callable[[], Engine]] = [
-        lambda: Hippo(tree),
-        lambda: Hippo(tree, all_words=True),
-        lambda: Fts5(tree),
-        lambda: Fts5(tree, prefix=True),
+    before, hand = baseline.search_before_i25(), baseline.search_hand_written()
+    makers: list[Callable[[Path], Engine]] = [
+        lambda _: Indexed("before issue 25 (all words)", before, tree),
+        lambda _: Fts5(tree),
+        lambda _: Fts5(tree, prefix=True),
+        lambda _: Indexed("hand-written index (ranked)", hand, tree),
+        lambda tmp: Hippo(tree, tmp / "search.sqlite"),
     ]
     try:
         import tantivy  # noqa: F401
 
-        makers.append(lambda: Tantivy(tree))
+        makers.insert(3, lambda _: Tantivy(tree))
     except ImportError:
         print("  (tantivy is not installed: pip install tantivy to compare it too)")
     quality: list[tuple[str, dict[str, tuple[float, float, float]]]] = []
     speed = []
+    fork = multiprocessing.get_context("fork")
     for make in makers:
-        engine, build_ms, grew = build(make)
+        mine, theirs = fork.Pipe()
+        child = fork.Process(target=_measure, args=(make, tree, qs, seed, theirs))
+        child.start()
+        name, scores, row = mine.recv()
+        child.join()
+        quality.append((name, scores))
+        speed.append((name, *row))
+    print(f"\n{'recall@1 / recall@5 / MRR':28}" + "".join(f"{k:>25}" for k, _ in quality))
+    for kind in corpus.KINDS_OF_QUERY:
+        cells = "".join(f"{'{:.1%} {:.1%} {:.2f}'.format(*q[kind]):>25}" for _, q in quality)
+        print(f"{kind:28}{cells}")
+    head = ["build ms", "RSS +MB", "peak MB", "p50 ms", "p95 ms", "CPU p50"]
+    head += ["commit+search ms", "(CPU)"]
+    print(f"\n{'engine':28}" + "".join(f"{h:>10}" for h in head[:6]) + f"{head[6]:>18}{head[7]:>8}")
+    for name, build_ms, grew, peak, p50, p95, cpu50, commit, commit_cpu in speed:
+        print(
+            f"{name:28}{build_ms:10.0f}{grew:10.0f}{peak:10.0f}{p50:10.2f}{p95:10.2f}{cpu50:10.2f}"
+            f"{commit:18.1f}{commit_cpu:8.1f}"
+        )
+
+
+def _measure(
+    make: Callable[[Path], Engine],
+    tree: dict[str, bytes],
+    qs: list[tuple[str, str, tuple[str, int]]],
+    seed: int,
+    out: Any,
+) -> None:
+    """In a forked child: build one engine, ask every query, time a one-file commit, and send
+    back its name, scores per kind and (build ms, RSS growth, peak RSS, p50, p95, CPU p50,
+    commit+search wall and CPU ms)."""
+    with tempfile.TemporaryDirectory(prefix="hippo-bench-recall-") as tmp:
+        engine, build_ms, grew = build(lambda: make(Path(tmp)))
         engine.search(qs[0][1], LIMIT)  # warm-up
         ranks: dict[str, list[int]] = {}
         times, cpu = [], []
@@ -105,22 +147,10 @@ def one_size(n: int, n_queries: int, seed: int) -> None:
             times.append((time.perf_counter() - t0) * 1000)
             cpu.append((time.process_time() - c0) * 1000)
             ranks.setdefault(kind, []).append(found.index(want) + 1 if want in found else 0)
-        quality.append((engine.name, {k: _scores(r) for k, r in ranks.items()}))
-        commit = _commit_cost(engine, tree, qs, rng)
-        p50s = (pct(times, 50), pct(times, 95), pct(cpu, 50))
-        speed.append((engine.name, build_ms, grew, *p50s, commit))
-        del engine
-    print(f"\n{'recall@1 / recall@5 / MRR':28}" + "".join(f"{k:>25}" for k, _ in quality))
-    for kind in corpus.KINDS_OF_QUERY:
-        cells = "".join(f"{'{:.1%} {:.1%} {:.2f}'.format(*q[kind]):>25}" for _, q in quality)
-        print(f"{kind:28}{cells}")
-    head = ["build ms", "RSS MB", "p50 ms", "p95 ms", "CPU p50", "commit+search ms"]
-    print(f"\n{'engine':28}" + "".join(f"{h:>10}" for h in head[:5]) + f"{head[5]:>18}")
-    for name, build_ms, grew, p50, p95, cpu50, commit in speed:
-        print(
-            f"{name:28}{build_ms:10.0f}{grew:10.0f}{p50:10.2f}{p95:10.2f}{cpu50:10.2f}"
-            f"{commit:18.1f}"
-        )
+        commit = _commit_cost(engine, tree, qs, random.Random(seed))
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        row = (build_ms, grew, peak, pct(times, 50), pct(times, 95), pct(cpu, 50), *commit)
+        out.send((engine.name, {k: _scores(r) for k, r in ranks.items()}, row))
 
 
 def _scores(ranks: list[int]) -> tuple[float, float, float]:
@@ -133,18 +163,20 @@ def _scores(ranks: list[int]) -> tuple[float, float, float]:
 
 def _commit_cost(
     engine: Engine, tree: dict[str, bytes], qs: list[tuple[str, str, object]], rng: random.Random
-) -> float:
-    """Median over 10 one-file commits (a note appended) of applying it and searching once."""
-    costs = []
+) -> tuple[float, float]:
+    """Medians over 10 one-file commits (a note appended) of applying it and searching once:
+    wall ms and CPU ms (this process, every thread)."""
+    costs, cpu = [], []
     paths = sorted(tree)
     for i in range(10):
         path = rng.choice(paths)
         tree = tree | {path: tree[path] + f"- a new note {i} about the sweep rollout\n".encode()}
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         engine.update(tree, path)
         engine.search(qs[i][1], LIMIT)
         costs.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(costs)
+        cpu.append((time.process_time() - c0) * 1000)
+    return statistics.median(costs), statistics.median(cpu)
 
 
 def through_the_store(n: int, writes: int, seed: int) -> None:
@@ -169,11 +201,13 @@ def through_the_store(n: int, writes: int, seed: int) -> None:
         )
         remote = Path(tmp) / "remote.git"
         subprocess.run(["git", "clone", "-q", "--bare", str(root), str(remote)], check=True)
-        store = Store.open(str(remote), Path(tmp) / "data")
-        store.sync()
-        t0 = time.perf_counter()
-        store.search(qs[0])
-        cold = (time.perf_counter() - t0) * 1000
+        cold = []
+        for _ in range(2):  # no index yet, then a new process's store with the index on disk
+            store = Store.open(str(remote), Path(tmp) / "data")
+            store.sync()
+            t0 = time.perf_counter()
+            store.search(qs[0])
+            cold.append((time.perf_counter() - t0) * 1000)
         warm, warm_cpu = [], []
         for q in qs:
             t0, c0 = time.perf_counter(), time.process_time()
@@ -191,8 +225,10 @@ def through_the_store(n: int, writes: int, seed: int) -> None:
             store.search(q)
             first.append((time.perf_counter() - t0) * 1000)
             first_cpu.append((time.process_time() - c0) * 1000)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"\n## through the store, {n} notes: cold first search {cold:.0f} ms (reads the tree, builds)"
+        f"\n## through the store, {n} notes: cold first search {cold[0]:.0f} ms with no index"
+        f" (reads the tree, builds), {cold[1]:.0f} ms with the index on disk; peak RSS {peak:.0f} MB"
     )
     print(
         f"warm search p50 {pct(warm, 50):.1f} ms, p95 {pct(warm, 95):.1f} ms"
@@ -215,8 +251,12 @@ def main() -> int:
     print(f"load average {psutil.getloadavg()[0]:.1f} on {psutil.cpu_count()} cores")
     for n in opts.sizes:
         one_size(n, opts.queries, opts.seed)
-    if opts.writes:
-        through_the_store(max(opts.sizes), opts.writes, opts.seed)
+    if opts.writes:  # in a child of its own, so its peak RSS is the store's
+        child = multiprocessing.get_context("fork").Process(
+            target=through_the_store, args=(max(opts.sizes), opts.writes, opts.seed)
+        )
+        child.start()
+        child.join()
     return 0
 
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
 from typing import Any, Protocol
 
-from memory.search import SearchIndex
+from memory.search import FtsIndex
 
 _META = re.compile(r"\s*\[[^\[\]]*\]\s*$")
 _WORD = re.compile(r"[^\W_]+")
@@ -43,24 +45,40 @@ def words(query: str) -> list[str]:
     return _WORD.findall(query.lower())
 
 
-class Hippo:
-    """memory.search.SearchIndex, ranked (the default) or all words (the current search)."""
+class Indexed:
+    """An in-memory `SearchIndex` from git history (bench/baseline.py): the search before
+    issue 25 (every word required), or issue 25's hand-written word index (ranked)."""
 
-    def __init__(self, tree: Mapping[str, bytes], *, all_words: bool = False) -> None:
-        self.name = "hippo all words (before)" if all_words else "hippo ranked"
-        self.all_words = all_words
-        self.tree = dict(tree)
-        self.index = SearchIndex.build(self.tree)
-        if not all_words:
-            self.index.words()
+    def __init__(self, name: str, module: ModuleType, tree: Mapping[str, bytes]) -> None:
+        self.name = name
+        self.index = module.SearchIndex.build(dict(tree))
+        if hasattr(self.index, "words"):
+            self.index.words()  # the hand-written word index is built on first search
 
     def search(self, query: str, limit: int) -> list[tuple[str, int]]:
-        hits = self.index.search(query, limit, all_words=self.all_words)
-        return [(h.path, h.line) for h in hits]
+        return [(h.path, h.line) for h in self.index.search(query, limit)]
 
     def update(self, tree: Mapping[str, bytes], path: str) -> None:
         self.index = self.index.updated(tree, [path])
-        self.tree = dict(tree)
+
+
+class Hippo:
+    """What hippo runs now: memory.search.FtsIndex in a file (as the store keeps it beside its
+    cache), brought to each commit by the paths it changed."""
+
+    name = "hippo on FTS5 (chosen)"
+
+    def __init__(self, tree: Mapping[str, bytes], path: Path) -> None:
+        self.fts = FtsIndex(path)
+        self.commit = 0
+        self.fts.sync("0", lambda old: None, lambda paths: tree)
+
+    def search(self, query: str, limit: int) -> list[tuple[str, int]]:
+        return [(h.path, h.line) for h in self.fts.search(query, limit)]
+
+    def update(self, tree: Mapping[str, bytes], path: str) -> None:
+        self.commit += 1
+        self.fts.sync(str(self.commit), lambda old: [path], lambda paths: {path: tree[path]})
 
 
 class Fts5:

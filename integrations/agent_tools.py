@@ -188,7 +188,7 @@ class Toolbox:
     def _tool_search(self, query: str, limit: int = 20) -> str:
         limit = max(1, min(int(limit), 50))
         files = {rel: p.read_bytes() for rel, p in self._files()}
-        # The house search ranks every word of a question (memory/search_ranked.py).
+        # The house search ranks every word of a question (memory/search/ranked.py).
         found = SearchIndex.build(files).search(str(query), limit)
         hits = [Hit(h.path, h.line, _line(h)) for h in found]
         self.hits.extend(h for h in hits if h not in self.hits)

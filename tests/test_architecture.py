@@ -231,11 +231,6 @@ def test_only_the_configuration_reads_the_environment() -> None:
     assert environ_reads(ENV_READER.read_text())  # and it does read it
 
 
-# memory/search.py becomes the memory/search/ package (issue 28, helper i25), whose __init__ is
-# where its public names belong; until that lands it is the one module that lists them.
-REEXPORT_PENDING = {"memory/search.py"}
-
-
 def re_exports(path: Path) -> list[str]:
     """Names a module (not a package's __init__) hands on from modules of ours: listed in its
     `__all__` though imported, or bound again under their own name (`kind_of = trust.kind_of`)."""
@@ -272,7 +267,7 @@ def test_no_module_re_exports_another_modules_names() -> None:
         f"{f.relative_to(ROOT)}: {r}"
         for pkg in CYCLE_PACKAGES
         for f in (ROOT / pkg).rglob("*.py")
-        if f.name != "__init__.py" and str(f.relative_to(ROOT)) not in REEXPORT_PENDING
+        if f.name != "__init__.py"
         for r in re_exports(f)
     ]
     assert bad == []

@@ -9,6 +9,7 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from memory.git.request import HIPPO, Author, WriteRequest, WriteResult
 from memory.git.transport import BRANCH, Transport, is_local
 from memory.git.trees import TreeCache
 from memory.git.writer import Observer, Writer
-from memory.search import Hit, SearchIndex
+from memory.search import FtsIndex, Hit, SearchIndex
 from memory.writes.operations import Operation, WriteFile, check_path
 
 MEMORY_MD = "# Memory\n\n## Index\n"
@@ -62,7 +63,8 @@ class Store:
         self.keys = KeyIndex()
         self.writer = Writer(self.mirror, self.transport, self.lock, self.keys)
         self.trees = TreeCache(self.mirror)
-        self._search: tuple[str, SearchIndex] | None = None
+        self._search: tuple[str, SearchIndex] | None = None  # for all-words and old commits
+        self._fts: FtsIndex | None = None  # ranked search at the tip, on disk beside the cache
 
     @classmethod
     def open(
@@ -316,8 +318,9 @@ class Store:
         archive: bool = False,
         all_words: bool = False,
     ) -> list[Hit]:
-        """Ranked hits over the tree at `commit` (a warm index kept for the newest commit): every
-        query word counts, a missing one costs rank (memory/search_ranked.py). `all_words`:
+        """Ranked hits over the tree at `commit`: every query word counts, a missing one costs
+        rank (memory/search/ranked.py); at the tip, from the FTS5 index on disk beside the cache
+        (memory/search/fts.py), brought to each new commit by its tree diff. `all_words`:
         only lines holding every word and phrase as written, for precise lookups. The archive
         is never searched unless asked for (`archive=True` searches only it)."""
         if commit is None and self.tip() is None:
@@ -326,6 +329,11 @@ class Store:
         if archive:
             episodes = SearchIndex.build(self.tree(sha), archive=True)
             return episodes.search(query, limit=limit, all_words=all_words)
+        if not all_words and (commit is None or sha == self.tip()):
+            if self._fts is None:
+                self._fts = FtsIndex(self.cache.with_suffix(".search.sqlite"))
+            read = self.trees.some
+            return self._fts.answer(sha, self.trees.since(sha), partial(read, sha), query, limit)
         warm = self._search  # one read: another thread may swap in a newer commit's index
         if warm is None or warm[0] != sha:
             # After a commit the warm index is updated from the tree diff, not rebuilt.

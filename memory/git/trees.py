@@ -6,6 +6,7 @@ diff, so a write to a 10,000-file memory reads the files it changed, not all of 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import pygit2
 
@@ -50,6 +51,33 @@ class TreeCache:
         a, b = (repo[sha].peel(pygit2.Commit).tree for sha in (old, new))
         diff = a.diff_to_tree(b)
         return None if len(diff) > FAR_APART else _paths_of(diff)
+
+    def some(self, sha: str, paths: list[str] | None) -> dict[str, bytes]:
+        """The files `paths` at commit `sha` that are files there (all of them for None),
+        read one by one: what an index on disk needs to follow one commit."""
+        if paths is None:
+            return self.files(sha)
+        tree = self.mirror.repo[sha].peel(pygit2.Commit).tree
+        out = {}
+        for path in paths:
+            try:
+                obj = tree[path]
+            except KeyError:  # removed at `sha`
+                continue
+            if isinstance(obj, pygit2.Blob):
+                out[path] = bytes(obj.data)
+        return out
+
+    def since(self, new: str) -> Callable[[str], list[str] | None]:
+        """`changes(old, new)` for any `old`: None when `old` is not a commit here."""
+
+        def changed(old: str) -> list[str] | None:
+            try:
+                return self.changes(old, new)
+            except (KeyError, ValueError, pygit2.GitError):
+                return None
+
+        return changed
 
     def _from_cached(self, sha: str, target: pygit2.Tree) -> dict[str, bytes] | None:
         if not self._trees:

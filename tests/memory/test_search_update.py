@@ -7,8 +7,8 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory.search import REBUILD_FILES, SearchIndex
-from memory.search_words import MERGE_LINES
+from memory.search import SearchIndex
+from memory.search.index import REBUILD_FILES
 
 QUERIES = ["a", "b", "ab", "a b", '"a b"', "x", "forgotten", "revoked", "İ", "c", "b c fork 1"]
 
@@ -108,19 +108,3 @@ def test_ranked_ties_go_to_the_first_path_after_an_update() -> None:
     fresh = SearchIndex.build(new)
     assert index.search("same fact") == fresh.search("same fact")
     assert [h.path for h in index.search("same fact")][:2] == ["a.md", "b.md"]
-
-
-def test_a_word_index_whose_delta_outgrew_its_base_is_built_again() -> None:
-    """After commits that appended more than MERGE_LINES lines to a small memory, the word
-    index is one base again (no delta to copy on every commit), and answers as before."""
-    tree = {"a.md": b"# A\n- redis timeout\n"}
-    index = SearchIndex.build(tree)
-    assert index.search("redis") != []  # builds the word index
-    small = tree | {"b.md": b"- redis again\n"}
-    index = index.updated(small, ["b.md"])
-    assert index.words().delta.postings != {}  # a small commit: a delta layer
-    body = "".join(f"- note {i} about redis\n" for i in range(MERGE_LINES + 10))
-    big = small | {"c.md": body.encode()}
-    index = index.updated(big, ["c.md"])
-    assert index.age == 2 and index.words().delta.postings == {}
-    same_answers(index, big)

@@ -1,12 +1,13 @@
-"""Search over one commit's tree: words and "quoted phrases", case-insensitive, ranked.
+"""Search over one commit's tree, in memory: words and "quoted phrases", case-insensitive, ranked.
 
-Two modes share one index. The default ranks every line holding any query word by BM25
-(memory/search_ranked.py over the word index of memory/search_words.py): a missing word costs
-rank, never the hit. `all_words=True` keeps the exact all-words match for precise lookups:
-every word or phrase occurs, as written, in the line or its file's path or title; the rest of
-this docstring is about that mode.
+Two modes. The default ranks every line holding any query word by BM25 (memory/search/ranked.py
+over an in-memory SQLite FTS5 index, memory/search/fts.py, built on the first ranked search of
+this tree: the store keeps its own on disk): a missing word costs rank, never the hit.
+`all_words=True` keeps the exact all-words match for precise lookups: every word or phrase
+occurs, as written, in the line or its file's path or title; the rest of this docstring is
+about that mode.
 
-The text lives in one folded string (`memory.search_text.FoldedText`), so finding a term is one
+The text lives in one folded string (`memory.search.folded.FoldedText`), so finding a term is one
 C-speed pass rather than a Python loop over files. After a commit the index is updated from the
 tree diff (`SearchIndex.updated`), not rebuilt. The rarest term drives the scan; other terms are
 checked on the lines it finds. Every line has a prior (entry bonus less length penalty) computed at
@@ -17,41 +18,30 @@ build, so with thousands of candidates only those whose upper bound can still ma
 from __future__ import annotations
 
 import heapq
-import re
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from itertools import pairwise
 
-from memory import search_ranked
-from memory.format import parse_entry
-from memory.search_query import (
+from memory.search.all_words import (
     CONTEXT_BONUS,
     PHRASE,
     SEQUENCE_BONUS,
     WHOLE_WORD,
     WORD,
     Query,
-    Term,
-    matches_entry,
     parse_query,
 )
-from memory.search_text import FoldedText, fold
-from memory.search_words import WordIndex
+from memory.search.folded import FoldedText
+from memory.search.fts import FtsIndex
+from memory.search.hit import Hit, hit
+from memory.search.priors import ARCHIVE, ENTRY_BONUS, priors
 
 # Ranking weights. A hit's score is the sum of its term weights plus bonuses, minus penalties for
 # spread-out matches and long entries; `added` only breaks ties. The terms' own weights are in
-# memory/search_query.py.
+# memory/search/all_words.py.
 CONTEXT_ONLY = 0.5  # multiplier for a term found only in the file's path or title
-ENTRY_BONUS = 1.0  # entries (one-line bullets) outrank prose
 GAP_PENALTY = 0.2  # per word between matched terms (at most MAX_GAP words counted)
 MAX_GAP = 10
-LENGTH_PENALTY = 1.0  # for an entry text of LONG bytes or more, less for shorter ones
-LONG = 400
-DEMOTED = 3.0  # taken from lines of forgotten.md and entries with status: revoked
-FORGOTTEN = "forgotten.md"
-PROPOSALS = "proposals.md"  # memory/trust/rules.py
-ARCHIVE = "archive/"
 
 PER_HIT = 4000  # handling one occurrence costs about as much as scanning this many bytes
 WHOLE_PASS = 2000  # candidates still in reach above which whole-word lines are looked up
@@ -60,33 +50,6 @@ PRESCORE = 4  # with many candidates, first score limit * PRESCORE of the best-l
 # after which the text of replaced and removed files would pass this share of the blob.
 REBUILD_FILES = 256
 REBUILD_DEAD = 0.25
-
-# Starts with a literal, so re's scanner jumps to it (a leading class would try every byte).
-_REVOKED = re.compile(rb"status:[ \t]*revoked[ \t]*[\];]")
-
-__all__ = ["Hit", "SearchIndex", "Term", "fold", "matches_entry", "parse_query"]
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One matching line: where it is, the entry text (metadata split off) and how well it hit."""
-
-    path: str
-    line: int  # 1-based
-    text: str
-    meta: dict[str, str]
-    score: float
-    entry: bool = True  # False for prose lines and non-markdown files
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "path": self.path,
-            "line": self.line,
-            "text": self.text,
-            "meta": dict(self.meta),
-            "score": self.score,
-            "entry": self.entry,
-        }
 
 
 class SearchIndex:
@@ -100,7 +63,6 @@ class SearchIndex:
         prior: list[float] | None = None,
         start: int = 0,
         age: int = 0,
-        words: WordIndex | None = None,
     ) -> None:
         """The index of `blob`; `prior` holds the priors of its first `start` lines when it grew
         from an older index's blob (those lines are unchanged), so only new lines are scored."""
@@ -108,24 +70,10 @@ class SearchIndex:
         self.paths = blob.paths
         self.archive = archive
         self.age = age  # updates applied since the last full build
-        self._words = words  # built on the first ranked search, then updated with the blob
-        self._words_lock = threading.Lock()
+        self._fts: FtsIndex | None = None  # built on the first ranked search
+        self._fts_lock = threading.Lock()
         start = 0 if prior is None else start
-        m = blob.size_lines
-        # What a line scores before its query terms: the entry bonus, less the length penalty.
-        fresh = [
-            (ENTRY_BONUS if b else 0.0) - LENGTH_PENALTY * min(n, LONG) / LONG
-            for b, n in zip(blob.bullet[start:m], blob.body[start:m], strict=True)
-        ]
-        self._prior = _grown(prior, start, fresh)
-        # Facts removed on purpose (tombstones, revoked lessons) still hit, after live ones.
-        for k in blob.lines_matching(_REVOKED, start):
-            self._prior[k] -= DEMOTED
-        for name in (FORGOTTEN, PROPOSALS):  # and agents' proposed deletions: copies of entries
-            f = blob.live.get(name)
-            if f is not None and blob.firsts[f] >= start:
-                for k in range(blob.firsts[f], blob.firsts[f + 1]):
-                    self._prior[k] -= DEMOTED
+        self._prior = _grown(prior, start, priors(blob, start))
 
     @classmethod
     def build(cls, tree: Mapping[str, bytes], *, archive: bool = False) -> SearchIndex:
@@ -151,39 +99,28 @@ class SearchIndex:
         ):
             return SearchIndex.build(tree, archive=self.archive)
         grown = blob.updated(tree, mine)
-        words = None if self._words is None else self._words.updated(grown, old)
         return SearchIndex(
-            grown,
-            archive=self.archive,
-            prior=self._prior,
-            start=blob.size_lines,
-            age=self.age + 1,
-            words=words,
+            grown, archive=self.archive, prior=self._prior, start=blob.size_lines, age=self.age + 1
         )
 
-    def words(self) -> WordIndex:
-        """The word index for ranked search: built on first use (an archive search or an
-        all-words lookup never needs it), then carried along by `updated`."""
-        if self._words is None:
-            with self._words_lock:
-                if self._words is None:
-                    self._words = WordIndex.build(self._blob)
-        return self._words
+    def fts(self) -> FtsIndex:
+        """The FTS5 index ranked search reads: built in memory on first use (an all-words
+        lookup never needs it). The store keeps one on disk, updated per commit, instead."""
+        if self._fts is None:
+            with self._fts_lock:
+                if self._fts is None:
+                    self._fts = FtsIndex().build(self._blob)
+        return self._fts
 
     def __len__(self) -> int:
         return len(self._blob.live)
 
     def search(self, query: str, limit: int = 20, *, all_words: bool = False) -> list[Hit]:
         """The best `limit` hits for `query`, ranked over all its words (see
-        memory/search_ranked.py); with `all_words`, only lines where every word/phrase occurs
+        memory/search/ranked.py); with `all_words`, only lines where every word/phrase occurs
         in the line or in its file's path or title. Never raises on any query text."""
         if not all_words:
-            if limit <= 0:
-                return []
-            words = self.words()
-            asked = search_ranked.parse(query, words)
-            best = search_ranked.rank(asked, words, self._prior, limit, ENTRY_BONUS, ENTRY_BONUS)
-            return [self._hit(k, f, score) for score, k, f in best]
+            return self.fts().search(query, limit) if limit > 0 else []
         terms = parse_query(query)
         if not terms or limit <= 0:
             return []
@@ -326,14 +263,10 @@ class SearchIndex:
         return round(score, 4), added
 
     def _hit(self, k: int, f: int, score: float) -> Hit:
-        blob, path = self._blob, self.paths[f]
-        line_no = blob.line_no(k, f)
-        text = blob.original(k, f)
-        if blob.is_entry(k, f):
-            entry = parse_entry(text, line_no - 1)
-            if entry is not None:
-                return Hit(path, line_no, entry.text, entry.metadata, score)
-        return Hit(path, line_no, text.strip() or path, {}, score, entry=False)
+        blob = self._blob
+        return hit(
+            self.paths[f], blob.line_no(k, f), blob.original(k, f), blob.is_entry(k, f), score
+        )
 
 
 _GROW = threading.Lock()

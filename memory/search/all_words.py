@@ -1,5 +1,6 @@
 """A search query: its words and "quoted phrases" (folded as the index is), the weights a match
-earns, and what every line's score for one query shares (`Query`). memory/search.py ranks with it.
+earns, and what every line's score for one query shares (`Query`). memory/search/index.py
+ranks with it.
 """
 
 from __future__ import annotations
@@ -7,9 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.search_text import fold
+from memory.search.folded import fold
 
-# Ranking weights a term earns (the rest of the ranking is in memory/search.py).
+# Ranking weights a term earns (the rest of the ranking is in memory/search/index.py).
 PHRASE = 2.0  # a quoted phrase found in the line
 WORD = 1.0  # a word found in the line
 WHOLE_WORD = 1.5  # multiplier when the match starts and ends on word boundaries

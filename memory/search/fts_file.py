@@ -1,0 +1,56 @@
+"""The file of the ranked search's FTS5 index (memory/search/fts.py): its tables, the version
+of their layout, and opening it so that two processes never both create it."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+VERSION = "1"  # the schema and tokenization: another version is rebuilt
+_BUSY_MS = 30_000  # how long a process waits for another's write
+
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE files(path TEXT PRIMARY KEY, lo INTEGER, hi INTEGER, context BLOB, words BLOB);
+CREATE TABLE words(word BLOB PRIMARY KEY, n INTEGER) WITHOUT ROWID;
+CREATE VIRTUAL TABLE lines USING fts5(body, ctx, path UNINDEXED, line UNINDEXED, text UNINDEXED,
+    folded UNINDEXED, prior UNINDEXED, dl UNINDEXED, entry UNINDEXED,
+    tokenize="unicode61 remove_diacritics 0 tokenchars '_'");
+CREATE VIRTUAL TABLE vocab USING fts5vocab(lines, col);
+"""
+
+
+def open_index(path: Path | None) -> sqlite3.Connection:
+    """A connection to the index at `path` (None: in memory), its tables made if missing or of
+    another VERSION. Creating takes the write lock first, so two processes never both create."""
+    target = ":memory:" if path is None else str(path)
+    db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+    db.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
+    if path is not None:
+        db.execute("PRAGMA journal_mode = WAL")
+        # A crash may lose the last commits' rows, never corrupt them: the index is rebuilt
+        # from git anyway, so no fsync on every commit.
+        db.execute("PRAGMA synchronous = NORMAL")
+    if version(db) == VERSION:
+        return db
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if version(db) != VERSION:
+            for table in ("vocab", "lines", "words", "files", "meta"):
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute("INSERT INTO meta VALUES ('version', ?)", (VERSION,))
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    return db
+
+
+def version(db: sqlite3.Connection) -> str | None:
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
+        return None
+    row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+    return None if row is None else str(row[0])
