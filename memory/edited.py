@@ -18,6 +18,7 @@ class EditedFile:
         self.lines: list[str | None] = list(textlines.split_keep(text))
         self._index: dict[str, list[fmt.Entry]] | None = None
         self._joined: str | None = text
+        self._probed = False
 
     def text(self) -> str:
         if self._joined is None:
@@ -46,8 +47,13 @@ class EditedFile:
         )
 
     def has(self, text: str) -> bool:
-        if self._index is None and not might_contain(self.text(), text):
-            return False  # skip parsing the whole file for a fact that cannot be there
+        # One probe skips parsing a file for a fact that cannot be there; a file asked again
+        # (forgotten.md taking a night's tombstones one by one) is parsed once and indexed, not
+        # searched whole for each fact.
+        if self._index is None and not self._probed:
+            self._probed = True
+            if not might_contain(self.text(), text):
+                return False
         return bool(self.index().get(entry_key(text)))
 
     def _drop(self, entry: fmt.Entry) -> None:

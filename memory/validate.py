@@ -14,6 +14,7 @@ could split a token), one size cap for every door, no `Hippo-…:` trailer lines
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 
@@ -69,9 +70,23 @@ def text(what: str, value: str, *, one_line: bool = False, path: str = "") -> No
 
 def secret(what: str, value: str, path: str = "") -> None:
     """SecretFound when `value` (invisible characters removed first) holds a credential."""
-    kind = secrets.first(strip_invisible(value))
+    kind = _secret_kind(value) if len(value) <= MEMO_CHARS else _scan(value)
     if kind is not None:
         raise SecretFound(kind, path or what)
+
+
+MEMO_CHARS = 1_000  # values up to this long have their scan remembered (entries, paths, keys)
+
+
+def _scan(value: str) -> str | None:
+    return secrets.first(strip_invisible(value))
+
+
+# A write's strings are scanned more than once on their way to git (before the request joins a
+# group commit, again when it applies to the tip, and dreaming applies its steps to its own
+# working tree first), and a night moves thousands of entries: the scan is a pure function of
+# the string, so its answer is remembered (bounded: 32,768 values of at most MEMO_CHARS).
+_secret_kind = functools.lru_cache(maxsize=32_768)(_scan)
 
 
 def size(what: str, *parts: str, limit: int = MAX_FILE_BYTES) -> None:

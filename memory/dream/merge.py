@@ -141,29 +141,38 @@ def _verdict(a: _Item, b: _Item) -> tuple[statements.Verdict, str]:
 
 
 def candidates(found: list[_Item]) -> list[tuple[int, int]]:
-    """Pairs worth comparing: sharing a word among each one's rarest words (not all pairs).
+    """Pairs worth comparing: sharing a word among each one's rarest words (not all pairs),
+    and whose keys overlap by at least BLOCK (Jaccard), as `_near` asks.
 
     Prefix filtering on the cheap keys: two key sets with Jaccard ≥ BLOCK share at least one of
     the |A| - ceil(BLOCK·|A|) + 1 rarest keys of each, so only those are indexed and probed.
     BLOCK is below facts.SAME: keys are rougher than a fact's words (no synonyms, no stems), and
-    pairs with the same claims share their repository, number or path words.
+    pairs with the same claims share their repository, number or path words. The overlap is
+    measured here, once per pair met (set intersections), so the slower comparisons after see
+    only the pairs that pass it: a large memory meets many pairs through a shared rare code.
     """
     freq: dict[str, int] = defaultdict(int)
     for it in found:
         for w in it.keys:
             freq[w] += 1
     postings: dict[str, list[int]] = defaultdict(list)
-    pairs: set[tuple[int, int]] = set()
+    pairs: list[tuple[int, int]] = []
     for i, it in enumerate(found):
-        words = sorted(it.keys)
-        words.sort(key=freq.__getitem__)  # rarest first, ties by the word (stable sort)
+        words = sorted(it.keys, key=lambda w: (freq[w], w))  # rarest first, ties by the word
         keep = len(words) - math.ceil(BLOCK * len(words)) + 1
+        met: set[int] = set()
         for key in words[:keep]:
             if freq[key] > COMMON:
                 break  # this word and the rest are too common to say which fact it is
             hits = postings[key]
-            pairs.update((j, i) for j in hits)
+            met.update(hits)
             hits.append(i)
+        mine = it.keys
+        for j in met:
+            theirs = found[j].keys
+            shared = len(mine & theirs)
+            if shared >= BLOCK * (len(mine) + len(theirs) - shared):
+                pairs.append((j, i))
     return sorted(pairs)
 
 
