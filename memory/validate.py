@@ -31,6 +31,7 @@ MAX_ENTRY_CHARS = 8_000  # one entry (text and metadata): a fact, not a document
 MAX_MESSAGE_CHARS = 8_000
 MAX_KEY_CHARS = 200
 MAX_NAME_CHARS = 200  # a title, a trailer value, an author's name
+MAX_TRAILER_CHARS = MAX_NAME_CHARS * 10
 
 # C0 controls, DEL and C1 controls. Multi-line text may hold tab, LF and CR; one line only tab.
 _CONTROL_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -156,8 +157,8 @@ def commit(
         if not _TRAILER_KEY.match(name):
             raise InvalidText(f"trailer {name!r}", "is not a trailer name (letters, digits, '-')")
         text(f"trailer {name}", value, one_line=True)
-        if len(value) > MAX_NAME_CHARS * 10:
-            raise TooLarge(f"trailer {name}", len(value), MAX_NAME_CHARS * 10, "characters")
+        if len(value) > MAX_TRAILER_CHARS:
+            raise TooLarge(f"trailer {name}", len(value), MAX_TRAILER_CHARS, "characters")
     for what, value in (("the author's name", author_name), ("the author's email", author_email)):
         text(what, value, one_line=True)
         if not value.strip():

@@ -44,6 +44,8 @@ class Context:
     # the fact keys of every entry an earlier step wrote tonight, per path: later steps leave those
     # lines alone, so each step's commit can be undone alone with plain `git revert`
     touched: dict[str, set[str]] = field(default_factory=dict)  # path → fact keys
+    # fact keys of entries a person un-merged (state `apart`): tidy never merges them on its own
+    apart: frozenset[str] = frozenset()
     _docs: dict[str, tuple[str, fmt.Document]] = field(default_factory=dict, repr=False)
     _settled: dict[str, tuple[fmt.Document, set[int]]] = field(default_factory=dict, repr=False)
 

@@ -1,7 +1,8 @@
 """Issue 26: a merge never discards a fact. The copy merged away is recorded in forgotten.md, and
 the merge is undone whole, record included, by the console's revert and by a plain `git revert`
 of the merge commit pushed from a clone: both entries come back as they were, with their own
-sources, and hippo reads and writes the result."""
+sources, and hippo reads and writes the result. The undo sticks: the next night does not merge
+the two again on its own (they are listed as a possible duplicate for a person)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,14 @@ def assert_both_back(store: Store, files: dict[str, str]) -> None:
     assert "merged into" not in forgotten
 
 
+def next_night_keeps_both(store: Store, files: dict[str, str]) -> None:
+    report = dream(store, now=datetime(2026, 12, 1, 3, 0), verifiers=Verifiers())
+    for path, text in files.items():
+        assert fmt.parse(store.read(path)).entries[0].text in text
+    possible = report.extra["possible_duplicates"]
+    assert [p.why for p in possible] == ["a person undid a merge of these before"]
+
+
 def test_the_console_reverts_a_nights_merge_and_its_record(tmp_path: Path) -> None:
     rt = make_rt(tmp_path)
     try:
@@ -78,6 +87,7 @@ def test_the_console_reverts_a_nights_merge_and_its_record(tmp_path: Path) -> No
             [AddEntry("teams/ops.md", "pager rota is in opsgenie")], author=ANN, message="n"
         )
         assert "pager rota is in opsgenie" in rt.store.read("teams/ops.md")
+        next_night_keeps_both(rt.store, FILES)
     finally:
         rt.close()
 
@@ -116,3 +126,5 @@ def test_git_revert_of_a_merge_commit_brings_both_entries_back(tmp_path: Path, h
     path = next(iter(files))
     store.write([AddEntry(path, "a note after the revert")], author=ANN, message="note")
     assert "a note after the revert" in store.read(path)
+    if how == "dream":
+        next_night_keeps_both(store, files)
