@@ -59,6 +59,11 @@ class Context:
         self._docs[path] = (text, doc)
         return doc
 
+    def _parsed(self, path: str) -> fmt.Document | None:
+        """The parse kept for `path`'s text now, if there is one (never parses)."""
+        hit = self._docs.get(path)
+        return hit[1] if hit is not None and hit[0] is self.tree.get(path) else None
+
     def topics(self) -> list[str]:
         return sorted(p for p in self.tree if is_topic(p))
 
@@ -84,7 +89,7 @@ class Context:
     def apply(self, ops: list[Operation]) -> None:
         """Apply a step's operations to the working tree, as the store will (the same rules,
         one parse per file); the store re-checks everything on write."""
-        out = apply_ops(ops, self.tree.get, dreamer=True)
+        out = apply_ops(ops, self.tree.get, dreamer=True, parsed=self._parsed)
         for path, text in out.changes.items():
             if text is None:
                 self.tree.pop(path, None)
