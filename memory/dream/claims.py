@@ -237,6 +237,11 @@ def known_repos(tree: Mapping[str, str]) -> frozenset[str]:
         for rx, needs in _REPO_PATTERNS:
             if needs in lowered:
                 found.update(m.group("repo") for m in rx.finditer(text))
+        # "owner/repo#12", "owner/repo:path": a match holds no whitespace, so only the words
+        # holding "/" and the mark are searched (the same matches, a fraction of the text)
+        for rx, mark in ((_PR_REF, "#"), (_COLON, ":")):
+            words = [w for w in text.split() if "/" in w and mark in w]
+            found.update(m.group("repo") for w in words for m in rx.finditer(w))
         if any(w in lowered for w in _STATE_WORDS):
             found.update(
                 m.group("repo")
@@ -249,9 +254,7 @@ def known_repos(tree: Mapping[str, str]) -> frozenset[str]:
 # (pattern, a lower-case literal every match holds)
 _REPO_PATTERNS = (
     (_PR_URL, "github.com"),
-    (_PR_REF, "#"),
     (_BLOB, "github.com"),
-    (_COLON, ":"),
     (_IN_AT, "in "),
     (_GH_REPO, "github.com"),
 )
