@@ -6,8 +6,13 @@ For each size: a repository of topic files with realistic entries (claims about 
 files, repositories, Slack messages; prose), duplicates across files, broken links, short-lived
 entries, lessons, a full inbox and a day of episodes. Verifiers are fake: a table answering from
 the generated ground truth. Prints the time of each step, the total, and how many claims went to
-the verifiers (bounded by the 25-file cap whatever the size). `--baseline d686429` first runs the
-same bench on that release (a temporary git worktree), for a comparison in one run.
+the verifiers (bounded by the 25-file cap whatever the size), and where the time goes by phase:
+`load` (reading the tree, finding the repositories it names), `checks` (corrections' work),
+`tidy` (expiry, links, inbox, duplicates), `index`, `other` (daily, outcomes), `write` (every
+commit through the write path: validation, secret scan, staging, push) and `parse` (parsing
+markdown, wherever it happens: it is part of the phases before it). `--baseline d686429 …` first
+runs this same bench file on each release (its files from `git archive`, in a temporary
+directory), for a comparison in one run.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.baseline import REV
+from memory import format as fmt
 from memory.dream.checkable_claims import PATH, PR, REPO, SLACK, SYMBOL
 from memory.dream.run import dream
 from memory.dream.state import PATH as STATE
@@ -162,6 +169,55 @@ def fake_verifiers(rng: random.Random) -> tuple[Verifiers, TableVerifier]:
     return Verifiers([truth]), truth
 
 
+class Phases:
+    """Seconds spent in the write path (per step) and in parsing, measured by wrapping
+    `Store.write` and `format.parse` for the bench run (the code under test is unchanged)."""
+
+    def __init__(self) -> None:
+        self.write: dict[str, float] = {}
+        self.parse = 0.0
+
+    def __enter__(self) -> Phases:
+        self.saved = Store.write, fmt.parse
+        write, parse = self.saved
+
+        def timed_write(store, ops, **kw):  # type: ignore[no-untyped-def]
+            t0 = time.perf_counter()
+            try:
+                return write(store, ops, **kw)
+            finally:
+                step = str(kw.get("message", "")).split(")", 1)[0].removeprefix("dream(")
+                self.write[step] = self.write.get(step, 0.0) + time.perf_counter() - t0
+
+        def timed_parse(*args, **kw):  # type: ignore[no-untyped-def]
+            t0 = time.perf_counter()
+            try:
+                return parse(*args, **kw)
+            finally:
+                self.parse += time.perf_counter() - t0
+
+        Store.write, fmt.parse = timed_write, timed_parse  # type: ignore[method-assign,assignment]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        Store.write, fmt.parse = self.saved  # type: ignore[method-assign]
+
+    def table(self, total: float, steps: dict[str, float]) -> dict[str, float]:
+        def compute(step: str) -> float:
+            return steps.get(step, 0.0) - self.write.get(step, 0.0)
+
+        out = {
+            "load": total - sum(steps.values()),
+            "checks": compute("corrections"),
+            "tidy": compute("tidy"),
+            "index": compute("index"),
+            "other": compute("daily") + compute("outcomes") + compute("state"),
+            "write": sum(self.write.values()),
+            "parse": self.parse,
+        }
+        return {k: round(v, 2) for k, v in out.items()}
+
+
 def bench(n_files: int, seed: int) -> dict[str, object]:
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
@@ -177,15 +233,19 @@ def bench(n_files: int, seed: int) -> dict[str, object]:
         # recall counts as search, the console and MCP keep them: a few files are read a lot
         topics = [p for p in files if p.endswith(".md") and "/" in p]
         recall = {p: rng.randint(1, 50) for p in rng.sample(topics, min(200, len(topics)))}
-        report = dream(store, now=datetime(2026, 11, 30, 3, 0), verifiers=verifiers, recall=recall)
+        with Phases() as phases:
+            night = datetime(2026, 11, 30, 3, 0)
+            report = dream(store, now=night, verifiers=verifiers, recall=recall)
         total, cpu = time.perf_counter() - t0, time.process_time() - c0
-        steps = {s.step: round(s.seconds, 2) for s in report.steps}
+        seconds = {s.step: s.seconds for s in report.steps}
+        steps = {k: round(v, 2) for k, v in seconds.items()}
         return {
             "files": len(files),
             "setup_s": round(setup, 1),
             "dream_s": round(total, 2),
             "dream_cpu_s": round(cpu, 2),  # this process only: the rest is waiting on the cores
             "steps_s": steps,
+            "phases_s": phases.table(total, seconds),
             "claims_to_verifiers": verifiers.calls,
             "files_checked": len(State.load(store.read(STATE)).checked),
             "claims_seen_by_table": len(truth.seen),
@@ -199,24 +259,28 @@ def bench(n_files: int, seed: int) -> dict[str, object]:
 
 
 def baseline(rev: str, n_files: int, seed: int) -> str:
-    """The same bench, same sizes and seed, on the release `rev` (a temporary git worktree of
-    this repository, run by this interpreter): its JSON line."""
+    """This bench file, same sizes and seed, run on the release `rev` (its files from `git
+    archive` in a temporary directory, run by this interpreter): its JSON line."""
     root = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "baseline"
-        git = ["git", "-C", str(root)]
-        subprocess.run([*git, "worktree", "add", "-q", "--detach", str(tree), rev], check=True)
-        try:
-            out = subprocess.run(
-                [sys.executable, "bench/dream.py", "--files", str(n_files), "--seed", str(seed)],
-                cwd=tree,
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-        finally:
-            subprocess.run([*git, "worktree", "remove", "--force", str(tree)], check=True)
-    return out.strip().splitlines()[-1]
+        tree.mkdir()
+        archive = subprocess.run(
+            ["git", "-C", str(root), "archive", "--format=tar", rev, "memory", "bench"],
+            check=True,
+            capture_output=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        for name in ("dream.py", "baseline.py"):  # today's bench, on that release's code
+            (tree / "bench" / name).write_text((root / "bench" / name).read_text())
+        out = subprocess.run(
+            [sys.executable, "bench/dream.py", "--files", str(n_files), "--seed", str(seed)],
+            cwd=tree,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    return out.strip().splitlines()[-1].removeprefix("this tree: ")
 
 
 def main() -> None:
@@ -224,12 +288,15 @@ def main() -> None:
     parser.add_argument("--files", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
-        "--baseline", default="", help="also run this release (e.g. d686429) the same way"
+        "--baseline",
+        nargs="*",
+        default=[],
+        help=f"also run these releases (the one before issue 26 is {REV}) the same way",
     )
     args = parser.parse_args()
     for n in args.files:
-        if args.baseline:
-            print(f"{args.baseline}: {baseline(args.baseline, n, args.seed)}", flush=True)
+        for rev in args.baseline:
+            print(f"{rev}: {baseline(rev, n, args.seed)}", flush=True)
         print(f"this tree: {json.dumps(bench(n, args.seed))}", flush=True)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import memory.facts.tombstones as tombstones
+from memory import format as fmt
 from memory.errors import MemoryStoreError, NotFound
 from memory.git.store import Store
 
@@ -20,6 +22,20 @@ def changed_since(store: Store, last_commit: str, head: str) -> set[str]:
     after = store.tree(head)
     paths = set(before) | set(after)
     return {p for p in paths if before.get(p) != after.get(p) and not p.startswith(".dream/")}
+
+
+def unmerged_since(store: Store, last_commit: str, forgotten: str | None) -> set[str]:
+    """Fact keys of the entries whose `merged into` record left forgotten.md since the last
+    dream (`forgotten`: the file now): a person undid that merge (the console's revert, `git
+    revert`, an edit), saying the two are different facts, so tidy must not merge them again."""
+    if not last_commit:
+        return set()
+    try:
+        before = store.read_or_none(tombstones.PATH, last_commit)
+    except NotFound:
+        return set()
+    now = {s.key for s in tombstones.load(forgotten) if s.merged}
+    return {fmt.fact_key(s.text) for s in tombstones.load(before) if s.merged and s.key not in now}
 
 
 class RenameFinder:

@@ -45,6 +45,8 @@ class Context:
     # the fact keys of every entry an earlier step wrote tonight, per path: later steps leave those
     # lines alone, so each step's commit can be undone alone with plain `git revert`
     touched: dict[str, set[str]] = field(default_factory=dict)  # path → fact keys
+    # fact keys of entries a person un-merged (state `apart`): tidy never merges them on its own
+    apart: frozenset[str] = frozenset()
     _docs: dict[str, tuple[str, fmt.Document]] = field(default_factory=dict, repr=False)
     _settled: dict[str, tuple[fmt.Document, set[int]]] = field(default_factory=dict, repr=False)
 
@@ -57,6 +59,11 @@ class Context:
         doc = fmt.parse(text)
         self._docs[path] = (text, doc)
         return doc
+
+    def _parsed(self, path: str) -> fmt.Document | None:
+        """The parse kept for `path`'s text now, if there is one (never parses)."""
+        hit = self._docs.get(path)
+        return hit[1] if hit is not None and hit[0] is self.tree.get(path) else None
 
     def topics(self) -> list[str]:
         return sorted(p for p in self.tree if is_topic(p))
@@ -83,7 +90,7 @@ class Context:
     def apply(self, ops: list[Operation]) -> None:
         """Apply a step's operations to the working tree, as the store will (the same rules,
         one parse per file); the store re-checks everything on write."""
-        out = apply_ops(ops, self.tree.get, dreamer=True)
+        out = apply_ops(ops, self.tree.get, dreamer=True, parsed=self._parsed)
         for path, text in out.changes.items():
             if text is None:
                 self.tree.pop(path, None)

@@ -144,29 +144,38 @@ def _verdict(a: _Item, b: _Item) -> tuple[statements.Verdict, str]:
 
 
 def candidates(found: list[_Item]) -> list[tuple[int, int]]:
-    """Pairs worth comparing: sharing a word among each one's rarest words (not all pairs).
+    """Pairs worth comparing: sharing a word among each one's rarest words (not all pairs),
+    and whose keys overlap by at least BLOCK (Jaccard), as `_near` asks.
 
     Prefix filtering on the cheap keys: two key sets with Jaccard ≥ BLOCK share at least one of
     the |A| - ceil(BLOCK·|A|) + 1 rarest keys of each, so only those are indexed and probed.
     BLOCK is below facts.SAME: keys are rougher than a fact's words (no synonyms, no stems), and
-    pairs with the same claims share their repository, number or path words.
+    pairs with the same claims share their repository, number or path words. The overlap is
+    measured here, once per pair met (set intersections), so the slower comparisons after see
+    only the pairs that pass it: a large memory meets many pairs through a shared rare code.
     """
     freq: dict[str, int] = defaultdict(int)
     for it in found:
         for w in it.keys:
             freq[w] += 1
     postings: dict[str, list[int]] = defaultdict(list)
-    pairs: set[tuple[int, int]] = set()
+    pairs: list[tuple[int, int]] = []
     for i, it in enumerate(found):
-        words = sorted(it.keys)
-        words.sort(key=freq.__getitem__)  # rarest first, ties by the word (stable sort)
+        words = sorted(it.keys, key=lambda w: (freq[w], w))  # rarest first, ties by the word
         keep = len(words) - math.ceil(BLOCK * len(words)) + 1
+        met: set[int] = set()
         for key in words[:keep]:
             if freq[key] > COMMON:
                 break  # this word and the rest are too common to say which fact it is
             hits = postings[key]
-            pairs.update((j, i) for j in hits)
+            met.update(hits)
             hits.append(i)
+        mine = it.keys
+        for j in met:
+            theirs = found[j].keys
+            shared = len(mine & theirs)
+            if shared >= BLOCK * (len(mine) + len(theirs) - shared):
+                pairs.append((j, i))
     return sorted(pairs)
 
 
@@ -186,7 +195,7 @@ def merge(
     """Operations merging duplicates among `paths`, and how many entries they remove."""
     found = items(ctx, paths)
     possible: list[Possible] = []
-    groups = _groups(found, out, confirm, possible)
+    groups = _groups(found, out, confirm, possible, ctx.apart)
     out.facts["possible"] = possible[:MAX_POSSIBLE]
     removes: list[Operation] = []
     others: list[Operation] = []
@@ -234,10 +243,15 @@ def _agrees(keep: _Item, m: _Item) -> bool:
 
 
 def _groups(
-    found: list[_Item], out: StepResult, confirm: Confirm | None, possible: list[Possible]
+    found: list[_Item],
+    out: StepResult,
+    confirm: Confirm | None,
+    possible: list[Possible],
+    apart: frozenset[str] = frozenset(),
 ) -> list[list[_Item]]:
     """The entries that say the same fact, grouped (union-find over candidate pairs); the pairs
-    that may be one fact but are not provably so (without Claude) go to `possible`."""
+    that may be one fact but are not provably so (without Claude) go to `possible`, and so do
+    pairs holding an entry a person un-merged (`apart`): only a person merges those again."""
     parent = list(range(len(found)))
 
     def root(i: int) -> int:
@@ -249,24 +263,40 @@ def _groups(
     for i, j in candidates(found):
         if root(i) == root(j) or not _near(found[i], found[j]):
             continue
-        verdict, why = _verdict(found[i], found[j])
-        if verdict == statements.DIFFERENT:
-            continue
-        older, newer = sorted((found[i], found[j]), key=lambda it: it.entry.get("added") or "")
-        if confirm is not None:
-            if not confirm(older.entry.text, newer.entry.text):
-                out.body.append(f"- not merged (Claude: different facts): {newer.entry.text!r}")
-                continue
-        elif verdict == statements.POSSIBLE:
-            possible.append(
-                Possible(older.path, older.entry.text, newer.path, newer.entry.text, why)
-            )
-            continue
-        parent[root(j)] = root(i)
+        if _same(found[i], found[j], out, confirm, possible, apart):
+            parent[root(j)] = root(i)
     groups: dict[int, list[_Item]] = defaultdict(list)
     for i, it in enumerate(found):
         groups[root(i)].append(it)
     return list(groups.values())
+
+
+def _same(
+    a: _Item,
+    b: _Item,
+    out: StepResult,
+    confirm: Confirm | None,
+    possible: list[Possible],
+    apart: frozenset[str],
+) -> bool:
+    """Whether the night merges the candidate pair `a`, `b`; a pair it may not merge alone
+    goes to `possible`. A pair holding an entry a person un-merged is a person's to merge
+    again (not the rule's, not Claude's)."""
+    verdict, why = _verdict(a, b)
+    if verdict == statements.DIFFERENT:
+        return False
+    undone = bool(apart and apart & {fmt.fact_key(a.entry.text), fmt.fact_key(b.entry.text)})
+    if undone:
+        verdict, why = statements.POSSIBLE, "a person undid a merge of these before"
+    older, newer = sorted((a, b), key=lambda it: it.entry.get("added") or "")
+    if confirm is not None and not undone:
+        if not confirm(older.entry.text, newer.entry.text):
+            out.body.append(f"- not merged (Claude: different facts): {newer.entry.text!r}")
+            return False
+    elif verdict == statements.POSSIBLE:
+        possible.append(Possible(older.path, older.entry.text, newer.path, newer.entry.text, why))
+        return False
+    return True
 
 
 def merge_pair(

@@ -23,7 +23,7 @@ import memory.trust.proposals as proposals
 from memory import format as fmt
 from memory.dream import corrections, daily, index, plain_git, tidy, unused
 from memory.dream import state as st
-from memory.dream.changes import RenameFinder, changed_since
+from memory.dream.changes import RenameFinder, changed_since, unmerged_since
 from memory.dream.checkable_claims import known_repos
 from memory.dream.context import Context, StepResult, is_topic
 from memory.dream.select import deletion_cap
@@ -32,6 +32,7 @@ from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.git.request import DREAMER
 from memory.git.store import Store
 from memory.writes.operations import AddEntry, ReplaceEntry
+from memory.writes.validate import MAX_TRAILER_CHARS
 
 STEPS = ("daily", "outcomes", "corrections", "tidy", "index", "state")
 TRAILER = "Hippo-Dream"
@@ -138,6 +139,8 @@ def dream(
         renamed=finder,
         confirm=confirm,
         brought_back=lambda path, text: _pushed(store, path, text),
+        apart=frozenset(state.apart)
+        | unmerged_since(store, state.last_commit, tree.get(tombstones.PATH)),
     )
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
@@ -227,6 +230,7 @@ def _record_state(
         unverified=lists["unverified"],
         deferred=lists["deferred"],
         existing=[p for p in ctx.tree if p.endswith(".md")],
+        apart=ctx.apart,
     )
     result = StepResult("state", [st.write_op(new_state)])
     result.subject = f"night {report.run_id}: {len(lists['checked'])} files checked"
@@ -292,8 +296,11 @@ def _replay(
     """A step an earlier run of this night committed: its trailer lists and its report."""
     diff = store.diff(done)
     for k, trailer in _LIST_TRAILERS.items():
-        value = diff.commit.trailers.get(trailer, "")
-        lists[k] += [p for p in value.split(",") if p]
+        for key, value in diff.commit.trailers.items():
+            if key == trailer or (
+                key.startswith(f"{trailer}-") and key[len(trailer) + 1 :].isdigit()
+            ):
+                lists[k] += [p for p in value.split(",") if p]
     report.steps.append(StepReport(name, done, diff.commit.message, _stats(diff), True))
 
 
@@ -307,9 +314,22 @@ def _trailers(
         plan: corrections.Plan = result.facts["plan"]
         for k in _LIST_TRAILERS:
             found[k] = sorted(set(getattr(plan, "selected" if k == "checked" else k)))
-            if found[k]:
-                trailers[_LIST_TRAILERS[k]] = ",".join(found[k])
+            for i, part in enumerate(_chunks(found[k])):
+                trailers[_LIST_TRAILERS[k] + (f"-{i + 1}" if i else "")] = part
     return trailers, found
+
+
+def _chunks(paths: list[str]) -> list[str]:
+    """`paths` comma-joined in trailer values of at most MAX_TRAILER_CHARS each (a night that
+    defers hundreds of deletions names more files than one trailer holds: the step was refused
+    whole). The trailers are `<name>`, `<name>-2`, `<name>-3`…; `_replay` reads them all."""
+    out: list[str] = []
+    for p in paths:
+        if out and len(out[-1]) + 1 + len(p) <= MAX_TRAILER_CHARS:
+            out[-1] += "," + p
+        else:
+            out.append(p)
+    return out
 
 
 def _follow(ctx: Context, result: StepResult) -> None:

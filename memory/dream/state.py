@@ -3,7 +3,8 @@
 Keys: `formatVersion` (the memory format hippo wrote, memory/format/version.py), `lastRun` (the run
 id: the night's date), `lastRunAt` (ISO time), `lastCommit` (the commit the dream finished on,
 before this file), `checked` (path → date last verified), `unverified` (paths with claims
-nothing could check), `deferred` (paths whose deletions waited for the cap)
+nothing could check), `deferred` (paths whose deletions waited for the cap), `apart` (fact keys of
+entries a person un-merged: tidy never merges them again on its own; written only when any)
 (the prompt snapshots are refs, see memory/prompts/snapshot.py).
 """
 
@@ -17,6 +18,7 @@ import memory.format.version as version
 from memory.writes.operations import WriteFile
 
 PATH = ".dream/state.json"
+MAX_APART = 5_000  # un-merged facts remembered (a person's undo of a merge is rare)
 
 
 @dataclass
@@ -27,6 +29,7 @@ class State:
     checked: dict[str, str] = field(default_factory=dict)
     unverified: list[str] = field(default_factory=list)
     deferred: list[str] = field(default_factory=list)
+    apart: list[str] = field(default_factory=list)
     format_version: int = version.FORMAT_VERSION
 
     @classmethod
@@ -50,6 +53,7 @@ class State:
             else {},
             unverified=_strings(data.get("unverified")),
             deferred=_strings(data.get("deferred")),
+            apart=_strings(data.get("apart")),
             format_version=version.of(text),
         )
 
@@ -63,6 +67,8 @@ class State:
             "unverified": sorted(set(self.unverified)),
             "deferred": sorted(set(self.deferred)),
         }
+        if self.apart:
+            data["apart"] = sorted(set(self.apart))[-MAX_APART:]
         return json.dumps(data, indent=2, sort_keys=False) + "\n"
 
 
@@ -82,6 +88,7 @@ def next_state(
     unverified: Iterable[str],
     deferred: Iterable[str],
     existing: Iterable[str],
+    apart: Iterable[str] = (),
 ) -> State:
     """The state after a run: checked dates updated, lists kept to files that still exist."""
     alive = set(existing)
@@ -95,6 +102,7 @@ def next_state(
         checked={p: d for p, d in marks.items() if p in alive},
         unverified=sorted(p for p in unv if p in alive),
         deferred=sorted(p for p in set(deferred) if p in alive),
+        apart=sorted(set(old.apart) | set(apart)),
     )
 
 

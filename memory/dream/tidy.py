@@ -159,11 +159,12 @@ def file_inbox(ctx: Context, out: StepResult) -> list[Operation]:
     topics = ctx.topics()
     chooser = TopicChooser(topics, {p: _title(ctx.tree.get(p, "")) for p in topics})
     stones = tombstones.load(ctx.tree.get(tombstones.PATH))
+    known = set(topics)
     ops: list[Operation] = []
     for e in ctx.doc(INBOX).entries:
         if ctx.settled(INBOX, e):
             continue
-        target = _named_topic(e, topics) or chooser.choose(e.text)
+        target = _named_topic(e, known) or chooser.choose(e.text)
         if target == INBOX:
             continue
         try:
@@ -240,8 +241,7 @@ def _title(text: str) -> str:
     return first.lstrip("#").strip().lower() if first.startswith("#") else ""
 
 
-def _named_topic(e: fmt.Entry, topics: list[str]) -> str | None:
-    known = set(topics)
+def _named_topic(e: fmt.Entry, known: set[str]) -> str | None:
     for link in e.links:
         target = fmt.link_target(link)
         if target in known:

@@ -140,6 +140,8 @@ def escape_value(value: str) -> str:
     """`value` as written inside a metadata bracket (decision 5): the inverse of
     `unescape_value` for every value without leading or trailing whitespace."""
     value = value.strip()
+    if not any(c in value for c in _ESCAPES):
+        return value  # most values: nothing to escape (a night renders thousands)
     out: list[str] = []
     for i, c in enumerate(value):
         if c == "%":
@@ -152,6 +154,8 @@ def escape_value(value: str) -> str:
 
 def unescape_value(value: str) -> str:
     """A written metadata value decoded (decision 5): each code, read left to right, once."""
+    if "%" not in value:
+        return value  # no code to decode (most values; every parse decodes every value)
     return _CODE.sub(lambda m: _UNESCAPES[m.group(1).upper()], value)
 
 

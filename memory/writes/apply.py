@@ -56,16 +56,19 @@ def apply_ops(
     folder: Callable[[str], bool] | None = None,
     restoring: bool = False,
     agent: trust.Agent | None = None,
+    parsed: Callable[[str], fmt.Document | None] | None = None,
 ) -> Applied:
     """Apply `ops` in order on the tree `read` gives; raise a named error for any refusal.
     With `on_refused`, a refused operation is reported there and skipped instead (every check
     runs before an operation changes anything, so a skipped one leaves no trace). `folder`
     tells whether a path is a folder of that tree (so no file is written where one is).
     `agent`: the write is an agent's, and each operation first becomes what memory/trust/rules.py
-    lets it be (stamped, merged, or a proposal) on this very tree."""
+    lets it be (stamped, merged, or a proposal) on this very tree. `parsed`: a path's text as
+    `read` gives it, already parsed (or None), so a file is not parsed again here."""
     if ops:
         version.check(read(version.STATE))  # a newer hippo's memory: write nothing to it
     edit = _Edit(read, dreamer=dreamer, force=force, folder=folder, restoring=restoring)
+    edit.parsed = parsed
     rules = trust.Rules(agent, edit.current, edit.entry) if agent is not None else None
     edit.by_agent = rules is not None
     for op in ops:
@@ -118,7 +121,9 @@ class _Edit:
     def doc_of(self, path: str) -> EditedFile:
         doc = self.docs.get(path)
         if doc is None:
-            doc = self.docs[path] = EditedFile(_existing(self.current, path))
+            text = _existing(self.current, path)
+            known = self.parsed(path) if self.parsed is not None and path not in self.docs else None
+            doc = self.docs[path] = EditedFile(text, known)
         return doc
 
     def forgotten(self) -> list[tombstones.Tombstone]:
@@ -166,6 +171,7 @@ class _Edit:
         return found[0] if found else None
 
     by_agent = False  # set while an agent's write applies: tombstones of agents bind it
+    parsed: Callable[[str], fmt.Document | None] | None = None  # see apply_ops
 
     def apply_as_agent(self, op: Operation, rules: trust.Rules) -> None:
         """An agent's operation as the trust rules rewrite it; its parts apply together or

@@ -14,10 +14,14 @@ class EditedFile:
     line numbers stay stable, and an index of entries by normalised text is kept up to date:
     each operation costs O(1) after the first parse instead of a parse of the whole file."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, parsed: fmt.Document | None = None) -> None:
+        """`parsed`: `text` already parsed (dreaming keeps each file's parse for the night), used
+        for the index if it is built before any edit."""
         self.lines: list[str | None] = list(textlines.split_keep(text))
         self._index: dict[str, list[fmt.Entry]] | None = None
         self._joined: str | None = text
+        self._probed = False
+        self._parsed = parsed
 
     def text(self) -> str:
         if self._joined is None:
@@ -27,6 +31,10 @@ class EditedFile:
     def index(self) -> dict[str, list[fmt.Entry]]:
         if self._index is None:
             self._index = {}
+            if self._parsed is not None:  # unedited: its lines are the parse's lines
+                for e in self._parsed.entries:
+                    self._add_to_index(e)
+                return self._index
             alive = [i for i, x in enumerate(self.lines) if x is not None]
             for e in fmt.parse(self.text()).entries:
                 self._add_to_index(replace(e, line=alive[e.line]))
@@ -46,8 +54,13 @@ class EditedFile:
         )
 
     def has(self, text: str) -> bool:
-        if self._index is None and not might_contain(self.text(), text):
-            return False  # skip parsing the whole file for a fact that cannot be there
+        # One probe skips parsing a file for a fact that cannot be there; a file asked again
+        # (forgotten.md taking a night's tombstones one by one) is parsed once and indexed, not
+        # searched whole for each fact.
+        if self._index is None and not self._probed:
+            self._probed = True
+            if not might_contain(self.text(), text):
+                return False
         return bool(self.index().get(entry_key(text)))
 
     def _drop(self, entry: fmt.Entry) -> None:
@@ -55,11 +68,13 @@ class EditedFile:
         bucket.remove(entry)
 
     def remove(self, entry: fmt.Entry) -> None:
+        self._parsed = None
         self._drop(entry)
         self.lines[entry.line] = None
         self._joined = None
 
     def replace(self, entry: fmt.Entry, new_line: str) -> None:
+        self._parsed = None
         self._drop(entry)
         self._joined = None
         old = self.lines[entry.line] or ""
@@ -69,6 +84,7 @@ class EditedFile:
             self._add_to_index(parsed)
 
     def append(self, new_line: str, *, indexed: bool = True) -> None:
+        self._parsed = None
         if self._joined is not None:
             sep = "" if not self._joined or self._joined.endswith("\n") else "\n"
             self._joined = self._joined + sep + new_line + "\n"

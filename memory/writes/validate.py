@@ -14,6 +14,7 @@ could split a token), one size cap for every door, no `Hippo-…:` trailer lines
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 
@@ -30,6 +31,7 @@ MAX_ENTRY_CHARS = 8_000  # one entry (text and metadata): a fact, not a document
 MAX_MESSAGE_CHARS = 8_000
 MAX_KEY_CHARS = 200
 MAX_NAME_CHARS = 200  # a title, a trailer value, an author's name
+MAX_TRAILER_CHARS = MAX_NAME_CHARS * 10
 
 # C0 controls, DEL and C1 controls. Multi-line text may hold tab, LF and CR; one line only tab.
 _CONTROL_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -69,9 +71,23 @@ def text(what: str, value: str, *, one_line: bool = False, path: str = "") -> No
 
 def secret(what: str, value: str, path: str = "") -> None:
     """SecretFound when `value` (invisible characters removed first) holds a credential."""
-    kind = secrets.first(strip_invisible(value))
+    kind = _secret_kind(value) if len(value) <= MEMO_CHARS else _scan(value)
     if kind is not None:
         raise SecretFound(kind, path or what)
+
+
+MEMO_CHARS = 1_000  # values up to this long have their scan remembered (entries, paths, keys)
+
+
+def _scan(value: str) -> str | None:
+    return secrets.first(strip_invisible(value))
+
+
+# A write's strings are scanned more than once on their way to git (before the request joins a
+# group commit, again when it applies to the tip, and dreaming applies its steps to its own
+# working tree first), and a night moves thousands of entries: the scan is a pure function of
+# the string, so its answer is remembered (bounded: 32,768 values of at most MEMO_CHARS).
+_secret_kind = functools.lru_cache(maxsize=32_768)(_scan)
 
 
 def size(what: str, *parts: str, limit: int = MAX_FILE_BYTES) -> None:
@@ -141,8 +157,8 @@ def commit(
         if not _TRAILER_KEY.match(name):
             raise InvalidText(f"trailer {name!r}", "is not a trailer name (letters, digits, '-')")
         text(f"trailer {name}", value, one_line=True)
-        if len(value) > MAX_NAME_CHARS * 10:
-            raise TooLarge(f"trailer {name}", len(value), MAX_NAME_CHARS * 10, "characters")
+        if len(value) > MAX_TRAILER_CHARS:
+            raise TooLarge(f"trailer {name}", len(value), MAX_TRAILER_CHARS, "characters")
     for what, value in (("the author's name", author_name), ("the author's email", author_email)):
         text(what, value, one_line=True)
         if not value.strip():

@@ -10,8 +10,8 @@ import textwrap
 from pathlib import Path
 
 import memory
-from memory import ops
-from memory.git.store import Author, Store
+from memory import writes as ops
+from memory.git import Author, Store
 from memory.search import FtsIndex
 
 CHECKOUT = Path(memory.__file__).resolve().parent.parent  # where `memory` is imported from
