@@ -11,10 +11,11 @@ import pytest
 
 from memory.dream.run import dream
 from memory.dream.state import State
-from memory.dream.verifiers import TableVerifier, Verdict, Verifiers
+from memory.dream.verifiers import Verdict, Verifiers
 from memory.git import Author, Store
 from memory.writes import WriteFile
 from memory.writes.validate import MAX_TRAILER_CHARS
+from tests.fakes.verifiers import TableVerifier
 
 ALICE = Author("alice", "alice@example.com")
 NIGHT = datetime(2026, 11, 30, 3, 0)
