@@ -9,6 +9,7 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import pygit2
 
 from memory import textlines
 from memory.errors import NotFound, NotMemoryRepository
-from memory.git import history
+from memory.git import changes, history
 from memory.git.credentials import RemoteAuth, split_url
 from memory.git.keys import KeyIndex
 from memory.git.local import GITATTRIBUTES, LocalTransport
@@ -357,6 +358,21 @@ class Store:
         if not found and path is not None and self.mirror.refresh_for(f"file:{path}"):
             found = history.log(self.mirror.repo, self.head(), path, limit)
         return found
+
+    def search_history(
+        self,
+        words: list[str],
+        *,
+        limit: int,
+        since: datetime | None = None,
+        path: str | None = None,
+    ) -> changes.Found:
+        """Commits whose entry changes hold `words`, newest first, at most `limit`, none older
+        than `since` (memory/git/changes.py); read from the local mirror as fetched."""
+        if self._empty():
+            return changes.Found()
+        head = self.head()
+        return changes.search(self.mirror.repo, head, words, limit=limit, since=since, path=path)
 
     def diff(self, commit: str) -> history.Diff:
         return history.diff(self.mirror.repo, self._commit(commit))
