@@ -32,6 +32,7 @@ _PAIR_WORK = 400  # removed × added entries of one file compared for "changed" 
 _SIMILAR = 0.6  # difflib ratio above which a removed and an added entry are one edit
 _PHRASE = re.compile(r'"([^"]+)"|(\S+)')
 _OWN_TRAILER = re.compile(r"^Hippo-[\w-]+: ")
+_EVIDENCE = re.compile(r"^\s+evidence: (.+)$")  # a dream step's line under the change it backs
 Meta = tuple[tuple[str, str], ...]
 
 
@@ -61,21 +62,41 @@ class Change:
     paths: list[str]
     entries: list[EntryChange]
     more: int = 0  # matching entry changes left out (beyond MAX_ENTRIES)
+    words: tuple[str, ...] = ()  # the search's, to keep a long body's lines about the hits
+
+    def _body(self) -> list[str]:
+        """The message's body without hippo's own trailers (Hippo-Key, Hippo-Request: bookkeeping,
+        not a reason). When the search had words, a body that lists changes (a dream step's
+        `- deleted path: 'text'` items, each with indented `evidence:` lines) keeps only the
+        items about the matching entries."""
+        rest = self.commit.message.strip().split("\n", 1)[1:]
+        lines = [x for x in "".join(rest).splitlines() if not _OWN_TRAILER.match(x)]
+        if not self.words:
+            return lines
+        texts = [t.casefold()[:40] for e in self.entries for t in (e.text, e.before) if t]
+        out, keep = [], True
+        for line in lines:
+            low = line.casefold()
+            if line.startswith("- "):
+                keep = all(w in low for w in self.words) or any(t in low for t in texts)
+            elif not line.startswith(" "):
+                keep = True
+            if keep:
+                out.append(line)
+        return out
 
     @property
     def reason(self) -> str:
-        """Why, as the commit says it: its body without the trailer block, and the `reason:`
-        of entries it changed (a forget records one on its tombstone)."""
-        body = self.commit.message.strip().split("\n", 1)[1:]
-        # hippo's own trailers (Hippo-Key, Hippo-Request, ...) are bookkeeping, not a reason
-        kept = [x for x in "".join(body).splitlines() if not _OWN_TRAILER.match(x)]
-        lines = ["\n".join(kept).strip()]
+        """Why, as the commit says it (its body, see `_body`), and the `reason:` of entries it
+        changed (a forget records one on its tombstone)."""
+        lines = ["\n".join(self._body()).strip()]
         lines += [v for e in self.entries for k, v in e.meta if k.lower() == "reason"]
         return "\n".join(dict.fromkeys(x for x in lines if x))
 
     @property
     def evidence(self) -> list[str]:
         found = [v for e in self.entries for k, v in (*e.meta, *e.before_meta) if k == "source"]
+        found += [m.group(1).strip() for x in self._body() if (m := _EVIDENCE.match(x))]
         trailers = self.commit.trailers
         if "Hippo-Source" in trailers:
             found.append(trailers["Hippo-Source"])
@@ -176,7 +197,8 @@ def _change(
         return None
     if words and not entries:
         return None
-    return Change(info(commit), paths, entries[:MAX_ENTRIES], max(0, len(entries) - MAX_ENTRIES))
+    more = max(0, len(entries) - MAX_ENTRIES)
+    return Change(info(commit), paths, entries[:MAX_ENTRIES], more, tuple(words))
 
 
 def _text(repo: pygit2.Repository, oid: pygit2.Oid) -> str:

@@ -118,3 +118,31 @@ def test_a_bad_since_is_a_clear_refusal() -> None:
     assert changes.parse_since("2026-11-01") == datetime(2026, 11, 1, tzinfo=UTC)
     with pytest.raises(NoteRejected, match="YYYY-MM-DD"):
         changes.parse_since("last tuesday")
+
+
+def test_a_dream_body_keeps_the_lines_about_the_hit(store: Store) -> None:
+    """A dream step's body lists every change with its evidence: a search keeps the item about
+    the matching entry (and its evidence), not the other items."""
+    seed = [ops.AddEntry("t.md", "the flag beta-x is on"), ops.AddEntry("t.md", "ci uses 2 cores")]
+    store.write(seed, author=ALICE, message="seed")
+    body = (
+        "dream(corrections): 2 entries deleted\n\n"
+        "checked against GitHub\n"
+        "- deleted t.md: 'the flag beta-x is on'\n"
+        "  evidence: https://github.com/acme/api/pull/12\n"
+        "- deleted t.md: 'ci uses 2 cores'\n"
+        "  evidence: https://github.com/acme/ci/pull/3"
+    )
+    gone = [
+        ops.RemoveEntry("t.md", "the flag beta-x is on"),
+        ops.RemoveEntry("t.md", "ci uses 2 cores"),
+    ]
+    store.write(gone, author=ALICE, message=body)
+    [hit] = store.search_history(["beta-x"], limit=1).changes
+    assert (
+        hit.reason
+        == "checked against GitHub\n- deleted t.md: 'the flag beta-x is on'\n  evidence: https://github.com/acme/api/pull/12"
+    )
+    assert hit.evidence == ["https://github.com/acme/api/pull/12"]
+    [every] = store.search_history([], limit=1).changes
+    assert "ci uses 2 cores" in every.reason  # no words: the whole body
