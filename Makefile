@@ -48,6 +48,7 @@ test: lint typecheck pytest
 bench: setup
 	$(BIN)/python bench/notes.py
 	$(BIN)/python bench/search.py
+	$(BIN)/python bench/history.py
 	$(BIN)/python bench/growth.py
 	$(BIN)/python bench/cli.py
 	$(BIN)/python bench/slack.py

@@ -1,4 +1,4 @@
-"""`hippo init|note|forget|search|show|log|lint`: the memory commands of the CLI."""
+"""`hippo init|note|forget|search|show|lint`: the memory commands of the CLI (`log`: history.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import sys
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from bot.cli import history
 from bot.cli import output as out
 
 # Each command imports what it uses when it runs: `hippo --help` loads no store, no git.
@@ -121,6 +122,8 @@ def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
+    if args.history:
+        return history.show(args, rt, args.query)
     rt.store.sync()
     hits = rt.store.search(
         args.query, limit=args.limit, archive=args.archive, all_words=args.all_words
@@ -147,29 +150,6 @@ def cmd_show(args: argparse.Namespace, rt: Runtime) -> int:
         out.print_json({"path": args.path, "text": text})
     else:
         sys.stdout.write(text)
-    return out.OK
-
-
-def cmd_log(args: argparse.Namespace, rt: Runtime) -> int:
-    rt.store.sync()
-    commits = rt.store.log(args.path, limit=args.limit)
-    if args.json:
-        out.print_json(
-            [
-                {
-                    "commit": c.sha,
-                    "time": c.time.isoformat(),
-                    "author": c.author,
-                    "email": c.email,
-                    "summary": c.summary,
-                    "trailers": c.trailers,
-                }
-                for c in commits
-            ]
-        )
-        return out.OK
-    for c in commits:
-        print(f"{c.short} {c.time:%Y-%m-%d %H:%M} {c.author}: {c.summary}")
     return out.OK
 
 
@@ -256,6 +236,7 @@ def add_commands(sub: Sub) -> None:
     p.add_argument(
         "--archive", action="store_true", help="search the archive of episodes instead (on purpose)"
     )
+    history.add_history_flags(p)
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("migrate", help="bring the memory to the format version this hippo writes")
@@ -266,11 +247,7 @@ def add_commands(sub: Sub) -> None:
     out.add_json(p)
     p.set_defaults(func=cmd_show)
 
-    p = sub.add_parser("log", help="history of the memory, or of one file")
-    p.add_argument("path", nargs="?", help="only commits that changed this file")
-    p.add_argument("--limit", type=int, default=30, metavar="N", help="at most N commits (30)")
-    out.add_json(p)
-    p.set_defaults(func=cmd_log)
+    history.add_commands(sub)
 
     p = sub.add_parser("lint", help="check grammar, links, index size, secrets, metadata")
     out.add_json(p)

@@ -1,4 +1,5 @@
-"""History of a file (git log), the diff of any commit, and revert."""
+"""History of a file (git log), search over it (who added, changed or removed matching entries,
+why, on what evidence: memory/git/changes.py), the diff of any commit, and revert."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from bot.console.auth import author
 from jobs.runtime import Runtime
 from memory import writes
-from memory.errors import InvalidPath, MemoryStoreError, NotFound
+from memory.errors import InvalidPath, MemoryStoreError, NoteRejected, NotFound
 from memory.format import lines as textlines
+from memory.git import changes
 
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
 
@@ -39,6 +41,10 @@ def install(bp: Blueprint, rt: Runtime) -> None:
             except InvalidPath as exc:
                 abort(400, str(exc))
         limit = min(request.args.get("limit", 100, type=int), 1000)
+        query = request.args.get("q", "").strip()
+        since = request.args.get("since", "").strip()
+        if query or since:
+            return _search(rt, path, query, since, min(limit, 200))
         return render_template(
             "console/history.html", path=path, commits=rt.store.log(path, limit=limit)
         )
@@ -66,6 +72,19 @@ def install(bp: Blueprint, rt: Runtime) -> None:
         if back.startswith("/console/"):
             return redirect(back)
         return redirect(url_for("console.commit", sha=result.commit))
+
+
+def _search(rt: Runtime, path: str | None, query: str, since: str, limit: int) -> Any:
+    """The commits whose entry changes hold every word of `query` (all of them with none),
+    since `since`; a bad date is answered on the page, with what was typed kept."""
+    page: dict[str, Any] = {"path": path, "commits": [], "q": query, "since": since}
+    try:
+        when = changes.parse_since(since) if since else None
+    except NoteRejected as exc:
+        return render_template("console/history.html", **page, error=str(exc)), 400
+    words = changes.needles(query)
+    found = rt.store.search_history(words, limit=max(1, limit), since=when, path=path)
+    return render_template("console/history.html", **page, found=found)
 
 
 def _checked(sha: str) -> str:

@@ -1,4 +1,4 @@
-"""hippo's MCP server: six tools over the memory repository, for any agent.
+"""hippo's MCP server: ten tools over the memory repository, for any agent.
 
 `build_server` makes one `MCPServer` (official SDK 2.x). The same server is served over stdio by
 `hippo mcp` (bot/cli/mcp.py) and over streamable HTTP at /mcp by bot/mcp/http.py. Who is calling
@@ -32,7 +32,9 @@ searchMemory before asking people what the team already knows. Save what a teamm
 next week with writeMemory: one fact per entry, one line each, with [source: URL] when there is
 one, and its kind ([kind: pattern|pitfall|win|stack-note|fact]): what agents write starts
 tentative until a second source confirms it. Never store secrets. deleteMemory records what it
-removes in forgotten.md."""
+removes in forgotten.md. To build context around a topic, links gives a file's [[links]] and
+backlinks; recentActivity says what changed lately and by whom; searchHistory and fileHistory
+say who added, changed or removed an entry, when, why and on what evidence."""
 
 
 def http_user(ctx: Context[Any, Any]) -> str | None:
@@ -65,6 +67,7 @@ def _guard(fn: Callable[[], T]) -> T:
 def build_server(tools: MemoryTools, who: Who) -> MCPServer:
     server: MCPServer = MCPServer("hippo", instructions=INSTRUCTIONS, log_level="WARNING")
     _add_read_tools(server, tools)
+    _add_history_tools(server, tools)
     _add_write_tools(server, tools, who)
     return server
 
@@ -101,6 +104,42 @@ def _add_read_tools(server: MCPServer, tools: MemoryTools) -> None:
         preferences, and the best memory hits for the task, within `budget` tokens (estimated).
         Each line names its source and status; tentative lines are not yet confirmed."""
         return _guard(lambda: tools.brief(task, repo, paths or (), budget))
+
+
+def _add_history_tools(server: MCPServer, tools: MemoryTools) -> None:
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+    @server.tool(name="searchHistory", annotations=read_only)
+    def search_history(
+        query: str, since: str = "", limit: int = 20, path: str = ""
+    ) -> dict[str, Any]:
+        """When did the team start or stop believing something, and who changed it: the commits
+        (newest first, at most `limit`, none before `since`, a date like 2026-11-01) that added,
+        changed or removed entries holding every word of `query` (any case; "quoted phrases"),
+        optionally in one file. Each names its author, time, reason and evidence (sources), and
+        the entries with their action (added, changed with `before`, removed). `complete`
+        false: older history was not read; narrow it with `since`."""
+        return _guard(lambda: tools.search_history(query, since, limit, path))
+
+    @server.tool(name="recentActivity", annotations=read_only)
+    def recent_activity(since: str = "", limit: int = 30) -> dict[str, Any]:
+        """What changed in the memory since `since` (a date; default the last 7 days) and by
+        whom: each commit's author, time, summary, reason, the files and entries it changed."""
+        return _guard(lambda: tools.recent(since, limit))
+
+    @server.tool(name="fileHistory", annotations=read_only)
+    def file_history(path: str, since: str = "", limit: int = 20) -> dict[str, Any]:
+        """The history of one file (also one since deleted): the commits that changed it,
+        newest first, with author, reason, evidence and the entries each added, changed or
+        removed."""
+        return _guard(lambda: tools.file_history(path, since, limit))
+
+    @server.tool(name="links", annotations=read_only)
+    def links(path: str, depth: int = 1) -> dict[str, Any]:
+        """A file's [[links]] (what it points to) and backlinks (what points to it), and the
+        link graph within `depth` steps (1 to 3) either way: `nodes` (with `exists`: false for a
+        broken link) and `edges` [from, to]. Read the neighbours to build context on a topic."""
+        return _guard(lambda: tools.links(path, depth))
 
 
 def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:

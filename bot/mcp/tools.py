@@ -1,4 +1,5 @@
-"""What the MCP tools do, apart from MCP: read, write, delete, search and list memory files.
+"""What the MCP tools do, apart from MCP: read, write, delete, search and list memory files,
+brief, and read the memory's history (search over it, recent activity, a file's) and links.
 
 Every write goes through `Store.write` (secrets, tombstones, protected `.dream/`, idempotency key,
 push); every path through `memory.writes.apply.check_path`. Errors are the memory core's own, whose
@@ -17,11 +18,11 @@ from jobs import oplog
 from jobs.briefing import brief
 from jobs.read_counts import HashStore, count_read
 from memory import format as fmt
-from memory import writes
+from memory import links, writes
 from memory.errors import NoteRejected, NotFound
 from memory.facts import tombstones
 from memory.facts.contradictions import Judge
-from memory.git import Author, Store, WriteResult
+from memory.git import Author, Store, WriteResult, changes
 from memory.prompts import snapshot
 from memory.search import Hit
 from memory.trust import rules as trust
@@ -30,6 +31,7 @@ from memory.trust.rules import kind_of
 from memory.writes import validate
 
 DEFAULT_FILE = "MEMORY.md"
+RECENT_DAYS = 7  # recentActivity's default window
 
 
 def author_for(name: str, *, person: bool = False) -> Author:
@@ -59,7 +61,7 @@ class Replacement:
 
 @dataclass
 class MemoryTools:
-    """The five tools over one store, for one workspace; `redis` counts recalls when given."""
+    """The tools over one store, for one workspace; `redis` counts recalls when given."""
 
     store: Store
     workspace: str = "default"
@@ -110,6 +112,45 @@ class MemoryTools:
             redis=self.redis,
             workspace=self.workspace,
         ).text
+
+    def search_history(
+        self, query: str, since: str = "", limit: int = 20, path: str = ""
+    ) -> dict[str, Any]:
+        """The commits that added, changed or removed entries holding every word of `query`."""
+        words = changes.needles(query)
+        if not words:
+            raise NoteRejected("the query is empty; give the words the entries held")
+        return self._history(words, since, limit, writes.check_path(path) if path else None)
+
+    def recent(self, since: str = "", limit: int = 30) -> dict[str, Any]:
+        """Every commit since `since` (default: the last RECENT_DAYS days), newest first."""
+        default = (self.today() - dt.timedelta(days=RECENT_DAYS)).isoformat()
+        return self._history([], since or default, limit, None)
+
+    def file_history(self, path: str, since: str = "", limit: int = 20) -> dict[str, Any]:
+        """The commits that changed `path` (a deleted file's too), with the entries they changed."""
+        return self._history([], since, limit, writes.check_path(path))
+
+    def _history(
+        self, words: list[str], since: str, limit: int, path: str | None
+    ) -> dict[str, Any]:
+        when = changes.parse_since(since) if since.strip() else None
+        n = max(1, min(limit, 100))
+        found = self.store.search_history(words, limit=n, since=when, path=path)
+        return {
+            "changes": [c.as_dict() for c in found.changes],
+            "scanned": found.scanned,
+            "complete": found.complete,  # False: more history past the commits read
+        }
+
+    def links(self, path: str, depth: int = 1) -> dict[str, Any]:
+        """`path`'s [[links]] and backlinks, and the graph within `depth` steps."""
+        path = writes.check_path(path)
+        tree = self.store.tree() if self.store.tip() else {}
+        graph = links.around(tree, path, depth)
+        if path not in tree and not graph.backlinks:
+            raise NotFound(f"{path} does not exist; listMemory shows the files there are")
+        return graph.as_dict()
 
     def write(
         self,

@@ -9,6 +9,7 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import pygit2
 
 import memory.format.lines as textlines
+import memory.git.changes as changes
 import memory.git.history as history
 from memory.errors import NotFound, NotMemoryRepository
 from memory.git.credentials import RemoteAuth, split_url
@@ -353,6 +355,21 @@ class Store:
         if not found and path is not None and self.mirror.refresh_for(f"file:{path}"):
             found = history.log(self.mirror.repo, self.head(), path, limit)
         return found
+
+    def search_history(
+        self,
+        words: list[str],
+        *,
+        limit: int,
+        since: datetime | None = None,
+        path: str | None = None,
+    ) -> changes.Found:
+        """Commits whose entry changes hold `words`, newest first, at most `limit`, none older
+        than `since` (memory/git/changes.py); read from the local mirror as fetched."""
+        if self._empty():
+            return changes.Found()
+        head = self.head()
+        return changes.search(self.mirror.repo, head, words, limit=limit, since=since, path=path)
 
     def diff(self, commit: str) -> history.Diff:
         return history.diff(self.mirror.repo, self._commit(commit))

@@ -1,4 +1,4 @@
-"""The MCP server: the five tools, driven by the SDK's own client in process, over stdio and HTTP."""
+"""The MCP server: its tools, driven by the SDK's own client in process, over stdio and HTTP."""
 
 from __future__ import annotations
 
@@ -56,8 +56,8 @@ def run_call(target: Any, name: str, args: dict[str, Any]) -> CallToolResult:
 
 
 def test_tools_listed_with_their_names(tools: MemoryTools) -> None:
-    """The server offers readMemory, writeMemory, deleteMemory, searchMemory, listMemory and
-    brief."""
+    """The server offers readMemory, writeMemory, deleteMemory, searchMemory, listMemory,
+    brief, and the history and links tools (tests/bot/test_mcp_history.py)."""
 
     async def names() -> set[str]:
         async with Client(build_server(tools, fixed("a"))) as client:
@@ -70,6 +70,10 @@ def test_tools_listed_with_their_names(tools: MemoryTools) -> None:
         "searchMemory",
         "listMemory",
         "brief",
+        "searchHistory",
+        "recentActivity",
+        "fileHistory",
+        "links",
     }
 
 
