@@ -24,7 +24,8 @@ from memory.git.store import Author
 from memory.ops import AddEntry, WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.slack import SECRET, SlackFake, payload_body
-from tests.slack_helpers import conformance, mention, post, wait
+from tests.slack_helpers import conformance, mention, post
+from tests.waiting import until
 
 ALICE = Author("alice", "alice@example.com")
 TOPIC = "# checkout-api\n\n- 504s after deploys come from cold caches [source: https://x/pr/1]\n"
@@ -152,7 +153,7 @@ def test_question_in_a_thread_end_to_end(
                        ts="1700000000.000200", thread_ts="1700000000.000100")  # fmt: skip
         assert post(client, body).status_code == 200
         posts = slack_fake.wait_for("chat.postMessage")
-        wait(lambda: bool(_archive(rt)))
+        until(lambda: bool(_archive(rt)))
     reply = posts[0].form
     assert reply["thread_ts"] == "1700000000.000100"
     assert reply["text"].startswith("Cold caches after deploys")
@@ -227,7 +228,7 @@ def test_overloaded_to_the_end_offers_try_again_and_pushes_nothing(
     with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
         assert post(client, payload_body(click)).status_code == 200
         slack_fake.wait_for("chat.postMessage", 2)
-        wait(lambda: bool(_archive(rt)))
+        until(lambda: bool(_archive(rt)))
         click["trigger_id"] = "another.click"
         assert post(client, payload_body(click)).status_code == 200
     update = slack_fake.calls("chat.update")[0].form
