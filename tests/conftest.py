@@ -25,6 +25,21 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFORMANCE = ROOT / "tests" / "data"
 
 
+# -- the longest tests start first ----------------------------------------------------------------
+
+# Each of these runs for a minute or more (a virtualenv built from requirements.lock, the suite
+# again in a fresh clone). Under pytest-xdist (`make pytest`: -n) a worker takes them first and
+# the other workers share the rest meanwhile; last, they would each add their whole length.
+LONGEST_FIRST = (
+    "tests/test_deploy.py::",
+    "tests/test_self_contained.py::test_a_fresh_clone_in_an_empty_folder_reads_all_its_data",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))  # stable: else as is
+
+
 # -- every process the tests start, the tests stop -----------------------------------------------
 
 
@@ -151,6 +166,18 @@ def embedded_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
     client.close()
     server.terminate()
     server.wait(timeout=10)
+
+
+@pytest.fixture
+def redis_url(embedded_redis_url: str) -> str:
+    """The session's Redis, flushed: what a test's Runtime uses instead of starting (and, at its
+    close, saving and stopping: seconds each) an embedded Redis of its own."""
+    import redis
+
+    sock = embedded_redis_url.removeprefix("redis+socket://")
+    with redis.Redis(unix_socket_path=sock) as client:
+        client.flushall()
+    return embedded_redis_url
 
 
 @pytest.fixture

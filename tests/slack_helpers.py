@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
 from typing import Any
 
 from tests.conftest import CONFORMANCE
@@ -92,12 +90,3 @@ def post(client: Any, body: dict[str, Any] | str, **headers: str) -> Any:
         raw, ctype = json.dumps(body), "application/json"
     signed = signed_headers(raw, content_type=ctype)
     return client.post("/slack/events", data=raw, headers={**signed, **headers})
-
-
-def wait(cond: Callable[[], Any], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(0.02)
-    raise AssertionError("condition not met in time")

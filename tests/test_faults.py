@@ -30,7 +30,8 @@ from tests.conftest import ROOT
 from tests.fakes.github import delivery_headers
 from tests.fakes.slack import SECRET, SlackFake
 from tests.redis_proc import RedisServer
-from tests.slack_helpers import mention, post, wait
+from tests.slack_helpers import mention, post
+from tests.waiting import until
 
 pytestmark = pytest.mark.integration
 LEASE = 3.0
@@ -196,7 +197,7 @@ def test_front_doors_answer_503_fast_while_redis_is_down_and_retries_land_once(
     assert _hook(client, "d-1")[0] == 200  # a second redelivery is a duplicate
     [reply] = slack_fake.wait_for("chat.postMessage", 1, timeout=60)
     assert "Saved" in reply.form["text"]
-    wait(lambda: rt.redis.hget("hippo:github:installations", "o/r") == b"7", timeout=30)
+    until(lambda: rt.redis.hget("hippo:github:installations", "o/r") == b"7", timeout=30)
     time.sleep(1.0)
     assert len(slack_fake.calls("chat.postMessage")) == 1 and len(note_commits(rt)) == 1
 
@@ -230,7 +231,7 @@ def test_notes_wait_for_an_unreachable_remote_and_land_once(
     remote.rename(away)
     try:
         post(client, mention("save a note: the remote came back", event_id="EvRemote"))
-        wait(lambda: b"Retry in" in (tmp_path / "w.log").read_bytes(), timeout=30)
+        until(lambda: b"Retry in" in (tmp_path / "w.log").read_bytes(), timeout=30)
         assert not slack_fake.calls("chat.postMessage")
     finally:
         away.rename(remote)
@@ -254,6 +255,6 @@ def test_a_message_taken_off_the_queue_by_a_dying_worker_is_sent_again(
     workers.append(Worker(rt, tmp_path / "w.log"))
     [reply] = slack_fake.wait_for("chat.postMessage", 1, timeout=60)
     assert "Saved" in reply.form["text"]
-    wait(lambda: rt.redis.hlen("hippo:journal") == 0, timeout=10)
+    until(lambda: rt.redis.hlen("hippo:journal") == 0, timeout=10)
     time.sleep(LEASE)
     assert len(note_commits(rt)) == 1 and len(slack_fake.calls("chat.postMessage")) == 1

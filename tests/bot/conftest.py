@@ -1,4 +1,4 @@
-"""Fixtures the GitHub door's tests share: the loopback GitHub and one embedded Redis per module."""
+"""Fixtures the GitHub door's tests share: the loopback GitHub (Redis: tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from jobs.config import Config
-from jobs.runtime import Runtime
 from tests.fakes.github import FakeGitHub
 
 
@@ -15,11 +13,3 @@ from tests.fakes.github import FakeGitHub
 def fake_github() -> Iterator[FakeGitHub]:
     with FakeGitHub() as fake:
         yield fake
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One embedded Redis for the module (its shutdown takes seconds); each test flushes it."""
-    server = Runtime(Config(data_dir=tmp_path_factory.mktemp("redis")))
-    yield server.redis_url
-    server.close()

@@ -47,8 +47,8 @@ def make_rt(tmp_path: Path, **extra: object) -> Runtime:
 
 
 @pytest.fixture
-def rt(tmp_path: Path) -> Iterator[Runtime]:
-    runtime = make_rt(tmp_path)
+def rt(tmp_path: Path, redis_url: str) -> Iterator[Runtime]:
+    runtime = make_rt(tmp_path, redis_url=redis_url)
     yield runtime
     runtime.close()
 
@@ -299,9 +299,10 @@ def test_next_is_never_an_open_redirect(client: FlaskClient) -> None:
 
 
 @pytest.fixture
-def slack_client(tmp_path: Path, slack_fake: SlackFake) -> Iterator[FlaskClient]:
+def slack_client(tmp_path: Path, slack_fake: SlackFake, redis_url: str) -> Iterator[FlaskClient]:
     runtime = make_rt(
         tmp_path,
+        redis_url=redis_url,
         slack_client_id="123.456",
         slack_client_secret="shh",
         slack_bot_token="xoxb-test",

@@ -37,16 +37,16 @@ def make_rt(tmp_path: Path, **extra: str) -> Runtime:
 
 
 @pytest.fixture
-def rt(tmp_path: Path) -> Iterator[Runtime]:
+def rt(tmp_path: Path, redis_url: str) -> Iterator[Runtime]:
     """No sign-in configured: no console token, no Slack, no HIPPO_SECRET_KEY."""
-    runtime = make_rt(tmp_path)
+    runtime = make_rt(tmp_path, redis_url=redis_url)
     yield runtime
     runtime.close()
 
 
 @pytest.fixture
-def token_rt(tmp_path: Path) -> Iterator[Runtime]:
-    runtime = make_rt(tmp_path, console_token=TOKEN, secret_key="test-secret")
+def token_rt(tmp_path: Path, redis_url: str) -> Iterator[Runtime]:
+    runtime = make_rt(tmp_path, redis_url=redis_url, console_token=TOKEN, secret_key="test-secret")
     yield runtime
     runtime.close()
 

@@ -43,6 +43,7 @@ from tests.github_scenario import (
     serve_later,
     serve_taught,
 )
+from tests.waiting import until
 
 SECRET = "webhook-secret"
 MARKER = "<!-- hippo:lesson -->"
@@ -90,16 +91,6 @@ def post(client: FlaskClient, event: str, payload: Any, delivery: str = "") -> A
     return client.post("/github/webhook", data=body, headers=headers)
 
 
-def wait_for(check: Any, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out")
-
-
 def lesson(rt: Runtime) -> fmt.Entry | None:
     text = rt.store.read_or_none(f"conventions/{REPO}.md")
     entries = fmt.parse(text).entries if text else []
@@ -118,8 +109,8 @@ def teach(rt: Runtime, client: FlaskClient, fake: FakeGitHub) -> None:
             "closed", repo=REPO, number=n, merged=True, merge_commit_sha=f"m{n}"
         )
         assert post(client, "pull_request", closed).status_code == 202
-        wait_for(lambda s=status: (e := lesson(rt)) is not None and e.get("status") == s)
-        wait_for(lambda n=n: comments_on(fake, n))
+        until(lambda s=status: (e := lesson(rt)) is not None and e.get("status") == s)
+        until(lambda n=n: comments_on(fake, n))
 
 
 def push(client: FlaskClient, branch: Branch, delivery: str = "") -> Any:
@@ -142,7 +133,7 @@ def test_the_agent_repeating_a_lesson_is_flagged_on_the_right_lines(
     for branch in branches:
         serve_later(fake_github, branch)
         assert push(client, branch).json["check"] == "queued"
-        run = wait_for(
+        run = until(
             lambda b=branch: [r for r in fake_github.check_runs if r.body["head_sha"] == b.head_sha]
         )[0]
         assert run.body["name"] == "hippo conventions" and run.body["status"] == "completed"
@@ -158,7 +149,7 @@ def test_the_agent_repeating_a_lesson_is_flagged_on_the_right_lines(
     # The same push delivered again under another id: no second check run.
     before = len(fake_github.check_runs)
     assert push(client, branches[0]).status_code == 202
-    wait_for(lambda: rt.redis.llen("celery") == 0)
+    until(lambda: rt.redis.llen("celery") == 0)
     time.sleep(0.5)
     assert len(fake_github.check_runs) == before
 
@@ -192,7 +183,7 @@ def test_annotations_land_on_git_lines_whatever_the_characters(
     assert "\x0c" in branch.patches["tests/unit/test_pages.py"]
     serve_later(fake_github, branch)
     assert push(client, branch).json["check"] == "queued"
-    run = wait_for(
+    run = until(
         lambda: [r for r in fake_github.check_runs if r.body["head_sha"] == branch.head_sha]
     )[0]
     flagged = [a["start_line"] for a in run.annotations]
@@ -218,7 +209,7 @@ def test_learning_comments_once_and_says_when_a_lesson_became_active(
     head = rt.store.head()
     closed = pull_request_payload("closed", repo=REPO, number=2, merged=True, merge_commit_sha="m2")
     assert post(client, "pull_request", closed, delivery="another-id").status_code == 202
-    wait_for(lambda: rt.redis.llen("celery") == 0)
+    until(lambda: rt.redis.llen("celery") == 0)
     time.sleep(0.5)
     learned = learn_one(rt, REPO, 2)
     assert not learned.committed and rt.store.head() == head
@@ -334,7 +325,7 @@ def test_a_stranger_posting_the_marker_first_does_not_get_her_comment_edited(
     serve_taught(fake_github, 1)
     closed = pull_request_payload("closed", repo=REPO, number=1, merged=True, merge_commit_sha="m1")
     assert post(client, "pull_request", closed).status_code == 202
-    wait_for(lambda: len(comments_on(fake_github, 1)) == 2)
+    until(lambda: len(comments_on(fake_github, 1)) == 2)
     by = {c.login: c.body for c in fake_github.comments if c.number == 1}
     assert by["mallory"] == planted
     assert "(lesson tentative)" in by["hippo-app[bot]"]

@@ -40,6 +40,7 @@ from tests.fakes.github import (
     webhook,
 )
 from tests.fakes.slack import SlackFake
+from tests.waiting import until
 
 SECRET = "webhook-secret"
 AGENT = "hippo-agent[bot]"
@@ -194,16 +195,6 @@ def serve_edited_pull(fake: FakeGitHub, n: int) -> None:
     fake.add_files(REPO, f"m{n}", {path: NEW.format(n=n)})
 
 
-def wait_for(check: Any, timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out")
-
-
 def conventions(rt: Runtime) -> list[fmt.Entry]:
     text = rt.store.read_or_none(f"conventions/{REPO}.md")
     return fmt.parse(text).entries if text else []
@@ -221,7 +212,7 @@ def test_two_same_edits_make_an_active_lesson_and_a_note(
         )
         assert post(client, "pull_request", closed, delivery=f"d{n}").status_code == 202
         status = "tentative" if n == 1 else "active"
-        wait_for(lambda s=status: conventions(rt) and conventions(rt)[0].get("status") == s)
+        until(lambda s=status: conventions(rt) and conventions(rt)[0].get("status") == s)
     entry = conventions(rt)[0]
     assert entry.get_all("source") == [
         "https://github.com/octo/app/pull/1",
@@ -230,14 +221,14 @@ def test_two_same_edits_make_an_active_lesson_and_a_note(
     archive = [p for p in rt.store.files("archive/")]
     lines = rt.store.read(archive[0]).splitlines()
     assert [json.loads(x)["outcome"] for x in lines] == ["merged_after_changes"] * 2
-    notes = wait_for(lambda: rt.outbox.messages())
+    notes = until(lambda: rt.outbox.messages())
     assert notes[0]["channel"] == "#app" and "New convention for *octo/app*" in notes[0]["text"]
     head = rt.store.head()
     # A redelivery of the second close, past the route (its claim expired): no new commit.
     rt.redis.delete("hippo:github:delivery:d2")
     closed = pull_request_payload("closed", repo=REPO, number=2, merged=True, merge_commit_sha="m2")
     assert post(client, "pull_request", closed, delivery="d2").status_code == 202
-    wait_for(lambda: queued(rt) == 0)
+    until(lambda: queued(rt) == 0)
     time.sleep(0.3)
     assert rt.store.head() == head and len(rt.outbox.messages()) == 1
     # The operational log counted one promotion (the redelivery none); a briefing for the same
@@ -382,8 +373,8 @@ def test_a_strangers_comment_on_silently_closed_pull_requests_teaches_nothing(
         serve_closed_pull(fake_github, n, [said])
         closed = pull_request_payload("closed", repo=REPO, number=n, sender="alice")
         assert post(client, "pull_request", closed, delivery=f"s{n}").status_code == 202
-        wait_for(lambda n=n: len(archived(rt)) == n)
-    wait_for(lambda: queued(rt) == 0)
+        until(lambda n=n: len(archived(rt)) == n)
+    until(lambda: queued(rt) == 0)
     lessons = conventions(rt)
     assert all(e.get("status") == "tentative" for e in lessons), lessons
     assert all(e.text.endswith("without giving a reason") for e in lessons)
@@ -393,7 +384,7 @@ def test_a_strangers_comment_on_silently_closed_pull_requests_teaches_nothing(
     serve_closed_pull(fake_github, 3, [said])
     closed = pull_request_payload("closed", repo=REPO, number=3, sender="alice")
     assert post(client, "pull_request", closed, delivery="s3").status_code == 202
-    wait_for(lambda: any("network calls" in e.text for e in conventions(rt)))
+    until(lambda: any("network calls" in e.text for e in conventions(rt)))
     asked = {r.path for r in fake_github.requests if r.path.endswith("/permission")}
     assert asked == {
         f"/repos/{REPO}/collaborators/alice/permission",
@@ -417,11 +408,11 @@ def test_a_strangers_commit_or_close_teaches_nothing(
             "closed", repo=REPO, number=n, merged=True, merge_commit_sha=f"m{n}"
         )
         assert post(client, "pull_request", closed, delivery=f"e{n}").status_code == 202
-        wait_for(lambda n=n: len(archived(rt)) == n)
+        until(lambda n=n: len(archived(rt)) == n)
     serve_closed_pull(fake_github, 3, [comment_body("issue_comment", "eve", POISON)])
     closed = pull_request_payload("closed", repo=REPO, number=3, sender="eve")
     assert post(client, "pull_request", closed, delivery="e3").status_code == 202
-    wait_for(lambda: len(archived(rt)) == 3)
+    until(lambda: len(archived(rt)) == 3)
     records = [json.loads(line) for line in archived(rt)]
     assert [r["outcome"] for r in records] == ["merged_after_changes"] * 2 + ["closed_by_person"]
     assert conventions(rt) == [] and "evil.example" not in memory_text(rt)
@@ -445,7 +436,7 @@ def test_a_lesson_quoting_markup_is_posted_as_words(
         serve_closed_pull(fake_github, n, [comment_body("issue_comment", "alice", said)])
         closed = pull_request_payload("closed", repo=REPO, number=n, sender="alice")
         assert post(client, "pull_request", closed, delivery=f"h{n}").status_code == 202
-        wait_for(lambda n=n: [c for c in hippos(fake_github) if c.number == n])
+        until(lambda n=n: [c for c in hippos(fake_github) if c.number == n])
     [lesson] = conventions(rt)
     assert lesson.get("status") == "active" and "@octo/platform first <img src=x>" in lesson.text
     for c in hippos(fake_github):

@@ -39,8 +39,10 @@ def claude() -> Iterator[FakeAnthropic]:
 
 
 @pytest.fixture
-def rt(tmp_path: Path, slack_fake: SlackFake, claude: FakeAnthropic) -> Iterator[Runtime]:
-    runtime = Runtime(_config(tmp_path, slack_fake, claude))
+def rt(
+    tmp_path: Path, slack_fake: SlackFake, claude: FakeAnthropic, redis_url: str
+) -> Iterator[Runtime]:
+    runtime = Runtime(_config(tmp_path, slack_fake, claude, redis_url))
     runtime.store.init()
     runtime.store.write([WriteFile(PATH, SEED)], author=ALICE, message="seed")
     make_celery(runtime)

@@ -24,14 +24,18 @@ from memory.prompts import snapshot
 from memory.writes import AddEntry, WriteFile
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.slack import SECRET, SlackFake, payload_body
-from tests.slack_helpers import conformance, mention, post, wait
+from tests.slack_helpers import conformance, mention, post
+from tests.waiting import until
 
 ALICE = Author("alice", "alice@example.com")
 TOPIC = "# checkout-api\n\n- 504s after deploys come from cold caches [source: https://x/pr/1]\n"
 
 
-def _config(tmp_path: Path, slack: SlackFake, claude: FakeAnthropic | None) -> Config:
+def _config(
+    tmp_path: Path, slack: SlackFake, claude: FakeAnthropic | None, redis_url: str
+) -> Config:
     return Config(
+        redis_url=redis_url,
         data_dir=tmp_path / "data",
         memory_remote=str(tmp_path / "remote.git"),
         slack_bot_token="xoxb-test",
@@ -51,9 +55,11 @@ def claude() -> Iterator[FakeAnthropic]:
 
 
 @pytest.fixture
-def rt(tmp_path: Path, slack_fake: SlackFake, claude: FakeAnthropic) -> Iterator[Runtime]:
+def rt(
+    tmp_path: Path, slack_fake: SlackFake, claude: FakeAnthropic, redis_url: str
+) -> Iterator[Runtime]:
     """A Runtime with a key, talking to the Anthropic and Slack fakes, on a seeded memory."""
-    runtime = Runtime(_config(tmp_path, slack_fake, claude))
+    runtime = Runtime(_config(tmp_path, slack_fake, claude, redis_url))
     runtime.store.init()
     runtime.store.write(
         [WriteFile("services/checkout-api.md", TOPIC), AddEntry("MEMORY.md", "deploys at 10:00")],
@@ -147,7 +153,7 @@ def test_question_in_a_thread_end_to_end(
                        ts="1700000000.000200", thread_ts="1700000000.000100")  # fmt: skip
         assert post(client, body).status_code == 200
         posts = slack_fake.wait_for("chat.postMessage")
-        wait(lambda: bool(_archive(rt)))
+        until(lambda: bool(_archive(rt)))
     reply = posts[0].form
     assert reply["thread_ts"] == "1700000000.000100"
     assert reply["text"].startswith("Cold caches after deploys")
@@ -170,10 +176,10 @@ def test_question_in_a_thread_end_to_end(
 
 
 def test_without_a_key_hippo_answers_with_search_hits(
-    tmp_path: Path, slack_fake: SlackFake
+    tmp_path: Path, slack_fake: SlackFake, redis_url: str
 ) -> None:
     """No ANTHROPIC_API_KEY: the best hits, a note that written answers need a key, an episode."""
-    rt = Runtime(_config(tmp_path, slack_fake, None))
+    rt = Runtime(_config(tmp_path, slack_fake, None, redis_url))
     rt.store.init()
     rt.store.write([WriteFile("services/checkout-api.md", TOPIC)], author=ALICE, message="seed")
     try:
@@ -222,7 +228,7 @@ def test_overloaded_to_the_end_offers_try_again_and_pushes_nothing(
     with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
         assert post(client, payload_body(click)).status_code == 200
         slack_fake.wait_for("chat.postMessage", 2)
-        wait(lambda: bool(_archive(rt)))
+        until(lambda: bool(_archive(rt)))
         click["trigger_id"] = "another.click"
         assert post(client, payload_body(click)).status_code == 200
     update = slack_fake.calls("chat.update")[0].form
@@ -310,9 +316,11 @@ def test_a_redelivered_task_posts_nothing_twice(
     assert slack_fake.posts()[0]["thread_ts"] == "1700000000.000500"
 
 
-def test_an_empty_memory_gets_a_clear_answer(tmp_path: Path, slack_fake: SlackFake) -> None:
+def test_an_empty_memory_gets_a_clear_answer(
+    tmp_path: Path, slack_fake: SlackFake, redis_url: str
+) -> None:
     """A memory repository with no commits: the thread hears what to do, nothing crashes."""
-    config = _config(tmp_path, slack_fake, None)
+    config = _config(tmp_path, slack_fake, None, redis_url)
     pygit2.init_repository(config.memory_remote, bare=True)
     rt = Runtime(config)
     try:
@@ -374,10 +382,10 @@ def test_a_pinned_thread_reads_the_newest_files(rt: Runtime, claude: FakeAnthrop
 
 
 def test_timeouts_to_the_end_offer_try_again(
-    tmp_path: Path, slack_fake: SlackFake, claude: FakeAnthropic
+    tmp_path: Path, slack_fake: SlackFake, claude: FakeAnthropic, redis_url: str
 ) -> None:
     """Claude not answering within HIPPO_LLM_TIMEOUT through every retry: Try again, no push."""
-    rt = Runtime(replace(_config(tmp_path, slack_fake, claude), llm_timeout=0.2))
+    rt = Runtime(replace(_config(tmp_path, slack_fake, claude, redis_url), llm_timeout=0.2))
     try:
         rt.store.init()
         rt.store.write([WriteFile("services/checkout-api.md", TOPIC)], author=ALICE, message="s")

@@ -21,7 +21,8 @@ from memory import format as fmt
 from memory.git import Author
 from memory.writes import WriteFile
 from tests.fakes.slack import SlackFake, payload_body
-from tests.slack_helpers import command, conformance, post, wait
+from tests.slack_helpers import command, conformance, post
+from tests.waiting import until
 
 SEED = {
     "archive/2026-11-29.jsonl": json.dumps(
@@ -129,7 +130,7 @@ def test_revert_button_reverts_one_step_and_confirms_in_thread(
     client = create_app(celery_worker_for.config, celery_worker_for).test_client()
     assert post(client, payload_body(body)).status_code == 200
     assert post(client, payload_body(body)).status_code == 200  # a double click
-    wait(lambda: [c for c in slack_fake.calls("chat.postMessage") if c.form.get("thread_ts")])
+    until(lambda: [c for c in slack_fake.calls("chat.postMessage") if c.form.get("thread_ts")])
     replies = [c.form for c in slack_fake.calls("chat.postMessage") if c.form.get("thread_ts")]
     assert len(replies) == 1
     assert replies[0]["thread_ts"] == outcome.digest_ts
@@ -172,7 +173,7 @@ def test_merge_button_merges_a_possible_duplicate_as_the_presser(
     client = create_app(celery_worker_for.config, celery_worker_for).test_client()
     assert post(client, payload_body(body)).status_code == 200
     assert post(client, payload_body(body)).status_code == 200  # a double click
-    wait(lambda: [c for c in slack_fake.calls("chat.postMessage") if c.form.get("thread_ts")])
+    until(lambda: [c for c in slack_fake.calls("chat.postMessage") if c.form.get("thread_ts")])
     replies = [c.form for c in slack_fake.calls("chat.postMessage") if c.form.get("thread_ts")]
     assert len(replies) == 1 and replies[0]["text"].startswith("<@W222> merged “")
     store = celery_worker_for.store
@@ -192,11 +193,11 @@ def test_slash_command_dream_is_for_admins(
         "users.info", (200, {"ok": True, "user": {"id": "W1", "is_admin": False}}, {})
     )
     assert post(client, command("dream", trigger="1.1.a")).status_code == 200
-    wait(lambda: slack_fake.calls("chat.postMessage"))
+    until(lambda: slack_fake.calls("chat.postMessage"))
     assert slack_fake.posts()[-1]["text"].startswith("Only workspace admins and owners can start")
     slack_fake.script("users.info", (200, {"ok": True, "user": {"id": "W1", "is_owner": True}}, {}))
     assert post(client, command("dream --now 2026-11-30T03:00", trigger="1.1.b")).status_code == 200
-    wait(lambda: celery_worker_for.store.sync() and celery_worker_for.store.ref("snapshots/1"))
+    until(lambda: celery_worker_for.store.sync() and celery_worker_for.store.ref("snapshots/1"))
     assert celery_worker_for.store.log(limit=1)[0].summary.startswith("dream(state)")
 
 

@@ -19,7 +19,8 @@ from jobs.runtime import Runtime
 from tests.conftest import ROOT
 from tests.fakes.slack import SECRET, signed_headers
 from tests.ops_helpers import answers_ok, free_port
-from tests.slack_helpers import mention, post, wait
+from tests.slack_helpers import mention, post
+from tests.waiting import until
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # the shape of a GitHub token
 
@@ -52,7 +53,7 @@ def test_request_id_goes_from_slack_request_to_task_logs_and_commit(tmp_path: Pa
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        wait(lambda: answers_ok(base + "/readyz"), timeout=60)
+        until(lambda: answers_ok(base + "/readyz"), timeout=60)
         raw = json.dumps(mention("remember request ids reach the commit"))
         headers = {**signed_headers(raw), "X-Request-ID": "caller-7.a"}
         req = urllib.request.Request(
@@ -61,7 +62,7 @@ def test_request_id_goes_from_slack_request_to_task_logs_and_commit(tmp_path: Pa
         with urllib.request.urlopen(req, timeout=5) as resp:
             rid = resp.headers["X-Request-ID"]
         assert rid and len(rid) == 32 and rid != "caller-7.a"
-        wait(lambda: _task_done(log, rid), timeout=60)
+        until(lambda: _task_done(log, rid), timeout=60)
         body = mention(f"save a note: the deploy key is {TOKEN}", event_id="EvT", ts="2.0")
         raw = json.dumps(body)
         req = urllib.request.Request(
@@ -69,7 +70,7 @@ def test_request_id_goes_from_slack_request_to_task_logs_and_commit(tmp_path: Pa
         )
         with urllib.request.urlopen(req, timeout=5) as resp:
             refused = resp.headers["X-Request-ID"]
-        wait(lambda: _task_done(log, refused), timeout=60)
+        until(lambda: _task_done(log, refused), timeout=60)
     finally:
         dev.send_signal(signal.SIGINT)
         dev.wait(timeout=30)
@@ -141,7 +142,7 @@ def test_beat_logs_json_lines(tmp_path: Path, embedded_redis_url: str) -> None:
             start_new_session=True,
         )
     try:
-        wait(lambda: "Starting" in log.read_text(), timeout=60)
+        until(lambda: "Starting" in log.read_text(), timeout=60)
     finally:
         os.killpg(beat.pid, signal.SIGTERM)
         beat.wait(timeout=30)

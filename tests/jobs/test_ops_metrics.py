@@ -26,7 +26,8 @@ from jobs.runtime import Runtime
 from tests.conftest import ROOT
 from tests.fakes.slack import SlackFake
 from tests.ops_helpers import answers_ok, free_port
-from tests.slack_helpers import mention, post, wait
+from tests.slack_helpers import mention, post
+from tests.waiting import until
 
 
 def _samples(client: FlaskClient) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -50,7 +51,7 @@ def test_metrics_move_after_a_slack_note(celery_worker_for: Runtime, slack_fake:
     assert resp.status_code == 200
     slack_fake.wait_for("chat.postMessage")
     done = ("hippo_tasks_total", (("state", "SUCCESS"), ("task", "hippo.slack.save_note")))
-    wait(lambda: _samples(client).get(done, 0) == before.get(done, 0) + 1)
+    until(lambda: _samples(client).get(done, 0) == before.get(done, 0) + 1)
     after = _samples(client)
 
     def moved(name: str, **labels: str) -> float:
@@ -159,7 +160,7 @@ def test_hippo_serve_sums_metrics_over_gunicorn_workers_and_logs_json(
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        wait(lambda: answers_ok(base + "/healthz"), timeout=60)
+        until(lambda: answers_ok(base + "/healthz"), timeout=60)
         ids = set()
         for _ in range(20):
             with urllib.request.urlopen(base + "/healthz", timeout=5) as resp:
@@ -169,7 +170,7 @@ def test_hippo_serve_sums_metrics_over_gunicorn_workers_and_logs_json(
         oauth = "/slack/oauth_redirect?code=1234.5678.secretcode&state=secretstate42"
         with contextlib.suppress(urllib.error.HTTPError):  # 404 here: no OAuth configured
             urllib.request.urlopen(base + oauth, timeout=5).close()
-        wait(lambda: "oauth_redirect" in log.read_text(), timeout=10)
+        until(lambda: "oauth_redirect" in log.read_text(), timeout=10)
     finally:
         os.killpg(serve.pid, signal.SIGTERM)
         serve.wait(timeout=30)
@@ -231,11 +232,11 @@ def test_task_events_are_sent_for_flower(celery_worker_for: Runtime, slack_fake:
 
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()
-    wait(lambda: receivers)
+    until(lambda: receivers)
     time.sleep(0.5)  # the receiver's queue is bound before anything is sent
     client = create_app(rt.config, rt).test_client()
     post(client, mention("save a note: flower sees this task", event_id="EvF1"))
-    wait(lambda: {"task-sent", "task-received", "task-started", "task-succeeded"} <= set(seen))
+    until(lambda: {"task-sent", "task-received", "task-started", "task-succeeded"} <= set(seen))
     receivers[0].should_stop = True
     listener.join(10)
     assert not listener.is_alive() and failed == []

@@ -22,7 +22,7 @@ from jobs.config import Config
 from jobs.runtime import Runtime
 from tests.gitservers.smart_http import HttpGitServer
 from tests.ops_helpers import free_port
-from tests.slack_helpers import wait
+from tests.waiting import until
 
 
 class RedisServer:
@@ -57,7 +57,7 @@ class RedisServer:
             stdout=subprocess.DEVNULL,
         )
         client = redis.Redis.from_url(self.url)
-        wait(lambda: _pings(client), timeout=10)
+        until(lambda: _pings(client), timeout=10)
         client.close()
 
     def stop(self) -> None:

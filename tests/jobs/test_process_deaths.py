@@ -16,7 +16,8 @@ import psutil
 import pytest
 
 from tests.conftest import ROOT
-from tests.jobs.test_processes import _free_port, _get, _hippo_env, _redis_users, _settle, _until
+from tests.jobs.test_processes import _free_port, _get, _hippo_env, _redis_users, _settle
+from tests.waiting import until
 
 
 def _start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[bytes], Path]:
@@ -51,9 +52,21 @@ def test_sigkill_of_hippo_and_its_group_leaves_no_process(tmp_path: Path, comman
     proc, log = _start(tmp_path, *args)
     child = "gunicorn" if command == "serve" else "celery"
     try:
-        _until(lambda: _child_running(proc, child), 90, f"the {child} child", log)
+        until(
+            lambda: _child_running(proc, child),
+            90,
+            f"the {child} child",
+            [log],
+            tolerate=(OSError,),
+        )
         if command != "worker":
-            _until(lambda: _get(f"http://127.0.0.1:{port}/healthz"), 90, "/healthz", log)
+            until(
+                lambda: _get(f"http://127.0.0.1:{port}/healthz"),
+                90,
+                "/healthz",
+                [log],
+                tolerate=(OSError,),
+            )
         assert _redis_users(tmp_path).get("server"), "the embedded Redis runs"
         children = psutil.Process(proc.pid).children(recursive=True)
         os.killpg(proc.pid, signal.SIGKILL)

@@ -26,6 +26,7 @@ from tests.conftest import ROOT
 from tests.console_helpers import signed_in_opener
 from tests.fakes.slack import SECRET, signed_headers
 from tests.slack_helpers import mention
+from tests.waiting import until
 
 
 def test_slack_settings_come_from_the_environment() -> None:
@@ -139,19 +140,6 @@ def _get(url: str) -> Any:
         return json.loads(resp.read())
 
 
-def _until(cond: Any, timeout: float, what: str, log: Path) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            found = cond()
-        except OSError:  # the web process is not listening yet
-            found = None
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"{what} not seen in {timeout:.0f}s; hippo dev said:\n{log.read_text()}")
-
-
 @pytest.mark.integration
 def test_hippo_dev_serves_slack_offline_until_interrupted(tmp_path: Path) -> None:
     """`hippo dev` with no REDIS_URL and no bot token: a signed mention is committed and answered
@@ -175,7 +163,7 @@ def test_hippo_dev_serves_slack_offline_until_interrupted(tmp_path: Path) -> Non
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        _until(lambda: _get(base + "/healthz"), 60, "/healthz", log)
+        until(lambda: _get(base + "/healthz"), 60, "/healthz", [log], tolerate=(OSError,))
         raw = json.dumps(mention("remember the laptop runs everything offline"))
         req = urllib.request.Request(
             base + "/slack/events", data=raw.encode(), headers=signed_headers(raw), method="POST"
@@ -188,7 +176,7 @@ def test_hippo_dev_serves_slack_offline_until_interrupted(tmp_path: Path) -> Non
             with console.open(base + "/outbox", timeout=5) as resp:
                 return json.loads(resp.read())["messages"]
 
-        messages = _until(outbox, 60, "a reply", log)
+        messages = until(outbox, 60, "a reply", [log], tolerate=(OSError,))
         assert "Saved to" in messages[0]["text"] and "inbox.md" in messages[0]["text"]
         # the worker's link points at the port dev serves on (no HIPPO_PUBLIC_URL, no PORT)
         assert f"<http://localhost:{port}/console/file/inbox.md|" in messages[0]["text"]
@@ -299,12 +287,7 @@ def test_the_embedded_redis_stops_when_the_last_user_leaves(tmp_path: Path) -> N
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    _until(
-        lambda: len(_redis_users(tmp_path).get("users", {})) == 2,
-        30,
-        "mcp joining",
-        tmp_path / "none",
-    )
+    until(lambda: len(_redis_users(tmp_path).get("users", {})) == 2, 60, "mcp joining")
     assert _redis_users(tmp_path)["server"][0] == pid  # joined the running server
     one.close()
     assert two.redis.get("k") == b"v"
@@ -330,7 +313,7 @@ def test_a_user_killed_outright_is_pruned_by_the_next(tmp_path: Path) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    _until(lambda: _redis_users(tmp_path).get("users"), 30, "mcp joining", tmp_path / "none")
+    until(lambda: _redis_users(tmp_path).get("users"), 60, "mcp joining")
     child.kill()
     child.wait()
     rt = Runtime(Config(data_dir=tmp_path / "data", memory_remote=str(tmp_path / "r.git")))
@@ -367,7 +350,7 @@ def test_hippo_mcp_stopped_by_a_signal_leaves_no_process(tmp_path: Path, signum:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    _until(lambda: _redis_users(tmp_path).get("users"), 30, "mcp joining", tmp_path / "none")
+    until(lambda: _redis_users(tmp_path).get("users"), 60, "mcp joining")
     child.send_signal(signum)
     try:
         code = child.wait(timeout=30)
@@ -394,7 +377,13 @@ def test_hippo_dev_forwards_the_signal_and_leaves_no_process(tmp_path: Path, sig
             stderr=subprocess.STDOUT,
         )
     try:
-        _until(lambda: _get(f"http://127.0.0.1:{port}/healthz"), 60, "/healthz", log)
+        until(
+            lambda: _get(f"http://127.0.0.1:{port}/healthz"),
+            60,
+            "/healthz",
+            [log],
+            tolerate=(OSError,),
+        )
         children = psutil.Process(dev.pid).children(recursive=True)
         assert any("celery" in " ".join(c.cmdline()) for c in children)
         assert _redis_users(tmp_path)["users"] == {
@@ -439,7 +428,13 @@ def test_hippo_serve_passes_sigterm_to_gunicorn_and_leaves_no_process(tmp_path: 
             stderr=subprocess.STDOUT,
         )
     try:
-        _until(lambda: _get(f"http://127.0.0.1:{port}/healthz"), 90, "/healthz", log)
+        until(
+            lambda: _get(f"http://127.0.0.1:{port}/healthz"),
+            90,
+            "/healthz",
+            [log],
+            tolerate=(OSError,),
+        )
         assert any(
             "gunicorn" in " ".join(c.cmdline()) for c in psutil.Process(serve.pid).children()
         )

@@ -21,7 +21,8 @@ from memory.writes import WriteFile
 from tests.bot.test_mcp import run_call, text_of
 from tests.console_helpers import CSRF, sign_in
 from tests.fakes.slack import SlackFake, payload_body
-from tests.slack_helpers import conformance, post, wait
+from tests.slack_helpers import conformance, post
+from tests.waiting import until
 
 ALICE = Author("alice", "alice@example.com")
 PATH = "services/checkout.md"
@@ -64,7 +65,7 @@ def test_the_digest_button_accepts_an_agents_deletion(
     client = create_app(rt.config, rt).test_client()
     assert post(client, payload_body(body)).status_code == 200
     assert post(client, payload_body(body)).status_code == 200  # a double click
-    wait(lambda: [c for c in slack_fake.calls("chat.postMessage") if c.form.get("thread_ts")])
+    until(lambda: [c for c in slack_fake.calls("chat.postMessage") if c.form.get("thread_ts")])
     (reply,) = [c.form for c in slack_fake.calls("chat.postMessage") if c.form.get("thread_ts")]
     assert reply["text"].startswith(f"<@W333> Accepted: delete “{VPN}”")
     assert texts(rt.store) == [RETRIES]

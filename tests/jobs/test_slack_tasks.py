@@ -21,7 +21,8 @@ from memory.git import Author
 from memory.writes import AddEntry
 from tests.console_helpers import sign_in
 from tests.fakes.slack import SlackFake, payload_body
-from tests.slack_helpers import command, conformance, mention, post, shortcut, wait
+from tests.slack_helpers import command, conformance, mention, post, shortcut
+from tests.waiting import until
 
 pytestmark = pytest.mark.integration
 PERSON = Author("test person", "person@example.com")
@@ -130,7 +131,7 @@ def test_redelivered_task_makes_one_commit_and_one_reply(
     replies(slack_fake)
     send(rt, note, args)
     send(rt, ShowHelp(), args)  # a marker that the queue drained
-    wait(lambda: rt.redis.get("hippo:slack:replied:slack:EvTwice") is not None)
+    until(lambda: rt.redis.get("hippo:slack:replied:slack:EvTwice") is not None)
     time.sleep(0.3)
     assert len(slack_fake.calls("chat.postMessage")) == 1
     assert sum(m.startswith("note:") for m in remote_messages(rt)) == 1
@@ -176,7 +177,7 @@ def test_reply_to_a_channel_hippo_left_is_not_retried(
     slack_fake.script("chat.postMessage", (200, {"ok": False, "error": "not_in_channel"}, {}))
     post(client, mention("remember the bot may be removed from a channel"))
     slack_fake.wait_for("chat.postMessage")
-    wait(lambda: celery_worker_for.redis.get("hippo:slack:replied:slack:Ev001") is not None)
+    until(lambda: celery_worker_for.redis.get("hippo:slack:replied:slack:Ev001") is not None)
     time.sleep(0.5)
     channels = [c.form["channel"] for c in slack_fake.calls("chat.postMessage")]
     assert channels == ["C111", "W222"]
@@ -390,7 +391,7 @@ def test_without_a_token_replies_go_to_the_outbox(offline: Runtime, slack_fake: 
     """Offline, the reply lands in the outbox (and /outbox), nothing reaches Slack."""
     client = create_app(offline.config, offline).test_client()
     post(client, mention("remember the office wifi is hippo-guest"))
-    wait(lambda: offline.outbox.messages())
+    until(lambda: offline.outbox.messages())
     sign_in(client, "console-token")
     [message] = client.get("/outbox").get_json()["messages"]
     assert "inbox.md" in message["text"] and message["thread_ts"] == "1700000000.000100"
@@ -408,7 +409,7 @@ def test_offline_reaction_says_it_cannot_read(offline: Runtime) -> None:
         "item": {"type": "message", "channel": "C111", "ts": "8.000100"},
     }
     post(client, body)
-    wait(lambda: offline.outbox.messages())
+    until(lambda: offline.outbox.messages())
     [message] = offline.outbox.messages()
     assert "could not read that message" in message["text"]
     assert message["thread_ts"] == "8.000100"

@@ -17,7 +17,8 @@ from bot.app import create_app
 from jobs.runtime import Runtime
 from tests.conftest import ROOT
 from tests.fakes.slack import SlackFake
-from tests.slack_helpers import mention, post, wait
+from tests.slack_helpers import mention, post
+from tests.waiting import until
 
 pytestmark = pytest.mark.integration
 
@@ -66,7 +67,7 @@ def test_killed_worker_child_is_redelivered(slack_runtime: Runtime, slack_fake: 
         os.kill(child.pid, signal.SIGKILL)
         replies = slack_fake.wait_for("chat.postMessage", 1, timeout=60)
         assert len(slack_fake.calls("chat.getPermalink")) >= 2  # it really ran again
-        wait(lambda: slack_runtime.redis.llen("celery") == 0)
+        until(lambda: slack_runtime.redis.llen("celery") == 0)
         time.sleep(0.5)
         assert len(slack_fake.calls("chat.postMessage")) == 1 and "Saved" in replies[0].form["text"]
         repo = pygit2.Repository(config.remote)

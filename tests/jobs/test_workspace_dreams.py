@@ -14,7 +14,7 @@ from jobs.task_messages import DreamAll, send
 from memory import notes
 from memory.git import Author
 from tests.fakes.slack import SlackFake
-from tests.slack_helpers import wait
+from tests.waiting import until
 from tests.workspaces_helpers import installed, many_config
 
 
@@ -51,7 +51,7 @@ def test_beat_dreams_every_installed_workspace_with_its_own_digest(
 
     with start_worker(app, pool="solo", perform_ping_check=False):
         send(rt, DreamAll(now_iso="2026-11-30T03:00"))
-        wait(lambda: len(slack_fake.calls("chat.postMessage")) >= 2, timeout=60)
+        until(lambda: len(slack_fake.calls("chat.postMessage")) >= 2, timeout=60)
 
     digests = {c.form["channel"]: c.token for c in slack_fake.calls("chat.postMessage")}
     assert digests == {"DTAAA": "xoxb-aaa", "DTBBB": "xoxb-bbb"}

@@ -33,8 +33,11 @@ def claude() -> Iterator[FakeAnthropic]:
 
 
 @pytest.fixture
-def rt(tmp_path: Path, slack_fake: SlackFake, claude: FakeAnthropic) -> Iterator[Runtime]:
+def rt(
+    tmp_path: Path, slack_fake: SlackFake, claude: FakeAnthropic, redis_url: str
+) -> Iterator[Runtime]:
     config = Config(
+        redis_url=redis_url,
         data_dir=tmp_path / "data",
         memory_remote=str(tmp_path / "remote.git"),
         slack_bot_token="xoxb-test",

@@ -17,7 +17,8 @@ from memory.git import Author
 from memory.writes import AddEntry, WriteFile
 from tests.fakes.slack import SlackFake, payload_body
 from tests.jobs.test_dream_tasks import SEED
-from tests.slack_helpers import conformance, golden, post, wait
+from tests.slack_helpers import conformance, golden, post
+from tests.waiting import until
 
 pytestmark = pytest.mark.integration
 LESSON = "- use ruff format, not black [source: https://github.com/acme/api/pull/7; status: active]"
@@ -95,7 +96,7 @@ def test_admin_runs_a_dream_from_home_and_home_is_refreshed(
     calls = slack_fake.wait_for("views.publish", 2, timeout=60)
     view = calls[1].form["view"]
     text = text_of(view)
-    wait(lambda: celery_worker_for.store.sync() is not None)
+    until(lambda: celery_worker_for.store.sync() is not None)
     run = next(c for c in celery_worker_for.store.log() if "Hippo-Dream" in c.trailers)
     run_id = run.trailers["Hippo-Dream"]
     assert f"<http://hippo.test/console/dreams#run-{run_id}|its card in the console>" in text

@@ -24,7 +24,8 @@ from flask.testing import FlaskClient
 from bot.app import create_app
 from jobs.runtime import Runtime
 from tests.fakes.slack import SlackFake, payload_body
-from tests.slack_helpers import command, conformance, golden, mention, post, wait
+from tests.slack_helpers import command, conformance, golden, mention, post
+from tests.waiting import until
 from tests.workspaces_helpers import many_config
 
 PG = "postgresql://postgres@127.0.0.1:5432"
@@ -188,7 +189,7 @@ def test_two_workspaces_each_with_its_own_memory_and_token(
             post(client, event(team, f"save a note: {team} deploys on Tuesdays", n)).status_code
             == 200
         )
-    wait(lambda: len(slack_fake.calls("chat.postMessage")) >= 2)
+    until(lambda: len(slack_fake.calls("chat.postMessage")) >= 2)
 
     remotes = tmp_path / "remotes"
     for team, other in (("TAAA", "TBBB"), ("TBBB", "TAAA")):
@@ -212,7 +213,7 @@ def test_uninstall_stops_the_token_and_keeps_the_memory(
     for team in TEAMS:
         install(client, slack_fake, team)
     assert post(client, event("TBBB", "save a note: TBBB uses blue-green", 1)).status_code == 200
-    wait(lambda: len(slack_fake.calls("chat.postMessage")) >= 1)
+    until(lambda: len(slack_fake.calls("chat.postMessage")) >= 1)
 
     gone = event("TBBB", "", 2)
     gone["event"] = {"type": "app_uninstalled", "event_ts": "1700000001.000000"}
@@ -225,7 +226,7 @@ def test_uninstall_stops_the_token_and_keeps_the_memory(
     refused = post(client, event("TBBB", "save a note: after the uninstall", 3))
     assert refused.status_code == 200  # answered (so Slack does not retry), not queued
     assert post(client, event("TAAA", "save a note: TAAA still here", 4)).status_code == 200
-    wait(lambda: len(slack_fake.calls("chat.postMessage")) >= 2)
+    until(lambda: len(slack_fake.calls("chat.postMessage")) >= 2)
     assert "xoxb-bbb" not in {c.token for c in slack_fake.requests[sent:]}
     assert worker.for_team("TBBB").config.slack_bot_token == ""  # a queued task gets none
 
@@ -348,7 +349,7 @@ def test_slash_commands_answer_in_their_workspace(
     hook = f"{slack_fake.url}hooks/commands/TBBB/1/dream"
     body = command("dream", team="TBBB", channel="CBBB", user="WTBBB", response_url=hook)
     assert post(client, body).status_code == 200
-    wait(lambda: slack_fake.hooks())
+    until(lambda: slack_fake.hooks())
     [said] = [c.form for c in slack_fake.hooks()]
     assert said["response_type"] == "ephemeral"
     assert said["text"].startswith("Only workspace admins and owners")
@@ -402,7 +403,7 @@ def test_a_shared_channel_is_named_by_each_workspace_for_itself(
     said = event("TAAA", "in this channel, answer in French", 7)
     said["event"]["channel"] = "CSHARED"
     assert post(client, said).status_code == 200
-    wait(lambda: [c for c in slack_fake.calls("chat.postMessage") if "Noted" in c.form["text"]])
+    until(lambda: [c for c in slack_fake.calls("chat.postMessage") if "Noted" in c.form["text"]])
     remote = tmp_path / "remotes" / "memory-TAAA.git"
     assert "answer in French" in show(remote, "preferences/channels/shared-eng.md")
     assert show(remote, "preferences/channels/general.md") == ""

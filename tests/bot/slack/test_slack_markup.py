@@ -14,7 +14,8 @@ from flask.testing import FlaskClient
 from bot.app import create_app
 from jobs.runtime import Runtime
 from tests.fakes.slack import SlackFake
-from tests.slack_helpers import command, mention, post, wait
+from tests.slack_helpers import command, mention, post
+from tests.waiting import until
 
 pytestmark = pytest.mark.integration
 
@@ -54,7 +55,7 @@ def test_a_hostile_note_is_quoted_as_words_in_every_reply(
         slack_fake.wait_for("chat.postMessage", n)
     url = f"{slack_fake.url}hooks/commands/T111/1/list"
     assert post(client, command("instructions", trigger="m.5", response_url=url)).status_code == 200
-    wait(lambda: slack_fake.hooks())
+    until(lambda: slack_fake.hooks())
     said = [p["text"] for p in slack_fake.posts()] + [c.form["text"] for c in slack_fake.hooks()]
     assert len(said) == 5
     for text in said:

@@ -18,7 +18,8 @@ from jobs.runtime import Runtime
 from jobs.slack.permissions import is_admin
 from tests.fakes.slack import SlackFake, payload_body
 from tests.jobs.test_dream_tasks import seeded
-from tests.slack_helpers import command, conformance, post, wait
+from tests.slack_helpers import command, conformance, post
+from tests.waiting import until
 
 pytestmark = pytest.mark.integration
 
@@ -56,7 +57,7 @@ def test_revert_by_a_member_is_refused_then_an_admin_reverts(
     rt.store.sync()
     assert rt.store.head() == head and threaded(slack_fake) == []
     assert post(client, revert_press(outcome.digest_ts, tidy, "W444", "t.2")).status_code == 200
-    wait(lambda: threaded(slack_fake))
+    until(lambda: threaded(slack_fake))
     assert threaded(slack_fake)[0]["text"].startswith("<@W444> reverted “dream(tidy): ")
     rt.store.sync()
     assert rt.store.log(limit=1)[0].author == "W444"
@@ -86,7 +87,7 @@ def test_hippo_admins_group_members_may_revert(
     client = create_app(config, worker_rt).test_client()
     press = revert_press(outcome.digest_ts, outcome.report.commits["tidy"], "W555", "t.3")
     assert post(client, press).status_code == 200
-    wait(lambda: threaded(slack_fake))
+    until(lambda: threaded(slack_fake))
     assert threaded(slack_fake)[0]["text"].startswith("<@W555> reverted")
     assert slack_fake.calls("usergroups.users.list")[0].form["usergroup"] == "S0ADMINS"
     assert slack_fake.calls("chat.postEphemeral") == []
@@ -100,7 +101,7 @@ def test_refusal_names_the_group_and_dream_from_a_member_is_refused(
     client = create_app(admins_worker.config, admins_worker).test_client()
     hook = slack_fake.url + "hooks/commands/T111/1/dream"
     assert post(client, command("dream", trigger="d.1", response_url=hook)).status_code == 200
-    wait(lambda: slack_fake.hooks())
+    until(lambda: slack_fake.hooks())
     said = slack_fake.hooks()[0].form
     assert said["response_type"] == "ephemeral"
     assert said["text"].startswith("Only workspace admins and owners and members of <!subteam^S0")

@@ -18,7 +18,8 @@ from jobs.slack.replies import response_url_ok
 from memory.git import Author
 from memory.writes import AddEntry
 from tests.fakes.slack import SlackFake
-from tests.slack_helpers import command, golden, mention, post, wait
+from tests.slack_helpers import command, golden, mention, post
+from tests.waiting import until
 
 pytestmark = pytest.mark.integration
 
@@ -44,7 +45,7 @@ def test_slash_recall_is_ephemeral_through_the_response_url(
     """`/hippo recall` answers only the person, through response_url; nothing in the channel."""
     body = command("recall checkout-api", trigger="r.1", response_url=hook(slack_fake, "a"))
     assert post(client, body).status_code == 200
-    wait(lambda: slack_fake.hooks())
+    until(lambda: slack_fake.hooks())
     [said] = [c.form for c in slack_fake.hooks()]
     assert said["response_type"] == "ephemeral"
     assert "checkout-api times out after 30s" in said["text"]
@@ -56,7 +57,7 @@ def test_shared_recall_answers_in_the_channel(client: FlaskClient, slack_fake: S
     for i, text in enumerate(["share recall checkout-api", "recall checkout-api --share"]):
         body = command(text, trigger=f"r.s{i}", response_url=hook(slack_fake, f"s{i}"))
         assert post(client, body).status_code == 200
-    wait(lambda: len(slack_fake.hooks()) == 2)
+    until(lambda: len(slack_fake.hooks()) == 2)
     for call in slack_fake.hooks():
         assert call.form["response_type"] == "in_channel"
         assert "checkout-api times out" in call.form["text"]
@@ -143,7 +144,7 @@ def test_forget_question_from_a_command_is_answered_in_place(
                    author=Author("a", "a@x"), message="seed 2")  # fmt: skip
     body = command("forget checkout-api", trigger="f.1", response_url=hook(slack_fake, "f"))
     assert post(client, body).status_code == 200
-    wait(lambda: slack_fake.hooks())
+    until(lambda: slack_fake.hooks())
     question = slack_fake.hooks()[0].form
     assert question["response_type"] == "ephemeral" and "Which one" in question["text"]
     [first] = next(b for b in question["blocks"] if b["type"] == "actions")["elements"][:1]
@@ -152,7 +153,7 @@ def test_forget_question_from_a_command_is_answered_in_place(
     press["container"].update(message_ts="111.222", channel_id="C111", is_ephemeral=True)
     press["actions"][0].update(action_id=first["action_id"], value=first["value"])
     assert post(client, payload_body(press)).status_code == 200
-    wait(lambda: len(slack_fake.hooks()) == 2)
+    until(lambda: len(slack_fake.hooks()) == 2)
     edit = slack_fake.hooks()[1].form
     assert edit["replace_original"] is True and edit["text"].startswith("Forgot ")
     assert slack_fake.calls("chat.update") == []
@@ -166,7 +167,7 @@ def test_question_asked_with_a_command_is_answered_only_to_the_person(
         "why does checkout-api time out?", trigger="q.1", response_url=hook(slack_fake, "q")
     )
     assert post(client, body).status_code == 200
-    wait(lambda: slack_fake.hooks(), timeout=60)
+    until(lambda: slack_fake.hooks(), timeout=60)
     said = slack_fake.hooks()[0].form
     assert said["response_type"] == "ephemeral" and "checkout-api" in said["text"]
     assert slack_fake.calls("chat.postMessage") == []
@@ -215,7 +216,7 @@ def test_recall_labels_what_was_removed_on_purpose(
     )
     body = command("recall checkout-api", trigger="r.14", response_url=hook(slack_fake, "g"))
     assert post(client, body).status_code == 200
-    wait(lambda: slack_fake.hooks())
+    until(lambda: slack_fake.hooks())
     [said] = [c.form["text"] for c in slack_fake.hooks()]
     known, _, gone = said.partition("Removed on purpose (not what I know):")
     assert "times out after 30s" in known and "caches for 60s _(tentative" in known

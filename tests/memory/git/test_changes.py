@@ -11,8 +11,7 @@ import pytest
 from memory import notes
 from memory import writes as ops
 from memory.errors import NoteRejected
-from memory.git import changes
-from memory.git import Author, Store
+from memory.git import Author, Store, changes
 
 ALICE = Author("alice", "alice@example.com")
 BOB = Author("bob", "bob@example.com")
