@@ -10,7 +10,7 @@ Rules compared on every pair:
 - baseline: tidy's rule at `--baseline` (memory/facts.py of that commit, read with `git show`:
   content words with Jaccard >= SAME and no conflict), merged without asking;
 - now: tidy's decision on a candidate pair (memory/dream/merge.py `verdict`: far apart or
-  about two things, else memory/statements.py); "merged" = provably one statement (merged
+  about two things, else memory/facts/statements.py); "merged" = provably one statement (merged
   without an LLM key), "possible" = listed in the digest for a person (or Claude with a key).
 
 Per style: false merges (different-meaning pairs merged) and recall (same-meaning pairs merged).
@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench import baseline  # noqa: E402
 from bench.duplicate_pairs import pairs as written_pairs  # noqa: E402
-from memory import statements  # noqa: E402
 from memory.dream import merge  # noqa: E402
+from memory.facts import statements  # noqa: E402
 
 BASELINE = baseline.REV
 PAIRS_TSV = ROOT / "tests" / "data" / "facts" / "pairs.tsv"

@@ -11,8 +11,9 @@ from typing import Literal
 import memory.facts.tombstones as tombstones
 import memory.trust.rules as trust
 from memory import format as fmt
-from memory import secrets, timebound
+from memory import secrets
 from memory.errors import NoteRejected, SecretFound
+from memory.facts import timebound
 from memory.git.request import Author, WriteResult
 from memory.git.store import Store
 from memory.writes.operations import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry
@@ -140,7 +141,7 @@ def save_note(
     """Add one entry (`source`, `added`, `by`) to `path`, or the topic it names, or inbox.md.
 
     A note that says when it stops being true ("today", "until the migration finishes", a date
-    ahead) is marked `scope: short-lived` (memory/timebound.py): tidy lets it expire."""
+    ahead) is marked `scope: short-lived` (memory/facts/timebound.py): tidy lets it expire."""
     note = clean_note(text)
     target = path or choose_topic(store.files(), note)
     meta: list[tuple[str, str]] = []

@@ -4,11 +4,11 @@ source, so nothing said is lost without a trace.
 
 Entries that each name an identifier the other lacks (an incident id, a host, a ticket: see
 memory/facts/contradictions.py) are never compared: they are about two things. Without Claude, two
-entries merge only when they are provably one statement
-(memory/statements.py: the same words in the same roles, the same polarity, the same quantities,
-no antonym across). A pair that is close but not provably one (its content words match above
-facts.SAME with no conflict, or it makes the same checkable claims: the same file, pull request
-and state, URL, one saying most of what the other does) is a *possible duplicate*: listed in the
+entries merge only when they are provably one statement (memory/facts/statements.py: the same
+words in the same roles, the same polarity, the same quantities, no antonym across). A pair that
+is close but not provably one (its content words match above facts.SAME with no conflict, or it
+makes the same checkable claims: the same file, pull request and state, URL, one saying most of
+what the other does) is a *possible duplicate*: listed in the
 digest for a person to merge with one click (`merge_pair`), never merged by the night alone.
 With Claude (`confirm`), every candidate pair, provable or possible, is merged only on Claude's
 clear "same"; an error keeps both.
@@ -32,11 +32,11 @@ import memory.facts.comparison as facts
 import memory.facts.contradictions as cx
 import memory.facts.tombstones as tombstones
 from memory import format as fmt
-from memory import statements
 from memory.dream.context import DREAM_BY, Context, StepResult
+from memory.facts import statements
+from memory.facts.lexicon import NEGATIONS, NUMBER_WORDS
 from memory.git.request import Author, WriteResult
 from memory.git.store import Store
-from memory.lexicon import NEGATIONS, NUMBER_WORDS
 from memory.notes import INBOX
 from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 

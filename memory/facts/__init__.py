@@ -3,7 +3,10 @@
 comparison.py: one fact in other words (`fact`, `same`, `conflict`, `covers`; content words,
 numbers, negations, opposite words); contradictions.py: what a new entry is to the entries on
 its subject (confirm, refine, contradict or new), optionally asked of a `Judge`; tombstones.py:
-the forgotten facts of forgotten.md, which no stale writer may bring back.
+the forgotten facts of forgotten.md, which no stale writer may bring back; statements.py: when
+tidy may merge two entries (provably one statement, possibly, or different); lexicon.py: the word
+lists they share (negations, number words, units, opposites); timebound.py: what makes a note
+short-lived.
 """
 
 from memory.facts.comparison import Fact, conflict, covers, fact, same

@@ -14,9 +14,9 @@ SAME, measured on tests/data/facts/pairs.tsv by bench/duplicates.py) and nothing
   "restart the API before the cache"; before/after, "from X to Y", than, instead of, over,
   until), or only one of them says an order;
 - one says a word the other lacks and the other its opposite ("enabled"/"disabled",
-  "open"/"closed"; memory/lexicon.py).
+  "open"/"closed"; memory/facts/lexicon.py).
 
-Tidy's merge asks more than this (memory/statements.py); this looser rule finds candidates and
+Tidy's merge asks more than this (memory/facts/statements.py); this looser rule finds candidates and
 serves the gate and the tombstones.
 
 `covers(stone, text)` is the tombstone rule: every content word of a forgotten fact is in the new
@@ -31,8 +31,8 @@ from functools import lru_cache
 
 import snowballstemmer
 
+import memory.facts.lexicon as lexicon
 from memory import format as fmt
-from memory import lexicon
 
 
 def _words(text: str) -> frozenset[str]:
@@ -51,7 +51,7 @@ STOP = _words(
     "come comes came make makes made cause causes caused lead leads result results happen"
 )
 # Negations as counted here (the tombstones' rule: "nobody acts on it since it can be ignored"
-# still says the forgotten fact); tidy's merge reads the full lexicon (memory/statements.py).
+# still says the forgotten fact); tidy's merge reads the full lexicon (memory/facts/statements.py).
 NEGATIONS = _words("not never stopped stop nt cannot cant dont doesnt isnt wont")
 # Order words: the terms on their left and right must be the same in both entries.
 ORDER = ("before", "after", "than", "instead", "over", "until", "from", "to")

@@ -1,4 +1,4 @@
-"""Time-bound statements (memory/timebound.py): what bounds a note in time, and what does not."""
+"""Time-bound statements (memory/facts/timebound.py): what bounds a note in time, and what does not."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from memory.timebound import why_time_bound
+from memory.facts.timebound import why_time_bound
 
 TODAY = date(2026, 12, 1)
 

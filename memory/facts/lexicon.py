@@ -2,8 +2,9 @@
 
 Written for hippo (issue 26) from the styles of public paraphrase and entailment corpora (pairs
 that differ only by a negation, an antonym, a quantity written as a word or a digit); no data
-copied. memory/facts/comparison.py (the gate, tombstones) and memory/statements.py (tidy's merge)
-read them.
+copied. memory/facts/comparison.py (the gate, tombstones) and memory/facts/statements.py
+(tidy's merge) read
+them.
 """
 
 from __future__ import annotations

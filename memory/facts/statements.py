@@ -36,7 +36,7 @@ import snowballstemmer
 import memory.facts.comparison as facts
 import memory.format.folding as folding
 from memory import format as fmt
-from memory.lexicon import NEGATIONS, NUMBER_WORDS, OPPOSITES, SCALES, UNITS
+from memory.facts.lexicon import NEGATIONS, NUMBER_WORDS, OPPOSITES, SCALES, UNITS
 
 Verdict = Literal["same", "possible", "different"]
 SAME: Final = "same"
