@@ -90,6 +90,7 @@ def _publish(rt: Runtime, task: str, kwargs: dict[str, Any]) -> None:
 @dataclass(frozen=True)
 class SaveNote(Message, task="hippo.slack.save_note"):
     text: str
+    path: str | None = None  # "save a note in ops/deploys.md: …"; None: the topic it names
 
 
 @dataclass(frozen=True)
