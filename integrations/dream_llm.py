@@ -194,8 +194,10 @@ class ClaudeDreamer:
     # -- daily note --------------------------------------------------------------------------
 
     def daily(self, day: str, episodes: Sequence[Episode]) -> list[Line] | None:
+        # a thread's case (problem, approach, outcome, evidence) goes with it when it has one
         listed = [
             {"n": i, "kind": e.kind, "text": e.text[:600], "sources": list(e.sources)}
+            | {k: v for k, v in e.case.as_dict().items() if v}
             for i, e in enumerate(episodes[:200])
         ]
         prompt = (

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 
-from jobs import dream, maintenance, proposals, workspace_dreams
+from jobs import dream, maintenance, proposals, snapshots, workspace_dreams
 from jobs.agent import tasks as agent_tasks
 from jobs.broker import settings
 from jobs.github import checks as github_checks
@@ -38,6 +38,7 @@ TASK_MODULES: tuple[TaskModule, ...] = (
     proposals,
     workspace_dreams,  # many workspaces: one nightly dream per installed workspace
     maintenance,
+    snapshots,  # a push to the memory repository on GitHub publishes its snapshot
 )
 log = logging.getLogger("hippo.tasks")
 

@@ -90,6 +90,7 @@ def _publish(rt: Runtime, task: str, kwargs: dict[str, Any]) -> None:
 @dataclass(frozen=True)
 class SaveNote(Message, task="hippo.slack.save_note"):
     text: str
+    path: str | None = None  # "save a note in ops/deploys.md: …"; None: the topic it names
 
 
 @dataclass(frozen=True)
@@ -212,6 +213,13 @@ class CheckPullRequest(Message, task="hippo.github.check_pull_request"):
     installation_id: int | None = None
 
 
+@dataclass(frozen=True)
+class MemoryPushed(Message, task="hippo.memory.pushed"):
+    """A push to the memory repository itself (GitHub's push event): publish its snapshot."""
+
+    after: str = ""  # the pushed tip, for the log
+
+
 # -- scheduled (beat), or queued by another task ------------------------------------------------
 
 
@@ -252,6 +260,7 @@ MESSAGES: tuple[type[Message], ...] = (
     HandlePullRequest,
     Installation,
     CheckPullRequest,
+    MemoryPushed,
     Dream,
     DreamAll,
     Maintenance,

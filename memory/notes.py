@@ -21,6 +21,7 @@ from memory.writes.operations import AddEntry, AddTombstone, DeleteFile, Operati
 INBOX = "inbox.md"
 _RUN = re.compile(r"[\w-]+")
 MAX_NOTE = 4000
+TITLE_MAX = 100  # a new topic's title, within validate.MAX_NAME_CHARS
 # Files that are not topics: notes never land there and forget never removes from them.
 _NOT_TOPICS = ("MEMORY.md", INBOX, tombstones.PATH, trust.PROPOSALS)
 _NOT_TOPIC_DIRS = ("daily/", "archive/", ".dream/", "preferences/", "conventions/")
@@ -141,7 +142,8 @@ def save_note(
     """Add one entry (`source`, `added`, `by`) to `path`, or the topic it names, or inbox.md.
 
     A note that says when it stops being true ("today", "until the migration finishes", a date
-    ahead) is marked `scope: short-lived` (memory/facts/timebound.py): tidy lets it expire."""
+    ahead) is marked `scope: short-lived` (memory/facts/timebound.py): tidy lets it expire.
+    A new file starts with `# <title>` (`topic_title`); an existing file is never retitled."""
     note = clean_note(text)
     target = path or choose_topic(store.files(), note)
     meta: list[tuple[str, str]] = []
@@ -152,7 +154,7 @@ def save_note(
         meta.append(("by", by))
     if timebound.why_time_bound(note, date.fromisoformat(today)) is not None:
         meta.append(("scope", timebound.SHORT_LIVED))
-    title = "Inbox: notes not yet filed under a topic" if target == INBOX else None
+    title = "Inbox: notes not yet filed under a topic" if target == INBOX else topic_title(target)
     result = store.write(
         [AddEntry(target, note, tuple(meta), title=title)],
         author=author,
@@ -162,6 +164,17 @@ def save_note(
         force=force,
     )
     return Saved(target, note, result)
+
+
+def topic_title(path: str) -> str:
+    """The title a note gives the topic file it creates, from the path alone (the same path
+    always gets the same title): the file's name, '-' and '_' read as spaces, first letter
+    capitalised, e.g. `services/checkout-api.md` → "Checkout api". The index (dream step 5)
+    lists a file by its first line, so a new topic is listed by its subject, not its first note."""
+    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
+    words = " ".join(stem.replace("-", " ").replace("_", " ").split()) or stem
+    words = words if len(words) <= TITLE_MAX else words[: TITLE_MAX - 1].rstrip() + "…"
+    return words[:1].upper() + words[1:]
 
 
 def _words(text: str) -> list[str]:

@@ -16,7 +16,14 @@ from typing import Any
 
 from jobs.github.tasks import record_agent_push, settings
 from jobs.runtime import Runtime
-from jobs.task_messages import CheckPullRequest, HandlePullRequest, Installation, send
+from jobs.snapshots import is_memory_push
+from jobs.task_messages import (
+    CheckPullRequest,
+    HandlePullRequest,
+    Installation,
+    MemoryPushed,
+    send,
+)
 from memory.lessons.pull_requests import is_agent_pr
 
 # (runtime, delivery GUID, payload) → what the response says about the delivery
@@ -172,3 +179,17 @@ def _queue_check(
         return {}
     send(rt, CheckPullRequest(repo, number, head_sha, installation_id))
     return {"check": "queued"}
+
+
+@router.register("push")
+def memory_push(rt: Runtime, delivery: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """A push to the memory repository's branch (the App installed on it): queue the task that
+    publishes the prompt snapshot when the push changed MEMORY.md or a daily note
+    (jobs/snapshots.py). Pushes to other repositories or branches are not hippo's to read."""
+    repo = _obj(payload.get("repository"))
+    urls = [str(repo.get(k) or "") for k in ("clone_url", "ssh_url", "git_url", "html_url")]
+    ref = str(payload.get("ref") or "")
+    if not is_memory_push(rt.config.remote, ref, urls):
+        return {"ignored": "a push to another repository or branch than the memory's"}
+    send(rt, MemoryPushed(after=str(payload.get("after") or "")))
+    return {"queued": "memory_pushed"}

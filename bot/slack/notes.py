@@ -21,12 +21,26 @@ _SAVE = re.compile(
 )
 
 
+# "save a note in ops/deploys.md: X": the file named (a markdown path, backticks allowed) gets X,
+# and is created with a title when new. A colon or comma after the path says where X starts.
+# Slack links a bare `deploys.md` as a domain; plain_text leaves "deploys.md (http://deploys.md)".
+_IN_FILE = re.compile(
+    r"^(?:in|to|into|under)\s+`?(?P<path>[^\s`]+\.md)`?(?:\s+\(https?://[^\s)]*\))?\s*[:,\-–]\s*",
+    re.I,
+)
+
+
 def parse(text: str) -> Intent | None:
-    """ "save a note: X", "save note X", "remember (that) X", "note (that) X" → save X."""
+    """ "save a note: X", "save note X", "remember (that) X", "note (that) X" → save X;
+    "save a note in FILE.md: X" → save X in that file."""
     m = _SAVE.match(text)
     if m is None:
         return None
-    return Intent(SaveNote(text[m.end() :]), ack="Saving that to memory…")
+    rest = text[m.end() :]
+    into = _IN_FILE.match(rest)
+    if into is not None:
+        return Intent(SaveNote(rest[into.end() :], into["path"]), ack="Saving that to memory…")
+    return Intent(SaveNote(rest), ack="Saving that to memory…")
 
 
 def listen(bolt: App, rt: Runtime) -> None:

@@ -26,8 +26,8 @@ from jobs.briefing import brief, guess_repo
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from jobs.slack import replies
+from memory import episodes, secrets
 from memory import format as fmt
-from memory import secrets
 from memory.git import Author
 from memory.markup import slack, slack_broadcasts_off
 from memory.prompts import snapshot
@@ -80,6 +80,8 @@ class Outcome:
     # (new, existing): what the agent saved beside an entry it contradicts
     # (memory/trust/agent_gate.py)
     disputed: list[tuple[str, str]] = field(default_factory=list)
+    written: bool = False  # Claude wrote the answer (False: search hits, no key)
+    sources: list[str] = field(default_factory=list)  # `source:` values the answer drew on
 
 
 def pin(rt: Runtime, q: Question) -> snapshot.Snapshot | None:
@@ -200,8 +202,10 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     out.files_read, out.files_touched = tools.read, list(pushed.paths)
     out.refused, out.hits = list(pushed.refused), [f"{h.path}:{h.line}" for h in tools.hits[:8]]
     out.disputed = [(x.text, x.other) for x in pushed.landed if x.verdict == "contradict"]
+    out.written = rt.llm is not None and snap is not None
+    out.sources = copy_sources(rt, tools.read, body)
     _count_reads(rt, tools)
-    text = body + _citations(out, tools, copy_sources(rt, tools.read, body))
+    text = body + _citations(out, tools, out.sources)
     # asked with /hippo: only the person sees it (response_url), as every command's answer
     to = replies.ReplyTo(q.channel, q.user, q.thread_ts or q.ts or None, q.response_url, q.share)
     replies.deliver(rt, to, text)
@@ -304,6 +308,7 @@ def episode(
         "commit": out.commit,
         "hits": out.hits,
     }
+    case = _case(q, out)
     if rt.llm is not None:
         try:
             s = agent.summarise(
@@ -314,9 +319,11 @@ def episode(
                 answer=out.answer,
             )
             item.update(remember=s.remember, stale=s.stale)
+            case = s.case.filled_from(case)  # the model's words; the rules fill what it left out
             record_usage(rt, "summary", s.usage)
         except anthropic.APIError as exc:  # the answer is posted; the summary is best effort
             item["summary_error"] = type(exc).__name__
+    item.update(case.as_dict())
     # A credential pasted into the question must not stop the episode: it is redacted.
     line = secrets.redact(json.dumps(item, ensure_ascii=False, sort_keys=True))
     rt.store.write(
@@ -325,6 +332,20 @@ def episode(
         message="archive: thread episode",
         key=f"slack-agent-episode:{q.event_id}",
         source=permalink,
+    )
+
+
+def _case(q: Question, out: Outcome) -> episodes.Case:
+    """The episode's problem / approach / outcome / evidence from the turn alone (no LLM)."""
+    return episodes.from_turn(
+        question=q.text,
+        answer=out.answer if out.written else None,
+        files_read=out.files_read,
+        hits=out.hits,
+        files_touched=out.files_touched,
+        commit=out.commit,
+        refused=out.refused,
+        sources=out.sources,
     )
 
 

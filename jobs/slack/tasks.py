@@ -29,11 +29,14 @@ from memory.markup import slack
 QUESTION_TTL = 7 * 24 * 3600  # a forget question stays answerable for a week
 
 
-def _save(rt: Runtime, *, text: str, key: str, channel: str, ts: str, user: str) -> str:
+def _save(
+    rt: Runtime, *, text: str, key: str, channel: str, ts: str, user: str, path: str | None = None
+) -> str:
     def write() -> str:
         saved = notes.save_note(
             rt.store,
             text,
+            path=path,
             today=today(rt.config),
             author=author(user),
             source=source_for(rt, channel, ts),
@@ -49,11 +52,20 @@ def _save(rt: Runtime, *, text: str, key: str, channel: str, ts: str, user: str)
 
 @task(SaveNote.TASK, **RETRY)
 def save_note(
-    self: HippoTask, *, key: str, channel: str, ts: str, user: str, text: str, **ctx: Any
+    self: HippoTask,
+    *,
+    key: str,
+    channel: str,
+    ts: str,
+    user: str,
+    text: str,
+    path: str | None = None,
+    **ctx: Any,
 ) -> None:
-    """A note from a mention, a slash command or the shortcut: save it, say where it went."""
+    """A note from a mention, a slash command or the shortcut: save it (in `path` when the
+    person named a file), say where it went."""
     rt = self.runtime
-    reply = _save(rt, text=text, key=key, channel=channel, ts=ts, user=user)
+    reply = _save(rt, text=text, key=key, channel=channel, ts=ts, user=user, path=path)
     reply_once(
         rt, self, key, ReplyTo.of(channel, ctx, user=user, thread_ts=ctx.get("thread_ts")), reply
     )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import memory.format.lines as textlines
+from memory import episodes as cases
 from memory import format as fmt
 from memory import secrets
 from memory.dream.context import DREAM_BY, Context, StepResult
@@ -34,6 +35,12 @@ class Episode:
     text: str
     sources: tuple[str, ...] = ()
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def case(self) -> cases.Case:
+        """The thread's problem / approach / outcome / evidence; empty for an episode archived
+        before those fields existed, or of another kind."""
+        return cases.read(self.raw)
 
 
 @dataclass(frozen=True)

@@ -4,17 +4,22 @@ A snapshot is rendered to identical bytes every time for the same version, so a 
 one keeps the same prompt prefix and the provider's prompt cache keeps hitting. Versions are
 published as refs `refs/hippo/snapshots/<n>` (n = 1, 2, …) in the memory repository: dreaming
 publishes one after each night, and a person's edit of `MEMORY.md` publishes one too
-(`publish_if_index_changed`, called by the console, MCP and CLI write paths).
+(`publish_if_index_changed`, called by the console, MCP and CLI write paths). An edit pushed
+with plain git, which passes none of those, is published when hippo next sees the tip
+(`publish_if_pushed`: a new thread's first turn, the memory repository's GitHub push webhook).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 import memory.prompts.frames as framing
 from memory.errors import MemoryStoreError, RemoteError
+from memory.git.request import HIPPO
+
+HIPPO_COMMITTER = HIPPO.email  # hippo's write path commits as HIPPO (memory/git/batch.py)
 
 INDEX = "MEMORY.md"
 DAILY_PREFIX = "daily/"
@@ -31,6 +36,14 @@ class SnapshotStore(Protocol):
     def refs(self, prefix: str = "") -> dict[str, str]: ...
     def publish(self, name: str, commit: str, *, create: bool = False) -> bool: ...
     def sync(self) -> str | None: ...
+    def log(self, path: str | None = None, limit: int = 50) -> Sequence[Committed]: ...
+
+
+class Committed(Protocol):
+    """The part of memory.git.history.CommitInfo that says who committed."""
+
+    @property
+    def committer(self) -> str: ...
 
 
 class WriteOutcome(Protocol):
@@ -139,11 +152,41 @@ def publish(store: SnapshotStore, commit: str | None = None) -> Snapshot:
 
 
 def current(store: SnapshotStore) -> Snapshot | None:
-    """The newest snapshot; publishes the tip as version 1 when none exists and memory has one."""
+    """The newest snapshot; publishes the tip as version 1 when none exists and memory has one,
+    and the tip as the next version when a plain git push changed its files since
+    (`publish_if_pushed`)."""
     snap = latest(store)
     if snap is None and store.tip() is not None:
         snap = publish(store)
+    elif snap is not None:
+        snap = publish_if_pushed(store, snap) or snap
     return snap
+
+
+def publish_if_pushed(store: SnapshotStore, newest: Snapshot | None = None) -> Snapshot | None:
+    """Publish the tip when a commit hippo did not write (a plain `git push`) changed a file
+    the newest snapshot holds (`MEMORY.md`, the newest daily notes); else None.
+
+    hippo's own writes publish for themselves where they should (the write paths above; the
+    dream once at the end of the night, never a half-tidied index), so a file whose last
+    change is hippo's commit never publishes here. Reads only what the store has fetched: the
+    caller syncs first. A failed publish is left to the next look, like the write paths'."""
+    newest = newest or latest(store)
+    tip = store.tip()
+    if newest is None or tip is None or tip == newest.commit:
+        return None
+    old, tree = store.tree(newest.commit), store.tree(tip)
+    changed = [
+        p
+        for p in dict.fromkeys([*snapshot_files(old), *snapshot_files(tree)])
+        if old.get(p) != tree.get(p)
+    ]
+    if not any(_changed_by_others(store, p) for p in changed):
+        return None
+    try:
+        return publish(store, tip)
+    except MemoryStoreError:
+        return None
 
 
 def publish_if_index_changed(store: SnapshotStore, result: WriteOutcome) -> Snapshot | None:
@@ -160,6 +203,12 @@ def publish_if_index_changed(store: SnapshotStore, result: WriteOutcome) -> Snap
         return publish(store, result.commit)
     except MemoryStoreError:
         return None
+
+
+def _changed_by_others(store: SnapshotStore, path: str) -> bool:
+    """The last commit that changed `path` was not made by hippo's write path."""
+    last = store.log(path, limit=1)
+    return bool(last) and last[0].committer != HIPPO_COMMITTER
 
 
 def _missing(version: int) -> Snapshot:

@@ -34,6 +34,50 @@ def test_init_note_show_log(argv: list[str], capsys: pytest.CaptureFixture[str])
     assert out[0].endswith("U1: note: the batch alert is expected") and len(out) == 2
 
 
+def test_a_note_that_creates_a_topic_file_gives_it_a_title(
+    argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`hippo note --path` creates the file with `# <Title>` from its name (the same title for
+    the same path, every time); an existing file, titled or not, keeps its first line."""
+    run(argv, "init")
+    assert (
+        run(
+            argv, "note", "504s after deploys are cold caches", "--path", "services/checkout-api.md"
+        )
+        == 0
+    )
+    assert (
+        run(argv, "note", "warm the cache in the deploy job", "--path", "services/checkout-api.md")
+        == 0
+    )
+    assert run(argv, "note", "failover takes 30 s", "--path", "runbooks/redis_fail-over.md") == 0
+    capsys.readouterr()
+    assert run(argv, "show", "services/checkout-api.md") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == ["# Checkout api", "", lines[2]] and lines[2].startswith("- 504s after")
+    assert [ln for ln in lines if ln.startswith("#")] == ["# Checkout api"]
+    assert run(argv, "show", "runbooks/redis_fail-over.md") == 0
+    assert capsys.readouterr().out.startswith("# Redis fail over\n\n- failover takes 30 s [")
+    # a file someone made without a title stays as they wrote it
+    from memory.git import Author, Store
+    from memory.writes import WriteFile
+
+    store = Store.open(str(tmp_path / "remote.git"), tmp_path / "data2")
+    store.write(
+        [WriteFile("ops/pager.md", "- the rota is in PagerDuty\n")],
+        author=Author("a", "a@x.test"),
+        message="m",
+    )
+    assert run(argv, "note", "escalate after 15 minutes", "--path", "ops/pager.md") == 0
+    capsys.readouterr()
+    assert run(argv, "show", "ops/pager.md") == 0
+    out = capsys.readouterr().out
+    assert (
+        out.startswith("- the rota is in PagerDuty\n- escalate after 15 minutes [")
+        and "#" not in out
+    )
+
+
 def test_a_time_bound_note_is_marked_short_lived(
     argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -114,7 +158,8 @@ def test_search_json_gives_metadata_as_written(
     assert run(argv, "show", "ops/ledger.md") == 0
     assert "source: https://e.com/q?a=1%3Bb=%5B2%5D&c=%253B&d=%20;" in capsys.readouterr().out
     assert run(argv, "search", "ledger exports", "--json") == 0
-    [hit] = json.loads(capsys.readouterr().out)
+    # the new file's title line (# Ledger) is a hit too; the entry is the one with metadata
+    [hit] = [h for h in json.loads(capsys.readouterr().out) if h["meta"]]
     print(f"meta.source: {hit['meta']['source']}")
     assert hit["meta"]["source"] == source
 

@@ -128,6 +128,27 @@ def test_claude_writes_the_daily_note_with_the_episodes_sources(fake: FakeAnthro
     assert dreamer.daily("2026-11-29", episodes) is None  # the deterministic note is written
 
 
+def test_claude_reads_a_threads_case_and_old_episodes_alike(fake: FakeAnthropic) -> None:
+    """A thread archived with problem / approach / outcome / evidence shows them to Claude; one
+    archived before those fields existed is listed as before, without them."""
+    dreamer, _ = claude(fake, {})
+    case = {"problem": "504s after deploys", "approach": "read the runbook",
+            "outcome": "warm the cache in the deploy job", "evidence": ["https://x/pr/1"]}  # fmt: skip
+    new = {"type": "thread", "remember": ["warm caches on deploy"], **case}
+    old = {"type": "thread", "remember": ["deploys freeze at noon on Fridays"]}
+    episodes = [
+        Episode("thread", "2026-11-29T10:00", "warm caches on deploy", ("https://s/1",), new),
+        Episode("thread", "2026-11-29T11:00", "deploys freeze at noon", ("https://s/2",), old),
+    ]
+    fake.script(fake.text('[{"text": "Warm the cache on deploy", "from": [0, 1]}]'))
+    assert dreamer.daily("2026-11-29", episodes) is not None
+    prompt = fake.requests[-1]["messages"][0]["content"]
+    listed = json.loads(prompt.split("as JSON:\n", 1)[1].split("\n\n", 1)[0])
+    assert listed[0] == {"n": 0, "kind": "thread", "text": "warm caches on deploy",
+                         "sources": ["https://s/1"], **case}  # fmt: skip
+    assert set(listed[1]) == {"n", "kind", "text", "sources"}
+
+
 def test_a_dream_with_claude_reports_its_tokens(fake: FakeAnthropic, tmp_path: Path) -> None:
     """A whole dream with Claude: the daily note is Claude's, usage is counted for the digest."""
     store = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")

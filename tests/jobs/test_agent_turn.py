@@ -145,7 +145,18 @@ def test_question_in_a_thread_end_to_end(
         ),
         claude.text("Cold caches after deploys; warming them in the deploy job stops the 504s."),
         claude.text("REFINE"),  # the contradiction check asks the small model about the new line
-        claude.text('{"remember": ["warm caches on deploy"], "stale": ["504s today"]}'),
+        claude.text(
+            json.dumps(
+                {
+                    "remember": ["warm caches on deploy"],
+                    "stale": ["504s today"],
+                    "problem": "checkout-api returns 504s after every deploy",
+                    "approach": "searched the memory and read the checkout-api notes",
+                    "outcome": "",  # left empty: the rules fill it from the answer
+                    "evidence": ["the checkout-api notes"],
+                }
+            )
+        ),
     )
     client = create_app(rt.config, rt).test_client()
     with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
@@ -171,6 +182,17 @@ def test_question_in_a_thread_end_to_end(
     assert episode["remember"] == ["warm caches on deploy"] and episode["stale"] == ["504s today"]
     assert episode["files_touched"] == ["services/checkout-api.md"]
     assert episode["source"] == permalink and episode["question"].startswith("why does")
+    # the case: Claude's words, the rules' outcome where Claude gave none, both evidence lists
+    assert episode["problem"] == "checkout-api returns 504s after every deploy"
+    assert episode["approach"] == "searched the memory and read the checkout-api notes"
+    assert episode["outcome"].startswith("Cold caches after deploys; warming them in the deploy")
+    assert episode["outcome"].endswith(
+        f"; saved to services/checkout-api.md (commit {str(commits[0].id)[:8]})"
+    )
+    evidence = episode["evidence"]
+    assert evidence[0] == "the checkout-api notes"  # Claude's first, then the rules' sources
+    assert evidence.index("https://x/pr/1") < evidence.index("services/checkout-api.md")
+    assert '"problem"' in str(claude.requests[-1]["system"])  # the summary asks for it
     assert [b["model"] for b in claude.requests][-1] == "claude-haiku-5-5"
     assert all(b["messages"][0]["content"] for b in claude.requests)
 
@@ -190,6 +212,13 @@ def test_without_a_key_hippo_answers_with_search_hits(
         (episode,) = _archive(rt)
         assert episode["hits"][0] == "services/checkout-api.md:3" and episode["hits"] == out.hits
         assert episode["files_touched"] == [] and "remember" not in episode
+        # without a key the case comes from the rules alone
+        assert episode["problem"] == "why does checkout-api return 504s after deploys?"
+        assert episode["approach"].startswith("searched memory (")
+        assert episode["approach"].endswith("hits, best services/checkout-api.md:3)")
+        hits = len(out.hits)
+        assert episode["outcome"] == f"no written answer (no API key); showed {hits} search hits"
+        assert "services/checkout-api.md:3" in episode["evidence"]
     finally:
         rt.close()
 
@@ -236,6 +265,9 @@ def test_overloaded_to_the_end_offers_try_again_and_pushes_nothing(
     assert slack_fake.posts()[-1]["text"].startswith("Here you go.")
     assert len(slack_fake.posts()) == 2 and len(slack_fake.calls("chat.update")) == 1
     assert rt.store.read("services/new.md").startswith("# n\n\n- a [source: https://test.slack")
+    (episode,) = _archive(rt)  # a summary without the case fields: the rules fill all four
+    assert episode["outcome"].startswith("Here you go; saved to services/new.md (commit ")
+    assert episode["problem"] and episode["approach"] and "services/new.md" in episode["evidence"]
 
 
 def test_what_people_said_in_the_thread_reaches_the_agent_once(

@@ -67,6 +67,30 @@ def test_note_in_a_thread_commits_on_the_remote_and_replies_there(
     assert sum(m.startswith("note:") for m in remote_messages(rt)) == 1
 
 
+def test_a_note_that_creates_a_topic_file_gives_it_a_title(
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """ "save a note in FILE.md: X" creates FILE.md with `# <Title>` (from its name) first; a
+    second note there, and a note into an existing file with no title, change no first line."""
+    rt = celery_worker_for
+    seed(rt, "ops/untitled.md", "the runbook lives in the wiki")
+    notes = [
+        "save a note in ops/deploy-freeze.md: no deploys on Fridays after 15:00",
+        "remember in `ops/deploy-freeze.md`: the freeze lifts on Monday at 08:00",
+        "save a note in ops/untitled.md: the pager rota is in PagerDuty",
+    ]
+    for n, text in enumerate(notes):
+        body = mention(text, event_id=f"EvTitle{n}", ts=f"1700000000.00020{n}")
+        assert post(client, body).status_code == 200
+        replies(slack_fake, n + 1)
+    made = rt.store.read("ops/deploy-freeze.md")
+    assert made.startswith("# Deploy freeze\n\n- no deploys on Fridays after 15:00 [source: ")
+    assert made.count("# ") == 1 and "- the freeze lifts on Monday at 08:00 [" in made
+    kept = rt.store.read("ops/untitled.md")
+    assert kept.startswith("- the runbook lives in the wiki [") and "#" not in kept
+    assert "- the pager rota is in PagerDuty [" in kept
+
+
 def test_a_time_bound_note_is_marked_short_lived(
     client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
 ) -> None:

@@ -37,6 +37,7 @@ EVERY_TASK = {
     m.Settle.TASK,
     m.Maintenance.TASK,
     m.DreamAll.TASK,
+    m.MemoryPushed.TASK,
 }
 
 

@@ -134,3 +134,47 @@ def test_two_publishers_take_different_numbers(tmp_path: Path) -> None:
     assert (first.version, second.version) == (1, 2)
     a.sync()
     assert set(a.refs("snapshots/")) == {"snapshots/1", "snapshots/2"}
+
+
+def _plain_push(remote: Path, path: str, text: str) -> str:
+    """A person's commit straight into the bare remote, as `git push` leaves it (committed as
+    the person, not through hippo's write path); its sha."""
+    import pygit2
+
+    repo = pygit2.Repository(str(remote))
+    head = repo.head.peel(pygit2.Commit)
+    index = pygit2.Index()
+    index.read_tree(head.tree)
+    index.add(pygit2.IndexEntry(path, repo.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB))
+    pat = pygit2.Signature("Pat", "pat@example.com")
+    tree = index.write_tree(repo)
+    return str(repo.create_commit("refs/heads/main", pat, pat, "by hand", tree, [head.id]))
+
+
+def test_a_plain_push_to_memory_md_publishes_and_hippos_own_writes_do_not(
+    store: Store, tmp_path: Path
+) -> None:
+    """publish_if_pushed: a commit hippo did not write that changed MEMORY.md publishes the tip;
+    hippo's own (the dream's index, which publishes at the end of its night) and a plain push
+    of a topic file do not; a second look publishes nothing twice."""
+    from memory.git import DREAMER
+
+    remote = tmp_path / "remote.git"
+    first = snapshot.current(store)
+    assert first is not None and first.version == 1
+    store.write([WriteFile("MEMORY.md", "# Memory\n\n- the dream's index\n")],
+                author=DREAMER, message="index")  # fmt: skip
+    assert snapshot.publish_if_pushed(store) is None
+    _plain_push(remote, "services/x.md", "# X\n\n- by hand\n")
+    store.sync()
+    assert snapshot.publish_if_pushed(store) is None and snapshot.current(store) == first
+    sha = _plain_push(remote, "MEMORY.md", "# Memory\n\n- deploys moved to 11:00\n")
+    store.sync()
+    pushed = snapshot.publish_if_pushed(store)
+    assert pushed is not None and (pushed.version, pushed.commit) == (2, sha)
+    assert "deploys moved to 11:00" in pushed.text
+    assert snapshot.publish_if_pushed(store) is None and snapshot.current(store) == pushed
+    _plain_push(remote, "daily/2026-12-01.md", "# 2026-12-01\n\n- a day by hand\n")
+    store.sync()
+    again = snapshot.current(store)  # a new thread's first turn looks, and publishes
+    assert again is not None and again.version == 3 and "a day by hand" in again.text

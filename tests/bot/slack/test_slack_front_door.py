@@ -256,6 +256,26 @@ def test_outbox_lists_messages(
         ("note that staging is slow", "hippo.slack.save_note", {"text": "staging is slow"}),
         ("save a note that y", "hippo.slack.save_note", {"text": "y"}),
         (
+            "save a note in ops/deploy-freeze.md: no deploys on Fridays",
+            "hippo.slack.save_note",
+            {"text": "no deploys on Fridays", "path": "ops/deploy-freeze.md"},
+        ),
+        (
+            "remember to `runbooks/redis.md`, failover takes 30 s",
+            "hippo.slack.save_note",
+            {"text": "failover takes 30 s", "path": "runbooks/redis.md"},
+        ),
+        (  # a bare file name, as Slack links it (plain_text keeps the URL beside it)
+            "note in deploys.md (http://deploys.md): freeze on Fridays",
+            "hippo.slack.save_note",
+            {"text": "freeze on Fridays", "path": "deploys.md"},
+        ),
+        (  # a word that merely starts like a place is part of the note
+            "remember to drain the queue before deploys",
+            "hippo.slack.save_note",
+            {"text": "to drain the queue before deploys"},
+        ),
+        (
             "in this channel, reply in threads only",
             "hippo.slack.instructions_add",
             {"text": "reply in threads only"},
