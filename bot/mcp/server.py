@@ -154,10 +154,13 @@ def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
         title: str = "",
         key: str = "",
         kind: str = "",
+        tags: list[str] | None = None,
     ) -> dict[str, Any]:
         """Add entries to a file (created when missing, with `title`), replace entries (match is
         the old entry's text), or write a whole file (`content`). One commit with `message`.
-        Entries are one line each and may end in [source: URL; kind: pitfall]. What you write
+        Entries are one line each and may end in [source: URL; kind: pitfall; tags: deploy].
+        `tags` are added to every entry in `entries` (reuse the tags listed in MEMORY.md's
+        index: a small vocabulary finds more). What you write
         starts `status: tentative` until a second source confirms it; `kind` (pattern, pitfall,
         win, stack-note or fact; default fact) is for entries that name none. An entry that
         contradicts an active one is added beside it, never over it; the result's `landed`
@@ -177,6 +180,7 @@ def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
                 title=title or None,
                 key=key or None,
                 kind=kind,
+                tags=tags or (),
             )
         )
 

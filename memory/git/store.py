@@ -30,7 +30,7 @@ from memory.git.request import HIPPO, Author, WriteRequest, WriteResult
 from memory.git.transport import BRANCH, Transport, is_local
 from memory.git.trees import TreeCache
 from memory.git.writer import Observer, Writer
-from memory.search import FtsIndex, Hit, SearchIndex
+from memory.search import FtsIndex, Hit, SearchIndex, tagged
 from memory.writes.operations import Operation, WriteFile, check_path
 
 MEMORY_MD = "# Memory\n\n## Index\n"
@@ -324,10 +324,16 @@ class Store:
         rank (memory/search/ranked.py); at the tip, from the FTS5 index on disk beside the cache
         (memory/search/fts.py), brought to each new commit by its tree diff. `all_words`:
         only lines holding every word and phrase as written, for precise lookups. The archive
-        is never searched unless asked for (`archive=True` searches only it)."""
+        is never searched unless asked for (`archive=True` searches only it). `tag:x` terms
+        keep only entries tagged x (memory/search/tagged.py)."""
         if commit is None and self.tip() is None:
             return []
         sha = str(self._commit(commit).id)
+        words, wanted = tagged.split(query)  # `tag:deploy`: only entries carrying the tag
+        if wanted:  # episodes (the archive) carry no tags
+            carrying = tagged.tag_index(sha, partial(self.tree, sha))
+            again = partial(self.search, commit=sha, all_words=all_words)
+            return tagged.search(words, wanted, limit, carrying, again)
         if archive:
             episodes = SearchIndex.build(self.tree(sha), archive=True)
             return episodes.search(query, limit=limit, all_words=all_words)
