@@ -1,4 +1,4 @@
-"""Step 5, index: rewrite `MEMORY.md`'s `## Index`, grouped by folder, within the budget.
+"""Step 6, index: rewrite `MEMORY.md`'s `## Index`, grouped by folder, within the budget.
 
 The human-written part (everything outside the `## Index` section) is kept byte for byte; the
 index follows it: root files first, then one `### folder` group per folder, one line per file
@@ -17,7 +17,7 @@ from memory.writes.operations import WriteFile
 PATH = "MEMORY.md"
 HEADING = "## Index"
 SKIP = frozenset({PATH, "forgotten.md"})
-SKIP_DIRS = (".dream/", "archive/", "daily/")
+SKIP_DIRS = (".dream/", ".hippo/", "archive/", "daily/")  # .hippo/: the team's settings
 TITLE_MAX = 100
 
 

@@ -1,0 +1,101 @@
+"""The dream's tags step (issue 29 item 4): near-duplicate tag spellings merge into one, each
+merge its own commit that reverts alone; declared aliases merge too; at most MAX_MERGES a night."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+import memory.format.tags as tags
+from memory import format as fmt
+from memory.dream import tag_vocabulary
+from memory.dream.run import Report, dream
+from memory.dream.verifiers import Verifiers
+from memory.format.lint import lint
+from memory.git import DREAMER, Author, Store
+from memory.writes import WriteFile
+
+ALICE = Author("alice", "alice@example.com")
+NIGHT = datetime(2026, 11, 30, 3, 0)
+DEPLOY = (
+    "# Deploy\n\n"
+    "- drain the queue before a deploy [source: https://a; tags: Deploys, queue]\n"
+    "\n"
+    "- roll back with the script [tags: deploy]\n"
+    "\n"
+    "- the freeze starts Friday [tags: deploy; by: ann]\n"
+)
+K8S = "# Cluster\n\n- the cluster runs 1.29 [tags: k8s, on_call]\n\n- nodes drain at 02:00 [tags: on-call]\n"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
+    s.init()
+    return s
+
+
+def seed(store: Store, files: dict[str, str]) -> None:
+    store.write([WriteFile(p, t) for p, t in files.items()], author=ALICE, message="seed")
+
+
+def run(store: Store, now: datetime = NIGHT) -> Report:
+    return dream(store, now=now, verifiers=Verifiers())
+
+
+def tags_of(store: Store, path: str) -> dict[str, list[str]]:
+    return {e.text: tags.of(e) for e in fmt.parse(store.read(path)).entries}
+
+
+def test_spellings_of_one_tag_merge_each_in_its_own_commit(store: Store) -> None:
+    """Deploys → deploy (the spelling most entries carry), on_call → on-call (a tie: the plain
+    spelling), each its own `dream(tags)` commit; other metadata and tags stay; lint is clean."""
+    seed(store, {"ops/deploy.md": DEPLOY, "ops/cluster.md": K8S})
+    report = run(store)
+    merged = [s for s in report.steps if s.step.startswith("tags:") and s.commit]
+    assert sorted(s.step for s in merged) == ["tags:deploy", "tags:on-call"]
+    assert all(len(s.files) == 1 for s in merged)
+    deploy = tags_of(store, "ops/deploy.md")
+    assert deploy["drain the queue before a deploy"] == ["deploy", "queue"]
+    assert "source: https://a; tags: deploy, queue]" in store.read("ops/deploy.md")
+    assert tags_of(store, "ops/cluster.md")["the cluster runs 1.29"] == ["k8s", "on-call"]
+    subjects = [c.summary for c in store.log(limit=20) if c.author == DREAMER.name]
+    assert "dream(tags): tag deploy: Deploys → deploy on 1 entries" in subjects
+    assert lint(store.tree()) == []
+
+
+def test_one_merge_reverts_alone(store: Store) -> None:
+    seed(store, {"ops/deploy.md": DEPLOY, "ops/cluster.md": K8S})
+    report = run(store)
+    sha = next(s.commit for s in report.steps if s.step == "tags:on-call")
+    assert sha is not None
+    store.revert(sha, ALICE)
+    assert tags_of(store, "ops/cluster.md")["the cluster runs 1.29"] == ["k8s", "on_call"]
+    assert tags_of(store, "ops/deploy.md")["drain the queue before a deploy"][0] == "deploy"
+
+
+def test_declared_aliases_merge_into_the_declared_tag(store: Store) -> None:
+    aliases = "# Tags\n\n- kubernetes [aliases: k8s, kube]\n"
+    cluster = "# Cluster\n\n- the cluster runs 1.29 [tags: k8s]\n\n- nodes drain [tags: Kube]\n"
+    seed(store, {"ops/cluster.md": cluster, tag_vocabulary.ALIASES: aliases})
+    run(store)
+    assert tags_of(store, "ops/cluster.md") == {
+        "the cluster runs 1.29": ["kubernetes"],
+        "nodes drain": ["kubernetes"],
+    }
+    assert ".hippo/" not in store.read("MEMORY.md")  # settings are not a topic
+
+
+def test_a_night_merges_at_most_max_merges(store: Store) -> None:
+    n = tag_vocabulary.MAX_MERGES + 2
+    names = [f"topic{c}" for c in "abcdfghjklmnopqrtvwxyz"[:n]]  # plural Topicas…
+    lines = [f"- fact {t} is so [tags: {t.title()}s]\n\n- fact {t} again [tags: {t}]\n" for t in names]  # fmt: skip
+    # each merge's entries on their own file: a merge leaves the lines next to tonight's alone
+    seed(store, {f"t/f{i}.md": f"# f{i}\n\n{line}" for i, line in enumerate(lines)})
+    report = run(store)
+    assert len([s for s in report.steps if s.step.startswith("tags:")]) == tag_vocabulary.MAX_MERGES
+    assert report.extra["tags_waiting"] == 2
+    report = run(store, NIGHT + timedelta(days=1))
+    assert len([s for s in report.steps if s.step.startswith("tags:") and s.commit]) == 2
