@@ -44,7 +44,9 @@ def split(query: str) -> tuple[str, list[str]]:
     wanted: list[str] = []
 
     def take(m: re.Match[str]) -> str:
-        key = tags.key(m.group(1) if m.group(1) is not None else m.group(2))
+        # a sentence's own punctuation after the tag ("… tag:deploy?") is not the tag's
+        raw = m.group(1) if m.group(1) is not None else m.group(2).rstrip("?!.,;:)")
+        key = tags.key(raw)
         if key:
             wanted.append(key)
         return " "

@@ -99,3 +99,26 @@ def test_a_night_merges_at_most_max_merges(store: Store) -> None:
     assert report.extra["tags_waiting"] == 2
     report = run(store, NIGHT + timedelta(days=1))
     assert len([s for s in report.steps if s.step.startswith("tags:") and s.commit]) == 2
+
+
+def test_the_index_lists_the_vocabulary_with_counts(store: Store) -> None:
+    """After tonight's merges MEMORY.md's index has one line: each tag with the entries carrying
+    it, most used first."""
+    seed(store, {"ops/deploy.md": DEPLOY, "ops/cluster.md": K8S})
+    run(store)
+    line = "- tags (4; search `tag:<tag>`): deploy (3), on-call (2), k8s (1), queue (1)"
+    assert line in store.read("MEMORY.md").splitlines()
+
+
+def test_the_vocabulary_line_keeps_the_index_in_its_budget() -> None:
+    from collections import Counter
+
+    from memory.dream import index as index_step
+
+    counts = Counter({f"tag-{i:03}": 1000 - i for i in range(200)} | {"ok$no": 5000})
+    line = index_step.tags_line(counts)
+    assert line.endswith(", … and 170 more") and "tag-000 (1000), tag-001 (999)" in line
+    assert "ok$no" not in line  # pushed with plain git: lint reports it, the index leaves it out
+    tree = {f"f/{i:03}.md": f"# file {i}\n" for i in range(400)}
+    lines = index_step.render_index(tree, ["# Memory", ""], tag_counts=counts)
+    assert len(lines) + 2 <= fmt.INDEX_MAX_LINES and line in lines
