@@ -222,6 +222,7 @@ def _run_steps(
 
 def _tag_merges(store: Store, ctx: Context, report: Report, lists: dict[str, list[str]]) -> None:
     """The tags step: each merge of tag spellings its own commit, so each reverts alone."""
+    ctx.apart |= tag_vocabulary.unmerged(store, ctx.state.last_commit)  # kept in the state
     merges, waiting = tag_vocabulary.plan(ctx)
     for merge in merges:
         _step(store, ctx, report, merge.name, partial(tag_vocabulary.run, ctx, merge), lists)

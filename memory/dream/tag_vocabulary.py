@@ -9,10 +9,15 @@ so a person reverts one merge alone (the digest's Revert, the console, `git reve
 MAX_MERGES a night, the most used tags first, the rest the next night. Like every step, a merge
 leaves alone the entries an earlier commit wrote tonight and the lines next to them
 (`Context.settled`); they are merged the next night.
+
+A merge a person undid (the console's or the digest's revert, or a plain `git revert`: both
+quote the merge's subject) sticks: the spellings it had merged away are kept apart from then on
+(`tag:<spelling>` in the state's `apart`), and only a declared alias merges them again.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +25,8 @@ from dataclasses import dataclass
 import memory.format.tags as tags
 from memory import format as fmt
 from memory.dream.context import Context, StepResult
+from memory.errors import MemoryStoreError
+from memory.git.store import Store
 from memory.writes.operations import Operation, ReplaceEntry
 
 ALIASES = ".hippo/tags.md"
@@ -27,6 +34,11 @@ MAX_MERGES = 10
 # Files whose entries are not the team's facts: records of what was removed or proposed.
 _SKIP = frozenset({"forgotten.md", "proposals.md"})
 _SKIP_DIRS = ("archive/", ".dream/", ".hippo/")
+APART = "tag:"  # the state's `apart` holds `tag:<spelling>` for spellings a person un-merged
+LOG_LIMIT = 500  # commits since the last dream read for reverted merges
+# A revert's subject quotes the merge's: `revert: "dream(tags): tag deploy: Deploys → deploy on
+# 2 entries"` (hippo) or `Revert "dream(tags): …"` (git). Tags hold no ':' or ','.
+_REVERTED = re.compile(r'"dream\(tags\): tag (?P<to>[^:"]+): (?P<away>[^:"]+) → (?P=to) on \d+ ')
 
 
 @dataclass(frozen=True)
@@ -40,6 +52,24 @@ class Merge:
     @property
     def name(self) -> str:
         return f"tags:{self.group}"
+
+
+def unmerged(store: Store, last_commit: str) -> set[str]:
+    """`apart` marks for the spellings of each tag merge reverted since the last dream."""
+    if not last_commit:
+        return set()
+    out: set[str] = set()
+    try:
+        commits = store.log(limit=LOG_LIMIT)
+    except MemoryStoreError:
+        return out
+    for commit in commits:
+        if commit.sha == last_commit:
+            break
+        m = _REVERTED.search(commit.summary)
+        if m is not None:
+            out |= {APART + s.strip() for s in m["away"].split(",")}
+    return out
 
 
 def aliases(ctx: Context) -> dict[str, str]:
@@ -80,6 +110,8 @@ def plan(ctx: Context) -> tuple[list[Merge], int]:
     declared = aliases(ctx)
     groups: dict[str, Counter[str]] = {}
     for spelling, n in vocabulary(ctx).items():
+        if APART + spelling in ctx.apart and tags.key(spelling) not in declared:
+            continue  # a person undid its merge: it stays as it is
         group = tags.key(declared.get(tags.key(spelling), spelling))
         groups.setdefault(group, Counter())[spelling] += n
     merges = []
@@ -97,12 +129,11 @@ def _most_used(spellings: Counter[str]) -> str:
 
 def run(ctx: Context, merge: Merge) -> StepResult:
     """One merge's commit, made from the tree as the steps before it left it."""
-    declared = aliases(ctx)
     ops: list[Operation] = []
     body: list[str] = []
     for path, entry in tagged(ctx):
         found = tags.of(entry)
-        mine = [t for t in found if _group(t, declared) == merge.group]
+        mine = [t for t, _ in merge.spellings if t in found]
         if not mine or set(mine) == {merge.chosen} or ctx.settled(path, entry):
             continue
         value = tags.join(merge.chosen if t in mine else t for t in found)
@@ -112,10 +143,6 @@ def run(ctx: Context, merge: Merge) -> StepResult:
     result = StepResult("tags", ops, body=body)
     result.subject = f"tag {merge.chosen}: {others} → {merge.chosen} on {len(ops)} entries"
     return result
-
-
-def _group(tag: str, declared: dict[str, str]) -> str:
-    return tags.key(declared.get(tags.key(tag), tag))
 
 
 def _retagged(entry: fmt.Entry, value: str) -> tuple[tuple[str, str], ...]:

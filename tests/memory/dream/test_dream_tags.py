@@ -3,6 +3,7 @@ merge its own commit that reverts alone; declared aliases merge too; at most MAX
 
 from __future__ import annotations
 
+import subprocess
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -66,14 +67,32 @@ def test_spellings_of_one_tag_merge_each_in_its_own_commit(store: Store) -> None
     assert lint(store.tree()) == []
 
 
-def test_one_merge_reverts_alone(store: Store) -> None:
+@pytest.mark.parametrize("how", ["hippo", "git"])
+def test_one_merge_reverts_alone_and_the_undo_sticks(
+    store: Store, tmp_path: Path, how: str
+) -> None:
+    """The console's revert (store.revert) or a plain `git revert` pushed from a clone undoes
+    one merge, the other stays; the next nights leave the un-merged spelling as it is."""
     seed(store, {"ops/deploy.md": DEPLOY, "ops/cluster.md": K8S})
     report = run(store)
     sha = next(s.commit for s in report.steps if s.step == "tags:on-call")
     assert sha is not None
-    store.revert(sha, ALICE)
+    if how == "hippo":
+        store.revert(sha, ALICE)
+    else:
+        work = tmp_path / "clone"
+        remote = str(tmp_path / "remote.git")
+        subprocess.run(["git", "clone", "-q", remote, str(work)], check=True)
+        who = ["-c", "user.name=ann", "-c", "user.email=ann@example.com"]
+        subprocess.run(["git", *who, "revert", "--no-edit", sha], cwd=work, check=True)
+        subprocess.run(["git", "push", "-q", "origin", "HEAD"], cwd=work, check=True)
+    store.sync()
     assert tags_of(store, "ops/cluster.md")["the cluster runs 1.29"] == ["k8s", "on_call"]
     assert tags_of(store, "ops/deploy.md")["drain the queue before a deploy"][0] == "deploy"
+    for night in (1, 2):
+        later = run(store, NIGHT + timedelta(days=night))
+        assert not [s for s in later.steps if s.step.startswith("tags:") and s.commit]
+    assert tags_of(store, "ops/cluster.md")["the cluster runs 1.29"] == ["k8s", "on_call"]
 
 
 def test_declared_aliases_merge_into_the_declared_tag(store: Store) -> None:
