@@ -365,11 +365,18 @@ def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.St
     """Tonight's dream as history and state record it (it already ran): `skipped`, with its
     steps, so a digest lost to a crash after the state commit can still be posted."""
     report.skipped = True
+    night = f"dream:{report.run_id}:"
+    merged = [  # the tags step: one commit per merge, keys dream:<night>:tags:<tag>, in order
+        (c.trailers["Hippo-Key"][len(night) :], c.sha)
+        for c in reversed(store.log(limit=100))
+        if c.trailers.get("Hippo-Key", "").startswith(f"{night}tags:")
+    ]
     for name in STEPS:
-        done = store.find_key(f"dream:{report.run_id}:{name}")
-        if done is not None:
-            diff = store.diff(done)
-            report.steps.append(StepReport(name, done, diff.commit.message, _stats(diff), True))
+        found = merged if name == "tags" else [(name, store.find_key(night + name))]
+        for step, done in found:
+            if done is not None:
+                diff = store.diff(done)
+                report.steps.append(StepReport(step, done, diff.commit.message, _stats(diff), True))
     fixes = next((s for s in report.steps if s.step == "corrections"), None)
     report.deleted = sum(1 for ln in fixes.body if ln.startswith("- deleted")) if fixes else 0
     report.cap = deletion_cap(sum(1 for p in tree if is_topic(p)))

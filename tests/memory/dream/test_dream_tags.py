@@ -141,3 +141,15 @@ def test_the_vocabulary_line_keeps_the_index_in_its_budget() -> None:
     tree = {f"f/{i:03}.md": f"# file {i}\n" for i in range(400)}
     lines = index_step.render_index(tree, ["# Memory", ""], tag_counts=counts)
     assert len(lines) + 2 <= fmt.INDEX_MAX_LINES and line in lines
+
+
+def test_a_rerun_the_same_night_reports_each_merge(store: Store) -> None:
+    """The night already ran (a digest lost to a crash is posted from this): every merge's
+    commit is in the report, in the order they were made, and nothing is written again."""
+    seed(store, {"ops/deploy.md": DEPLOY, "ops/cluster.md": K8S})
+    first = run(store)
+    head = store.head()
+    again = run(store)
+    assert again.skipped and store.head() == head
+    names = [s.step for s in first.steps if s.commit]
+    assert [s.step for s in again.steps] == names
