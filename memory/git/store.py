@@ -332,8 +332,7 @@ class Store:
         words, wanted = tagged.split(query)  # `tag:deploy`: only entries carrying the tag
         if wanted:  # episodes (the archive) carry no tags
             carrying = tagged.tag_index(sha, partial(self.tree, sha))
-            again = partial(self.search, commit=sha, all_words=all_words)
-            return tagged.search(words, wanted, limit, carrying, again)
+            return tagged.search(sha, words, wanted, limit, carrying, all_words=all_words)
         if archive:
             episodes = SearchIndex.build(self.tree(sha), archive=True)
             return episodes.search(query, limit=limit, all_words=all_words)

@@ -2,30 +2,27 @@
 
 `tag:deploy` (or `tag:"on call"`) keeps the entries whose `tags:` hold a tag with the same key
 (memory/format/tags.py: case, `-`/`_`/space and plurals aside), every `tag:` of the query at
-once. With words too, the words are searched as usual (ranked, or all-words) over the
-best WIDEN × limit lines and the hits are those entries; a query of tags alone lists every
-tagged entry, newest `added` first. The entries carrying each tag are found once per commit.
+once. With words too, the words are searched as usual (ranked, or all-words) among those
+entries only: an index of just their lines (each at its own line number, so hits point where the
+entry is), built once per commit and set of tags; a query of tags alone lists every tagged
+entry, newest `added` first. The entries carrying each tag are found once per commit.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import memory.format.tags as tags
 from memory import format as fmt
 from memory.search.hit import Hit, hit
+from memory.search.index import SearchIndex
 from memory.search.priors import ARCHIVE
 
-WIDEN = 20  # words with tags: the words' best WIDEN × limit lines are filtered
-MIN_WIDE = 500
 _TAG = re.compile(r'(?i)(?<!\S)tag:(?:"([^"]*)"|(\S*))')
 _KEEP = 4  # commits whose tagged entries are kept (the tip and a few a reader may still ask)
-
-Where = tuple[str, int]  # (path, 1-based line)
-Search = Callable[[str, int], list[Hit]]
 
 
 @dataclass(frozen=True)
@@ -56,10 +53,16 @@ def split(query: str) -> tuple[str, list[str]]:
 
 
 def search(
-    words: str, wanted: list[str], limit: int, index: dict[str, list[Tagged]], words_search: Search
+    commit: str,
+    words: str,
+    wanted: list[str],
+    limit: int,
+    index: dict[str, list[Tagged]],
+    *,
+    all_words: bool = False,
 ) -> list[Hit]:
     """The hits for `words` among the entries carrying every `wanted` tag key (`index`:
-    `tag_index` of the tree searched)."""
+    `tag_index` of the tree of `commit`)."""
     if limit <= 0:
         return []
     sets = [index.get(k, []) for k in wanted]
@@ -72,12 +75,33 @@ def search(
     if not words:
         newest = sorted(carrying.values(), key=lambda t: (t.added, t.path, -t.line), reverse=True)
         return [hit(t.path, t.line, t.raw, True, 0.0) for t in newest[:limit]]
-    found = words_search(words, max(limit * WIDEN, MIN_WIDE))
-    return [h for h in found if (h.path, h.line) in carrying][:limit]
+    key = f"{commit}:{','.join(sorted(wanted))}"
+    with _LOCK:
+        only = _ONLY.get(key)
+    if only is None:
+        only = SearchIndex.build(_only(carrying.values()))
+        with _LOCK:
+            _ONLY[key] = only
+            while len(_ONLY) > _KEEP * 4:
+                del _ONLY[next(iter(_ONLY))]
+    return only.search(words, limit, all_words=all_words)
+
+
+def _only(entries: Iterable[Tagged]) -> dict[str, bytes]:
+    """A tree of just these entries' lines, each at its own line number (the rest blank)."""
+    files: dict[str, dict[int, str]] = {}
+    for t in entries:
+        files.setdefault(t.path, {})[t.line] = t.raw.rstrip("\r\n")
+    out: dict[str, bytes] = {}
+    for path, lines in files.items():
+        text = "\n".join(lines.get(i, "") for i in range(1, max(lines) + 1))
+        out[path] = (text + "\n").encode("utf-8")
+    return out
 
 
 _LOCK = threading.Lock()
 _CACHE: dict[str, dict[str, list[Tagged]]] = {}
+_ONLY: dict[str, SearchIndex] = {}  # commit and tag keys → the index of those entries' lines
 
 
 def tag_index(commit: str, tree: Callable[[], Mapping[str, bytes]]) -> dict[str, list[Tagged]]:

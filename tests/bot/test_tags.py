@@ -145,3 +145,20 @@ def test_tag_in_mcp_search_memory(store: Store) -> None:
     assert isinstance(plain, dict) and isinstance(tagged, dict)
     assert len(plain["result"]) == 2
     assert [h["text"] for h in tagged["result"]] == [PERSON]
+
+
+def test_words_with_a_tag_rank_among_the_tagged_entries_only(store: Store) -> None:
+    """Hundreds of untagged lines outrank the tagged ones on the words (shorter lines): the
+    tagged entries are still every hit, as the words are searched among them alone."""
+    untagged = [f"- drain the queue n{i}\n" for i in range(800)]
+    files = {f"bulk/{f}.md": f"# bulk {f}\n\n" + "".join(untagged[f::8]) for f in range(8)}
+    long_tail = "with the ops checklist, the pager muted and the status page updated first"
+    mine = [f"drain the queue before deploy step {i} {long_tail}" for i in range(5)]
+    files["ops/deploy.md"] = "# deploy\n\n" + "".join(f"- {t} [tags: deploy]\n" for t in mine)
+    store.write([WriteFile(p, t) for p, t in files.items()], author=ALICE, message="bulk")
+    assert not {h.text for h in store.search("drain queue", limit=20)} & set(mine)
+    hits = store.search("drain queue tag:deploy", limit=20)
+    assert sorted(h.text for h in hits) == sorted(mine)
+    assert {h.line for h in hits} == {3, 4, 5, 6, 7} and {h.path for h in hits} == {"ops/deploy.md"}
+    precise = store.search("step 3 tag:deploy", limit=20, all_words=True)
+    assert [h.text for h in precise] == [mine[3]]
