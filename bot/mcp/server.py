@@ -30,9 +30,10 @@ and preferences, and what memory holds on the task. Start with readMemory
 (MEMORY.md: the short entries every session needs, then an index of topic files). Use
 searchMemory before asking people what the team already knows. Save what a teammate will want
 next week with writeMemory: one fact per entry, one line each, with [source: URL] when there is
-one, and its kind ([kind: pattern|pitfall|win|stack-note|fact]): what agents write starts
-tentative until a second source confirms it. Never store secrets. deleteMemory records what it
-removes in forgotten.md. To build context around a topic, links gives a file's [[links]] and
+one, and its kind ([kind: pattern|pitfall|win|stack-note|fact]); tag it with tags MEMORY.md's
+index already lists (writeMemory `tags`), and search one with tag:deploy. What agents write
+starts tentative until a second source confirms it. Never store secrets. deleteMemory records
+what it removes in forgotten.md. To build context around a topic, links gives a file's [[links]] and
 backlinks; recentActivity says what changed lately and by whom; searchHistory and fileHistory
 say who added, changed or removed an entry, when, why and on what evidence."""
 
