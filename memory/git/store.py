@@ -66,6 +66,7 @@ class Store:
         self.writer = Writer(self.mirror, self.transport, self.lock, self.keys)
         self.trees = TreeCache(self.mirror)
         self._search: tuple[str, SearchIndex] | None = None  # for all-words and old commits
+        self._tags = tagged.TagCache()  # which entries carry which tag, per commit
         self._fts: FtsIndex | None = None  # ranked search at the tip, on disk beside the cache
 
     @classmethod
@@ -331,7 +332,7 @@ class Store:
         sha = str(self._commit(commit).id)
         words, wanted = tagged.split(query)  # `tag:deploy`: only entries carrying the tag
         if wanted:  # episodes (the archive) carry no tags
-            carrying = tagged.tag_index(sha, partial(self.tree, sha))
+            carrying = self._tags.at(sha, partial(self.trees.some, sha), self.trees.changes)
             return tagged.search(sha, words, wanted, limit, carrying, all_words=all_words)
         if archive:
             episodes = SearchIndex.build(self.tree(sha), archive=True)

@@ -100,23 +100,40 @@ def _only(entries: Iterable[Tagged]) -> dict[str, bytes]:
 
 
 _LOCK = threading.Lock()
-_CACHE: dict[str, dict[str, list[Tagged]]] = {}
 _ONLY: dict[str, SearchIndex] = {}  # commit and tag keys → the index of those entries' lines
+Read = Callable[[list[str] | None], Mapping[str, bytes]]  # paths (None: all) → their bytes
+Changes = Callable[[str, str], list[str] | None]  # (old, new) → paths changed, None: far apart
+REBUILD_FILES = 256  # a diff touching more files than this reads the whole tree again
 
 
-def tag_index(commit: str, tree: Callable[[], Mapping[str, bytes]]) -> dict[str, list[Tagged]]:
-    """Tag key → the entries carrying it, in the tree of `commit` (built once, kept for the
-    last few commits asked)."""
-    with _LOCK:
-        known = _CACHE.get(commit)
-    if known is not None:
-        return known
-    built = _build(tree())
-    with _LOCK:
-        _CACHE[commit] = built
-        while len(_CACHE) > _KEEP:
-            del _CACHE[next(iter(_CACHE))]
-    return built
+class TagCache:
+    """One store's tag key → entries carrying it, per commit: the last few commits kept, and a
+    new commit's made from the newest kept one by its tree diff (only the changed files read),
+    as the search index follows commits."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by: dict[str, dict[str, list[Tagged]]] = {}
+
+    def at(self, commit: str, read: Read, changes: Changes) -> dict[str, list[Tagged]]:
+        with self._lock:
+            known = self._by.get(commit)
+            base = next(reversed(self._by.items()), None)
+        if known is not None:
+            return known
+        changed = changes(base[0], commit) if base is not None else None
+        if base is None or changed is None or len(changed) > REBUILD_FILES:
+            built = _build(read(None))
+        else:
+            gone = set(changed)
+            built = {k: [t for t in ts if t.path not in gone] for k, ts in base[1].items()}
+            for k, ts in _build(read(changed)).items():
+                built.setdefault(k, []).extend(ts)
+        with self._lock:
+            self._by[commit] = built
+            while len(self._by) > _KEEP:
+                del self._by[next(iter(self._by))]
+        return built
 
 
 def _build(tree: Mapping[str, bytes]) -> dict[str, list[Tagged]]:

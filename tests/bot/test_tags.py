@@ -14,7 +14,7 @@ from bot.mcp.server import build_server, fixed
 from bot.mcp.tools import MemoryTools
 from memory import format as fmt
 from memory.git import Author, Store
-from memory.writes import WriteFile
+from memory.writes import DeleteFile, WriteFile
 from tests.bot.test_mcp import run_call, text_of
 
 ALICE = Author("alice", "alice@example.com")
@@ -162,3 +162,18 @@ def test_words_with_a_tag_rank_among_the_tagged_entries_only(store: Store) -> No
     assert {h.line for h in hits} == {3, 4, 5, 6, 7} and {h.path for h in hits} == {"ops/deploy.md"}
     precise = store.search("step 3 tag:deploy", limit=20, all_words=True)
     assert [h.text for h in precise] == [mine[3]]
+
+
+def test_tag_search_follows_each_commit(store: Store) -> None:
+    """The entries carrying a tag follow commits by their tree diff: a tag added, one removed
+    and a file deleted are seen by the next search."""
+    assert [h.text for h in store.search("tag:vendors")] == [PERSON]
+    other = "# other\n\n- refunds settle overnight [tags: vendor]\n"
+    store.write([WriteFile("other.md", other)], author=ALICE, message="add")
+    assert {h.text for h in store.search("tag:vendor")} == {PERSON, "refunds settle overnight"}
+    store.write(
+        [WriteFile(PATH, f"# checkout\n\n- {PERSON} [by: alice]\n")], author=ALICE, message="untag"
+    )
+    assert [h.text for h in store.search("tag:vendor")] == ["refunds settle overnight"]
+    store.write([DeleteFile("other.md")], author=ALICE, message="rm")
+    assert store.search("tag:vendor") == []
