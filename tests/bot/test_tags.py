@@ -177,3 +177,12 @@ def test_tag_search_follows_each_commit(store: Store) -> None:
     assert [h.text for h in store.search("tag:vendor")] == ["refunds settle overnight"]
     store.write([DeleteFile("other.md")], author=ALICE, message="rm")
     assert store.search("tag:vendor") == []
+
+
+def test_an_agent_may_not_declare_tag_aliases(store: Store) -> None:
+    """.hippo/tags.md steers how the dream rewrites everyone's tags: people's to write."""
+    tools = MemoryTools(store, workspace="w")
+    args = {"path": ".hippo/tags.md", "message": "m", "entries": ["deploy [aliases: billing]"]}
+    result = run_call(build_server(tools, fixed("claude-code")), "writeMemory", args)
+    assert result.is_error and "written by people only" in text_of(result)
+    assert store.read_or_none(".hippo/tags.md") is None
