@@ -9,6 +9,7 @@ from datetime import date
 from typing import Literal
 
 import memory.facts.tombstones as tombstones
+import memory.format.tags as fmt_tags
 import memory.trust.rules as trust
 from memory import format as fmt
 from memory import secrets
@@ -138,8 +139,11 @@ def save_note(
     by: str | None = None,
     key: str | None = None,
     force: bool = False,
+    tags: Sequence[str] = (),
 ) -> Saved:
-    """Add one entry (`source`, `added`, `by`) to `path`, or the topic it names, or inbox.md.
+    """Add one entry (`source`, `added`, `by`, `tags`) to `path`, or the topic it names, or
+    inbox.md. `tags` may each hold several, comma-separated; the write path checks their
+    spelling (memory/format/tags.py).
 
     A note that says when it stops being true ("today", "until the migration finishes", a date
     ahead) is marked `scope: short-lived` (memory/facts/timebound.py): tidy lets it expire.
@@ -152,6 +156,8 @@ def save_note(
     meta.append(("added", today))
     if by:
         meta.append(("by", by))
+    if any(t.strip() for t in tags):
+        meta.append((fmt_tags.KEY, ", ".join(t.strip() for t in tags if t.strip())))
     if timebound.why_time_bound(note, date.fromisoformat(today)) is not None:
         meta.append(("scope", timebound.SHORT_LIVED))
     title = "Inbox: notes not yet filed under a topic" if target == INBOX else topic_title(target)

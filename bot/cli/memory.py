@@ -50,6 +50,7 @@ def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
         by=args.by,
         key=validate.external_key("cli", args.key),
         force=args.force,
+        tags=args.tag,
     )
     if saved.result.created:
         metrics.NOTES_SAVED.labels("cli").inc()
@@ -207,6 +208,13 @@ def add_commands(sub: Sub) -> None:
     p.add_argument("--path", metavar="FILE", help="file to add the entry to, e.g. services/x.md")
     p.add_argument("--source", metavar="URL", help="where the fact comes from (a URL)")
     p.add_argument("--by", metavar="WHO", help="who says so (also the commit author)")
+    p.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="a tag (repeat, or comma-separate: --tag deploy --tag billing)",
+    )
     p.add_argument("--key", help="idempotency key: the same key never saves twice")
     p.add_argument("--force", action="store_true", help="save even if it was forgotten before")
     out.add_json(p)

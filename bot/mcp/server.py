@@ -30,9 +30,10 @@ and preferences, and what memory holds on the task. Start with readMemory
 (MEMORY.md: the short entries every session needs, then an index of topic files). Use
 searchMemory before asking people what the team already knows. Save what a teammate will want
 next week with writeMemory: one fact per entry, one line each, with [source: URL] when there is
-one, and its kind ([kind: pattern|pitfall|win|stack-note|fact]): what agents write starts
-tentative until a second source confirms it. Never store secrets. deleteMemory records what it
-removes in forgotten.md. To build context around a topic, links gives a file's [[links]] and
+one, and its kind ([kind: pattern|pitfall|win|stack-note|fact]); tag it with tags MEMORY.md's
+index already lists (writeMemory `tags`), and search one with tag:deploy. What agents write
+starts tentative until a second source confirms it. Never store secrets. deleteMemory records
+what it removes in forgotten.md. To build context around a topic, links gives a file's [[links]] and
 backlinks; recentActivity says what changed lately and by whom; searchHistory and fileHistory
 say who added, changed or removed an entry, when, why and on what evidence."""
 
@@ -154,10 +155,13 @@ def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
         title: str = "",
         key: str = "",
         kind: str = "",
+        tags: list[str] | None = None,
     ) -> dict[str, Any]:
         """Add entries to a file (created when missing, with `title`), replace entries (match is
         the old entry's text), or write a whole file (`content`). One commit with `message`.
-        Entries are one line each and may end in [source: URL; kind: pitfall]. What you write
+        Entries are one line each and may end in [source: URL; kind: pitfall; tags: deploy].
+        `tags` are added to every entry in `entries` (reuse the tags listed in MEMORY.md's
+        index: a small vocabulary finds more). What you write
         starts `status: tentative` until a second source confirms it; `kind` (pattern, pitfall,
         win, stack-note or fact; default fact) is for entries that name none. An entry that
         contradicts an active one is added beside it, never over it; the result's `landed`
@@ -177,6 +181,7 @@ def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
                 title=title or None,
                 key=key or None,
                 kind=kind,
+                tags=tags or (),
             )
         )
 

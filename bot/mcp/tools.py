@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import memory.format.tags as fmt_tags
 from jobs import oplog
 from jobs.briefing import brief
 from jobs.read_counts import HashStore, count_read
@@ -164,6 +165,7 @@ class MemoryTools:
         title: str | None = None,
         key: str | None = None,
         kind: str = "",
+        tags: Sequence[str] = (),
     ) -> dict[str, Any]:
         """An MCP client is an agent unless its token is a person's: an agent's entries pass
         the quality gate (memory.trust.agent_gate) and the write path's trust rules
@@ -181,6 +183,7 @@ class MemoryTools:
             text, meta = parse_line(line)
             if not text:
                 raise NoteRejected(f"an entry for {path} is empty")
+            meta = _tagged(meta, tags)
             batch.append(writes.AddEntry(path, text, _stamp(meta, by, today), title=title))
         for r in replace:
             text, meta = parse_line(r.text)
@@ -257,6 +260,17 @@ def _stamp(meta: writes.Meta, by: str, today: str) -> writes.Meta:
     keys = {k.lower() for k, _ in meta}
     extra = [(k, v) for k, v in (("added", today), ("by", by)) if k not in keys]
     return (*meta, *extra)
+
+
+def _tagged(meta: writes.Meta, tags: Sequence[str]) -> writes.Meta:
+    """`meta` with `tags` added to the entry's own `tags:` (one key; the write path checks
+    their spelling, memory/format/tags.py)."""
+    if not any(t.strip() for t in tags):
+        return meta
+    own = [v for k, v in meta if k.lower() == fmt_tags.KEY]
+    rest = tuple((k, v) for k, v in meta if k.lower() != fmt_tags.KEY)
+    merged = fmt_tags.join(t for v in (*own, *tags) for t in fmt_tags.split(v))
+    return (*rest, (fmt_tags.KEY, merged))
 
 
 def _msg(message: str) -> str:

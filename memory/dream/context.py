@@ -13,9 +13,10 @@ from memory.writes.apply import apply_ops
 from memory.writes.operations import Operation
 from memory.writes.validate import MAX_MESSAGE_CHARS
 
-# Files that are not topics: the index, the inbox, tombstones, daily notes, the archive, state.
+# Files that are not topics: the index, the inbox, tombstones, daily notes, the archive, state,
+# the team's settings for hippo (.hippo/tags.md: tag aliases).
 SPECIAL = frozenset({"MEMORY.md", "inbox.md", "forgotten.md", "proposals.md"})
-NOT_TOPIC_DIRS = ("daily/", "archive/", ".dream/")
+NOT_TOPIC_DIRS = ("daily/", "archive/", ".dream/", ".hippo/")
 
 DREAM_BY = "hippo-dream"  # the `by:` value of what dreaming writes
 

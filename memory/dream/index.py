@@ -1,24 +1,31 @@
-"""Step 5, index: rewrite `MEMORY.md`'s `## Index`, grouped by folder, within the budget.
+"""Step 6, index: rewrite `MEMORY.md`'s `## Index`, grouped by folder, within the budget.
 
 The human-written part (everything outside the `## Index` section) is kept byte for byte; the
 index follows it: root files first, then one `### folder` group per folder, one line per file
-(`- [[path]]: its first line`). Daily notes are one line. The whole file stays within 200 lines
+(`- [[path]]: its first line`). Daily notes are one line, and so is the tag vocabulary (each tag
+with the entries carrying it, most used first, at most TAGS_SHOWN; agents reading the index reuse
+these tags, and `tag:x` searches them). The whole file stays within 200 lines
 and 25 KB (format.DECISIONS[10]): when over, the biggest folders become one line each, then
 top-level folders, and as a last resort the list is cut with a count of what was left out.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
 import memory.format.lines as textlines
+import memory.format.tags as tags
 from memory import format as fmt
 from memory.dream.context import Context, StepResult
+from memory.dream.tag_vocabulary import vocabulary
 from memory.writes.operations import WriteFile
 
 PATH = "MEMORY.md"
 HEADING = "## Index"
 SKIP = frozenset({PATH, "forgotten.md"})
-SKIP_DIRS = (".dream/", "archive/", "daily/")
+SKIP_DIRS = (".dream/", ".hippo/", "archive/", "daily/")  # .hippo/: the team's settings
 TITLE_MAX = 100
+TAGS_SHOWN = 30  # the vocabulary line names at most this many tags (and counts the rest)
 
 
 def title_of(path: str, text: str) -> str:
@@ -61,8 +68,10 @@ def render_index(
     *,
     max_lines: int = fmt.INDEX_MAX_LINES,
     max_bytes: int = fmt.INDEX_MAX_BYTES,
+    tag_counts: Counter[str] | None = None,
 ) -> list[str]:
-    """The index lines (heading included) that fit after `top` within the budget."""
+    """The index lines (heading included) that fit after `top` within the budget; `tag_counts`
+    (spelling → entries) gives the vocabulary line."""
     groups: dict[str, list[str]] = {}
     for p in indexed(list(tree)):
         groups.setdefault(_folder(p), []).append(p)
@@ -70,6 +79,9 @@ def render_index(
     head = [HEADING, ""]
     if daily:
         head.append(f"- daily/ ({len(daily)} notes), newest [[{fmt.link_for(daily[-1])}]]")
+    vocabulary_line = tags_line(tag_counts or Counter())
+    if vocabulary_line:
+        head.append(vocabulary_line)
     lines_of = {
         f: [f"- [[{fmt.link_for(p)}]]: {title_of(p, tree[p])}" for p in ps]
         for f, ps in groups.items()
@@ -101,6 +113,22 @@ def render_index(
         for f in sorted(g for g in groups if g and g not in folded):
             out += ["", f"### {f}", *lines_of[f]]
     return _cut(out, budget_lines, budget_bytes)
+
+
+def tags_line(counts: Counter[str]) -> str:
+    """One line: each tag (one spelling per key: the most used) with its entries, most first."""
+    by_key: dict[str, Counter[str]] = {}
+    for spelling, n in counts.items():
+        if tags.problem(spelling) is None:  # lint reports the rest; the index shows tags only
+            by_key.setdefault(tags.key(spelling), Counter())[spelling] += n
+    shown = sorted(
+        ((c.most_common(1)[0][0], c.total()) for c in by_key.values()), key=lambda t: (-t[1], t[0])
+    )
+    if not shown:
+        return ""
+    words = ", ".join(f"{t} ({n})" for t, n in shown[:TAGS_SHOWN])
+    more = f", … and {len(shown) - TAGS_SHOWN} more" if len(shown) > TAGS_SHOWN else ""
+    return f"- tags ({len(shown)}; search `tag:<tag>`): {words}{more}"
 
 
 def _by_top_level(groups: dict[str, list[str]]) -> list[str]:
@@ -138,7 +166,7 @@ def run(ctx: Context) -> StepResult:
     result = StepResult("index")
     old = ctx.tree.get(PATH, "")
     top = split_top(old)
-    body = render_index(ctx.tree, [*top, ""])
+    body = render_index(ctx.tree, [*top, ""], tag_counts=vocabulary(ctx))
     new = "\n".join([*top, "", *body]) + "\n"
     result.facts = {"lines": new.count("\n"), "bytes": len(new.encode())}
     if new != old:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, NamedTuple
 
 import memory.dream.consolidate_lessons as outcomes
@@ -21,7 +22,7 @@ import memory.format.lines as textlines
 import memory.format.version as version
 import memory.trust.proposals as proposals
 from memory import format as fmt
-from memory.dream import corrections, daily, index, plain_git, tidy, unused
+from memory.dream import corrections, daily, index, plain_git, tag_vocabulary, tidy, unused
 from memory.dream import state as st
 from memory.dream.changes import RenameFinder, changed_since, unmerged_since
 from memory.dream.checkable_claims import known_repos
@@ -34,7 +35,7 @@ from memory.git.store import Store
 from memory.writes.operations import AddEntry, ReplaceEntry
 from memory.writes.validate import MAX_TRAILER_CHARS
 
-STEPS = ("daily", "outcomes", "corrections", "tidy", "index", "state")
+STEPS = ("daily", "outcomes", "corrections", "tidy", "tags", "index", "state")
 TRAILER = "Hippo-Dream"
 _LIST_TRAILERS = {"checked": "Hippo-Dream-Checked", "unverified": "Hippo-Dream-Unverified"}
 _LIST_TRAILERS |= {"deferred": "Hippo-Dream-Deferred", "verified": "Hippo-Dream-Verified"}
@@ -176,6 +177,7 @@ def _steps(
             ctx, checker, limit=limit, recheck=recheck, budget=budget
         ),
         "tidy": lambda: tidy.run(ctx),
+        "tags": lambda: StepResult("tags"),  # one commit per merge: _tag_merges
         "index": lambda: index.run(ctx),
     }
 
@@ -195,7 +197,11 @@ def _run_steps(
     """Run each step in order (committing it); return the files each trailer list named."""
     lists: dict[str, list[str]] = {k: [] for k in _LIST_TRAILERS}
     for name, make in steps.items():
-        step = _step(store, ctx, report, name, make, lists)
+        if name == "tags":
+            _tag_merges(store, ctx, report, lists)
+            step = None
+        else:
+            step = _step(store, ctx, report, name, make, lists)
         if step is not None and name == "corrections":
             plan: corrections.Plan = step.facts["plan"]
             report.deleted, report.cap = len(plan.deleted), plan.cap
@@ -212,6 +218,16 @@ def _run_steps(
     report.deferred = lists["deferred"]
     report.unverified = lists["unverified"]
     return lists
+
+
+def _tag_merges(store: Store, ctx: Context, report: Report, lists: dict[str, list[str]]) -> None:
+    """The tags step: each merge of tag spellings its own commit, so each reverts alone."""
+    ctx.apart |= tag_vocabulary.unmerged(store, ctx.state.last_commit)  # kept in the state
+    merges, waiting = tag_vocabulary.plan(ctx)
+    for merge in merges:
+        _step(store, ctx, report, merge.name, partial(tag_vocabulary.run, ctx, merge), lists)
+    if waiting:
+        report.extra["tags_waiting"] = waiting
 
 
 def _record_state(
@@ -349,11 +365,18 @@ def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.St
     """Tonight's dream as history and state record it (it already ran): `skipped`, with its
     steps, so a digest lost to a crash after the state commit can still be posted."""
     report.skipped = True
+    night = f"dream:{report.run_id}:"
+    merged = [  # the tags step: one commit per merge, keys dream:<night>:tags:<tag>, in order
+        (c.trailers["Hippo-Key"][len(night) :], c.sha)
+        for c in reversed(store.log(limit=100))
+        if c.trailers.get("Hippo-Key", "").startswith(f"{night}tags:")
+    ]
     for name in STEPS:
-        done = store.find_key(f"dream:{report.run_id}:{name}")
-        if done is not None:
-            diff = store.diff(done)
-            report.steps.append(StepReport(name, done, diff.commit.message, _stats(diff), True))
+        found = merged if name == "tags" else [(name, store.find_key(night + name))]
+        for step, done in found:
+            if done is not None:
+                diff = store.diff(done)
+                report.steps.append(StepReport(step, done, diff.commit.message, _stats(diff), True))
     fixes = next((s for s in report.steps if s.step == "corrections"), None)
     report.deleted = sum(1 for ln in fixes.body if ln.startswith("- deleted")) if fixes else 0
     report.cap = deletion_cap(sum(1 for p in tree if is_topic(p)))

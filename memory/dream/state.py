@@ -4,7 +4,8 @@ Keys: `formatVersion` (the memory format hippo wrote, memory/format/version.py),
 id: the night's date), `lastRunAt` (ISO time), `lastCommit` (the commit the dream finished on,
 before this file), `checked` (path → date last verified), `unverified` (paths with claims
 nothing could check), `deferred` (paths whose deletions waited for the cap), `apart` (fact keys of
-entries a person un-merged: tidy never merges them again on its own; written only when any)
+entries a person un-merged: tidy never merges them again on its own; and `tag:<spelling>` for tag
+spellings whose merge a person reverted, memory/dream/tag_vocabulary.py; written only when any)
 (the prompt snapshots are refs, see memory/prompts/snapshot.py).
 """
 

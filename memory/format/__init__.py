@@ -3,7 +3,8 @@
 decisions.py holds the spec's decisions and vocabulary, document.py a parsed note (`parse`),
 entry.py one entry and its metadata, links.py [[links]], fact_keys.py texts reduced for
 comparing facts; beside them lines.py (what a line is, as git counts it), lint.py (problems a
-person should fix) and version.py (the format version and migrations), imported by module.
+person should fix), tags.py (the `tags:` key) and version.py (the format version and
+migrations), imported by module.
 """
 
 from memory.format.decisions import (

@@ -34,7 +34,8 @@ DECISIONS = {
     "target; '..', a leading '/' and empty targets are invalid links (lint reports them).",
     10: "MEMORY.md budget: 200 lines and 25 KB (25,600 bytes), as Claude Code uses.",
     11: "Our extra keys: by, status (tentative|active|revoked), verified, scope, removed, reason, "
-    "evidence, kind (pattern|pitfall|win|stack-note|fact), contradicts, refines. Unknown keys "
+    "evidence, kind (pattern|pitfall|win|stack-note|fact), contradicts, refines, tags (16). "
+    "Unknown keys "
     "are kept and reported by lint only when malformed.",
     12: "Imperative entries are parsed like any other entry: memory is data, never instructions "
     "(the agent's prompt says so; the parser gives no line special power).",
@@ -46,11 +47,15 @@ DECISIONS = {
     15: "A line ends at '\\n' only, as git, GitHub and grep count lines ('\\r\\n' is one "
     "ending); a form feed, '\\x0b', '\\x1c'-'\\x1e', '\\x85', U+2028, U+2029 or a lone "
     "'\\r' is part of its line (memory/format/lines.py), so line numbers match `git blame`.",
+    16: "`tags:` holds tags separated by commas ([tags: deploy, billing]); a tag is letters and "
+    "digits joined by single '-', '_', '.', '/' or spaces, at most 40 characters, at most 20 an "
+    "entry; repeated `tags:` keys add up. Tags are the same tag when equal but for case, "
+    "separators ('-', '_', space) and plural endings (memory/format/tags.py `key`).",
 }
 
 KNOWN_KEYS = frozenset(
     {"source", "added", "by", "status", "verified", "scope", "removed", "reason", "evidence"}
-    | {"kind", "contradicts", "refines"}
+    | {"kind", "contradicts", "refines", "tags"}
 )
 STATUSES = frozenset({"tentative", "active", "revoked"})
 # What an agent learned (memory/trust/agent_gate.py): the quality gate's kinds, in the design's

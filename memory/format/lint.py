@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 
 import memory.format.lines as textlines
+import memory.format.tags as tags
 from memory import secrets
 from memory.format import (
     INDEX_MAX_BYTES,
@@ -169,6 +170,8 @@ def entry_problems(text: str, meta: Sequence[tuple[str, str]]) -> list[tuple[str
             out.append(("bad-status", f"'status: {value}' is not one of {allowed}"))
         elif k == "kind" and value.strip().lower() not in KINDS:
             out.append(("bad-kind", f"'kind: {value}' is not one of {' | '.join(KINDS)}"))
+        elif k == tags.KEY and (why := tags.problem(value)) is not None:
+            out.append(("bad-tag", why))
     return out
 
 

@@ -30,7 +30,7 @@ from memory.git.request import HIPPO, Author, WriteRequest, WriteResult
 from memory.git.transport import BRANCH, Transport, is_local
 from memory.git.trees import TreeCache
 from memory.git.writer import Observer, Writer
-from memory.search import FtsIndex, Hit, SearchIndex
+from memory.search import FtsIndex, Hit, SearchIndex, tagged
 from memory.writes.operations import Operation, WriteFile, check_path
 
 MEMORY_MD = "# Memory\n\n## Index\n"
@@ -66,6 +66,7 @@ class Store:
         self.writer = Writer(self.mirror, self.transport, self.lock, self.keys)
         self.trees = TreeCache(self.mirror)
         self._search: tuple[str, SearchIndex] | None = None  # for all-words and old commits
+        self._tags = tagged.TagCache()  # which entries carry which tag, per commit
         self._fts: FtsIndex | None = None  # ranked search at the tip, on disk beside the cache
 
     @classmethod
@@ -324,10 +325,15 @@ class Store:
         rank (memory/search/ranked.py); at the tip, from the FTS5 index on disk beside the cache
         (memory/search/fts.py), brought to each new commit by its tree diff. `all_words`:
         only lines holding every word and phrase as written, for precise lookups. The archive
-        is never searched unless asked for (`archive=True` searches only it)."""
+        is never searched unless asked for (`archive=True` searches only it). `tag:x` terms
+        keep only entries tagged x (memory/search/tagged.py)."""
         if commit is None and self.tip() is None:
             return []
         sha = str(self._commit(commit).id)
+        words, wanted = tagged.split(query)  # `tag:deploy`: only entries carrying the tag
+        if wanted:  # episodes (the archive) carry no tags
+            carrying = self._tags.at(sha, partial(self.trees.some, sha), self.trees.changes)
+            return tagged.search(sha, words, wanted, limit, carrying, all_words=all_words)
         if archive:
             episodes = SearchIndex.build(self.tree(sha), archive=True)
             return episodes.search(query, limit=limit, all_words=all_words)

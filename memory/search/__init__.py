@@ -10,6 +10,7 @@ Slack recall, briefings and the agents' search tool.
     words.py      tokens, stems, context words and typo spellings, as the ranked mode sees them
     priors.py     what a line scores before its words: entries first, removed facts last
     hit.py        Hit: one matching line, as every caller gets it
+    tagged.py     `tag:deploy` in a query: only entries carrying the tag
     all_words.py  the all-words mode's query: terms, phrases and their weights
     folded.py     the folded text of a tree: one lower-cased blob with line and file offsets
 """

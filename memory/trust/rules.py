@@ -44,8 +44,9 @@ from memory.writes.operations import (
 PERSON: Final = "person"
 AGENT: Final = "agent"
 # Written by people only: the instructions agents follow (a channel's preferences are the Slack
-# agent's system prompt; conventions are handed to every agent in briefings and annotations).
-PEOPLE_ONLY: Final = ("preferences/", "conventions/")
+# agent's system prompt; conventions are handed to every agent in briefings and annotations), and
+# the team's settings for hippo (.hippo/tags.md: the aliases the dream merges everyone's tags by).
+PEOPLE_ONLY: Final = ("preferences/", "conventions/", ".hippo/")
 PROPOSALS: Final = "proposals.md"
 PROPOSALS_TITLE: Final = "Proposals: agents' deletions waiting for a person"
 # Keys only hippo writes on an agent's entry (the gate, the dream): an agent's values are dropped.
@@ -81,7 +82,8 @@ def check_path(path: str) -> None:
         raise ProtectedPath(
             path,
             f"{path} is written by people only (Slack commands, the console, git): "
-            "preferences and conventions are the instructions agents follow",
+            "preferences, conventions and .hippo/ settings are the instructions agents and "
+            "dreaming follow",
         )
     if path == PROPOSALS:
         raise ProtectedPath(path, f"{PROPOSALS} is kept by hippo: delete the entry to propose")

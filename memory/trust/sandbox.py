@@ -150,7 +150,11 @@ def plan(base: Mapping[str, bytes], work: Mapping[str, bytes], who: Attribution)
         # its own instructions, whatever its tools let through (the write path refuses them too).
         if path.startswith(trust.PEOPLE_ONLY):
             out.refused.append(
-                (path, "preferences and conventions are written by people (Slack, console, git)")
+                (
+                    path,
+                    "preferences, conventions and .hippo/ settings are written by people "
+                    "(Slack, console, git)",
+                )
             )
             continue
         if new is None:

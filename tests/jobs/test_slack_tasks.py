@@ -329,6 +329,22 @@ def test_recall_finds_a_fact_asked_in_other_words(
     assert "services/checkout-api.md" in reply["text"] and "freeze on fridays" in reply["text"]
 
 
+def test_recall_with_a_tag_keeps_the_tagged_entries(
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """Issue 29 item 4: `tag:deploy` in a Slack recall filters through the one retrieval core:
+    the untagged fact holding the same words is left out."""
+    rt = celery_worker_for
+    ops = [
+        AddEntry("ops/deploy.md", "drain the queue before a deploy", (("tags", "Deploys"),)),
+        AddEntry("ops/queue.md", "drain the queue on Mondays"),
+    ]
+    rt.store.write(ops, author=PERSON, message="seed")
+    post(client, mention("what do you know about drain queue tag:deploy?"))
+    [reply] = replies(slack_fake)
+    assert "drain the queue before a deploy" in reply["text"] and "Mondays" not in reply["text"]
+
+
 def test_reaction_and_shortcut_save_the_message(
     client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
 ) -> None:
