@@ -89,10 +89,12 @@ def _keyval(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     return (m.start(), m.end("value")) if ok else None
 
 
-# `- name: API_KEY` then `value: …` (Kubernetes env, GitHub Actions, many YAML lists).
+# `- name: API_KEY` then `value: …` (Kubernetes env, GitHub Actions, many YAML lists). The name
+# is at most 64 characters either side of its key word: unbounded, each key word of a long name
+# (`key`*n) retried the rest of it (quadratic: 5 s for 16 KB).
 _NAME_VALUE = re.compile(
-    r"name[\"']?\s*[:=]\s*[\"']?(?P<name>[a-z0-9_.-]*(?:pass|pwd|secret|token|key|credential)"
-    r"[a-z0-9_.-]*)[\"']?\s*,?\s*(?:-\s*)?value[\"']?\s*[:=]\s*(?P<quote>[\"']?)(?P<value>[^\s\"',}]{6,400})"
+    r"name[\"']?\s*[:=]\s*[\"']?(?P<name>[a-z0-9_.-]{0,64}(?:pass|pwd|secret|token|key|credential)"
+    r"[a-z0-9_.-]{0,64})[\"']?\s*,?\s*(?:-\s*)?value[\"']?\s*[:=]\s*(?P<quote>[\"']?)(?P<value>[^\s\"',}]{6,400})"
 )
 
 

@@ -57,6 +57,7 @@ QUADRATIC: dict[str, Callable[[int], str]] = {
     "JWT": lambda n: ("eyJ-" * n)[:n],
     "private key block": lambda n: ("-----BEGIN PRIVATE KEY-----\n" + "A" * 60 + "\n") * (n // 89),
     "Kubernetes Secret data": lambda n: "kind: Secret\ndata:\n" + "k: AAAA\n" * (n // 8),
+    "credential in a name/value pair": lambda n: "value - name: " + ("key" * n)[:n] + "x",
 }
 
 
