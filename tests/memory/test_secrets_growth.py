@@ -12,7 +12,7 @@ import gc
 import time
 from collections.abc import Callable
 
-from memory.secrets import DETECTORS, Detector, scanner, values
+from memory.secrets import DETECTORS, Detector, library_detectors, scanner, values
 from memory.writes.validate import MAX_ENTRY_CHARS
 
 
@@ -72,5 +72,28 @@ def test_no_pattern_is_quadratic_in_its_input() -> None:
         short = _best(functools.partial(scanner._raw, small, detectors), 5)
         long = _best(functools.partial(scanner._raw, big, detectors), 5)
         assert long < 24 * short + 5e-3, (kind, short, long)
+    # detect-secrets' JWT pattern, which the library detectors run, had the same flaw as ours.
+    small, big = QUADRATIC["JWT"](n), QUADRATIC["JWT"](8 * n)
+    short = _best(functools.partial(library_detectors.scan, small), 5)
+    long = _best(functools.partial(library_detectors.scan, big), 5)
+    assert long < 24 * short + 5e-3, ("detect-secrets JWT", short, long)
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+    assert library_detectors.scan(f"{small} {jwt}")
     assert scanner._raw(QUADRATIC["private key block"](n), _detector("private key block"))
     assert scanner._raw(QUADRATIC["Kubernetes Secret data"](n), _detector("Kubernetes Secret data"))
+
+
+def test_library_finds_are_merged_without_comparing_every_pair() -> None:
+    """detect-secrets' finds are kept where hippo's own found nothing: the check grows with the
+    number of finds, not with its square (each find was compared with every hit)."""
+
+    def merge(n: int) -> Callable[[], object]:
+        hits = [scanner.Hit("own", 10 * i, 10 * i + 5) for i in range(n)]
+        found = [("library", 10 * i + 6, 10 * i + 9) for i in range(n)]  # between the hits
+        return lambda: scanner._unclaimed(hits, found)
+
+    short, long = _best(merge(3000), 3), _best(merge(24_000), 3)
+    assert long < 24 * short + 5e-3, (short, long)
+    hits = [scanner.Hit("own", 0, 10)]
+    kept = scanner._unclaimed(hits, [("a", 5, 12), ("b", 12, 20), ("c", 15, 30), ("d", 30, 31)])
+    assert [h.kind for h in kept] == ["b", "d"]
