@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
+import functools
 import json
 import re
 from urllib.parse import unquote
@@ -87,10 +89,12 @@ def _keyval(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     return (m.start(), m.end("value")) if ok else None
 
 
-# `- name: API_KEY` then `value: …` (Kubernetes env, GitHub Actions, many YAML lists).
+# `- name: API_KEY` then `value: …` (Kubernetes env, GitHub Actions, many YAML lists). The name
+# is at most 64 characters either side of its key word: unbounded, each key word of a long name
+# (`key`*n) retried the rest of it (quadratic: 5 s for 16 KB).
 _NAME_VALUE = re.compile(
-    r"name[\"']?\s*[:=]\s*[\"']?(?P<name>[a-z0-9_.-]*(?:pass|pwd|secret|token|key|credential)"
-    r"[a-z0-9_.-]*)[\"']?\s*,?\s*(?:-\s*)?value[\"']?\s*[:=]\s*(?P<quote>[\"']?)(?P<value>[^\s\"',}]{6,400})"
+    r"name[\"']?\s*[:=]\s*[\"']?(?P<name>[a-z0-9_.-]{0,64}(?:pass|pwd|secret|token|key|credential)"
+    r"[a-z0-9_.-]{0,64})[\"']?\s*,?\s*(?:-\s*)?value[\"']?\s*[:=]\s*(?P<quote>[\"']?)(?P<value>[^\s\"',}]{6,400})"
 )
 
 
@@ -155,11 +159,22 @@ _CREDENTIAL_CALL = re.compile(
 _K8S_PAIR = re.compile(r"(?<=\s)(?P<key>[\w.-]+):[ \t]+(?P<value>[A-Za-z0-9+/]{4,}={0,2})(?=\s|$)")
 
 
+@functools.lru_cache(maxsize=1)
+def _data_keys(text: str) -> tuple[int, ...]:
+    """Where `data:` is in `text`, if it holds a Kubernetes Secret (else none). Found once per
+    text, not by a search back per `key: value` pair: that was quadratic (a 2 MiB file of pairs
+    under one `data:` took minutes). The cache keeps the last text only."""
+    if "kind: Secret" not in text:
+        return ()
+    return tuple(m.start() for m in re.finditer("data:", text))
+
+
 def _k8s_secret(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     """A base64 value under `data:` of a Kubernetes Secret: every one is a secret."""
-    kind = text.find("kind: Secret")
-    data = text.rfind("data:", 0, m.start())
-    if kind < 0 or data < 0 or text.startswith("metadata:", data - 4) or len(m.group("value")) % 4:
+    keys = _data_keys(text)
+    at = bisect.bisect_right(keys, m.start() - len("data:")) - 1  # the last `data:` before m
+    data = keys[at] if at >= 0 else -1
+    if data < 0 or text.startswith("metadata:", data - 4) or len(m.group("value")) % 4:
         return None
     try:
         decoded = base64.b64decode(m.group("value"), validate=True)
@@ -170,13 +185,25 @@ def _k8s_secret(text: str, m: re.Match[str]) -> tuple[int, int] | None:
 
 def _jwt(text: str, m: re.Match[str]) -> int | None:
     """A JWT's header and claims decode to JSON (a signature may be absent: alg none)."""
-    parts = m.group().split(".")
+    parts = m.group("jwt").split(".")
     try:
         for part in parts[:2]:
             json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return None
-    return m.start()
+    return m.start("jwt")
+
+
+# A JWT: `eyJ` and 8+ token characters, `.eyJ` and 8+, then an optional signature. Matched from
+# the start of the run of token characters that holds the header, which the look-ahead first
+# checks ends in `.eyJ` and 8 characters: searched from each `eyJ`, a run of `eyJ-eyJ-…` cost
+# a pass to its end per `eyJ` (quadratic: 9 s for 128 KB). The header starts at the run's first
+# `eyJ` with 8 characters after it, as it did.
+_TOKEN = "[0-9A-Za-z_-]"
+_JWT = (
+    rf"(?<!{_TOKEN})(?={_TOKEN}*+\.eyJ{_TOKEN}{{8}})"
+    rf"{_TOKEN}*?(?P<jwt>eyJ{_TOKEN}{{8,}}+\.eyJ{_TOKEN}{{8,}}+(?:\.{_TOKEN}*+)?)"
+)
 
 
 _QUOTED = re.compile(r"[\"'`](?P<value>[A-Za-z0-9+/_=-]{32,})[\"'`]")
@@ -201,7 +228,7 @@ CONTEXT: list[Detector] = [
     _d(
         "JWT",
         ("eyJ",),
-        r"eyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}(?:\.[0-9A-Za-z_-]*)?",
+        _JWT,
         _jwt,
     ),
     _d(

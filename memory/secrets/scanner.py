@@ -18,6 +18,7 @@ import base64
 import binascii
 import bisect
 import functools
+import itertools
 import re
 import sys
 import unicodedata
@@ -195,10 +196,25 @@ def scan(text: str) -> list[Hit]:
         if inner:
             hits.append(Hit(f"base64-encoded {inner[0].kind}", m.start(), m.end()))
     # detect-secrets' finds count where hippo's own found nothing (its names are the plainer).
-    for kind, start, end in library_detectors.scan(text, lowered):
-        if not any(h.start < end and start < h.end for h in hits):
-            hits.append(Hit(kind, start, end))
-    return _merge(hits)
+    return _merge(hits + _unclaimed(hits, library_detectors.scan(text, lowered)))
+
+
+def _unclaimed(hits: list[Hit], found: list[tuple[str, int, int]]) -> list[Hit]:
+    """The finds that overlap none of `hits` nor an earlier find kept. By bisection: comparing
+    each find with every hit was quadratic (38 s for 1 MB of private key headers)."""
+    own = sorted((h.start, h.end) for h in hits)
+    starts = [s for s, _ in own]
+    reach = list(itertools.accumulate((e for _, e in own), max))  # the furthest end so far
+    kept: list[tuple[int, int]] = []  # disjoint, so by start they are by end too
+    out: list[Hit] = []
+    for kind, start, end in found:
+        i = bisect.bisect_left(starts, end) - 1  # own hits starting before `end`
+        j = bisect.bisect_left(kept, (end, -1)) - 1
+        if (i >= 0 and reach[i] > start) or (j >= 0 and kept[j][1] > start):
+            continue
+        bisect.insort(kept, (start, end))
+        out.append(Hit(kind, start, end))
+    return out
 
 
 def _merge(hits: list[Hit]) -> list[Hit]:

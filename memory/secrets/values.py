@@ -35,8 +35,11 @@ _PLACEHOLDER = re.compile(
 )
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|->|::)[A-Za-z_][A-Za-z0-9_]*)*")
 _SEGMENTS = re.compile(r"\.|->|::|_+")
-# A segment of a delimited name: a word in one case or in camel humps, a digit or two after it.
-_WORD_SEGMENT = re.compile(r"(?:[a-z]+|[A-Z]+|(?:[A-Z]?[a-z]{2,}|[A-Z]{2,})+)\d{0,2}")
+# A segment of a delimited name: a word in one case or in camel humps (each lower-case run of
+# two or more letters, an upper-case run before it, another at the end), a digit or two after.
+# The runs are possessive so a segment splits one way only: `(?:[A-Z]?[a-z]{2,}|[A-Z]{2,})+`
+# tried every split of a long run (2^n steps: `A`*40 + `1e1_x` took minutes).
+_WORD_SEGMENT = re.compile(r"(?:[a-z]+|[A-Z]+|(?:[A-Z]*+[a-z]{2,}+)+(?:[A-Z]{2,}+)?)\d{0,2}")
 _PARTS = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|[^A-Za-z]|$)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _CODE = re.compile(r"[()\[\]{}]|^(?:self|this|os|process|config|settings|env|ENV|cls)\W")
 _NAMING = {
