@@ -10,9 +10,12 @@ import shutil
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pygit2
+from filelock import FileLock
+from filelock import Timeout as FileLockTimeout
 
 from memory.errors import RemoteError
 from memory.git.transport import BRANCH, HEAD_REF, TRACK_REF, Transport
@@ -99,9 +102,26 @@ class Mirror:
             # again one after another.
             if max_age is not None and started - self.synced_at < max_age:
                 return self.tracked()
-            self.transport.fetch(repo)
+            with self._processes_in_turn():
+                self.transport.fetch(repo)
         self.synced_at = time.monotonic()
         return self.tracked()
+
+    @contextlib.contextmanager
+    def _processes_in_turn(self) -> Iterator[None]:
+        """Processes sharing this cache fetch one at a time: two libgit2 fetches updating the
+        same refs at once fail with "failed to lock file" (six `hippo search` started together
+        saw it). A fetch stuck elsewhere for 2 minutes does not hold ours back for longer."""
+        lock = FileLock(f"{self.path}.fetch.lock", thread_local=False)
+        try:
+            lock.acquire(timeout=120, poll_interval=0.01)
+        except FileLockTimeout:
+            yield
+            return
+        try:
+            yield
+        finally:
+            lock.release()
 
     def fresh(self) -> None:
         """Fetch when the last fetch is older than `max_age` seconds, so a long-lived process
