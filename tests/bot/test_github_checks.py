@@ -14,9 +14,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from bot.app import create_app
 from jobs.celery_app import make_celery
-from jobs.config import Config
 from jobs.github.backfill import learn_one
 from jobs.github.checks import check_pull
 from jobs.github.tasks import process_pull_request
@@ -49,27 +47,8 @@ SECRET = "webhook-secret"
 MARKER = "<!-- hippo:lesson -->"
 
 
-@pytest.fixture
-def rt(tmp_path: Path, fake_github: FakeGitHub, redis_url: str) -> Iterator[Runtime]:
-    config = Config(
-        redis_url=redis_url,
-        data_dir=tmp_path / "data",
-        memory_remote=str(tmp_path / "remote.git"),
-        github_webhook_secret=SECRET,
-        github_token="t",
-        github_api_url=fake_github.url,
-        public_url="https://hippo.example.com",
-    )
-    runtime = Runtime(config)
-    runtime.redis.flushdb()
-    runtime.store.init()
-    yield runtime
-    runtime.close()
-
-
-@pytest.fixture
-def client(rt: Runtime) -> FlaskClient:
-    return create_app(rt.config, rt).test_client()
+# What tests/bot/conftest.py's `rt` adds to its Config for this module.
+RT_SETTINGS = {"github_webhook_secret": SECRET, "public_url": "https://hippo.example.com"}
 
 
 @pytest.fixture

@@ -8,18 +8,15 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 from flask.testing import FlaskClient
 
-from bot.app import create_app
 from jobs import oplog
 from jobs.briefing import brief
 from jobs.celery_app import make_celery
-from jobs.config import Config
 from jobs.github.lessons import learn
 from jobs.github.tasks import recorded_pushes
 from jobs.runtime import Runtime
@@ -49,27 +46,8 @@ OLD = "import mock\n\ndef test_{n}():\n    client = mock.Mock()\n    assert clie
 NEW = "from tests.fixtures import client\n\ndef test_{n}(client):\n    assert client\n"
 
 
-@pytest.fixture
-def rt(tmp_path: Path, fake_github: FakeGitHub, redis_url: str) -> Iterator[Runtime]:
-    config = Config(
-        redis_url=redis_url,
-        data_dir=tmp_path / "data",
-        memory_remote=str(tmp_path / "remote.git"),
-        github_webhook_secret=SECRET,
-        github_token="t",
-        github_api_url=fake_github.url,
-        repo_channels={REPO: "#app"},
-    )
-    runtime = Runtime(config)
-    runtime.redis.flushdb()
-    runtime.store.init()
-    yield runtime
-    runtime.close()
-
-
-@pytest.fixture
-def client(rt: Runtime) -> FlaskClient:
-    return create_app(rt.config, rt).test_client()
+# What tests/bot/conftest.py's `rt` adds to its Config for this module.
+RT_SETTINGS = {"github_webhook_secret": SECRET, "repo_channels": {REPO: "#app"}}
 
 
 def post(
