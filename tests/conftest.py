@@ -20,6 +20,7 @@ from memory.git.store import Store
 from tests.fakes.slack import SECRET as SLACK_SECRET
 from tests.fakes.slack import SlackFake
 from tests.gitservers import git_daemon_server, http_git, ssh_git  # noqa: F401 (fixtures)
+from tests.waiting import TaskLedger
 
 if TYPE_CHECKING:
     from flask.testing import FlaskClient
@@ -141,6 +142,13 @@ def client(rt: Runtime) -> FlaskClient:
     from bot.app import create_app
 
     return create_app(rt.config, rt).test_client()
+
+
+@pytest.fixture
+def tasks() -> Iterator[TaskLedger]:
+    """Counts the Celery tasks sent and run in this process; wait on `until(tasks.settled)`."""
+    with TaskLedger() as ledger:
+        yield ledger
 
 
 # -- Slack: the loopback Web API fake, a Runtime wired to it, a real Celery worker ------------

@@ -4,7 +4,6 @@ worker and Redis, PyGithub against the loopback GitHub, and a real git repositor
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
@@ -41,7 +40,7 @@ from tests.github_scenario import (
     serve_later,
     serve_taught,
 )
-from tests.waiting import until
+from tests.waiting import TaskLedger, until
 
 SECRET = "webhook-secret"
 MARKER = "<!-- hippo:lesson -->"
@@ -100,7 +99,11 @@ def push(client: FlaskClient, branch: Branch, delivery: str = "") -> Any:
 
 
 def test_the_agent_repeating_a_lesson_is_flagged_on_the_right_lines(
-    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub, branches: list[Branch]
+    worker: Runtime,
+    client: FlaskClient,
+    fake_github: FakeGitHub,
+    branches: list[Branch],
+    tasks: TaskLedger,
 ) -> None:
     """Issue 18's scenario: an active lesson (fixtures, not inline mocks), then three agent pull
     requests using mock again: each check run flags exactly the lines that do, neutral; a pull
@@ -128,8 +131,7 @@ def test_the_agent_repeating_a_lesson_is_flagged_on_the_right_lines(
     # The same push delivered again under another id: no second check run.
     before = len(fake_github.check_runs)
     assert push(client, branches[0]).status_code == 202
-    until(lambda: rt.redis.llen("celery") == 0)
-    time.sleep(0.5)
+    until(tasks.settled)  # the redelivery's tasks have run
     assert len(fake_github.check_runs) == before
 
 
@@ -172,7 +174,7 @@ def test_annotations_land_on_git_lines_whatever_the_characters(
 
 
 def test_learning_comments_once_and_says_when_a_lesson_became_active(
-    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub
+    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub, tasks: TaskLedger
 ) -> None:
     """Each pull request hippo learned from gets one comment with the lesson, its status and a
     console link; the confirming one says the lesson is now active. Redelivered (another
@@ -188,8 +190,7 @@ def test_learning_comments_once_and_says_when_a_lesson_became_active(
     head = rt.store.head()
     closed = pull_request_payload("closed", repo=REPO, number=2, merged=True, merge_commit_sha="m2")
     assert post(client, "pull_request", closed, delivery="another-id").status_code == 202
-    until(lambda: rt.redis.llen("celery") == 0)
-    time.sleep(0.5)
+    until(tasks.settled)  # the redelivery's tasks have run
     learned = learn_one(rt, REPO, 2)
     assert not learned.committed and rt.store.head() == head
     assert comments_on(fake_github, 2) == second

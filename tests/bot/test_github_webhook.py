@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
@@ -37,7 +36,7 @@ from tests.fakes.github import (
     webhook,
 )
 from tests.fakes.slack import SlackFake
-from tests.waiting import until
+from tests.waiting import TaskLedger, until
 
 SECRET = "webhook-secret"
 AGENT = "hippo-agent[bot]"
@@ -179,7 +178,7 @@ def conventions(rt: Runtime) -> list[fmt.Entry]:
 
 
 def test_two_same_edits_make_an_active_lesson_and_a_note(
-    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub
+    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub, tasks: TaskLedger
 ) -> None:
     """Two merged agent PRs edited the same way: tentative, then active with a Slack note."""
     rt = worker
@@ -206,8 +205,7 @@ def test_two_same_edits_make_an_active_lesson_and_a_note(
     rt.redis.delete("hippo:github:delivery:d2")
     closed = pull_request_payload("closed", repo=REPO, number=2, merged=True, merge_commit_sha="m2")
     assert post(client, "pull_request", closed, delivery="d2").status_code == 202
-    until(lambda: queued(rt) == 0)
-    time.sleep(0.3)
+    until(tasks.settled)  # the redelivery's task has run
     assert rt.store.head() == head and len(rt.outbox.messages()) == 1
     # The operational log counted one promotion (the redelivery none); a briefing for the same
     # kind of file lists the lesson first.
