@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import psutil
 import pytest
@@ -15,9 +16,14 @@ import pytest
 from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
+from memory.git.store import Store
 from tests.fakes.slack import SECRET as SLACK_SECRET
 from tests.fakes.slack import SlackFake
 from tests.gitservers import git_daemon_server, http_git, ssh_git  # noqa: F401 (fixtures)
+from tests.waiting import TaskLedger
+
+if TYPE_CHECKING:
+    from flask.testing import FlaskClient
 
 ROOT = Path(__file__).resolve().parents[1]
 # Conformance data (real payloads, schemas, spec examples) copied into the repository; its
@@ -116,6 +122,33 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("GIT_COMMITTER_NAME", "test person")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "person@example.com")
     yield
+
+
+# -- The shared fixtures: a fresh memory repository, and the web app on a module's own `rt` ------
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    """An initialised, empty memory repository: a bare remote and its cache under tmp_path.
+    A module that needs content overrides it as `def store(store)` and writes its seed."""
+    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
+    s.init()
+    return s
+
+
+@pytest.fixture
+def client(rt: Runtime) -> FlaskClient:
+    """The web app (every door) on the requesting module's `rt`, as a test client."""
+    from bot.app import create_app
+
+    return create_app(rt.config, rt).test_client()
+
+
+@pytest.fixture
+def tasks() -> Iterator[TaskLedger]:
+    """Counts the Celery tasks sent and run in this process; wait on `until(tasks.settled)`."""
+    with TaskLedger() as ledger:
+        yield ledger
 
 
 # -- Slack: the loopback Web API fake, a Runtime wired to it, a real Celery worker ------------

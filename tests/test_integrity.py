@@ -54,9 +54,9 @@ def remote(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(tmp_path: Path, remote: Path) -> Store:
-    s = Store.open(str(remote), tmp_path / "data", workspace=tmp_path.name)
-    s.init()
+def store(store: Store) -> Store:
+    """A seeded entry and a tombstone, for the integrity checks to find."""
+    s = store
     s.write(
         [
             writes.WriteFile("services/api.md", "# api\n\n- api runs on k8s\n"),

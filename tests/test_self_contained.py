@@ -111,32 +111,68 @@ def fresh_clone(dest: Path) -> Path:
     return clone
 
 
-# The tests that read conformance data, one or more per kind of data.
+# One or more readers per data file, not whole files: the clone's run asserts that the data is
+# found and read, and RUN_RECORDING_READS checks that together they open every data file.
 FROM_THE_CLONE = [
     "tests/test_self_contained.py",
-    "tests/memory/test_format.py",
-    "tests/bot/slack/test_slack_manifest.py::test_manifest_is_valid",
-    "tests/bot/slack/test_slack_manifest.py::test_schema_rejects_the_invalid_example",
-    "tests/bot/slack/test_slack_socket.py",
+    "tests/memory/test_format.py::test_every_example_round_trips_byte_for_byte",
     "tests/memory/test_search_all_words.py::test_conformance_examples_are_searchable",
     "tests/memory/test_lint.py::test_conformance_memory_example_reports_its_missing_links",
+    "tests/memory/dream/test_claims_corpus.py::test_corpus_is_big_and_has_negatives",
+    "tests/memory/test_facts.py::test_same_facts_in_other_words_are_found",
+    "tests/bot/slack/test_slack_manifest.py::test_manifest_is_valid",
+    "tests/bot/slack/test_slack_manifest.py::test_schema_rejects_the_invalid_example",
+    "tests/bot/slack/test_slack_manifest.py::test_every_event_has_a_listener",
+    "tests/bot/slack/test_slack_manifest.py::test_every_action_has_a_listener",
+    "tests/bot/slack/test_slack_manifest.py::test_every_command_has_a_listener",
+    "tests/bot/slack/test_slack_manifest.py::test_every_shortcut_has_a_listener",
+    "tests/bot/slack/test_slack_socket.py::test_socket_mode_envelope_is_queued_once",
+    "tests/bot/slack/test_slack_front_door.py::test_url_verification_answers_the_challenge",
+    "tests/bot/slack/test_slack_front_door.py::test_mention_and_message_copies_make_one_task",
+    "tests/bot/slack/test_slack_front_door.py::test_edits_and_bot_messages_are_ignored",
+    "tests/bot/slack/test_slack_replies.py::test_dm_question_gets_recall",
     "tests/integrations/test_github_client.py::test_signature_accepts_only_the_hmac_of_the_raw_body",
-    "tests/bot/test_github_webhook.py",
-    "tests/bot/slack/test_slack_front_door.py",
+    "tests/integrations/test_github_client.py::test_app_installation_token_is_minted_with_a_verified_jwt",
+    "tests/integrations/test_github_client.py::test_installation_client_uses_the_minted_token",
+    "tests/integrations/test_github_client.py::test_fetch_edited_on_top_over_rest",
+    "tests/bot/test_github_webhook.py::test_ping_is_answered",
+    "tests/bot/test_github_webhook.py::test_installation_reviews_comments_and_bad_bodies",
+    "tests/bot/test_github_webhook.py::test_agent_pushes_are_recorded",
+    "tests/bot/test_github_webhook.py::test_a_closed_agent_pull_request_is_queued_once",
+    "tests/bot/test_github_checks.py::test_learning_comments_once_and_says_when_a_lesson_became_active",
 ]
+
+# pytest in the clone, with an audit hook noting every file opened under the clone's tests/data;
+# the last line of its output names them (a reader that fell back to another copy would not be).
+RUN_RECORDING_READS = """
+import json, os, sys
+import pytest
+data = os.path.join(os.getcwd(), "tests", "data") + os.sep
+opened = set()
+def note(event, args):
+    if event == "open" and isinstance(args[0], (str, os.PathLike)):
+        path = os.path.abspath(os.fspath(args[0]))
+        if path.startswith(data):
+            opened.add(os.path.relpath(path, data))
+sys.addaudithook(note)
+code = pytest.main(sys.argv[1:])
+print("OPENED " + json.dumps(sorted(opened)))
+sys.exit(code)
+"""
 
 
 @pytest.mark.skipif(not (ROOT / ".git").exists(), reason="not a git checkout")
 def test_a_fresh_clone_in_an_empty_folder_reads_all_its_data(tmp_path: Path) -> None:
-    """Clone into a folder with nothing beside the clone; the data-reading tests pass there."""
+    """Clone into a folder with nothing beside the clone; the data-reading tests pass there and,
+    between them, open every data file from the clone's own tests/data."""
     clone = fresh_clone(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hippo"]
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTEST_ADDOPTS"}}
     run = subprocess.run(
         [
             sys.executable,
-            "-m",
-            "pytest",
+            "-c",
+            RUN_RECORDING_READS,
             "-q",
             "-p",
             "no:cacheprovider",
@@ -152,3 +188,6 @@ def test_a_fresh_clone_in_an_empty_folder_reads_all_its_data(tmp_path: Path) -> 
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert " passed" in run.stdout
+    opened = set(json.loads(run.stdout.rsplit("OPENED ", 1)[1]))
+    expected = {str(p.relative_to(CONFORMANCE)) for p in data_files()}
+    assert sorted(expected - opened) == []

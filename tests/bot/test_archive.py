@@ -22,9 +22,9 @@ EPISODE = json.dumps({"type": "thread_summary", "summary": "the redis failover d
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
-    s.init()
+def store(store: Store) -> Store:
+    """Seeded with an episode and a note."""
+    s = store
     s.write([writes.AppendLine(DAY, EPISODE)], author=ALICE, message="episode")
     s.write(
         [writes.AddEntry("ops/redis.md", "redis failover takes 30 s")], author=ALICE, message="n"

@@ -10,7 +10,6 @@ from urllib.parse import parse_qs, urlparse
 
 import jwt
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
 
 from bot.app import create_app
@@ -51,16 +50,6 @@ def rt(tmp_path: Path, redis_url: str) -> Iterator[Runtime]:
     runtime = make_rt(tmp_path, redis_url=redis_url)
     yield runtime
     runtime.close()
-
-
-@pytest.fixture
-def app(rt: Runtime) -> Flask:
-    return create_app(rt.config, rt)
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
 
 
 def csrf(client: FlaskClient, url: str = "/console/login") -> str:

@@ -30,11 +30,6 @@ def rt(slack_runtime: Runtime) -> Runtime:
     return Runtime(config)
 
 
-@pytest.fixture
-def client(rt: Runtime) -> FlaskClient:
-    return create_app(rt.config, rt).test_client()
-
-
 def queued(rt: Runtime) -> int:
     return int(rt.redis.llen("celery"))
 

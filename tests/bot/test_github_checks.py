@@ -4,7 +4,6 @@ worker and Redis, PyGithub against the loopback GitHub, and a real git repositor
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
@@ -14,9 +13,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from bot.app import create_app
 from jobs.celery_app import make_celery
-from jobs.config import Config
 from jobs.github.backfill import learn_one
 from jobs.github.checks import check_pull
 from jobs.github.tasks import process_pull_request
@@ -43,33 +40,14 @@ from tests.github_scenario import (
     serve_later,
     serve_taught,
 )
-from tests.waiting import until
+from tests.waiting import TaskLedger, until
 
 SECRET = "webhook-secret"
 MARKER = "<!-- hippo:lesson -->"
 
 
-@pytest.fixture
-def rt(tmp_path: Path, fake_github: FakeGitHub, redis_url: str) -> Iterator[Runtime]:
-    config = Config(
-        redis_url=redis_url,
-        data_dir=tmp_path / "data",
-        memory_remote=str(tmp_path / "remote.git"),
-        github_webhook_secret=SECRET,
-        github_token="t",
-        github_api_url=fake_github.url,
-        public_url="https://hippo.example.com",
-    )
-    runtime = Runtime(config)
-    runtime.redis.flushdb()
-    runtime.store.init()
-    yield runtime
-    runtime.close()
-
-
-@pytest.fixture
-def client(rt: Runtime) -> FlaskClient:
-    return create_app(rt.config, rt).test_client()
+# What tests/bot/conftest.py's `rt` adds to its Config for this module.
+RT_SETTINGS = {"github_webhook_secret": SECRET, "public_url": "https://hippo.example.com"}
 
 
 @pytest.fixture
@@ -121,7 +99,11 @@ def push(client: FlaskClient, branch: Branch, delivery: str = "") -> Any:
 
 
 def test_the_agent_repeating_a_lesson_is_flagged_on_the_right_lines(
-    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub, branches: list[Branch]
+    worker: Runtime,
+    client: FlaskClient,
+    fake_github: FakeGitHub,
+    branches: list[Branch],
+    tasks: TaskLedger,
 ) -> None:
     """Issue 18's scenario: an active lesson (fixtures, not inline mocks), then three agent pull
     requests using mock again: each check run flags exactly the lines that do, neutral; a pull
@@ -149,8 +131,7 @@ def test_the_agent_repeating_a_lesson_is_flagged_on_the_right_lines(
     # The same push delivered again under another id: no second check run.
     before = len(fake_github.check_runs)
     assert push(client, branches[0]).status_code == 202
-    until(lambda: rt.redis.llen("celery") == 0)
-    time.sleep(0.5)
+    until(tasks.settled)  # the redelivery's tasks have run
     assert len(fake_github.check_runs) == before
 
 
@@ -193,7 +174,7 @@ def test_annotations_land_on_git_lines_whatever_the_characters(
 
 
 def test_learning_comments_once_and_says_when_a_lesson_became_active(
-    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub
+    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub, tasks: TaskLedger
 ) -> None:
     """Each pull request hippo learned from gets one comment with the lesson, its status and a
     console link; the confirming one says the lesson is now active. Redelivered (another
@@ -209,8 +190,7 @@ def test_learning_comments_once_and_says_when_a_lesson_became_active(
     head = rt.store.head()
     closed = pull_request_payload("closed", repo=REPO, number=2, merged=True, merge_commit_sha="m2")
     assert post(client, "pull_request", closed, delivery="another-id").status_code == 202
-    until(lambda: rt.redis.llen("celery") == 0)
-    time.sleep(0.5)
+    until(tasks.settled)  # the redelivery's tasks have run
     learned = learn_one(rt, REPO, 2)
     assert not learned.committed and rt.store.head() == head
     assert comments_on(fake_github, 2) == second

@@ -4,22 +4,18 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 from flask.testing import FlaskClient
 
-from bot.app import create_app
 from jobs import oplog
 from jobs.briefing import brief
 from jobs.celery_app import make_celery
-from jobs.config import Config
 from jobs.github.lessons import learn
 from jobs.github.tasks import recorded_pushes
 from jobs.runtime import Runtime
@@ -40,7 +36,7 @@ from tests.fakes.github import (
     webhook,
 )
 from tests.fakes.slack import SlackFake
-from tests.waiting import until
+from tests.waiting import TaskLedger, until
 
 SECRET = "webhook-secret"
 AGENT = "hippo-agent[bot]"
@@ -49,27 +45,8 @@ OLD = "import mock\n\ndef test_{n}():\n    client = mock.Mock()\n    assert clie
 NEW = "from tests.fixtures import client\n\ndef test_{n}(client):\n    assert client\n"
 
 
-@pytest.fixture
-def rt(tmp_path: Path, fake_github: FakeGitHub, redis_url: str) -> Iterator[Runtime]:
-    config = Config(
-        redis_url=redis_url,
-        data_dir=tmp_path / "data",
-        memory_remote=str(tmp_path / "remote.git"),
-        github_webhook_secret=SECRET,
-        github_token="t",
-        github_api_url=fake_github.url,
-        repo_channels={REPO: "#app"},
-    )
-    runtime = Runtime(config)
-    runtime.redis.flushdb()
-    runtime.store.init()
-    yield runtime
-    runtime.close()
-
-
-@pytest.fixture
-def client(rt: Runtime) -> FlaskClient:
-    return create_app(rt.config, rt).test_client()
+# What tests/bot/conftest.py's `rt` adds to its Config for this module.
+RT_SETTINGS = {"github_webhook_secret": SECRET, "repo_channels": {REPO: "#app"}}
 
 
 def post(
@@ -201,7 +178,7 @@ def conventions(rt: Runtime) -> list[fmt.Entry]:
 
 
 def test_two_same_edits_make_an_active_lesson_and_a_note(
-    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub
+    worker: Runtime, client: FlaskClient, fake_github: FakeGitHub, tasks: TaskLedger
 ) -> None:
     """Two merged agent PRs edited the same way: tentative, then active with a Slack note."""
     rt = worker
@@ -228,8 +205,7 @@ def test_two_same_edits_make_an_active_lesson_and_a_note(
     rt.redis.delete("hippo:github:delivery:d2")
     closed = pull_request_payload("closed", repo=REPO, number=2, merged=True, merge_commit_sha="m2")
     assert post(client, "pull_request", closed, delivery="d2").status_code == 202
-    until(lambda: queued(rt) == 0)
-    time.sleep(0.3)
+    until(tasks.settled)  # the redelivery's task has run
     assert rt.store.head() == head and len(rt.outbox.messages()) == 1
     # The operational log counted one promotion (the redelivery none); a briefing for the same
     # kind of file lists the lesson first.

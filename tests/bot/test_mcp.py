@@ -31,13 +31,6 @@ from tests.paths import ROOT
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data", workspace=tmp_path.name)
-    s.init()
-    return s
-
-
-@pytest.fixture
 def tools(store: Store) -> MemoryTools:
     return MemoryTools(store, workspace="t")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
@@ -31,9 +30,9 @@ def counters(embedded_redis_url: str) -> Iterator[redis.Redis]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data", workspace=tmp_path.name)
-    s.init()
+def store(store: Store) -> Store:
+    """Seeded with a person's own note, for the gate to weigh agents' edits against."""
+    s = store
     # a person's own note: active, no status at all
     s.write(
         [AddEntry("services/checkout.md", OLD, (("by", "alice"),), title="checkout")],

@@ -29,9 +29,9 @@ MINE = "The vendor sandbox answers 504 under load"
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data", workspace=tmp_path.name)
-    s.init()
+def store(store: Store) -> Store:
+    """Seeded with the entry the trust rules are tried on."""
+    s = store
     s.write([WriteFile(PATH, SEED)], author=ALICE, message="seed")
     return s
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -15,14 +14,14 @@ from flask.testing import FlaskClient
 from bot.app import create_app
 from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
-from jobs.task_messages import SaveNote, ShowHelp, send
+from jobs.task_messages import SaveNote, send
 from memory import format as fmt
 from memory.git import Author
 from memory.writes import AddEntry
 from tests.console_helpers import sign_in
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, mention, post, shortcut
-from tests.waiting import until
+from tests.waiting import TaskLedger, until
 
 pytestmark = pytest.mark.integration
 PERSON = Author("test person", "person@example.com")
@@ -138,7 +137,7 @@ def test_slash_command_note_replies_in_the_channel(
 
 
 def test_redelivered_task_makes_one_commit_and_one_reply(
-    slack_fake: SlackFake, celery_worker_for: Runtime
+    slack_fake: SlackFake, celery_worker_for: Runtime, tasks: TaskLedger
 ) -> None:
     """The same task delivered twice (same key) makes one commit and one reply."""
     rt = celery_worker_for
@@ -154,9 +153,7 @@ def test_redelivered_task_makes_one_commit_and_one_reply(
     send(rt, note, args)
     replies(slack_fake)
     send(rt, note, args)
-    send(rt, ShowHelp(), args)  # a marker that the queue drained
-    until(lambda: rt.redis.get("hippo:slack:replied:slack:EvTwice") is not None)
-    time.sleep(0.3)
+    until(tasks.settled)  # the second delivery has run
     assert len(slack_fake.calls("chat.postMessage")) == 1
     assert sum(m.startswith("note:") for m in remote_messages(rt)) == 1
 
@@ -194,7 +191,7 @@ def test_rate_limited_reply_is_retried_after_retry_after(
 
 
 def test_reply_to_a_channel_hippo_left_is_not_retried(
-    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime, tasks: TaskLedger
 ) -> None:
     """not_in_channel is permanent: the note stays committed and the reply is not retried in
     the channel; it goes once to the person's DM instead (tests/bot/slack/test_slack_replies)."""
@@ -202,7 +199,7 @@ def test_reply_to_a_channel_hippo_left_is_not_retried(
     post(client, mention("remember the bot may be removed from a channel"))
     slack_fake.wait_for("chat.postMessage")
     until(lambda: celery_worker_for.redis.get("hippo:slack:replied:slack:Ev001") is not None)
-    time.sleep(0.5)
+    until(tasks.settled)  # a retry in the channel would have been sent and run by now
     channels = [c.form["channel"] for c in slack_fake.calls("chat.postMessage")]
     assert channels == ["C111", "W222"]
     assert "bot may be removed" in celery_worker_for.store.read("inbox.md")
@@ -246,7 +243,7 @@ def test_forgotten_fact_is_not_saved_again(
 
 
 def test_forget_with_several_matches_asks_then_removes_the_pick(
-    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime, tasks: TaskLedger
 ) -> None:
     """Several matches: buttons and no change; a click removes that one and edits the question."""
     rt = celery_worker_for
@@ -267,7 +264,7 @@ def test_forget_with_several_matches_asks_then_removes_the_pick(
     assert "pages nobody" in rt.store.read("forgotten.md")
     click["trigger_id"] = "another.click"
     post(client, payload_body(click))  # a second click changes nothing
-    time.sleep(0.3)
+    until(tasks.settled)
     assert len(slack_fake.calls("chat.update")) == 1
 
 

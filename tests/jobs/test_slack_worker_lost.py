@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import psutil
 import pygit2
@@ -18,7 +17,7 @@ from jobs.runtime import Runtime
 from tests.conftest import ROOT
 from tests.fakes.slack import SlackFake
 from tests.slack_helpers import mention, post
-from tests.waiting import until
+from tests.waiting import no_task_can_run_again, until
 
 pytestmark = pytest.mark.integration
 
@@ -67,8 +66,7 @@ def test_killed_worker_child_is_redelivered(slack_runtime: Runtime, slack_fake: 
         os.kill(child.pid, signal.SIGKILL)
         replies = slack_fake.wait_for("chat.postMessage", 1, timeout=60)
         assert len(slack_fake.calls("chat.getPermalink")) >= 2  # it really ran again
-        until(lambda: slack_runtime.redis.llen("celery") == 0)
-        time.sleep(0.5)
+        until(lambda: no_task_can_run_again(slack_runtime.redis))
         assert len(slack_fake.calls("chat.postMessage")) == 1 and "Saved" in replies[0].form["text"]
         repo = pygit2.Repository(config.remote)
         notes = [c for c in repo.walk(repo.head.target) if c.message.startswith("note:")]

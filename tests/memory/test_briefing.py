@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from memory.git import Author, Store
@@ -30,9 +28,9 @@ REFUNDS = "# refunds\n\n- the refund api retries twice on a 502 [source: https:/
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data", workspace="w")
-    s.init()
+def store(store: Store) -> Store:
+    """Seeded with conventions, preferences, a topic and a tombstone."""
+    s = store
     s.write(
         [
             WriteFile("conventions/acme/shop.md", CONVENTIONS),

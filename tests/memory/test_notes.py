@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from memory import notes, writes
@@ -14,9 +12,9 @@ ME = Author("U024BE7LH", "U024BE7LH@slack.hippo.invalid")
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
-    s.init()
+def store(store: Store) -> Store:
+    """Seeded with the topic a note names."""
+    s = store
     s.write(
         [writes.WriteFile("services/checkout-api.md", "# checkout-api: the checkout service\n")],
         author=ME,

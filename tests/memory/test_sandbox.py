@@ -17,9 +17,9 @@ TOPIC = "# checkout-api\n\n- 504s come from the vendor sandbox [source: s1]\n- r
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
-    s.init()
+def store(store: Store) -> Store:
+    """Seeded with the topic the sandbox plans against."""
+    s = store
     s.write([WriteFile("services/checkout-api.md", TOPIC)], author=HIPPO, message="seed")
     return s
 

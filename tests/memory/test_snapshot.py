@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from memory.git import Author, Store
 from memory.prompts import snapshot
 from memory.writes import AddEntry, WriteFile
 
 ALICE = Author("alice", "alice@example.com")
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
-    s.init()
-    return s
 
 
 def _daily(store: Store, *days: str) -> str:

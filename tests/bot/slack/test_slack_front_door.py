@@ -20,11 +20,6 @@ from tests.fakes.slack import SlackFake, signed_headers
 from tests.slack_helpers import command, conformance, mention, post, shortcut
 
 
-@pytest.fixture
-def client(slack_runtime: Runtime) -> FlaskClient:
-    return create_app(slack_runtime.config, slack_runtime).test_client()
-
-
 def queued(rt: Runtime) -> list[tuple[str, dict[str, Any]]]:
     """(task name, kwargs) of every message waiting in the Celery queue."""
     out = []

@@ -71,11 +71,6 @@ def rt(
 
 
 @pytest.fixture
-def client(rt: Runtime) -> FlaskClient:
-    return create_app(rt.config, rt).test_client()
-
-
-@pytest.fixture
 def worker(rt: Runtime) -> Iterator[Runtime]:
     from celery.contrib.testing.worker import start_worker
 

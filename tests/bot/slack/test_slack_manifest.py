@@ -12,8 +12,6 @@ import pytest
 import yaml
 from flask.testing import FlaskClient
 
-from bot.app import create_app
-from jobs.runtime import Runtime
 from tests.conftest import CONFORMANCE, ROOT
 from tests.slack_helpers import command, conformance, golden, mention, post, shortcut
 
@@ -96,11 +94,6 @@ def test_manifest_has_the_scope_of_every_method_hippo_calls() -> None:
     needed = {scope for m in called for scope in METHOD_SCOPES[m]}
     declared = set(manifest()["oauth_config"]["scopes"]["bot"])
     assert needed <= declared, needed - declared
-
-
-@pytest.fixture
-def client(slack_runtime: Runtime) -> FlaskClient:
-    return create_app(slack_runtime.config, slack_runtime).test_client()
 
 
 def test_every_command_has_a_listener(client: FlaskClient) -> None:

@@ -11,21 +11,16 @@ import re
 import pytest
 from flask.testing import FlaskClient
 
-from bot.app import create_app
 from jobs.runtime import Runtime
 from tests.fakes.slack import SlackFake
 from tests.slack_helpers import command, mention, post
 from tests.waiting import until
 
-pytestmark = pytest.mark.integration
+# The shared client, with a real worker consuming the queue (it runs on slack_runtime, the rt here).
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("celery_worker_for")]
 
 # What Slack delivers when someone types `<!channel> <https://evil.example/x|https://docs.example.com>`
 TYPED = "deploy checklist &lt;!channel&gt; &lt;https://evil.example/x|https://docs.example.com&gt;"
-
-
-@pytest.fixture
-def client(celery_worker_for: Runtime) -> FlaskClient:
-    return create_app(celery_worker_for.config, celery_worker_for).test_client()
 
 
 MEANT = ("http://hippo.test/", "https://test.slack.com/archives/")  # console, the note's message

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 
@@ -21,13 +20,6 @@ from memory.writes import AddEntry, WriteFile
 
 ALICE = Author("alice", "alice@example.com")
 NIGHT = datetime(2026, 11, 30, 3, 0)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
-    s.init()
-    return s
 
 
 def seed(store: Store, files: dict[str, str]) -> None:

@@ -24,13 +24,6 @@ NIGHT = datetime(2026, 11, 30, 3, 0)  # the dream of the night of 2026-11-29
 LINK = "https://acme.slack.com/archives/C1/p1700000000000100"
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
-    s.init()
-    return s
-
-
 def seed(store: Store, files: dict[str, str], message: str = "seed") -> str:
     return store.write(
         [WriteFile(p, t) for p, t in files.items()], author=ALICE, message=message

@@ -4,7 +4,6 @@ on what evidence, against a real store and bare remote."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -17,13 +16,6 @@ ALICE = Author("alice", "alice@example.com")
 BOB = Author("bob", "bob@example.com")
 CAROL = Author("carol", "carol@example.com")
 URL = "https://github.com/acme/api/pull/7"
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
-    s.init()
-    return s
 
 
 def _story(store: Store) -> list[str]:

@@ -31,6 +31,7 @@ from tests.integrations.test_github_client import rsa_pair
 from tests.paths import ROOT
 from tests.remotes import Target, target
 from tests.slack_helpers import mention, post
+from tests.waiting import TaskLedger, until
 
 A = Author("a", "a@example.com")
 
@@ -353,7 +354,7 @@ def test_maintenance_repacks_and_the_store_keeps_working(tmp_path: Path) -> None
 
 @pytest.mark.integration
 def test_slack_note_while_the_server_is_down_lands_once_when_it_returns(
-    tmp_path: Path, slack_fake: SlackFake, embedded_redis_url: str
+    tmp_path: Path, slack_fake: SlackFake, embedded_redis_url: str, tasks: TaskLedger
 ) -> None:
     """A signed "save a note" is acked while the git server is down; the real Celery worker's
     task fails with RemoteUnreachable and retries with backoff; when the server is back the note
@@ -384,13 +385,13 @@ def test_slack_note_while_the_server_is_down_lands_once_when_it_returns(
             client = create_app(config, rt).test_client()
             text = "save a note: the staging database restarts at 02:00"
             assert post(client, mention(text)).status_code == 200
-            time.sleep(3)  # at least one attempt fails while the server is down
+            until(lambda: tasks.finished >= 1)  # one attempt has run while the server is down
             assert commits(t.bare) == before
             t.server.come_back()
             [reply] = [c.form for c in slack_fake.wait_for("chat.postMessage", 1, timeout=60)]
         assert "Saved" in reply["text"], reply
         assert commits(t.bare) == before + 1
-        time.sleep(0.5)
+        until(tasks.settled)  # the retries sent have all run
         assert len(slack_fake.calls("chat.postMessage")) == 1
         rt.redis.close()
 
