@@ -17,9 +17,9 @@ from bot.mcp.tools import MemoryTools
 from jobs.runtime import Runtime
 from memory import writes as ops
 from memory.git import Author, Store
-from tests.bot.test_mcp import http_call, served, store, text_of, tools
+from tests.bot.test_mcp import http_call, served, text_of, tools
 
-__all__ = ["served", "store", "tools"]  # fixtures shared with test_mcp.py
+__all__ = ["served", "tools"]  # fixtures shared with test_mcp.py (store: tests/conftest.py)
 
 URL = "https://github.com/acme/api/pull/9"
 

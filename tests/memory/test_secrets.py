@@ -59,3 +59,11 @@ def test_anchors_never_hide_a_match(parts: list[str], noise: str) -> None:
     text = noise.join(parts)
     unanchored = [replace(d, anchors=()) for d in DETECTORS]
     assert scanner._raw(text) == scanner._raw(text, unanchored)
+
+
+def test_a_placeholder_word_inside_a_random_key_does_not_make_it_a_placeholder() -> None:
+    """Corpus seed 2102993934 drew an IBM Cloud key holding `fAkE`; placeholder words count
+    in one case only, so the key is refused while `FAKE_KEY`-style values still pass."""
+    key = "IBM_CLOUD_API_KEY=_OByHaTIJISrO4Nf1zi2MoZejbx-tSH_P1yhcfAkEgzM"
+    assert secrets.scan(key)
+    assert not secrets.scan("IBM_CLOUD_API_KEY=FAKE_IBM_CLOUD_API_KEY_FOR_THE_DOCS_00000000")
