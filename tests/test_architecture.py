@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.parsing import parse
+
 ROOT = Path(__file__).resolve().parents[1]
 ALLOWED = {
     "bot": {"bot", "jobs", "memory", "integrations"},
@@ -31,7 +33,7 @@ NETWORK = {
 
 def modules(path: Path) -> set[str]:
     """Full dotted names imported by a file (absolute imports only)."""
-    tree = ast.parse(path.read_text())
+    tree = parse(path.read_text())
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -102,7 +104,7 @@ def import_graph() -> dict[str, set[str]]:
     for name, f in files.items():
         package = name if f.name == "__init__.py" else name.rpartition(".")[0]
         deps: set[str] = set()
-        for node in ast.walk(ast.parse(f.read_text())):
+        for node in ast.walk(parse(f.read_text())):
             if isinstance(node, ast.Import):
                 deps.update(a.name for a in node.names)
             elif isinstance(node, ast.ImportFrom):
@@ -188,7 +190,7 @@ def environ_reads(source: str) -> list[int]:
     """Lines that read the process environment: os.environ in any use but as the target of an
     assignment (`os.environ[name] = value` sets it for a library that reads it), os.getenv, and
     `from os import environ`."""
-    tree = ast.parse(source)
+    tree = parse(source)
     written = {
         id(target.value)
         for node in ast.walk(tree)
@@ -234,7 +236,7 @@ def test_only_the_configuration_reads_the_environment() -> None:
 def re_exports(path: Path) -> list[str]:
     """Names a module (not a package's __init__) hands on from modules of ours: listed in its
     `__all__` though imported, or bound again under their own name (`kind_of = trust.kind_of`)."""
-    tree = ast.parse(path.read_text())
+    tree = parse(path.read_text())
     imported: set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ALLOWED:

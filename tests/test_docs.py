@@ -8,6 +8,8 @@ import ast
 import re
 from pathlib import Path
 
+from tests.parsing import parse
+
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "jobs" / "config.py"
 TABLE = ROOT / "docs" / "CONFIGURATION.md"
@@ -18,7 +20,7 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 def variables_read(source: str) -> set[str]:
     """Every name the code looks up: the first argument of `get("NAME", …)` or `x.get("NAME")`."""
     found = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parse(source)):
         if not (isinstance(node, ast.Call) and node.args):
             continue
         func = node.func

@@ -12,6 +12,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from tests.conftest import ROOT
+from tests.parsing import parse
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 OURS = {"bot", "demo", "jobs", "memory", "integrations", "tests", "bench"}
@@ -24,7 +25,7 @@ def imported(*tops: str) -> set[str]:
     out: set[str] = set()
     for top in tops:
         for path in (ROOT / top).rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text())):
+            for node in ast.walk(parse(path.read_text())):
                 if isinstance(node, ast.Import):
                     out.update(a.name.split(".")[0] for a in node.names)
                 elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:

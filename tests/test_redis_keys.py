@@ -10,6 +10,8 @@ import ast
 import re
 from pathlib import Path
 
+from tests.parsing import parse
+
 ROOT = Path(__file__).resolve().parents[1]
 KEY = re.compile(r"^hippo:[a-z]")  # "hippo: push" (a message) is not a key
 OWNER = ROOT / "jobs" / "keys.py"
@@ -29,7 +31,7 @@ def _docstrings(tree: ast.AST) -> set[int]:
 
 def spelled_keys(path: Path) -> list[str]:
     """The string constants (and f-strings' leading text) in `path` that look like a key."""
-    tree = ast.parse(path.read_text())
+    tree = parse(path.read_text())
     skip = _docstrings(tree)
     found = []
     for node in ast.walk(tree):
