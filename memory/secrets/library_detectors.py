@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from memory.secrets.patterns import GITLAB_PREFIXES
 from memory.secrets.values import is_code, names_a_secret, placeholder
 
 
@@ -82,23 +83,7 @@ PLUGINS: list[Plugin] = [
         _rx(r"\.[\w-]{6}\.[\w-]{27}"),
     ),
     Plugin("github_token", "GitHubTokenDetector", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
-    Plugin(
-        "gitlab_token",
-        "GitLabTokenDetector",
-        (
-            "glpat-",
-            "gldt-",
-            "glft-",
-            "glsoat-",
-            "glrt-",
-            "glcbt-",
-            "glimt-",
-            "glptt-",
-            "glagent-",
-            "gloas-",
-            "gr1348941",
-        ),
-    ),
+    Plugin("gitlab_token", "GitLabTokenDetector", (*GITLAB_PREFIXES, "gr1348941")),
     Plugin(
         "ibm_cloud_iam",
         "IbmCloudIamDetector",

@@ -102,6 +102,22 @@ URLSAFE_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_
 SCHEME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-"
 
 
+# GitLab's token prefixes (its docs' "token prefixes" table); detect-secrets' GitLab plugin is
+# gated on the same list (library_detectors.py), plus the runner registration token GR1348941.
+GITLAB_PREFIXES = (
+    "glpat-",
+    "gldt-",
+    "glft-",
+    "glsoat-",
+    "glrt-",
+    "glcbt-",
+    "glimt-",
+    "glptt-",
+    "glagent-",
+    "gloas-",
+)
+
+
 def _d(
     kind: str,
     anchors: tuple[str, ...],
@@ -139,19 +155,7 @@ PREFIXED: list[Detector] = [
     _d("GitHub fine-grained token", ("github_pat_",), r"github_pat_[0-9A-Za-z_]{40,}"),
     _d(
         "GitLab token",
-        (
-            "glpat-",
-            "gldt-",
-            "glft-",
-            "glsoat-",
-            "glrt-",
-            "glcbt-",
-            "glimt-",
-            "glptt-",
-            "glagent-",
-            "gloas-",
-            "GR1348941",
-        ),
+        (*GITLAB_PREFIXES, "GR1348941"),
         r"gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-[0-9A-Za-z_.-]{20,}",
     ),
     _d("GitLab token", ("GR1348941",), r"GR1348941[0-9A-Za-z_-]{20,}"),
