@@ -176,7 +176,9 @@ def test_every_server_process_is_gone_after_stop(served: Served, tmp_path: Path)
 
 
 def handler_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if "process_request_thread" in t.name]
+    """The git HTTP server's request threads: non-daemon (its server_close() joins them), unlike
+    the loopback fakes' daemon threads that another test in this xdist worker may leave."""
+    return [t for t in threading.enumerate() if "process_request_thread" in t.name and not t.daemon]
 
 
 def _port(served: Served) -> int:
