@@ -103,9 +103,22 @@ class Mirror:
             if max_age is not None and started - self.synced_at < max_age:
                 return self.tracked()
             with self._processes_in_turn():
-                self.transport.fetch(repo)
+                self._fetch(repo)
         self.synced_at = time.monotonic()
         return self.tracked()
+
+    def _fetch(self, repo: pygit2.Repository) -> None:
+        """Fetch, waiting out a ref lock another writer of this cache holds for milliseconds (a
+        push recording the tip it left): CI saw a read fail on "failed to lock file
+        .../refs/remotes/origin/main.lock" while a push of the same process updated that ref."""
+        for attempt in range(4):
+            try:
+                self.transport.fetch(repo)
+                return
+            except RemoteError as exc:
+                if "failed to lock" not in str(exc) or attempt == 3:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
 
     @contextlib.contextmanager
     def _processes_in_turn(self) -> Iterator[None]:
