@@ -8,14 +8,17 @@ address unless HIPPO_VERIFY_PRIVATE names it. Addresses are checked twice: every
 resolves to before connecting, and the peer of the socket actually connected (a name that
 resolves differently the second time gains nothing). Redirects, time and bytes are capped: at
 most MAX_REDIRECTS hops, `timeout` per connect and read, `deadline` for the whole check, and no
-body is ever read (only the status line and headers, whose size http.client bounds).
+body is read for a status check (only the status line and headers, whose size http.client
+bounds); a declared check's JSON (`get_json`) is read up to MAX_BODY bytes within the deadline.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import json
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
@@ -27,6 +30,8 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.util import parse_url
 
 MAX_REDIRECTS = 5
+MAX_BODY = 1_000_000  # a declared check's JSON answer (get_json)
+CHUNK = 16_384
 PERMANENT = frozenset({301, 308})
 
 
@@ -127,6 +132,19 @@ def target(url: str, policy: Policy) -> Target:
     return Target(prepared, host, port)
 
 
+def _body(resp: requests.Response, url: str, max_bytes: int, left: float) -> bytes:
+    """The body, at most `max_bytes`, read within `left` seconds (a slow trickle is refused)."""
+    started, chunks, size = time.monotonic(), [], 0
+    for chunk in resp.iter_content(CHUNK):
+        size += len(chunk)
+        if size > max_bytes:
+            raise Refused(f"{url} answers with more than {max_bytes // 1000} KB")
+        if time.monotonic() - started > left:
+            raise Refused(f"{url} took too long to send its answer")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _private_message(host: str, address: str, port: int) -> str:
     return (
         f"{host} is {address}:{port}, a private, loopback or link-local address; "
@@ -186,6 +204,33 @@ class Fetcher:
     def status(self, url: str) -> Answer:
         """The final status of `url`; Refused if a hop is not allowed or a cap is reached;
         requests.RequestException if the site could not be reached."""
+        answer, _ = self._follow(
+            url, lambda where, timeout, _left: (self._ask(where, timeout), b"")
+        )
+        return answer
+
+    def get_json(self, url: str, max_bytes: int = MAX_BODY) -> tuple[Answer, Any]:
+        """GET `url` (every hop checked as for `status`) and its body parsed as JSON, read up to
+        `max_bytes` within the deadline: Refused beyond either; ValueError if it is no JSON."""
+
+        def ask(where: str, timeout: float, left: float) -> tuple[requests.Response, bytes]:
+            resp = self.session.get(
+                where, allow_redirects=False, stream=True, timeout=timeout,
+                headers={"Accept": "application/json"},
+            )  # fmt: skip
+            try:
+                return resp, b"" if resp.is_redirect else _body(resp, url, max_bytes, left)
+            finally:
+                resp.close()
+
+        answer, body = self._follow(url, ask)
+        if answer.status >= 400:
+            return answer, None
+        return answer, json.loads(body.decode("utf-8"))
+
+    def _follow(
+        self, url: str, ask: Callable[[str, float, float], tuple[requests.Response, bytes]]
+    ) -> tuple[Answer, bytes]:
         started = time.monotonic()
         hops: list[tuple[int, str]] = []
         current = url
@@ -194,9 +239,9 @@ class Fetcher:
             if left <= 0:
                 raise Refused(f"{url} took longer than {self.policy.deadline:.0f} s")
             where = target(current, self.policy)
-            resp = self._ask(where.url, min(self.policy.timeout, left))
+            resp, body = ask(where.url, min(self.policy.timeout, left), left)
             if not resp.is_redirect:
-                return Answer(current, resp.status_code, tuple(hops))
+                return Answer(current, resp.status_code, tuple(hops)), body
             if len(hops) >= MAX_REDIRECTS:
                 raise Refused(f"{url} redirects more than {MAX_REDIRECTS} times")
             hops.append((resp.status_code, current))

@@ -94,7 +94,9 @@ class CountedVerifiers(Verifiers):
 
 
 def make_verifiers(rt: Runtime) -> Verifiers:
-    """GitHub when configured, Slack when a bot token is set, HTTP for HIPPO_VERIFY_HOSTS."""
+    """GitHub when configured, Slack when a bot token is set, HTTP for HIPPO_VERIFY_HOSTS, and
+    the checks a team declares (.hippo/checks.yml; not checkable without what they ask)."""
+    from integrations.declared_checks import DeclaredVerifier
     from integrations.live_verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
 
     config = rt.config
@@ -105,12 +107,15 @@ def make_verifiers(rt: Runtime) -> Verifiers:
         private_key=config.github_app_private_key,
         token=config.github_token,
     )
-    if settings.configured:
-        found.append(GitHubVerifier(_client_for(settings)))
+    client_for = _client_for(settings) if settings.configured else None
+    if client_for is not None:
+        found.append(GitHubVerifier(client_for))
     if config.slack_bot_token:
         found.append(SlackVerifier(rt.slack))
     if config.verify_hosts:
         found.append(HttpVerifier(config.verify_hosts, private=config.verify_private))
+    hosts, private = config.verify_hosts, config.verify_private
+    found.append(DeclaredVerifier(hosts=hosts, private=private, client_for=client_for))
     return CountedVerifiers(found)
 
 

@@ -15,7 +15,9 @@ Recognised (anything else is not checkable):
   "owner/repo repository is active";
 - a cited Slack permalink (in the text or the entry's `source`);
 - a URL whose host is on the allow-list (HIPPO_VERIFY_HOSTS);
-- a `[[link]]` inside the memory (its target exists).
+- a `[[link]]` inside the memory (its target exists);
+- what a check the team declares in `.hippo/checks.yml` matches (`declared`: found by
+  declared_checks.py, not here).
 
 Each claim carries `span`: the characters of the entry text a fix replaces (the state word, the
 path), so a fix changes only what the verifier saw was wrong.
@@ -26,13 +28,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from memory import format as fmt
 from memory.dream import loose
 
+if TYPE_CHECKING:  # pydantic and yaml load only where checks are declared
+    from memory.dream.checks_file import Resolved
+
 PR, PATH, SYMBOL, REPO, SLACK, URL, LINK = "pr", "path", "symbol", "repo", "slack", "url", "link"
-KINDS = (PR, PATH, SYMBOL, REPO, SLACK, URL, LINK)
+DECLARED = "declared"  # a check of .hippo/checks.yml (memory/dream/declared_checks.py)
+KINDS = (PR, PATH, SYMBOL, REPO, SLACK, URL, LINK, DECLARED)
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
 _REPO = rf"{_NAME}/{_NAME}"
@@ -94,10 +101,13 @@ class Claim:
     # False when the repository was inferred from a bare name ("the payments repo"): a file
     # missing there may mean hippo guessed the wrong repository, so it never deletes the fact
     sure: bool = True
+    declared: Resolved | None = None  # the declared check, filled in for this entry
 
     @property
     def key(self) -> str:
         """What the claim is about, for grouping and for fake verifiers' tables."""
+        if self.declared is not None:
+            return self.declared.key
         if self.kind == PR:
             return f"{self.repo}#{self.number}"
         if self.kind in (PATH, SYMBOL):

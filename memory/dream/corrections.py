@@ -23,6 +23,7 @@ import memory.dream.checkable_claims as cl
 import memory.facts.tombstones as tombstones
 from memory import format as fmt
 from memory.dream.context import DREAM_BY, Context, StepResult
+from memory.dream.declared_checks import Declared
 from memory.dream.loose import Known
 from memory.dream.select import deletion_cap, select
 from memory.dream.verifiers import FIXABLE, NOT_CHECKABLE, TRUE, UNFIXABLE, Verdict, Verifiers
@@ -47,14 +48,26 @@ class ClaimChecker:
     """Without an LLM: claims recognised by how people write them, verified by the verifiers."""
 
     def __init__(
-        self, verifiers: Verifiers, allowed_hosts: Iterable[str] = (), *, repos: Iterable[str] = ()
+        self,
+        verifiers: Verifiers,
+        allowed_hosts: Iterable[str] = (),
+        *,
+        repos: Iterable[str] = (),
+        declared: Declared | None = None,
     ) -> None:
         self.verifiers = verifiers
         self.hosts = tuple(allowed_hosts)
         self.repos = Known(repos)  # repositories the memory names: bare names may mean them
+        self.declared = declared or Declared(())  # the team's own checks (.hippo/checks.yml)
 
     def check(self, path: str, entry: fmt.Entry) -> Checked:
-        return self.verifiers.check_all(cl.find(entry, self.hosts, repos=self.repos))
+        claims = cl.find(entry, self.hosts, repos=self.repos) + self.declared.claims(path, entry)
+        return self.verifiers.check_all(claims)
+
+    def wants(self, path: str, text: str) -> bool:
+        """The file may hold a claim: a repository, a URL, a link, or what a declared check
+        matches (cheap signs, so the re-check skips prose)."""
+        return any(m in text for m in _CLAIMISH) or self.declared.may_match(path, text)
 
 
 class Deletion(NamedTuple):
@@ -223,7 +236,7 @@ def _recheck(
     until `budget` verifier calls are spent. Returns the files re-checked."""
     start = checker.verifiers.calls
     order = sorted(
-        (p for p in checkable(ctx) if p not in done and any(m in ctx.tree[p] for m in _CLAIMISH)),
+        (p for p in checkable(ctx) if p not in done and checker.wants(p, ctx.tree[p])),
         key=lambda p: (ctx.state.checked.get(p, ""), p),
     )
     out: list[str] = []

@@ -121,6 +121,10 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
                 "*Steps not written* (nothing lost; fix and run again)\n" + _listed(report.failed)
             )
         )
+    refused = report.extra.get("checks_errors") or []
+    if refused:  # a bad .hippo/checks.yml: the team's checks did not run, the built-in ones did
+        title = "*Declared checks not run* (`.hippo/checks.yml`; the built-in checks ran)\n"
+        out.append(_section(title + _listed(refused)))
     cap = " — *cap reached*" if report.deferred else ""
     deleted = f"*Deletions*: {report.deleted} of at most {report.cap} tonight{cap}"
     if report.deferred:

@@ -22,7 +22,16 @@ import memory.format.lines as textlines
 import memory.format.version as version
 import memory.trust.proposals as proposals
 from memory import format as fmt
-from memory.dream import corrections, daily, index, plain_git, tag_vocabulary, tidy, unused
+from memory.dream import (
+    corrections,
+    daily,
+    declared_checks,
+    index,
+    plain_git,
+    tag_vocabulary,
+    tidy,
+    unused,
+)
 from memory.dream import state as st
 from memory.dream.changes import RenameFinder, changed_since, unmerged_since
 from memory.dream.checkable_claims import known_repos
@@ -146,7 +155,10 @@ def dream(
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
     repos = known_repos(ctx.tree)
-    recheck = corrections.ClaimChecker(verifiers, allowed_hosts, repos=repos)
+    declared, report.extra["checks_errors"] = declared_checks.tonight(ctx.tree)  # .hippo/
+    recheck = corrections.ClaimChecker(verifiers, allowed_hosts, repos=repos, declared=declared)
+    if checker is not None and declared:  # Claude reads entries; the team's checks are in code
+        checker = declared_checks.WithDeclared(checker, declared, verifiers)
     steps = _steps(ctx, writer, checker or recheck, recheck, limit, recheck_calls)
     lists = _run_steps(store, ctx, report, steps, after_step)
     report.claims_checked = verifiers.calls

@@ -1,0 +1,52 @@
+"""An HTTP JSON endpoint on loopback: the far end of a team's declared `http_json` checks.
+
+Serves GET from a table (path → JSON document, or (status, body bytes) for anything else) and
+records every path asked, so a test sees how often hippo fetched. The SSRF guard refuses
+loopback unless the verifier's policy lists it (`private=("127.0.0.0/8",)`), as tests do.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class JsonSite:
+    def __init__(self, routes: dict[str, Any]) -> None:
+        self.routes = routes
+        self.seen: list[str] = []
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                site.seen.append(self.path)
+                found = site.routes.get(self.path)
+                if isinstance(found, tuple):
+                    status, body = found
+                elif found is None:
+                    status, body = 404, b'{"message": "not found"}'
+                else:
+                    status, body = 200, json.dumps(found).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> JsonSite:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join()
