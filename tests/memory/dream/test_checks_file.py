@@ -9,6 +9,7 @@ from memory import format as fmt
 from memory.dream import checkable_claims as cl
 from memory.dream.checks_file import PATH, load
 from memory.dream.declared_checks import Declared, tonight
+from tests.paths import ROOT
 
 GOOD = """\
 version: 1
@@ -142,3 +143,11 @@ def test_a_pattern_that_backtracks_forever_gives_up_in_time() -> None:
         "of the night; make it simpler (no nested repeats)"
     ]
     assert isinstance(declared, Declared) and declared.problems is problems
+
+
+def test_the_example_in_the_docs_is_valid() -> None:
+    """docs/DREAMING.md's example file loads as written."""
+    text = (ROOT / "docs" / "DREAMING.md").read_text()
+    example = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    loaded = load({PATH: example})
+    assert loaded.errors == [] and len(loaded.checks) == 3

@@ -1,0 +1,94 @@
+"""`hippo checks test`: the dry run of the checks a team declares. It lists the entries each
+check matches, runs the checks against a loopback JSON endpoint (through the SSRF guard, with
+HIPPO_VERIFY_HOSTS and HIPPO_VERIFY_PRIVATE as a deploy sets them), says what the dream would do,
+and writes nothing; a bad file gets its errors and exit 1."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.cli.main import main
+from memory.dream.checks_file import PATH
+from memory.git import Author, Store
+from memory.writes import WriteFile
+from tests.fakes.json_site import JsonSite
+
+
+@pytest.fixture
+def site(monkeypatch: pytest.MonkeyPatch) -> Iterator[JsonSite]:
+    monkeypatch.setenv("HIPPO_VERIFY_HOSTS", "127.0.0.1")
+    monkeypatch.setenv("HIPPO_VERIFY_PRIVATE", "127.0.0.0/8")
+    with JsonSite({"/v.json": {"version": "3.3"}}) as s:
+        yield s
+
+
+def seed(tmp_path: Path, checks: str) -> tuple[list[str], Store]:
+    argv = ["--remote", str(tmp_path / "remote.git"), "--data-dir", str(tmp_path / "data")]
+    assert main([*argv, "init"]) == 0
+    store = Store.open(str(tmp_path / "remote.git"), tmp_path / "seed")
+    topic = "# API\n\n- the API is at version 3.2\n- the API is at version 3.3\n- unrelated\n"
+    files = [WriteFile(PATH, checks), WriteFile("services/api.md", topic)]
+    store.write(files, author=Author("alice", "a@x"), message="seed")
+    return argv, store
+
+
+def checks(base: str) -> str:
+    return (
+        "checks:\n  - name: api-version\n    kind: http_json\n"
+        f"    url: {base}/v.json\n    json_path: version\n"
+        "    match: {pattern: 'the API is at version (?P<value>[0-9.]+)'}\n"
+        "  - name: nothing\n    kind: github_release\n    repo: a/b\n"
+        "    match: {pattern: 'release is (?P<value>v[0-9]+)'}\n"
+    )
+
+
+def test_the_dry_run_lists_matches_and_what_the_dream_would_do(
+    site: JsonSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv, store = seed(tmp_path, checks(site.base))
+    head = store.head()
+    capsys.readouterr()
+    assert main([*argv, "checks", "test"]) == 0
+    out = capsys.readouterr().out
+    assert "2 checks declared; nothing is written (a dry run)." in out
+    assert "check api-version (http_json, on_wrong: fix): 2 entries match" in out
+    assert "services/api.md: the API is at version 3.2\n" in out
+    assert f"fixable: {site.base}/v.json version is '3.3', not '3.2'" in out
+    assert "→ would fix: 'the API is at version 3.2' → 'the API is at version 3.3'" in out
+    assert "→ verified: the entry is kept and marked verified" in out
+    assert "check nothing (github_release, on_wrong: fix): 0 entries match" in out
+    assert site.seen == ["/v.json"]  # fetched once for both entries
+    store.sync()
+    assert store.head() == head  # nothing written
+
+
+def test_the_dry_run_as_json(
+    site: JsonSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv, _ = seed(tmp_path, checks(site.base))
+    capsys.readouterr()
+    assert main([*argv, "checks", "test", "--json", "--limit", "1"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    first = found["checks"][0]
+    assert (first["name"], first["matched"], len(first["entries"])) == ("api-version", 2, 1)
+    assert first["entries"][0]["status"] == "fixable" and first["entries"][0]["fix"] == "3.3"
+
+
+def test_a_bad_file_prints_its_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv, _ = seed(tmp_path, "checks:\n  - name: Bad Name\n    kind: http_json\n")
+    capsys.readouterr()
+    assert main([*argv, "checks", "test"]) == 1
+    out = capsys.readouterr().out
+    assert f"{PATH} line 2, checks[0].name: String should match pattern" in out
+    assert "hippo checks test" in out
+
+
+def test_no_checks_file_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--remote", str(tmp_path / "remote.git"), "--data-dir", str(tmp_path / "data")]
+    assert main([*argv, "init"]) == 0
+    assert main([*argv, "checks", "test"]) == 1
+    assert f"no {PATH} in the memory" in capsys.readouterr().err
