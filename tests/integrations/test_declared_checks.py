@@ -9,10 +9,12 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+import anthropic
 import pytest
 
 from integrations import github_client as gh
 from integrations.declared_checks import DeclaredVerifier
+from integrations.dream_llm import ClaudeDreamer
 from memory import format as fmt
 from memory.dream import digest
 from memory.dream.checks_file import PATH
@@ -23,6 +25,7 @@ from memory.errors import ProtectedPath
 from memory.git import Author, Store
 from memory.trust.rules import AGENT
 from memory.writes import WriteFile
+from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.github import FakeGitHub, repo_body
 from tests.fakes.json_site import JsonSite
 
@@ -238,3 +241,19 @@ def test_agents_may_not_write_the_checks_file(tmp_path: Path) -> None:
     with pytest.raises(ProtectedPath, match="written by people only"):
         store.write([WriteFile(PATH, "checks: []\n# mine\n")], author=agent, message="m")
     assert store.read(PATH) == "checks: []\n"
+
+
+def test_with_claude_the_declared_checks_still_run(site: JsonSite, tmp_path: Path) -> None:
+    """With an LLM key Claude reads entries for the built-in claims (prose costs no call); the
+    team's checks are matched in code around it and fix the entry all the same."""
+    store = seeded(
+        tmp_path, checks_yaml(site.base), "# P\n\n- the payments API is at version 3.2\n"
+    )
+    verifiers = Verifiers([verifier(**LOOPBACK)])
+    with FakeAnthropic() as fake:
+        client = anthropic.Anthropic(api_key="test", base_url=fake.url, max_retries=0)
+        claude = ClaudeDreamer(client, verifiers, model="claude-test")
+        dream(store, now=datetime(2026, 11, 30, 3), verifiers=verifiers, checker=claude)
+        assert fake.requests == []
+    (entry,) = fmt.parse(store.read("services/payments.md")).entries
+    assert entry.text == "the payments API is at version 3.3"
