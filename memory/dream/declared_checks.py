@@ -26,6 +26,7 @@ from memory.notes import INBOX
 
 MAX_QUOTE = 100
 MAX_TIMEOUTS = 3
+_REPO = regex.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 class Declared:
@@ -72,8 +73,12 @@ class Declared:
             groups = {k: v for k, v in m.groupdict().items() if v is not None}
             if check.has_value and VALUE not in groups:
                 continue  # the value group did not take part in the match: nothing claimed
+            if not all(_safe(v) for k, v in groups.items() if k != VALUE):
+                continue  # an entry (an agent's too) must not steer a check to another path
             span = m.span(VALUE) if check.has_value else m.span()
             r = resolve(check, groups)
+            if r.repo and not _REPO.match(r.repo):
+                continue
             found.append(
                 cl.Claim(
                     cl.DECLARED, m.group(0), entry.text, span,
@@ -81,6 +86,17 @@ class Declared:
                 )
             )  # fmt: skip
         return found
+
+
+def _safe(value: str) -> bool:
+    """A placeholder's value stays one part of a URL, path or name: no '..', no '?', '#', '\\',
+    no leading '/', nothing unprintable."""
+    return (
+        ".." not in value
+        and not value.startswith("/")
+        and not any(c in value for c in "?#\\")
+        and value.isprintable()
+    )
 
 
 def tonight(tree: Mapping[str, str]) -> tuple[Declared, list[str]]:

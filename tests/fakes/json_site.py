@@ -1,6 +1,7 @@
 """An HTTP JSON endpoint on loopback: the far end of a team's declared `http_json` checks.
 
-Serves GET from a table (path → JSON document, or (status, body bytes) for anything else) and
+Serves GET from a table (path → JSON document, (status, body bytes) for anything else, or
+(status, b"", location) for a redirect) and
 records every path asked, so a test sees how often hippo fetched. The SSRF guard refuses
 loopback unless the verifier's policy lists it (`private=("127.0.0.0/8",)`), as tests do.
 """
@@ -23,14 +24,18 @@ class JsonSite:
             def do_GET(self) -> None:
                 site.seen.append(self.path)
                 found = site.routes.get(self.path)
+                where = ""
                 if isinstance(found, tuple):
-                    status, body = found
+                    status, body, *rest = found
+                    where = rest[0] if rest else ""
                 elif found is None:
                     status, body = 404, b'{"message": "not found"}'
                 else:
                     status, body = 200, json.dumps(found).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                if where:
+                    self.send_header("Location", where)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)

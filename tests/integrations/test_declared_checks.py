@@ -157,6 +157,18 @@ def test_the_guard_refuses_what_is_not_allowed(site: JsonSite) -> None:
     assert status == "not_checkable" and "more than 1000 KB" in evidence
 
 
+def test_redirects_are_followed_hop_by_hop(site: JsonSite) -> None:
+    """A redirect to an allowed address is followed; one to a host off HIPPO_VERIFY_HOSTS (a
+    cloud metadata address here) is refused before anything is sent there."""
+    site.routes["/services/moved.json"] = (301, b"", "/services/payments.json")
+    site.routes["/services/meta.json"] = (302, b"", "http://169.254.169.254/latest/meta-data")
+    v = verifier(**LOOPBACK)
+    assert ask(v, site.base, "the moved API is at version 3.3")[0] == "true"
+    status, _, evidence = ask(v, site.base, "the meta API is at version 1")
+    assert status == "not_checkable" and "169.254.169.254" in evidence
+    assert "not on HIPPO_VERIFY_HOSTS" in evidence
+
+
 def test_github_files_and_releases(github: FakeGitHub) -> None:
     v = verifier(github)
     status, fix, evidence = ask(v, "http://x", "payments retries 5 times")

@@ -151,3 +151,23 @@ def test_the_example_in_the_docs_is_valid() -> None:
     example = text.split("```yaml\n", 1)[1].split("```", 1)[0]
     loaded = load({PATH: example})
     assert loaded.errors == [] and len(loaded.checks) == 3
+
+
+def test_an_entry_cannot_steer_a_check_elsewhere() -> None:
+    """Placeholder values come from entries (agents write entries too): one that would leave
+    its part of a path, URL or repository name makes no claim."""
+    text = """\
+checks:
+  - name: doc
+    kind: github_file
+    repo: '{repo}'
+    path: 'docs/{file}'
+    match: {pattern: 'see (?P<file>\\S+) in (?P<repo>\\S+)'}
+"""
+    declared, problems = tonight({PATH: text})
+    assert problems == []
+    (ok,) = declared.claims("x.md", entry("see deploy.md in shopco/api"))
+    assert (ok.repo, ok.path) == ("shopco/api", "docs/deploy.md")
+    for steer in ("see ../../secrets in shopco/api", "see a.md in shopco/api/../x",
+                  "see a.md in shopco", "see /etc/x in shopco/api", "see a?b in shopco/api"):  # fmt: skip
+        assert declared.claims("x.md", entry(steer)) == [], steer
