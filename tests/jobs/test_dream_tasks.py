@@ -228,7 +228,8 @@ def test_beat_runs_the_dream_nightly_in_the_team_timezone(embedded_redis_url: st
 
 def test_dream_settings_come_from_the_environment() -> None:
     """HIPPO_DREAM_AT, HIPPO_TIMEZONE, HIPPO_DIGEST_CHANNEL and HIPPO_VERIFY_HOSTS are read once,
-    with defaults; the hosts and tokens decide which verifiers a dream gets."""
+    with defaults; the hosts and tokens decide which verifiers a dream gets (and what the
+    declared checks of .hippo/checks.yml can reach)."""
     env = {"HIPPO_DREAM_AT": "04:15", "HIPPO_TIMEZONE": "America/New_York",
            "HIPPO_DIGEST_CHANNEL": "C0DIGEST", "HIPPO_VERIFY_HOSTS": "docs.acme.dev, status.io",
            "GITHUB_TOKEN": "t", "SLACK_BOT_TOKEN": "xoxb-x"}  # fmt: skip
@@ -239,11 +240,12 @@ def test_dream_settings_come_from_the_environment() -> None:
         "C0DIGEST",
     )
     assert config.verify_hosts == ("docs.acme.dev", "status.io")
-    assert make_verifiers(Runtime(config)).names() == ["github", "slack", "http"]
+    assert make_verifiers(Runtime(config)).names() == ["github", "slack", "http", "declared"]
     assert parse_now(config, "2026-11-30T03:00").utcoffset() == timedelta(hours=-5)
     default = Config.from_env({})
     assert (default.dream_at, default.timezone, default.digest_channel) == ("03:00", "UTC", "")
-    assert default.verify_hosts == () and make_verifiers(Runtime(default)).names() == []
+    # the team's declared checks always have a verifier: it says what is missing to run them
+    assert default.verify_hosts == () and make_verifiers(Runtime(default)).names() == ["declared"]
 
 
 def test_a_digest_lost_after_the_state_commit_is_posted_once(
