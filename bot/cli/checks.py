@@ -50,10 +50,13 @@ def cmd_test(args: argparse.Namespace, rt: Runtime) -> int:
     declared = declared_checks.Declared(loaded.checks)
     found = declared_checks.preview(declared, tree, make_verifiers(rt), limit=max(0, args.limit))
     if args.json:
-        out.print_json({"file": checks_file.PATH, "errors": [], "checks": _json(declared, found)})
+        document = {"file": checks_file.PATH, "errors": declared.problems}
+        out.print_json(document | {"checks": _json(declared, found)})
     else:
         _print(declared, found, args.limit)
-    return out.OK
+        for line in declared.problems:  # a pattern that ran out of time
+            print(line)
+    return out.FAILED if declared.problems else out.OK
 
 
 def _json(declared: Declared, found: Preview) -> list[dict[str, Any]]:

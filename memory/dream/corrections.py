@@ -64,10 +64,13 @@ class ClaimChecker:
         claims = cl.find(entry, self.hosts, repos=self.repos) + self.declared.claims(path, entry)
         return self.verifiers.check_all(claims)
 
-    def wants(self, path: str, text: str) -> bool:
-        """The file may hold a claim: a repository, a URL, a link, or what a declared check
-        matches (cheap signs, so the re-check skips prose)."""
-        return any(m in text for m in _CLAIMISH) or self.declared.may_match(path, text)
+    def wants(self, ctx: Context, path: str) -> bool:
+        """The file may hold a claim: a repository, a URL, a link (cheap signs, so the re-check
+        skips prose), or an entry a declared check selects."""
+        text = ctx.tree[path]
+        return any(m in text for m in _CLAIMISH) or self.declared.selects(
+            path, ctx.doc(path).entries
+        )
 
 
 class Deletion(NamedTuple):
@@ -236,7 +239,7 @@ def _recheck(
     until `budget` verifier calls are spent. Returns the files re-checked."""
     start = checker.verifiers.calls
     order = sorted(
-        (p for p in checkable(ctx) if p not in done and checker.wants(p, ctx.tree[p])),
+        (p for p in checkable(ctx) if p not in done and checker.wants(ctx, p)),
         key=lambda p: (ctx.state.checked.get(p, ""), p),
     )
     out: list[str] = []

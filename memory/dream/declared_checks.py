@@ -9,7 +9,7 @@ answers them, with network I/O, is integrations/declared_checks.py. `preview` is
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Protocol
@@ -57,9 +57,12 @@ class Declared:
                 )
             return None
 
-    def may_match(self, path: str, text: str) -> bool:
-        """Some check may select an entry of the file `path` holding `text` (a cheap filter)."""
-        return any(_in_paths(c, path) and self._search(c, text) for c in self.checks)
+    def selects(self, path: str, entries: Iterable[fmt.Entry]) -> bool:
+        """Some check selects one of `entries` of the file `path` (entry by entry: a pattern
+        is written for one entry's text, `^` and `$` included)."""
+        if not any(_in_paths(c, path) for c in self.checks):
+            return False
+        return any(self.claims(path, e) for e in entries)
 
     def claims(self, path: str, entry: fmt.Entry) -> list[cl.Claim]:
         """One claim per check that selects `entry` of `path`."""
@@ -155,7 +158,7 @@ def matches(
 ) -> Iterator[tuple[str, fmt.Entry, cl.Claim]]:
     """Every (path, entry, claim) the declared checks select in `tree`, file by file."""
     for path in checked_files(tree):
-        if not declared.may_match(path, tree[path]):
+        if not any(_in_paths(c, path) for c in declared.checks):
             continue
         for entry in fmt.parse(tree[path]).entries:
             for claim in declared.claims(path, entry):

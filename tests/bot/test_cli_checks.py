@@ -92,3 +92,16 @@ def test_no_checks_file_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main([*argv, "init"]) == 0
     assert main([*argv, "checks", "test"]) == 1
     assert f"no {PATH} in the memory" in capsys.readouterr().err
+
+
+def test_a_pattern_that_runs_out_of_time_is_named(
+    site: JsonSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    slow = "checks:\n  - name: slow\n    kind: github_release\n    repo: a/b\n"
+    slow += "    match: {pattern: '^(?P<value>(a|aa)+)$'}\n"
+    argv, store = seed(tmp_path, slow)
+    many = "".join(f"- {'a' * 60}! {i}\n" for i in range(4))
+    store.write([WriteFile("slow.md", f"# S\n\n{many}")], author=Author("a", "a@x"), message="m")
+    capsys.readouterr()
+    assert main([*argv, "checks", "test"]) == 1
+    assert "check slow: match.pattern ran out of time 3 times" in capsys.readouterr().out

@@ -269,3 +269,21 @@ def test_with_claude_the_declared_checks_still_run(site: JsonSite, tmp_path: Pat
         assert fake.requests == []
     (entry,) = fmt.parse(store.read("services/payments.md")).entries
     assert entry.text == "the payments API is at version 3.3"
+
+
+def test_the_recheck_runs_declared_checks_beyond_tonights_files(
+    site: JsonSite, tmp_path: Path
+) -> None:
+    """Files past tonight's selection are re-checked within the verifier budget: a prose file
+    (no repository, URL or link in it) whose entry a declared, anchored pattern selects too."""
+    anchored = checks_yaml(site.base).replace(
+        "'the (?P<service>[a-z]+) API is at version (?P<value>[0-9.]+)'",
+        "'^the (?P<service>[a-z]+) API is at version (?P<value>[0-9.]+)$'",
+    )
+    store = seeded(tmp_path, anchored, "# P\n\n- the payments API is at version 3.2\n")
+    verifiers = Verifiers([verifier(**LOOPBACK)])
+    report = dream(store, now=datetime(2026, 11, 30, 3), verifiers=verifiers, limit=0)
+    (entry,) = fmt.parse(store.read("services/payments.md")).entries
+    assert entry.text == "the payments API is at version 3.3" and verifiers.calls == 1
+    step = next(s for s in report.steps if s.step == "corrections")
+    assert "- re-checked the claims of 1 more files" in step.body
