@@ -38,16 +38,25 @@ class Declared:
         self.checks = tuple(checks)
         self.problems = problems if problems is not None else []
         self._patterns = {c.name: regex.compile(c.match.pattern) for c in self.checks}
+        # The same patterns over a whole file's entries, one per line: `^` and `$` hold at each
+        # entry's ends, so whatever matches one entry matches there too (a cheap first pass; a
+        # pattern anchored to the whole string, \A or \Z, has none).
+        self._wide = {
+            c.name: regex.compile(c.match.pattern, regex.MULTILINE)
+            for c in self.checks
+            if not any(a in c.match.pattern for a in ("\\A", "\\Z", "\\z"))
+        }
         self.timeouts: dict[str, int] = {}  # check → searches stopped by the time limit
 
     def __bool__(self) -> bool:
         return bool(self.checks)
 
-    def _search(self, check: Check, text: str) -> regex.Match[str] | None:
+    def _search(self, check: Check, text: str, *, wide: bool = False) -> regex.Match[str] | None:
         if self.timeouts.get(check.name, 0) >= MAX_TIMEOUTS:
             return None
+        pattern = self._wide[check.name] if wide else self._patterns[check.name]
         try:
-            return self._patterns[check.name].search(text, timeout=PATTERN_SECONDS)
+            return pattern.search(text, timeout=PATTERN_SECONDS)
         except TimeoutError:
             n = self.timeouts[check.name] = self.timeouts.get(check.name, 0) + 1
             if n == MAX_TIMEOUTS:
@@ -60,14 +69,22 @@ class Declared:
     def selects(self, path: str, entries: Iterable[fmt.Entry]) -> bool:
         """Some check selects one of `entries` of the file `path` (entry by entry: a pattern
         is written for one entry's text, `^` and `$` included)."""
-        if not any(_in_paths(c, path) for c in self.checks):
+        checks = [c for c in self.checks if _in_paths(c, path)]
+        if not checks:
             return False
-        return any(self.claims(path, e) for e in entries)
+        entries = list(entries)
+        lines = "\n".join(e.text for e in entries)
+        checks = [
+            c for c in checks if c.name not in self._wide or self._search(c, lines, wide=True)
+        ]
+        return bool(checks) and any(self.claims(path, e, checks) for e in entries)
 
-    def claims(self, path: str, entry: fmt.Entry) -> list[cl.Claim]:
-        """One claim per check that selects `entry` of `path`."""
+    def claims(
+        self, path: str, entry: fmt.Entry, checks: Sequence[Check] | None = None
+    ) -> list[cl.Claim]:
+        """One claim per check (of `checks`, default all) that selects `entry` of `path`."""
         found: list[cl.Claim] = []
-        for check in self.checks:
+        for check in self.checks if checks is None else checks:
             if not _in_paths(check, path) or not _tagged(check, entry):
                 continue
             m = self._search(check, entry.text)

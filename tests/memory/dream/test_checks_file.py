@@ -171,3 +171,17 @@ checks:
     for steer in ("see ../../secrets in shopco/api", "see a.md in shopco/api/../x",
                   "see a.md in shopco", "see /etc/x in shopco/api", "see a?b in shopco/api"):  # fmt: skip
         assert declared.claims("x.md", entry(steer)) == [], steer
+
+
+def test_a_file_is_selected_by_any_entry_anchored_or_not() -> None:
+    """The first pass over a whole file loses no entry: `^`/`$` patterns hold at each entry's
+    ends, and a pattern anchored with \\A goes entry by entry."""
+    base = "checks:\n  - name: r\n    kind: github_release\n    repo: a/b\n    match: {pattern: '%s'}\n"
+    entries = fmt.parse(
+        "# T\n\n- prose first\n- release is v2 [added: 2026-01-01]\n- more\n"
+    ).entries
+    for pattern in ("^release is (?P<value>v[0-9]+)$", "\\Arelease is (?P<value>v[0-9]+)\\Z",
+                    "is (?P<value>v[0-9]+)"):  # fmt: skip
+        declared, problems = tonight({PATH: base % pattern})
+        assert problems == [] and declared.selects("t.md", entries), pattern
+        assert not declared.selects("t.md", entries[:1]), pattern
