@@ -28,7 +28,7 @@ from memory.dream.verifiers import Verdict
 
 ClientFor = Callable[[str], Github]
 MAX_VALUE = 200  # characters of a value written into an entry
-_MISSING = object()
+_MISSING, _FOLDER, _UNREADABLE = object(), object(), object()
 
 
 class DeclaredVerifier:
@@ -51,7 +51,7 @@ class DeclaredVerifier:
         self._client_for = client_for
         self._json: dict[str, tuple[Any, str]] = {}  # url → (document | _MISSING, why)
         self._repos: dict[str, Repository | str] = {}  # name → repository | why not
-        self._files: dict[tuple[str, str, str], str | None] = {}  # (repo, ref, path) → text
+        self._files: dict[tuple[str, str, str], object] = {}  # (repo, ref, path) → text…
         self._releases: dict[str, str | None] = {}  # repo → latest tag, None: none published
 
     def check(self, claim: Claim) -> Verdict:
@@ -139,7 +139,12 @@ class DeclaredVerifier:
         text = self._files[key]
         where = f"{r.repo}:{r.path} on {ref}"
         if text is None:
-            return Verdict.unfixable(f"{where} does not exist (or is a folder)")
+            return Verdict.unfixable(f"{where} does not exist")
+        if not isinstance(text, str):  # a folder, or a file too large for the contents API
+            what = "a folder" if text is _FOLDER else "too large to read through GitHub's API"
+            if r.contains or r.line:
+                return Verdict.unknown(f"{where} is {what}")
+            return Verdict.true(f"{where} exists ({what})")
         if r.contains and r.contains not in text:
             return Verdict.unfixable(f"{where} does not contain {r.contains!r}")
         if not r.line:
@@ -157,10 +162,13 @@ class DeclaredVerifier:
         return _compare(r, m.group(VALUE), f"{where} line {text.count(chr(10), 0, m.start()) + 1}")
 
 
-def _decoded(content: Any) -> str | None:
+def _decoded(content: Any) -> str | object:
+    """The file's text; _FOLDER, or _UNREADABLE when GitHub sent no content (over 1 MB)."""
     if isinstance(content, list):
-        return None  # a folder
+        return _FOLDER
     raw = getattr(content, "content", None) or ""
+    if not raw and (getattr(content, "size", 0) or 0) > 0:
+        return _UNREADABLE
     return base64.b64decode(raw).decode("utf-8", "replace")
 
 

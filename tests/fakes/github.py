@@ -209,7 +209,8 @@ class FakeGitHub:
         self.route("GET", f"{base}/issues/{n}/events", list(events))
 
     def add_files(self, repo: str, sha: str, files: dict[str, str]) -> None:
-        """File contents at a commit, served by GET /repos/{repo}/contents/{path}?ref={sha}."""
+        """File contents at a commit, served by GET /repos/{repo}/contents/{path}?ref={sha} (a
+        folder's path lists the files under it)."""
         with self._lock:
             self._files.setdefault(repo, {})[sha] = dict(files)
 
@@ -263,7 +264,15 @@ class FakeGitHub:
         head, _, file = req.path.partition("/contents/")
         repo = head.removeprefix("/repos/")
         file = unquote(file)
-        text = self._files.get(repo, {}).get(req.query.get("ref", ""), {}).get(file)
+        files = self._files.get(repo, {}).get(req.query.get("ref", ""), {})
+        text = files.get(file)
+        inside = sorted(p for p in files if p.startswith(file.rstrip("/") + "/"))
+        if text is None and inside:  # a folder: GitHub lists what is in it
+            return 200, [
+                {"type": "file", "name": p.rsplit("/", 1)[-1], "path": p, "size": len(files[p]),
+                 "sha": hashlib.sha1(files[p].encode()).hexdigest()}
+                for p in inside
+            ]  # fmt: skip
         if text is None:
             return 404, {"message": "Not Found"}
         data = text.encode()

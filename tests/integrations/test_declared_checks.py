@@ -62,6 +62,12 @@ checks:
     contains: '## Rollback'
     match:
       pattern: 'the payments runbook has rollback steps'
+  - name: folder
+    kind: github_file
+    repo: shopco/payments
+    path: '{{folder}}'
+    match:
+      pattern: 'payments keeps its (?P<folder>[a-z]+) in a folder'
   - name: cli-release
     kind: github_release
     repo: shopco/{{cli}}
@@ -177,6 +183,8 @@ def test_github_files_and_releases(github: FakeGitHub) -> None:
     assert ask(v, "http://x", "payments retries 7 times")[0] == "true"
     status, _, evidence = ask(v, "http://x", "the payments runbook has rollback steps")
     assert status == "unfixable" and "does not contain '## Rollback'" in evidence
+    assert ask(v, "http://x", "payments keeps its config in a folder")[0] == "true"
+    assert ask(v, "http://x", "payments keeps its secrets in a folder")[0] == "unfixable"
     assert ask(v, "http://x", "latest cli release is v2.3.1")[:2] == ("fixable", "v2.4.0")
     assert ask(v, "http://x", "latest cli release is v2.4.0")[0] == "true"
     status, _, evidence = ask(v, "http://x", "latest tool release is v1")  # none published
