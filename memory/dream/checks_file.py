@@ -35,6 +35,7 @@ HELP = (
 )
 _JSON_PATH = regex.compile(r"^(?:\$\.)?[^.\[\]]+(?:\[\d+\])*(?:\.[^.\[\]]+(?:\[\d+\])*)*$")
 _NAME = r"^[a-z0-9][a-z0-9_.-]*$"
+REPO = r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
 
 def _fields(template: str) -> set[str]:
@@ -88,6 +89,9 @@ class _Check(BaseModel):
                     f"{key} uses {{{sorted(unknown)[0]}}}, which is not a named group of "
                     "match.pattern: name it (?P<name>…) in the pattern"
                 )
+        repo = getattr(self, "repo", "{")
+        if "{" not in repo and not regex.match(REPO, repo):
+            raise ValueError(f"repo must be owner/name, as GitHub spells it (not {repo!r})")
         if self.on_wrong == "fix" and not self.has_value:
             raise ValueError(
                 "on_wrong: fix needs a (?P<value>…) group in match.pattern: the part to rewrite"

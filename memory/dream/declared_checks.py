@@ -18,7 +18,7 @@ import regex
 
 from memory import format as fmt
 from memory.dream import checkable_claims as cl
-from memory.dream.checks_file import PATTERN_SECONDS, VALUE, Check, load, resolve
+from memory.dream.checks_file import PATTERN_SECONDS, REPO, VALUE, Check, load, resolve
 from memory.dream.context import is_topic
 from memory.dream.verifiers import FIXABLE, TRUE, UNFIXABLE, Verdict, Verifiers
 from memory.format import tags as tagging
@@ -26,7 +26,7 @@ from memory.notes import INBOX
 
 MAX_QUOTE = 100
 MAX_TIMEOUTS = 3
-_REPO = regex.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_REPO = regex.compile(REPO)
 
 
 class Declared:

@@ -89,6 +89,8 @@ def test_semantic_errors_say_what_is_missing() -> None:
     assert "checks[0]: url uses {service}, which is not a named group of match.pattern" in e
     (e,) = errors(GOOD.replace("version (?P<value>[0-9.]+)", "version [0-9.]+"))
     assert "http_json needs a (?P<value>…) group in match.pattern" in e
+    (e,) = errors(GOOD.replace("repo: shopco/cli", "repo: https://github.com/shopco/cli"))
+    assert "checks[2]: repo must be owner/name, as GitHub spells it" in e
     (e,) = errors(GOOD.replace("name: cli-release", "name: api-version"))
     assert "check names must be unique: api-version is used twice" in e
     (e,) = errors(GOOD.replace("'latest CLI release is (?P<value>v[0-9.]+)'", "'latest (unclosed'"))
