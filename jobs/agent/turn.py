@@ -21,6 +21,7 @@ from integrations import slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
 from jobs import keys
+from jobs.agent import thread_lessons
 from jobs.agent.edits import HIPPO_EMAIL, push_edits
 from jobs.briefing import brief, guess_repo
 from jobs.read_counts import count_read
@@ -136,14 +137,19 @@ def repo_briefing(rt: Runtime, q: Question, earlier: list[tuple[str, str]]) -> s
     return done.text
 
 
-def with_thread(rt: Runtime, q: Question) -> str:
-    """The question, after what people said in the thread since hippo's last turn there (read
-    from Slack once per turn; what was sent before stays as it was, so the cache keeps it)."""
+def thread_said(rt: Runtime, q: Question) -> list[slack_thread.Said]:
+    """What people said in the thread since hippo's last turn there (read from Slack once per
+    turn: for the prompt, and for the lessons the thread teaches)."""
     if not rt.config.slack_bot_token or not q.ts or (q.thread_ts or q.ts) == q.ts:
-        return q.text
+        return []
     last = rt.redis.get(keys.agent_last(q.thread))
     after = last.decode() if isinstance(last, bytes) else str(last or "0")
-    said = slack_thread.between(rt.slack, q.channel, q.thread_ts, after=after, before=q.ts)
+    return slack_thread.between(rt.slack, q.channel, q.thread_ts, after=after, before=q.ts)
+
+
+def with_thread(q: Question, said: list[slack_thread.Said]) -> str:
+    """The question, after what people said in the thread since hippo's last turn there (what
+    was sent before stays as it was, so the cache keeps it)."""
     if not said:
         return q.text
     return (
@@ -178,10 +184,10 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     snap = pin(rt, q)
     copy = working_copy(rt, q)
     tools = Toolbox(copy.root, changes_since(rt, snap.commit if snap else ""))
-    earlier, asked = history(rt, q), q.text
+    earlier, asked, said = history(rt, q), q.text, thread_said(rt, q)
     briefing = repo_briefing(rt, q, earlier)
     if rt.llm is not None and snap is not None:
-        asked = with_thread(rt, q)
+        asked = with_thread(q, said)
         turn = agent.run(
             rt.llm,
             model=rt.config.model,
@@ -198,6 +204,9 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
         body, usage = _hits_answer(tools, q.text, briefing), Usage()
     permalink = rt.poster.permalink(q.channel, q.ts) if q.ts else f"slack:{q.channel}"
     pushed = push_edits(rt, copy, permalink, user=q.user, asked=q.text, event_id=q.event_id)
+    taught = thread_lessons.messages(said, q.user, q.text, q.ts)
+    where = {"team": q.team, "channel": q.channel, "thread_ts": q.thread_ts or q.ts}
+    learned = thread_lessons.learn(rt, **where, msgs=taught)
     out = Outcome(body, snap.version if snap else 0, usage, pushed.commit)
     out.files_read, out.files_touched = tools.read, list(pushed.paths)
     out.refused, out.hits = list(pushed.refused), [f"{h.path}:{h.line}" for h in tools.hits[:8]]
@@ -205,7 +214,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     out.written = rt.llm is not None and snap is not None
     out.sources = copy_sources(rt, tools.read, body)
     _count_reads(rt, tools)
-    text = body + _citations(out, tools, out.sources)
+    text = body + _citations(out, tools, out.sources) + thread_lessons.note(learned)
     # asked with /hippo: only the person sees it (response_url), as every command's answer
     to = replies.ReplyTo(q.channel, q.user, q.thread_ts or q.ts or None, q.response_url, q.share)
     replies.deliver(rt, to, text)
