@@ -172,6 +172,8 @@ def _kind(body: str) -> LessonKind | None:
     low = body.lower()
     soft = _SOFT_MODALS.search(low)
     first_clause = _CLAUSE.split(low, maxsplit=1)[0]
+    if low.startswith(("never mind", "nevermind")):
+        return None  # the idiom, not a rule
     if re.match(rf"^{_SUBJECT}{_MODAL}never\b", low) or re.match(r"^avoid\b", low):
         return None if soft and soft.start() < low.find("never") else PITFALL
     negative = re.match(rf"^{_SUBJECT}(?:do not|don'?t|must not|mustn'?t|cannot)\s+(\S+)", low)

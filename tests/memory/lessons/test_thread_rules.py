@@ -41,6 +41,7 @@ def test_rules_people_state_are_lessons(message: str, kind: str, text: str) -> N
         "the batch job never finishes before 6",  # a fact about a thing
         "we need to fix the dashboard",  # a task, not a rule
         "don't worry about it",  # not a rule at all
+        "never mind, it was the wrong host",  # the idiom
     ],
 )
 def test_what_is_not_a_lesson(message: str) -> None:
