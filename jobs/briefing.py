@@ -39,8 +39,8 @@ def brief(
     repo = repo or guess_repo(reader, task)
     done = briefing.build(reader, task, repo=repo, paths=paths, channel=channel, budget=budget)
     if redis is not None:
-        conv = repo_prefs.conventions_for(done.repo) if done.repo else ""
-        used = [oplog.lesson_name(conv, text) for text in done.lessons]
+        conventions = [x for x in done.lines if x.section == briefing.CONVENTIONS]
+        used = [oplog.lesson_name(x.where.rpartition(":")[0], x.text) for x in conventions]
         oplog.count_in(redis, workspace, oplog.BRIEFINGS, lessons=used)
         for path in dict.fromkeys(line.where.rpartition(":")[0] for line in done.lines):
             count_read(redis, workspace, path)

@@ -1,7 +1,8 @@
 """One turn of hippo's agent in a Slack thread, wired to the Runtime.
 
-pin the thread's snapshot → working copy → Claude with tools (or search hits without a key) →
-push the edits → post the answer → record usage → append the thread's episode to the archive.
+pin the thread's snapshot and briefing → working copy → Claude with tools (or search hits
+without a key) → push the edits → learn the lessons the thread taught → post the answer → record
+usage → append the thread's episode to the archive.
 The Celery task (jobs/agent/tasks.py) owns retries and the "Try again" message.
 """
 
@@ -21,9 +22,8 @@ from integrations import slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
 from jobs import keys
-from jobs.agent import thread_lessons
+from jobs.agent import question_briefing, thread_lessons
 from jobs.agent.edits import HIPPO_EMAIL, push_edits
-from jobs.briefing import brief, guess_repo
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from jobs.slack import replies
@@ -125,18 +125,6 @@ def preferences(rt: Runtime, channel: str) -> str | None:
     return None
 
 
-def repo_briefing(rt: Runtime, q: Question, earlier: list[tuple[str, str]]) -> str | None:
-    """The briefing (jobs/briefing.py) when the question, else an earlier one of the thread,
-    names a repository the memory knows; the channel's preferences have their own block."""
-    repo = guess_repo(rt.store, q.text)
-    for asked, _ in reversed(earlier):
-        repo = repo or guess_repo(rt.store, asked)
-    if not repo:
-        return None
-    done = brief(rt.store, q.text, repo=repo, redis=rt.redis, workspace=rt.config.workspace)
-    return done.text
-
-
 def thread_said(rt: Runtime, q: Question) -> list[slack_thread.Said]:
     """What people said in the thread since hippo's last turn there (read from Slack once per
     turn: for the prompt, and for the lessons the thread teaches)."""
@@ -185,7 +173,8 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     copy = working_copy(rt, q)
     tools = Toolbox(copy.root, changes_since(rt, snap.commit if snap else ""))
     earlier, asked, said = history(rt, q), q.text, thread_said(rt, q)
-    briefing = repo_briefing(rt, q, earlier)
+    pinned = question_briefing.for_thread(rt, q.thread, q.text, earlier)
+    briefing = pinned.text or None
     if rt.llm is not None and snap is not None:
         asked = with_thread(q, said)
         turn = agent.run(
@@ -197,11 +186,13 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
             question=asked,
             tools=tools,
             briefing=briefing,
+            about_repo=bool(pinned.repo),
         )
         body, usage = slack_broadcasts_off(turn.answer or "(no answer)"), turn.usage
         record_usage(rt, "agent", usage)
     else:
-        body, usage = _hits_answer(tools, q.text, briefing), Usage()
+        shown = briefing if pinned.repo or pinned.lessons else None  # memory lines: the hits
+        body, usage = _hits_answer(tools, q.text, shown), Usage()
     permalink = rt.poster.permalink(q.channel, q.ts) if q.ts else f"slack:{q.channel}"
     pushed = push_edits(rt, copy, permalink, user=q.user, asked=q.text, event_id=q.event_id)
     taught = thread_lessons.messages(said, q.user, q.text, q.ts)
@@ -234,7 +225,8 @@ def _count_reads(rt: Runtime, tools: Toolbox) -> None:
 
 def _hits_answer(tools: Toolbox, question: str, briefing: str | None = None) -> str:
     """Without a key: the best search hits over the working copy, and why there is no more;
-    then the repository's briefing when the thread names one."""
+    then the thread's briefing when it holds lessons or preferences (its memory lines are the
+    hits above)."""
     brief = f"\n\n```\n{slack(briefing.strip())}\n```" if briefing else ""
     with contextlib.suppress(ToolError):  # a question with no searchable words finds nothing
         tools.call("search", {"query": question, "limit": 5})
