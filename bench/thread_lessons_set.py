@@ -9,6 +9,11 @@ person types it: lower case, abbreviations, mentions and emoji included.
 Categories: `convention` and `pitfall` teach a lesson of that kind; `question`, `hedge`,
 `one-off` (about one event, one day or one person), `quoted` (someone else's words: a `>` quote,
 quotation marks, the docs or a vendor reported) and `joke` teach nothing.
+
+`SET` was written together with the rules (memory/lessons/thread_rules.py), so its figures are
+in-sample. `HELD_OUT` was written afterwards, on other subjects (payments, mobile releases, data
+pipelines, security, on-call), and the rules were not changed after running it: its figures are
+the fairer estimate.
 """
 
 from __future__ import annotations
@@ -129,4 +134,64 @@ SET: tuple[tuple[str, str], ...] = (
     ("joke", "avoid mondays entirely, jk"),
     ("joke", "always have coffee before a failover :joy:"),
     ("joke", "don't feed the on-call after midnight lmao"),
+)
+
+HELD_OUT: tuple[tuple[str, str], ...] = (
+    ("convention", "we always refund through the ledger service, never straight in stripe"),
+    ("convention", "before a mobile release, bump the build number in both stores"),
+    ("convention", "Always backfill into a staging table first, then swap."),
+    ("convention", "make sure to rotate the webhook secret whenever someone leaves the team"),
+    ("convention", "after every schema change in the warehouse, rerun the dbt snapshot"),
+    ("convention", "we always hand over the pager with a written summary"),
+    ("convention", "remember to expire the CDN cache after each frontend deploy"),
+    ("convention", "run the load test before any change to the connection pool size"),
+    ("convention", "we need to get two approvals before touching IAM policies"),
+    ("convention", "every new alert gets a runbook link, no exceptions"),
+    ("convention", "always compare row counts after a backfill"),
+    ("convention", "prod access requests go through the #access channel"),
+    ("pitfall", "never refund twice without checking the ledger entry"),
+    ("pitfall", "don't run the backfill while the hourly ETL is running"),
+    ("pitfall", "avoid shipping a mobile release on the day before a holiday"),
+    ("pitfall", "never paste customer card data in slack, even masked"),
+    ("pitfall", "do not change the pool size during peak traffic"),
+    ("pitfall", "we don't hotfix the warehouse schema on fridays"),
+    ("pitfall", "never silence a page without leaving a note in the incident channel"),
+    ("pitfall", "Don't reuse feature flag names, old clients still read them"),
+    ("pitfall", "careful: never drop a column before the app stops reading it"),
+    ("pitfall", "deleting a topic with consumers attached takes the whole cluster down"),
+    ("question", "do we always refund through the ledger?"),
+    ("question", "is it fine to run the backfill during the ETL"),
+    ("question", "should I bump the build number before or after the release?"),
+    ("question", "what's our policy on friday hotfixes?"),
+    ("question", "can we never drop columns then?"),
+    ("question", "anyone rotating the webhook secret today?"),
+    ("question", "why don't we reuse flag names?"),
+    ("question", "how many approvals do IAM changes need"),
+    ("hedge", "i think we always rerun the dbt snapshot after schema changes"),
+    ("hedge", "probably never refund twice, but check with finance"),
+    ("hedge", "maybe we should always hand over the pager in writing"),
+    ("hedge", "not sure but don't run the backfill during the ETL?"),
+    ("hedge", "I believe the rule is two approvals for IAM"),
+    ("hedge", "it could be better to avoid releases before holidays"),
+    ("hedge", "we always expire the CDN cache after deploys, I think"),
+    ("hedge", "afaict you need a runbook link for every alert"),
+    ("one-off", "don't merge the payments PR until finance signs off"),
+    ("one-off", "I always mess up the build numbers"),
+    ("one-off", "after the backfill the dashboard showed double revenue"),
+    ("one-off", "the ETL never finished last night"),
+    ("one-off", "please don't touch the warehouse today, migration in progress"),
+    ("one-off", "make sure you're on the call at 3"),
+    ("one-off", "never mind, the refund went through"),
+    ("one-off", "before the release we had 3 crashes, now zero"),
+    ("quoted", "> always backfill into staging first\nis this still the plan?"),
+    ("quoted", "finance says never refund without a ticket"),
+    ("quoted", 'the onboarding doc says "don\'t reuse flag names" but nobody follows it'),
+    ("quoted", "apple's guidelines say always bump the build number, obviously"),
+    ("quoted", "the dbt docs recommend you always run snapshots after schema changes"),
+    ("quoted", "according to legal, never store card data, which we don't anyway"),
+    ("joke", "always blame the ETL lol"),
+    ("joke", "never ship on a full moon 😂"),
+    ("joke", "rule: don't let PMs near the warehouse, jk"),
+    ("joke", "always add more cache haha"),
+    ("joke", "never trust a dashboard after 5pm :joy:"),
 )

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from jobs import keys
-from jobs.briefing import brief, guess_repo
+from jobs.briefing import brief, files, guess_repo
 from jobs.runtime import Runtime
 from memory.prompts.briefing import MEMORY, BadBrief
 
@@ -29,6 +29,8 @@ class ThreadBriefing:
     repo: str  # the repository it was built for, '' for the question alone
     task: str  # the question it was built from
     lessons: bool  # it holds more than memory lines (conventions, preferences)
+    files: list[str] = field(default_factory=list)  # the files its lines come from
+    fresh: bool = False  # built at this turn (its files count as read), not a pinned one
 
 
 def named_repo(rt: Runtime, text: str, earlier: Sequence[tuple[str, str]]) -> str:
@@ -59,17 +61,18 @@ def for_thread(
 
 
 def _build(rt: Runtime, question: str, repo: str) -> ThreadBriefing:
+    ws = rt.config.workspace
     try:
-        done = brief(rt.store, question, repo=repo, redis=rt.redis, workspace=rt.config.workspace)
+        done = brief(rt.store, question, repo=repo, redis=rt.redis, workspace=ws, count_reads=False)
     except BadBrief:  # a question with no words: nothing to brief on, and no reason to fail
-        return ThreadBriefing("", repo, question, False)
+        return ThreadBriefing("", repo, question, False, fresh=True)
     text = done.text if done.lines else ""
     lessons = any(line.section != MEMORY for line in done.lines)
-    return ThreadBriefing(text, done.repo, done.task, lessons)
+    return ThreadBriefing(text, done.repo, done.task, lessons, files(done), fresh=True)
 
 
 def _dump(b: ThreadBriefing) -> str:
-    return json.dumps(asdict(b), ensure_ascii=False)
+    return json.dumps({**asdict(b), "fresh": False}, ensure_ascii=False)
 
 
 def _load(raw: object) -> ThreadBriefing | None:

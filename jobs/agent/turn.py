@@ -204,7 +204,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     out.disputed = [(x.text, x.other) for x in pushed.landed if x.verdict == "contradict"]
     out.written = rt.llm is not None and snap is not None
     out.sources = copy_sources(rt, tools.read, body)
-    _count_reads(rt, tools)
+    _count_reads(rt, tools, pinned.files if pinned.fresh else [])
     text = body + _citations(out, tools, out.sources) + thread_lessons.note(learned)
     # asked with /hippo: only the person sees it (response_url), as every command's answer
     to = replies.ReplyTo(q.channel, q.user, q.thread_ts or q.ts or None, q.response_url, q.share)
@@ -217,9 +217,10 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     return out
 
 
-def _count_reads(rt: Runtime, tools: Toolbox) -> None:
-    """What the agent read or found feeds dreaming's recall counts ("no session used this")."""
-    for path in dict.fromkeys([*tools.read, *(h.path for h in tools.hits)]):
+def _count_reads(rt: Runtime, tools: Toolbox, briefed: list[str]) -> None:
+    """What the agent read, found or was briefed on feeds dreaming's recall counts ("no session
+    used this"), each file once a turn."""
+    for path in dict.fromkeys([*tools.read, *(h.path for h in tools.hits), *briefed]):
         count_read(rt.redis, rt.config.workspace, path)
 
 
