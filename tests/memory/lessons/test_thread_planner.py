@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from memory import format as fmt
 from memory.lessons.thread_planner import TEAM_CONVENTIONS, TEAM_TITLE, ThreadLesson, plan
+from memory.trust.proposals import pending
 from memory.writes import apply_ops
 
 T1, T2 = "slack C1 1700000000.000100", "slack C1 1700000500.000100"
@@ -62,6 +63,9 @@ def test_a_contradicting_rule_is_added_beside_it_for_a_person() -> None:
     text, ops = _apply(text, _lesson("Always restart the primary during backups", "W2", T2, "2.1"))
     old, new = fmt.parse(text).entries
     assert old.get("status") == "tentative" and new.get("contradicts") == old.text
+    # listed for a person to settle, with the agents' proposals (digest and console buttons)
+    (proposal,) = pending({TEAM_CONVENTIONS: text})
+    assert (proposal.kind, proposal.text, proposal.about) == ("edit", new.text, old.text)
     # a second voice does not settle a dispute: a person does
     _, ops = _apply(text, _lesson("Always restart the primary during backups", "W3", T1, "3.1"))
     assert ops == []
