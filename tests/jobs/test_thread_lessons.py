@@ -180,3 +180,40 @@ def test_with_a_key_claude_reads_the_thread_and_its_error_means_no_lesson(
             assert rt.store.read_or_none(TEAM) == rt.store.read_or_none(TEAM, head)
         finally:
             rt.close()
+
+
+@pytest.mark.integration
+def test_through_the_slack_door_a_redelivered_mention_teaches_once(
+    celery_worker_for: Runtime, slack_fake: SlackFake
+) -> None:
+    """A signed mention in a thread → /slack/events → a real worker: the thread's rule lands once
+    in conventions/team.md; Slack's retry of the same event adds no commit and no reply."""
+    from bot.app import create_app
+    from tests.slack_helpers import mention, post
+
+    rt = celery_worker_for
+    rt.store.write([AddEntry("MEMORY.md", "deploys at 10:00")], author=ANN, message="seed")
+    thread = "1700000000.000100"
+    slack_fake.script(
+        "conversations.replies",
+        (200, _said(thread, ("W1", "000200", "never restart the primary during backups")), {}),
+    )
+    client = create_app(rt.config, rt).test_client()
+    ask = mention("what else before the backup window?", event_id="EvL1", ts="1700000001.000001")
+    ask["event"]["thread_ts"] = thread
+    post(client, ask)
+    reply = slack_fake.wait_for("chat.postMessage")[0].form["text"]
+    assert "Learned from this thread: “Never restart the primary during backups”" in reply
+    (lesson,) = _entries(rt)
+    assert (
+        lesson.get("kind") == "pitfall" and lesson.get("taught-by") == f"W1 in slack C111 {thread}"
+    )
+    head = rt.store.sync()
+    post(client, ask)  # Slack's retry of the same event
+    post(client, mention("ok?", event_id="EvL2", ts="1700000002.000001"))  # a later question
+    # the worker runs in order: had the retry been answered, it would be the second reply
+    second = slack_fake.wait_for("chat.postMessage", 2)[1].form
+    assert second["thread_ts"] == "1700000002.000001"
+    assert len(_entries(rt)) == 1 and rt.store.read_or_none(TEAM) == rt.store.read_or_none(
+        TEAM, head
+    )
