@@ -26,6 +26,8 @@ MAX_CHARS = 6000
 class Said:
     user: str
     text: str
+    ts: str = ""  # the message's own ts (its permalink; a lesson's idempotency key)
+    raw: str = ""  # as Slack sent it, lines and `>` quotes kept (memory.lessons.thread_rules)
 
 
 def _ts(value: str) -> Decimal:
@@ -52,7 +54,8 @@ def between(
         if lo < _ts(str(m.get("ts") or "")) < hi:
             text = plain_text(str(m.get("text") or ""))
             if text:
-                out.append(Said(str(m.get("user") or "someone"), text))
+                user, ts = str(m.get("user") or "someone"), str(m.get("ts") or "")
+                out.append(Said(user, text, ts, str(m.get("text") or "")))
     return out[-MAX_MESSAGES:]
 
 

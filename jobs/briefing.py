@@ -33,15 +33,22 @@ def brief(
     budget: int = briefing.DEFAULT_BUDGET,
     redis: Any = None,
     workspace: str = "default",
+    count_reads: bool = True,
 ) -> Briefing:
     """The briefing for `task`, counted in the operational log when `redis` (a redis.Redis)
-    is given."""
+    is given, and its files as read unless the caller counts them with its own reads
+    (`count_reads=False`: the Slack agent's turn, which counts each file once)."""
     repo = repo or guess_repo(reader, task)
     done = briefing.build(reader, task, repo=repo, paths=paths, channel=channel, budget=budget)
     if redis is not None:
-        conv = repo_prefs.conventions_for(done.repo) if done.repo else ""
-        used = [oplog.lesson_name(conv, text) for text in done.lessons]
+        conventions = [x for x in done.lines if x.section == briefing.CONVENTIONS]
+        used = [oplog.lesson_name(x.where.rpartition(":")[0], x.text) for x in conventions]
         oplog.count_in(redis, workspace, oplog.BRIEFINGS, lessons=used)
-        for path in dict.fromkeys(line.where.rpartition(":")[0] for line in done.lines):
+        for path in files(done) if count_reads else []:
             count_read(redis, workspace, path)
     return done
+
+
+def files(done: Briefing) -> list[str]:
+    """The files a briefing drew its lines from, once each, in order."""
+    return list(dict.fromkeys(line.where.rpartition(":")[0] for line in done.lines))

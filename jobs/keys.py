@@ -17,7 +17,8 @@ owns its lock, so it spells its own name.
 | hippo:github:installations | hash | owner/repo (or *) → GitHub App installation id |
 | hippo:github:agent-pushes:<repo>#<n> | list | the head SHAs the agent pushed |
 | hippo:github:lessons:<repo> | lock | one lesson learned at a time per repository |
-| hippo:agent:{pin,last,turns,lock}:<thread>, {done,retry}:<event> | various | agent threads |
+| hippo:slack:lessons:<conventions file> | lock | one thread lesson planned at a time per file |
+| hippo:agent:{pin,briefing,last,turns,lock}:<thread>, {done,retry}:<event> | various | threads |
 | hippo:usage:<role>:<day> | hash | LLM token counts per day |
 | hippo:dream:<workspace> | lock | one dream at a time |
 | hippo:dream:digest:<workspace>:<run> | string | a dream's digest was posted |
@@ -71,6 +72,16 @@ def github_agent_pushes(repo: str, number: int) -> str:
 
 def github_lessons_lock(repo: str) -> str:
     return f"hippo:github:lessons:{repo}"
+
+
+def thread_lessons_lock(path: str) -> str:
+    """One planner per conventions file for lessons taught in Slack threads."""
+    return f"hippo:slack:lessons:{path}"
+
+
+def agent_briefing(thread: str) -> str:
+    """A thread's briefing, pinned at its first turn (jobs/agent/question_briefing.py)."""
+    return f"{_AGENT}briefing:{thread}"
 
 
 def agent_pin(thread: str) -> str:

@@ -1,7 +1,8 @@
 """One turn of hippo's agent in a Slack thread, wired to the Runtime.
 
-pin the thread's snapshot → working copy → Claude with tools (or search hits without a key) →
-push the edits → post the answer → record usage → append the thread's episode to the archive.
+pin the thread's snapshot and briefing → working copy → Claude with tools (or search hits
+without a key) → push the edits → learn the lessons the thread taught → post the answer → record
+usage → append the thread's episode to the archive.
 The Celery task (jobs/agent/tasks.py) owns retries and the "Try again" message.
 """
 
@@ -21,8 +22,8 @@ from integrations import slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
 from jobs import keys
+from jobs.agent import question_briefing, thread_lessons
 from jobs.agent.edits import HIPPO_EMAIL, push_edits
-from jobs.briefing import brief, guess_repo
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from jobs.slack import replies
@@ -124,26 +125,19 @@ def preferences(rt: Runtime, channel: str) -> str | None:
     return None
 
 
-def repo_briefing(rt: Runtime, q: Question, earlier: list[tuple[str, str]]) -> str | None:
-    """The briefing (jobs/briefing.py) when the question, else an earlier one of the thread,
-    names a repository the memory knows; the channel's preferences have their own block."""
-    repo = guess_repo(rt.store, q.text)
-    for asked, _ in reversed(earlier):
-        repo = repo or guess_repo(rt.store, asked)
-    if not repo:
-        return None
-    done = brief(rt.store, q.text, repo=repo, redis=rt.redis, workspace=rt.config.workspace)
-    return done.text
-
-
-def with_thread(rt: Runtime, q: Question) -> str:
-    """The question, after what people said in the thread since hippo's last turn there (read
-    from Slack once per turn; what was sent before stays as it was, so the cache keeps it)."""
+def thread_said(rt: Runtime, q: Question) -> list[slack_thread.Said]:
+    """What people said in the thread since hippo's last turn there (read from Slack once per
+    turn: for the prompt, and for the lessons the thread teaches)."""
     if not rt.config.slack_bot_token or not q.ts or (q.thread_ts or q.ts) == q.ts:
-        return q.text
+        return []
     last = rt.redis.get(keys.agent_last(q.thread))
     after = last.decode() if isinstance(last, bytes) else str(last or "0")
-    said = slack_thread.between(rt.slack, q.channel, q.thread_ts, after=after, before=q.ts)
+    return slack_thread.between(rt.slack, q.channel, q.thread_ts, after=after, before=q.ts)
+
+
+def with_thread(q: Question, said: list[slack_thread.Said]) -> str:
+    """The question, after what people said in the thread since hippo's last turn there (what
+    was sent before stays as it was, so the cache keeps it)."""
     if not said:
         return q.text
     return (
@@ -178,10 +172,11 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     snap = pin(rt, q)
     copy = working_copy(rt, q)
     tools = Toolbox(copy.root, changes_since(rt, snap.commit if snap else ""))
-    earlier, asked = history(rt, q), q.text
-    briefing = repo_briefing(rt, q, earlier)
+    earlier, asked, said = history(rt, q), q.text, thread_said(rt, q)
+    pinned = question_briefing.for_thread(rt, q.thread, q.text, earlier)
+    briefing = pinned.text or None
     if rt.llm is not None and snap is not None:
-        asked = with_thread(rt, q)
+        asked = with_thread(q, said)
         turn = agent.run(
             rt.llm,
             model=rt.config.model,
@@ -191,21 +186,26 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
             question=asked,
             tools=tools,
             briefing=briefing,
+            about_repo=bool(pinned.repo),
         )
         body, usage = slack_broadcasts_off(turn.answer or "(no answer)"), turn.usage
         record_usage(rt, "agent", usage)
     else:
-        body, usage = _hits_answer(tools, q.text, briefing), Usage()
+        shown = briefing if pinned.repo or pinned.lessons else None  # memory lines: the hits
+        body, usage = _hits_answer(tools, q.text, shown), Usage()
     permalink = rt.poster.permalink(q.channel, q.ts) if q.ts else f"slack:{q.channel}"
     pushed = push_edits(rt, copy, permalink, user=q.user, asked=q.text, event_id=q.event_id)
+    taught = thread_lessons.messages(said, q.user, q.text, q.ts)
+    where = {"team": q.team, "channel": q.channel, "thread_ts": q.thread_ts or q.ts}
+    learned = thread_lessons.learn(rt, **where, msgs=taught)
     out = Outcome(body, snap.version if snap else 0, usage, pushed.commit)
     out.files_read, out.files_touched = tools.read, list(pushed.paths)
     out.refused, out.hits = list(pushed.refused), [f"{h.path}:{h.line}" for h in tools.hits[:8]]
     out.disputed = [(x.text, x.other) for x in pushed.landed if x.verdict == "contradict"]
     out.written = rt.llm is not None and snap is not None
     out.sources = copy_sources(rt, tools.read, body)
-    _count_reads(rt, tools)
-    text = body + _citations(out, tools, out.sources)
+    _count_reads(rt, tools, pinned.files if pinned.fresh else [])
+    text = body + _citations(out, tools, out.sources) + thread_lessons.note(learned)
     # asked with /hippo: only the person sees it (response_url), as every command's answer
     to = replies.ReplyTo(q.channel, q.user, q.thread_ts or q.ts or None, q.response_url, q.share)
     replies.deliver(rt, to, text)
@@ -217,15 +217,17 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     return out
 
 
-def _count_reads(rt: Runtime, tools: Toolbox) -> None:
-    """What the agent read or found feeds dreaming's recall counts ("no session used this")."""
-    for path in dict.fromkeys([*tools.read, *(h.path for h in tools.hits)]):
+def _count_reads(rt: Runtime, tools: Toolbox, briefed: list[str]) -> None:
+    """What the agent read, found or was briefed on feeds dreaming's recall counts ("no session
+    used this"), each file once a turn."""
+    for path in dict.fromkeys([*tools.read, *(h.path for h in tools.hits), *briefed]):
         count_read(rt.redis, rt.config.workspace, path)
 
 
 def _hits_answer(tools: Toolbox, question: str, briefing: str | None = None) -> str:
     """Without a key: the best search hits over the working copy, and why there is no more;
-    then the repository's briefing when the thread names one."""
+    then the thread's briefing when it holds lessons or preferences (its memory lines are the
+    hits above)."""
     brief = f"\n\n```\n{slack(briefing.strip())}\n```" if briefing else ""
     with contextlib.suppress(ToolError):  # a question with no searchable words finds nothing
         tools.call("search", {"query": question, "limit": 5})

@@ -5,6 +5,8 @@ pull_requests.py: how an agent pull request ended (`classify`), its diff and the
 the person's edit; planner.py: the lesson that ending teaches, as operations on
 `conventions/<owner>/<repo>.md` (`plan`: tentative, then active on a second pull request,
 revoked when put back); pitfalls.py: a new pull request repeating a recorded mistake.
+thread_rules.py and thread_planner.py: lessons team members state in Slack threads, through the
+same gate.
 """
 
 from memory.lessons.pitfalls import Finding, Pitfall

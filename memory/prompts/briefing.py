@@ -1,12 +1,13 @@
 """Briefings: what an agent should know before it works on a task, within a token budget.
 
 One function (`build`) behind three doors: the MCP tool `brief`, `hippo brief`, and the Slack
-agent's prompt when a thread names a repository. In order: the repository's conventions and
-pitfalls (`conventions/<owner>/<repo>.md`; those whose recorded scope matches the given paths
-first), the repository's preferences, the channel's preferences (from Slack), then the best
-memory hits for the task's words. Every line says its source and status; tentative ones are
-marked, revoked ones and tombstones never appear. Pure and deterministic: the same tree and
-arguments give the same bytes.
+agent's prompt (every thread: from its question, or for the repository it names). In order: the
+repository's conventions and pitfalls (`conventions/<owner>/<repo>.md`; those whose recorded
+scope matches the given paths first), the repository's preferences, the team's conventions
+sharing the task's words (`conventions/team.md`, taught in Slack threads), the channel's
+preferences (from Slack), then the best memory hits for the task's words. Every line says its
+source and status; tentative ones are marked, revoked ones and tombstones never appear. Pure
+and deterministic: the same tree and arguments give the same bytes.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from memory import format as fmt
 from memory import repo_prefs
 from memory.errors import MemoryStoreError
 from memory.lessons.pull_requests import Signature, file_kind
+from memory.lessons.thread_planner import TEAM_CONVENTIONS
 
 DEFAULT_BUDGET = 1500
 MIN_BUDGET = 100
@@ -206,6 +208,17 @@ def lessons(path: str, text: str | None, paths: Sequence[str], words: Sequence[s
     return [replace(lines[i], section=CONVENTIONS) for _, i in sorted(ranked)]
 
 
+def team_lessons(path: str, text: str | None, words: Sequence[str]) -> list[Line]:
+    """The team's conventions (`conventions/team.md`, taught in Slack threads) that share a word
+    with the task, most shared first, active before tentative, pitfalls; the rest stay out."""
+    if not text:
+        return []
+    known, lines = _known(path, text)
+    wanted = set(words)
+    ranked = [(-(k.base + 3 * n), i) for i, k in enumerate(known) if (n := len(wanted & k.said))]
+    return [replace(lines[i], section=CONVENTIONS) for _, i in sorted(ranked)]
+
+
 def preferences(section: str, path: str, text: str | None) -> list[Line]:
     if not text:
         return []
@@ -260,6 +273,9 @@ def build(
         lines += lessons(conv, reader.read_or_none(conv), paths, words)
         lines += preferences(REPO_PREFS, prefs, reader.read_or_none(prefs))
         shown |= {conv, prefs}
+    if TEAM_CONVENTIONS not in shown:
+        lines += team_lessons(TEAM_CONVENTIONS, reader.read_or_none(TEAM_CONVENTIONS), words)
+        shown.add(TEAM_CONVENTIONS)
     if channel is not None:
         lines += preferences(CHANNEL_PREFS, channel[0], channel[1])
         shown.add(channel[0])

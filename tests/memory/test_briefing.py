@@ -164,3 +164,31 @@ def test_agents_entries_show_their_kind_status_and_dispute(store: Store) -> None
     assert f"- [tentative fact; contradicts “{person}”] {agent} (source: " in b.text
     assert "- [tentative pitfall] refund exports need the ledger VPN" in b.text
     assert f"- [active] {person}" in b.text and "hourly" not in b.text
+
+
+TEAM = """# Conventions: the team
+
+- We always drain the queue before a deploy [source: https://t.slack.com/archives/C1/p1; by: slack; status: active; kind: pattern]
+- Never restart the primary during backups [source: https://t.slack.com/archives/C1/p2; by: slack; status: tentative; kind: pitfall]
+- Always page the DBA before a failover [source: https://t.slack.com/archives/C1/p3; status: revoked; kind: pattern]
+"""
+
+
+def test_the_teams_conventions_that_match_the_question_lead_without_a_repository(
+    store: Store,
+) -> None:
+    """No repository: the team's lessons sharing the question's words come first (the ones
+    sharing none stay out, revoked ones never show), then memory's lines."""
+    store.write([WriteFile("conventions/team.md", TEAM)], author=ANN, message="team lessons")
+    b = build(store, "how do we deploy the queue workers?")
+    first = b.lines[0]
+    assert (first.section, first.status, first.kind) == ("conventions", "active", "pattern")
+    assert first.text == "We always drain the queue before a deploy"
+    assert first.where == "conventions/team.md:3"
+    assert not any("primary" in line.text or "DBA" in line.text for line in b.lines)
+    assert "Conventions and pitfalls:\n- [active pattern] We always drain" in b.text
+    pit = build(store, "may I restart the primary tonight? failover planned")
+    assert [x.text for x in pit.lines if x.section == "conventions"] == [
+        "Never restart the primary during backups"
+    ]
+    assert not any(x.where.startswith("conventions/team.md") for x in pit.lines[1:])
