@@ -95,11 +95,8 @@ class Runtime:
             redis=self.redis if self.config.redis_url else None,
             auth=remote_auth(self.config),
         )
-        from integrations import metrics
-        from jobs import observe
-
-        store.observer = metrics.observe_write  # write latency, refusals, push retries
-        store.writer.context_trailers = observe.trailers  # the request id, in every commit
+        store.observer = _observe_write  # write latency, refusals, push retries
+        store.writer.context_trailers = _trailers  # the request id, in every commit
         return store
 
     @cached_property
@@ -226,3 +223,17 @@ class TeamRuntime(Runtime):
 
     def close(self) -> None:
         """Nothing of its own to close: Redis belongs to the deployment's Runtime."""
+
+
+# prometheus_client and logging's config are imported by the first write, not by opening the
+# store: `hippo search` never writes, and the two cost a CLI command ~25 ms.
+def _observe_write(event: str, seconds: float) -> None:
+    from integrations import metrics
+
+    metrics.observe_write(event, seconds)
+
+
+def _trailers() -> dict[str, str]:
+    from jobs import observe
+
+    return observe.trailers()

@@ -10,7 +10,7 @@ Exit codes are bot/cli/output.py's (0 done, 1 not done, 2 usage or configuration
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
+import os
 import signal
 import sys
 import threading
@@ -49,16 +49,27 @@ COMMANDS: tuple[AddCommands, ...] = (
 
 
 EPILOG = """exit codes: 0 done; 1 not done (nothing matched, refused, problems found, busy);
-2 usage or configuration; 3 unreachable (remote, Redis, an API); 130 interrupted.
+2 usage or configuration; 3 unreachable (remote, Redis, an API); 130 interrupted;
+141 the reader of the output left early (`| head`).
 Shell completion: eval "$(hippo completion bash)" (or zsh, tcsh)."""
 
 
 def version() -> str:
     """The installed distribution's version (`hippo-memory`, see pyproject.toml)."""
+    import importlib.metadata  # ~15 ms: only for --version, not for every command
+
     try:
         return importlib.metadata.version("hippo-memory")
     except importlib.metadata.PackageNotFoundError:  # run from a checkout that was not installed
         return "unknown (not installed)"
+
+
+class _Version(argparse.Action):
+    """argparse's "version" action, asking the installed metadata only when it is used."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"hippo {version()}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"hippo {version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     parser.add_argument(
         "--remote", metavar="URL", help="memory remote (overrides HIPPO_MEMORY_REMOTE)"
     )
@@ -132,6 +143,11 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
         return out.FAILED
     except KeyboardInterrupt:
         return out.INTERRUPTED
+    except BrokenPipeError:
+        # The reader left early (`hippo search … | head`): stop quietly, as git does; stdout
+        # goes to /dev/null so that flushing it at exit raises nothing more.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return out.PIPE_CLOSED
     except Exception as exc:
         if not _is_redis_error(exc):
             raise

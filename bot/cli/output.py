@@ -25,6 +25,7 @@ FAILED = 1
 USAGE = 2
 UNREACHABLE = 3
 INTERRUPTED = 130
+PIPE_CLOSED = 141  # 128 + SIGPIPE, as git and the shell report a reader that left
 
 Advance = Callable[[str], None]  # progress: one unit done, with a word about it
 

@@ -9,9 +9,49 @@ lists they share (negations, number words, units, opposites); timebound.py: what
 short-lived.
 """
 
-from memory.facts.comparison import Fact, conflict, covers, fact, same
-from memory.facts.contradictions import CONFIRM, CONTRADICT, NEW, REFINE, Finding, Judge, compare
-from memory.facts.tombstones import Stones, Tombstone
+from typing import TYPE_CHECKING
+
+from memory.lazy import exports
+
+if TYPE_CHECKING:
+    from memory.facts.comparison import Fact, conflict, covers, fact, same
+    from memory.facts.contradictions import (
+        CONFIRM,
+        CONTRADICT,
+        NEW,
+        REFINE,
+        Finding,
+        Judge,
+        compare,
+    )
+    from memory.facts.tombstones import Stones, Tombstone
+
+# Each name is imported from its module when first used (memory/lazy.py).
+__getattr__, __dir__ = exports(
+    __name__,
+    {
+        "comparison": (
+            "Fact",
+            "conflict",
+            "covers",
+            "fact",
+            "same",
+        ),
+        "contradictions": (
+            "CONFIRM",
+            "CONTRADICT",
+            "NEW",
+            "REFINE",
+            "Finding",
+            "Judge",
+            "compare",
+        ),
+        "tombstones": (
+            "Stones",
+            "Tombstone",
+        ),
+    },
+)
 
 __all__ = [
     "CONFIRM",

@@ -12,9 +12,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
 
-from filelock import FileLock
-from filelock import Timeout as FileLockTimeout
-
 from memory.errors import LockTimeout
 
 
@@ -41,7 +38,8 @@ class FileWorkspaceLock:
 
     def __init__(self, path: Path, wait: float = 60.0) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = FileLock(str(path), thread_local=False)
+        self._path = path
+        self._lock: Any = None  # filelock.FileLock, made when first taken (see __enter__)
         self._wait = wait
         self._hint = path.with_name(path.name + ".tip")
 
@@ -58,9 +56,15 @@ class FileWorkspaceLock:
             os.replace(tmp, self._hint)
 
     def __enter__(self) -> object:
+        # filelock is imported by the first writer, not by opening a store: a search or a read
+        # never takes this lock, and importing filelock costs a CLI command ~10 ms.
+        from filelock import FileLock, Timeout
+
+        if self._lock is None:
+            self._lock = FileLock(str(self._path), thread_local=False)
         try:
             self._lock.acquire(timeout=self._wait, poll_interval=0.002)
-        except FileLockTimeout as exc:
+        except Timeout as exc:
             raise LockTimeout(
                 f"another writer held the workspace lock for {self._wait:.0f}s; try again"
             ) from exc

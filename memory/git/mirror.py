@@ -14,8 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pygit2
-from filelock import FileLock
-from filelock import Timeout as FileLockTimeout
 
 from memory.errors import RemoteError
 from memory.git.transport import BRANCH, HEAD_REF, TRACK_REF, Transport
@@ -125,10 +123,12 @@ class Mirror:
         """Processes sharing this cache fetch one at a time: two libgit2 fetches updating the
         same refs at once fail with "failed to lock file" (six `hippo search` started together
         saw it). A fetch stuck elsewhere for 2 minutes does not hold ours back for longer."""
+        from filelock import FileLock, Timeout  # when a fetch is due, not with every store
+
         lock = FileLock(f"{self.path}.fetch.lock", thread_local=False)
         try:
             lock.acquire(timeout=120, poll_interval=0.01)
-        except FileLockTimeout:
+        except Timeout:
             yield
             return
         try:

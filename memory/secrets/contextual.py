@@ -221,7 +221,7 @@ def _high_entropy(text: str, m: re.Match[str]) -> int | None:
 
 
 def _d(kind: str, anchors: tuple[str, ...], pattern: str, check: Check | None = None) -> Detector:
-    return Detector(kind, anchors, re.compile(pattern), check)
+    return Detector(kind, anchors, pattern, check)
 
 
 CONTEXT: list[Detector] = [

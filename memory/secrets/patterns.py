@@ -17,6 +17,7 @@ must still be found.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,13 +30,24 @@ Check = Callable[[str, re.Match[str]], int | tuple[int, int] | None]
 class Detector:
     kind: str
     anchors: tuple[str, ...]  # any of them (lower-cased) in the lower-cased text; () = always
-    rx: re.Pattern[str]
+    # A pattern given as a string is compiled when a text first holds one of its anchors: most
+    # notes wake a few of ~100 detectors, and compiling them all cost every CLI start ~25 ms.
+    pattern: str | re.Pattern[str]
     # Where the secret starts (a pattern may match from a literal in its middle, which `re`
     # finds fast, and reach back), or None when the match is not a secret. Default: the match.
     check: Check | None = None
     # The pattern is lower-case and runs on the lower-cased text (positions are the same for
     # ASCII text; other text gets the pattern case-insensitively): far faster than "(?i)".
     lower: bool = False
+
+    @property
+    def rx(self) -> re.Pattern[str]:
+        return self.pattern if isinstance(self.pattern, re.Pattern) else _compiled(self.pattern)
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def back(chars: str, least: int = 1, most: int = 64) -> Check:
@@ -124,7 +136,7 @@ def _d(
     pattern: str,
     check: Check | None = None,
 ) -> Detector:
-    return Detector(kind, anchors, re.compile(pattern), check)
+    return Detector(kind, anchors, pattern, check)
 
 
 B = r"(?![A-Za-z0-9])"  # the token ends here (a trailing boundary that counts `_` as its own)

@@ -7,20 +7,50 @@ deletions and edits agents proposed for a person to settle; sandbox.py a thread'
 its edits turned into operations.
 """
 
-from memory.trust.agent_gate import Gate, Landed
-from memory.trust.proposals import Proposal
-from memory.trust.rules import (
-    AGENT,
-    PEOPLE_ONLY,
-    PERSON,
-    PROPOSALS,
-    Agent,
-    Rules,
-    check_paths,
-    kind_of,
-    origins,
-    seen,
-    stamp,
+from typing import TYPE_CHECKING
+
+from memory.lazy import exports
+
+if TYPE_CHECKING:
+    from memory.trust.agent_gate import Gate, Landed
+    from memory.trust.proposals import Proposal
+    from memory.trust.rules import (
+        AGENT,
+        PEOPLE_ONLY,
+        PERSON,
+        PROPOSALS,
+        Agent,
+        Rules,
+        check_paths,
+        kind_of,
+        origins,
+        seen,
+        stamp,
+    )
+
+# Each name is imported from its module when first used (memory/lazy.py).
+__getattr__, __dir__ = exports(
+    __name__,
+    {
+        "agent_gate": (
+            "Gate",
+            "Landed",
+        ),
+        "proposals": ("Proposal",),
+        "rules": (
+            "AGENT",
+            "PEOPLE_ONLY",
+            "PERSON",
+            "PROPOSALS",
+            "Agent",
+            "Rules",
+            "check_paths",
+            "kind_of",
+            "origins",
+            "seen",
+            "stamp",
+        ),
+    },
 )
 
 __all__ = [

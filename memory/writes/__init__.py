@@ -6,23 +6,53 @@ file at a time through edited_file.py; validate.py holds the rules every string 
 it reaches git, whichever door it came through.
 """
 
-from memory.writes.apply import apply_ops
-from memory.writes.operations import (
-    AddEntry,
-    AddTombstone,
-    AppendLine,
-    Applied,
-    DeleteFile,
-    Meta,
-    MoveFile,
-    Operation,
-    Reader,
-    RemoveEntry,
-    ReplaceEntry,
-    WriteFile,
-    check_op,
-    check_path,
-    paths_of,
+from typing import TYPE_CHECKING
+
+from memory.lazy import exports
+
+if TYPE_CHECKING:
+    from memory.writes.apply import apply_ops
+    from memory.writes.operations import (
+        AddEntry,
+        AddTombstone,
+        AppendLine,
+        Applied,
+        DeleteFile,
+        Meta,
+        MoveFile,
+        Operation,
+        Reader,
+        RemoveEntry,
+        ReplaceEntry,
+        WriteFile,
+        check_op,
+        check_path,
+        paths_of,
+    )
+
+# Each name is imported from its module when first used (memory/lazy.py).
+__getattr__, __dir__ = exports(
+    __name__,
+    {
+        "apply": ("apply_ops",),
+        "operations": (
+            "AddEntry",
+            "AddTombstone",
+            "AppendLine",
+            "Applied",
+            "DeleteFile",
+            "Meta",
+            "MoveFile",
+            "Operation",
+            "Reader",
+            "RemoveEntry",
+            "ReplaceEntry",
+            "WriteFile",
+            "check_op",
+            "check_path",
+            "paths_of",
+        ),
+    },
 )
 
 __all__ = [

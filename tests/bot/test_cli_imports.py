@@ -86,3 +86,61 @@ def test_server_commands_still_load_what_they_serve(tmp_path: Path) -> None:
     code, modules = imported(tmp_path, "dream", "--now", "2026-11-30T03:00")
     assert code == 0
     assert "memory.dream.run" in modules
+
+
+# What only a write needs: the trust gate's contradiction check (agents' writes), the Prometheus
+# client and logging's config (memory/lazy.py, jobs/runtime.py); and the secret scanner, which
+# `hippo show` also loads, since it lints the file it shows.
+WRITE_ONLY = ("memory.trust.agent_gate", "prometheus_client", "logging.config")
+SCANNER = "memory.secrets.scanner"
+
+
+@pytest.mark.parametrize(
+    ("argv", "unused"),
+    [(["search", "checkout queue"], (*WRITE_ONLY, SCANNER)), (["show", "MEMORY.md"], WRITE_ONLY)],
+)
+def test_reads_do_not_load_the_write_path(
+    tmp_path: Path, argv: list[str], unused: tuple[str, ...]
+) -> None:
+    """`hippo search` and `show` never write: they load none of what only a write uses, and
+    `hippo --help` does not read the installed metadata (only `--version` does)."""
+    assert imported(tmp_path, "init")[0] == 0
+    code, modules = imported(tmp_path, *argv)
+    assert code == 0
+    assert sorted(modules.intersection(unused)) == []
+    code, modules = imported(tmp_path, "note", "the checkout queue drains at 02:00")
+    assert code == 0  # the probe sees a write load them:
+    assert {"prometheus_client", "logging.config", SCANNER} <= modules
+    code, modules = imported(tmp_path, "--help")
+    assert code == 0 and "importlib.metadata" not in modules
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path) -> None:
+    """`hippo search … | head -1`: the pipe closes under the command; it exits 141 (128 +
+    SIGPIPE, as git does) with no traceback."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HIPPO_", "REDIS_"))}
+    env |= {"HIPPO_MEMORY_REMOTE": str(tmp_path / "remote.git"),
+            "HIPPO_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}  # fmt: skip
+    hippo = [sys.executable, "-m", "bot.cli.main"]
+    subprocess.run([*hippo, "init"], env=env, check=True, capture_output=True, timeout=60)
+    subprocess.run([*hippo, "note", "the checkout queue drains at 02:00"], env=env, check=True,
+                   capture_output=True, timeout=60)  # fmt: skip
+    run = _search_into_closed_pipe(hippo, env)
+    assert run == (141, b"")
+
+
+def _search_into_closed_pipe(hippo: list[str], env: dict[str, str]) -> tuple[int, bytes]:
+    """Run `hippo search` with its stdout a pipe whose reader has already left: the exit code
+    and what it wrote to stderr."""
+    read, write = os.pipe()
+    os.close(read)
+    proc = subprocess.Popen(
+        [*hippo, "search", "checkout queue"],
+        env=env,
+        stdout=write,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    os.close(write)
+    _, err = proc.communicate(timeout=60)
+    return proc.returncode, err
