@@ -16,8 +16,9 @@ from jobs.task_messages import ReminderAdd, ReminderClose, RemindersList
 from memory.markup import slack
 from memory.reminders import model, show, write
 
-DONE_ACTION = "reminder_done"  # bot/slack/reminders.py listens for it
-MAX_BUTTONS = 10
+DONE_ACTION = (
+    "reminder_done"  # the Done buttons' ids are DONE_ACTION_<n> (memory/reminders/show.py)
+)
 
 
 def added(done: write.Done) -> str:
@@ -38,17 +39,8 @@ def closed(done: write.Done, user: str) -> str:
 
 def list_blocks(text: str, reminders: list[model.Reminder], day: date) -> list[dict[str, Any]]:
     """The listing, then a **Done** button for each of the first open reminders."""
-    buttons = [
-        {
-            "type": "button",
-            "action_id": f"reminder_done_{i}",  # DONE_ACTION_<n>: ids are unique in a message
-            "value": r.id,
-            "text": {"type": "plain_text", "text": f"Done {r.id}"},
-        }
-        for i, r in enumerate(model.open_on(reminders, day)[:MAX_BUTTONS])
-    ]
-    out: list[dict[str, Any]] = [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]
-    return out + ([{"type": "actions", "elements": buttons}] if buttons else [])
+    section: dict[str, Any] = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+    return [section, *show.done_buttons([r.as_dict(day) for r in model.open_on(reminders, day)])]
 
 
 def _to(channel: str, ctx: dict[str, Any], user: str = "") -> ReplyTo:

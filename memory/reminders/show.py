@@ -84,6 +84,24 @@ def digest_blocks(found: dict[str, Any] | None) -> list[dict[str, Any]]:
         parts.append("*Reminders closed by the dream*\n" + "\n".join(rows))
     if not parts:
         return []
-    parts.append("Done with one? `/hippo reminders done ID`")
+    parts.append("Done with one? Press its button, or `/hippo reminders done ID [reason]`.")
     text = "\n\n".join(parts)
-    return [{"type": "section", "text": {"type": "mrkdwn", "text": text[:2900]}}]
+    out: list[dict[str, Any]] = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": text[:2900]}}
+    ]
+    return out + done_buttons([*(found.get("due") or []), *(found.get("overdue") or [])])
+
+
+def done_buttons(items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An actions block with a **Done** button for each of the first open reminders (action
+    ids `reminder_done_<n>`, value the id: bot/slack/reminders.py closes it as the presser)."""
+    buttons = [
+        {
+            "type": "button",
+            "action_id": f"reminder_done_{i}",
+            "value": str(r["id"]),
+            "text": {"type": "plain_text", "text": f"Done {r['id']}"},
+        }
+        for i, r in enumerate(items[:MAX_LISTED])
+    ]
+    return [{"type": "actions", "elements": buttons}] if buttons else []

@@ -73,6 +73,15 @@ def test_the_dream_closes_expired_and_merged_each_in_its_own_commit(
     text = str(digest.blocks(report, console_url="http://c"))
     assert "Reminders due today" in text and "remove the feature flag" in text
     assert "Reminders closed by the dream" in text and "Reminders overdue" in text
+    (buttons,) = [
+        b
+        for b in digest.blocks(report, console_url="")
+        if b["type"] == "actions" and b["elements"][0]["action_id"].startswith("reminder_done_")
+    ]
+    assert [b["value"] for b in buttons["elements"]] == [
+        model.reminder_id("remove the feature flag"),
+        model.reminder_id("rotate the keys"),
+    ]
     before = store.read(model.PATH)
     again = dream(store, now=NIGHT, verifiers=Verifiers([github]))  # the night is done
     assert again.skipped and store.read(model.PATH) == before
