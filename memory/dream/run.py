@@ -150,7 +150,9 @@ def dream(
     recheck = corrections.ClaimChecker(verifiers, allowed_hosts, repos=repos)
     steps = _steps(ctx, writer, checker or recheck, recheck, limit, recheck_calls)
     lists = _run_steps(store, ctx, report, steps, after_step)
-    reminder_check.run(ctx, verifiers, report, partial(_step, store, ctx, report, lists=lists))
+    reminder_check.run(
+        store, ctx, verifiers, report, partial(_step, store, ctx, report, lists=lists)
+    )
     report.claims_checked = verifiers.calls
     _record_state(store, ctx, report, lists, now)
     if last_read is not None:

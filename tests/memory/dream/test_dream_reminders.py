@@ -6,7 +6,7 @@ verifier against the loopback fake."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -97,3 +97,19 @@ def test_without_github_only_the_expiry_closes_and_nothing_else_is_touched(
     after = {e.text: e for e in fmt.parse(store.read(model.PATH)).entries}
     assert [t for t, e in after.items() if e.get("done")] == ["say the deploy freeze is on"]
     assert len(after) == 7 and "reminders.md" not in store.read("MEMORY.md")
+
+
+def test_a_reverted_close_stays_open(store: Store) -> None:
+    """The digest's Revert (store.revert) of the dream's close reopens the reminder, and the
+    next nights leave it open (the state's `apart`); a person may still close it."""
+    store.write([WriteFile(model.PATH, REMINDERS)], author=ANN, message="seed")
+    report = dream(store, now=NIGHT, verifiers=Verifiers())
+    rid = model.reminder_id("say the deploy freeze is on")
+    sha = next(s.commit for s in report.steps if s.step == f"reminders:{rid}")
+    assert sha is not None
+    store.revert(sha, ANN)
+    for night in (1, 2):
+        later = dream(store, now=NIGHT + timedelta(days=night), verifiers=Verifiers())
+        assert not [s for s in later.steps if s.step.startswith("reminders:") and s.commit]
+    assert model.find(model.parse(store.read(model.PATH)), rid).done is None  # type: ignore[union-attr]
+    assert f"reminder:{rid}" in store.read(".dream/state.json")
