@@ -14,6 +14,7 @@ import pytest
 from bot.cli.main import main
 from bot.mcp.server import build_server, fixed
 from bot.mcp.tools import MemoryTools
+from jobs.config import Config
 from memory import format as fmt
 from memory.git import Store
 from memory.reminders import model
@@ -118,3 +119,24 @@ def test_briefings_through_cli_and_mcp_show_what_is_due(
     store = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
     text = call(store, "brief", {"task": "plan the queue migration"})
     assert "- [due] renew the TLS cert" in text and "- [pending] drop the old queue" in text
+
+
+def test_the_cli_reads_times_in_the_teams_timezone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "tomorrow" is the team's tomorrow (HIPPO_TIMEZONE): UTC+14 and UTC-11 are 25 hours
+    apart, so their tomorrows are never the same day."""
+    dues = []
+    for zone in ("Pacific/Kiritimati", "Pacific/Pago_Pago"):
+        config = Config(
+            data_dir=tmp_path / zone.replace("/", "-"),
+            memory_remote=str(tmp_path / f"{zone.replace('/', '-')}.git"),
+            timezone=zone,
+        )
+        assert main(["init"], config) == 0
+        assert main(["remind", "look at the budget tomorrow", "--json"], config) == 0
+        capsys.readouterr()
+        assert main(["reminders", "--json"], config) == 0
+        (listed,) = json.loads(capsys.readouterr().out)["reminders"]
+        dues.append(date.fromisoformat(listed["due"]))
+    assert dues[0] > dues[1]
