@@ -11,14 +11,20 @@ from pathlib import Path
 
 import pytest
 
+from bot.app import create_app
 from bot.cli.main import main
 from bot.mcp.server import build_server, fixed
 from bot.mcp.tools import MemoryTools
 from jobs.config import Config
+from jobs.config import today as jobs_today
+from jobs.runtime import Runtime
 from memory import format as fmt
-from memory.git import Store
-from memory.reminders import model
+from memory.git import Author, Store
+from memory.reminders import model, write
 from tests.bot.test_mcp import run_call, text_of
+from tests.console_helpers import CSRF, sign_in
+
+ANN_AUTHOR = Author("ann", "ann@example.com")
 
 
 @pytest.fixture
@@ -140,3 +146,39 @@ def test_the_cli_reads_times_in_the_teams_timezone(
         (listed,) = json.loads(capsys.readouterr().out)["reminders"]
         dues.append(date.fromisoformat(listed["due"]))
     assert dues[0] > dues[1]
+
+
+def test_the_console_lists_and_closes_reminders(tmp_path: Path) -> None:
+    """/console/reminders lists the open ones with their state; Done closes one as the
+    signed-in person's commit with the reason typed; an unknown id is said, nothing changes."""
+    config = Config(
+        data_dir=tmp_path / "data",
+        memory_remote=str(tmp_path / "remote.git"),
+        console_token="tok",
+        secret_key="s",
+    )
+    rt = Runtime(config)
+    try:
+        rt.store.init()
+        added = write.add(
+            rt.store, "renew the cert in 2 days", today=jobs_today(config), author=ANN_AUTHOR
+        )
+        rid = added.reminder.id
+        client = create_app(rt.config, rt).test_client()
+        sign_in(client, "tok", name="Bea")
+        page = client.get("/console/reminders").get_data(as_text=True)
+        assert f"<code>{rid}</code> [upcoming] renew the cert in 2 days" in page
+        token = CSRF.search(page)
+        assert token is not None and f'action="/console/reminders/{rid}"' in page
+        form = {"csrf_token": token.group(1), "reason": "renewed early"}
+        assert client.post(f"/console/reminders/{rid}", data=form).status_code == 302
+        head = rt.store.head()
+        assert client.post("/console/reminders/r-000000", data=form).status_code == 302
+        assert rt.store.head() == head
+        page = client.get("/console/reminders").get_data(as_text=True)
+        assert "No open reminders." in page and "renewed early" in page
+        assert "no reminder &#39;r-000000&#39;" in page
+        last = rt.store.log(limit=1)[0]
+        assert last.author == "Bea" and "renewed early" in last.message
+    finally:
+        rt.close()
