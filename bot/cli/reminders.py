@@ -132,7 +132,13 @@ def add_commands(sub: Sub) -> None:
         description="List the open reminders (overdue, due today, pending, upcoming), or close "
         "one: `hippo reminders close r-1a2b3c --reason 'flag removed'` (one commit).",
     )
-    r.add_argument("action", nargs="?", choices=["list", "close"], default="list")
+    r.add_argument(
+        "action",
+        nargs="?",
+        choices=["list", "close"],
+        default="list",
+        help="list (the default) or close one",
+    )
     r.add_argument("id", nargs="?", help="the reminder to close (r-1a2b3c)")
     r.add_argument("--reason", metavar="R", help="why it is done (in the entry and the commit)")
     r.add_argument("--by", metavar="WHO", help="who closes it (the commit's author)")
