@@ -91,8 +91,12 @@ def close(
     store: Store, rid: str, *, today: str, author: Author, reason: str = "", key: str | None = None
 ) -> Done:
     """Close the open reminder `rid`: `done: today` and `reason:` on it, one commit."""
-    found = model.find(read(store), rid)
+    every = read(store)
+    found = model.find(every, rid)
     if found is None:
+        want = rid.strip().lower().removeprefix("r-")
+        if sum(r.id[2:].startswith(want) for r in every) > 1:
+            raise NotFound(f"{rid!r} starts more than one reminder's id; give more of it")
         raise NotFound(f"no reminder {rid!r}; {LIST_HINT}")
     if found.done is not None:
         return Done(found, None)  # closed already (a retried close changes nothing)

@@ -101,6 +101,8 @@ def test_add_list_close_each_its_own_commit(store: Store) -> None:
     entry = fmt.parse(store.read(model.PATH)).entries[1]
     assert entry.get("done") == "2026-12-03" and entry.get("reason") == "migrated"
     assert write.close(store, b.reminder.id, today="2026-12-04", author=ANN).result is None
+    with pytest.raises(NotFound, match="more than one reminder's id"):
+        write.close(store, "r-", today="2026-12-04", author=ANN)
     with pytest.raises(NotFound, match="no reminder 'r-000000'"):
         write.close(store, "r-000000", today="2026-12-04", author=ANN)
     with pytest.raises(NoteRejected, match="was closed on 2026-12-03"):
