@@ -14,10 +14,12 @@ from flask.testing import FlaskClient
 
 from bot.app import create_app
 from jobs.runtime import Runtime
+from jobs.task_messages import ReminderAdd, ReminderClose, send
 from memory import format as fmt
 from memory.reminders import model
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, mention, post
+from tests.waiting import TaskLedger, until
 
 pytestmark = pytest.mark.integration
 
@@ -89,3 +91,26 @@ def test_reminders_done_with_a_reason_and_an_unknown_id(
     assert entry.get("reason") == "migrated on Monday"
     post(client, mention("done r-abcdef", event_id="E3", ts="3.0"))
     assert "Not closed: no reminder 'r-abcdef'" in replies(slack_fake, 3)[2]["text"]
+
+
+def test_redelivered_reminder_tasks_make_one_commit_and_one_reply_each(
+    slack_fake: SlackFake, celery_worker_for: Runtime, tasks: TaskLedger
+) -> None:
+    """Add and close, each delivered twice with the same key: one commit and one reply each."""
+    rt = celery_worker_for
+    ctx = dict(ts="1.000001", thread_ts="1.000001", user="W222", channel="C111", channel_name="")
+    add = ReminderAdd("rotate the keys next week")
+    send(rt, add, {**ctx, "key": "slack:EvAdd"})
+    replies(slack_fake)
+    send(rt, add, {**ctx, "key": "slack:EvAdd"})
+    until(tasks.settled)
+    rid = model.reminder_id("rotate the keys next week")
+    close = ReminderClose(rid, "rotated")
+    send(rt, close, {**ctx, "key": "slack:EvClose"})
+    replies(slack_fake, 2)
+    send(rt, close, {**ctx, "key": "slack:EvClose"})
+    until(tasks.settled)
+    assert len(slack_fake.calls("chat.postMessage")) == 2
+    log = messages(rt)
+    assert sum(m.startswith("remind:") for m in log) == 1
+    assert sum(m.startswith("reminder done:") for m in log) == 1
