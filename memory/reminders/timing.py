@@ -34,8 +34,10 @@ _IN = re.compile(rf"\b(?:in|within) {_NUM} (day|week|month)s?\b", re.I)
 _WORDS = re.compile(r"\b(today|tonight|tomorrow|next week|next month|end of (?:the )?week)\b", re.I)
 _WEEKDAY = re.compile(rf"\b(?:(on|by|before|after|next|this) )?({'|'.join(_WEEKDAYS)})\b", re.I)
 _PREP = re.compile(r"\b(on|by|before|after|until|till|from)\s+(?:the\s+)?$", re.I)
+# A trigger runs from its word to the end of its clause: "after the migration, re-check …"
 _TRIGGER = re.compile(
-    r"\b(?:after|once|when|as soon as|whenever)\s+(?P<what>\S.*?)\s*[.!]?\s*$", re.I
+    r"\b(?:after|once|when|as soon as|whenever)\s+(?P<what>[^\s,;][^,;]*?)\s*[.!]?\s*(?:[,;]|$)",
+    re.I,
 )
 _ISOISH = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
 PR = re.compile(r"\b(?P<repo>[\w.-]+/[\w.-]+)#(?P<number>\d+)\b")
@@ -80,7 +82,7 @@ def read(text: str, today: date) -> Timing | None:
         return min(found, key=lambda f: f[0])[1]
     trigger = _TRIGGER.search(text)
     if trigger is not None:
-        return Timing(when=" ".join(trigger.group(0).rstrip(".! ").split()))
+        return Timing(when=" ".join(trigger.group(0).rstrip(",;.! ").split()))
     return None
 
 

@@ -39,6 +39,8 @@ WED = date(2026, 12, 2)  # a Wednesday
         ("say the freeze is on until 20 December", "", "2026-12-20", ""),
         ("re-check the rate limit after the migration", "", "", "after the migration"),
         ("drop the shim once acme/shop#12 is merged", "", "", "once acme/shop#12 is merged"),
+        ("after the migration, re-check the rate limit", "", "", "after the migration"),
+        ("bump it to v2.1 when the vendor ships v2.1.", "", "", "when the vendor ships v2.1"),
     ],
 )
 def test_times_are_read_from_the_words(text: str, due: str, until: str, when: str) -> None:
