@@ -8,13 +8,16 @@ lesson handed out), and recall counts for every file the briefing drew from.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
 from jobs import oplog
 from jobs.read_counts import count_read
 from memory import repo_prefs
+from memory.format import REMINDERS
 from memory.prompts import briefing
 from memory.prompts.briefing import Briefing, Reader
+from memory.reminders import show
 
 
 def guess_repo(reader: Reader, text: str) -> str:
@@ -34,12 +37,17 @@ def brief(
     redis: Any = None,
     workspace: str = "default",
     count_reads: bool = True,
+    today: date | None = None,
 ) -> Briefing:
     """The briefing for `task`, counted in the operational log when `redis` (a redis.Redis)
     is given, and its files as read unless the caller counts them with its own reads
-    (`count_reads=False`: the Slack agent's turn, which counts each file once)."""
+    (`count_reads=False`: the Slack agent's turn, which counts each file once); led by the
+    reminders due on `today` (the team's date; default the machine's)."""
     repo = repo or guess_repo(reader, task)
-    done = briefing.build(reader, task, repo=repo, paths=paths, channel=channel, budget=budget)
+    due = show.briefing_lines(reader.read_or_none(REMINDERS), task, today or date.today())
+    done = briefing.build(
+        reader, task, repo=repo, paths=paths, channel=channel, budget=budget, reminders=due
+    )
     if redis is not None:
         conventions = [x for x in done.lines if x.section == briefing.CONVENTIONS]
         used = [oplog.lesson_name(x.where.rpartition(":")[0], x.text) for x in conventions]

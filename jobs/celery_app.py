@@ -21,7 +21,7 @@ from jobs.github import tasks as github_tasks
 from jobs.health import Heartbeat, MetricsEndpoint
 from jobs.leases import LeaseRenewal
 from jobs.runtime import Runtime
-from jobs.slack import home, instructions
+from jobs.slack import home, instructions, reminders
 from jobs.slack import tasks as slack_tasks
 from jobs.task_base import HippoCelery, TaskModule, connect_signals
 
@@ -30,6 +30,7 @@ __all__ = ["TASK_MODULES", "make_celery", "registered_tasks", "warm"]
 TASK_MODULES: tuple[TaskModule, ...] = (
     slack_tasks,
     instructions,
+    reminders,  # prospective memory: remind, list, close
     home,
     agent_tasks,
     github_tasks,

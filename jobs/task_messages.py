@@ -110,6 +110,22 @@ class ForgetPick(Message, task="hippo.slack.forget_pick"):
 
 
 @dataclass(frozen=True)
+class ReminderAdd(Message, task="hippo.slack.reminder_add"):
+    text: str  # "remind the team to …": the rest, its time read from it in the task
+
+
+@dataclass(frozen=True)
+class RemindersList(Message, task="hippo.slack.reminders_list"):
+    """The open reminders, in the thread (or only to the person, for `/hippo reminders`)."""
+
+
+@dataclass(frozen=True)
+class ReminderClose(Message, task="hippo.slack.reminder_close"):
+    reminder: str  # its id, r-1a2b3c
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class Recall(Message, task="hippo.slack.recall"):
     query: str
 
@@ -246,6 +262,9 @@ MESSAGES: tuple[type[Message], ...] = (
     Forget,
     ForgetPick,
     Recall,
+    ReminderAdd,
+    RemindersList,
+    ReminderClose,
     ShowHelp,
     InstructionsAdd,
     InstructionsList,

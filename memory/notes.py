@@ -24,7 +24,7 @@ _RUN = re.compile(r"[\w-]+")
 MAX_NOTE = 4000
 TITLE_MAX = 100  # a new topic's title, within validate.MAX_NAME_CHARS
 # Files that are not topics: notes never land there and forget never removes from them.
-_NOT_TOPICS = ("MEMORY.md", INBOX, tombstones.PATH, trust.PROPOSALS)
+_NOT_TOPICS = ("MEMORY.md", INBOX, tombstones.PATH, trust.PROPOSALS, fmt.REMINDERS)
 _NOT_TOPIC_DIRS = ("daily/", "archive/", ".dream/", "preferences/", "conventions/")
 STOP_WORDS = frozenset(
     [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
@@ -18,6 +19,7 @@ DEFAULT_BUDGET = 1500
 
 def cmd_brief(args: argparse.Namespace, rt: Runtime) -> int:
     from jobs.briefing import brief  # redis and the rest load only when a command runs
+    from jobs.config import today as config_today
     from memory.prompts.briefing import BadBrief
     from memory.repo_prefs import BadRepo
 
@@ -35,6 +37,7 @@ def cmd_brief(args: argparse.Namespace, rt: Runtime) -> int:
             budget=args.budget,
             redis=redis,
             workspace=rt.config.workspace,
+            today=date.fromisoformat(config_today(rt.config)),  # the team's date, for reminders
         )
     except (BadBrief, BadRepo) as exc:
         out.error(str(exc))

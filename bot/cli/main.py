@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.cli import brief, checks, dream, github, mcp, remote, server, workspaces
+from bot.cli import brief, checks, dream, github, mcp, reminders, remote, server, workspaces
 from bot.cli import memory as memory_commands
 from bot.cli import output as out
 from jobs.config import Config, ConfigError
@@ -38,6 +38,7 @@ class AddCommands(Protocol):
 COMMANDS: tuple[AddCommands, ...] = (
     memory_commands.add_commands,
     brief.add_commands,
+    reminders.add_commands,
     mcp.add_commands,
     server.add_commands,
     dream.add_commands,

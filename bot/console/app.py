@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask
 
-from bot.console import auth, dreams, extras, files, history, proposals, repos, sessions
+from bot.console import auth, dreams, extras, files, history, proposals, reminders, repos, sessions
 from jobs.runtime import Runtime
 
 
@@ -30,6 +30,7 @@ def register(app: Flask, rt: Runtime) -> None:
     dreams.install(bp, rt)
     extras.install(bp, rt)
     proposals.install(bp, rt)
+    reminders.install(bp, rt)
     repos.install(bp, rt)
     bp.add_app_template_global(auth.csrf_token, "csrf_token")
     bp.add_app_template_global(auth.current_user, "current_user")

@@ -1,4 +1,4 @@
-"""hippo's MCP server: ten tools over the memory repository, for any agent.
+"""hippo's MCP server: thirteen tools over the memory repository, for any agent.
 
 `build_server` makes one `MCPServer` (official SDK 2.x). The same server is served over stdio by
 `hippo mcp` (bot/cli/mcp.py) and over streamable HTTP at /mcp by bot/mcp/http.py. Who is calling
@@ -14,6 +14,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
+from bot.mcp import reminders
 from bot.mcp.tools import DEFAULT_FILE, MemoryTools, Replacement
 from memory.errors import MemoryStoreError
 
@@ -35,7 +36,9 @@ index already lists (writeMemory `tags`), and search one with tag:deploy. What a
 starts tentative until a second source confirms it. Never store secrets. deleteMemory records
 what it removes in forgotten.md. To build context around a topic, links gives a file's [[links]] and
 backlinks; recentActivity says what changed lately and by whom; searchHistory and fileHistory
-say who added, changed or removed an entry, when, why and on what evidence."""
+say who added, changed or removed an entry, when, why and on what evidence. remind saves what
+the team must do later ("after the migration", "on Friday"); reminders lists them; brief shows
+those due."""
 
 
 def http_user(ctx: Context[Any, Any]) -> str | None:
@@ -70,6 +73,7 @@ def build_server(tools: MemoryTools, who: Who) -> MCPServer:
     _add_read_tools(server, tools)
     _add_history_tools(server, tools)
     _add_write_tools(server, tools, who)
+    reminders.add_tools(server, tools, who, _guard)
     return server
 
 

@@ -112,6 +112,7 @@ class MemoryTools:
             budget=budget,
             redis=self.redis,
             workspace=self.workspace,
+            today=self.today(),
         ).text
 
     def search_history(

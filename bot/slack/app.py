@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from slack_bolt import App, BoltResponse
 from slack_bolt.authorization import AuthorizeResult
 
-from bot.slack import agent, commands, dream, forget, home, install, mentions, notes
+from bot.slack import agent, commands, dream, forget, home, install, mentions, notes, reminders
 from bot.slack.dedupe import ClaimPending
 from jobs.broker import BROKER_DOWN
 from jobs.runtime import Runtime
@@ -33,6 +33,7 @@ LISTENERS: tuple[Listen, ...] = (
     forget.listen,  # the "which one?" buttons
     agent.listen,  # the agent's "Try again" button
     dream.listen,  # the digest's Revert and Forget buttons
+    reminders.listen,  # the reminders' Done buttons
     home.listen,  # App Home: app_home_opened, its dream and console buttons
 )
 

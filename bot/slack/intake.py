@@ -7,7 +7,7 @@ here and added to INTENTS before help. Claiming and enqueueing are bot/slack/ded
 
 from __future__ import annotations
 
-from bot.slack import agent, dream, forget, help, instructions, notes, recall
+from bot.slack import agent, dream, forget, help, instructions, notes, recall, reminders
 from bot.slack.intent import Intent, Parse
 
 # Each parser matches its own first words ("save a note", "in this channel", "forget",
@@ -15,6 +15,7 @@ from bot.slack.intent import Intent, Parse
 # saving one asks no other parser.
 INTENTS: tuple[Parse, ...] = (
     notes.parse,
+    reminders.parse,  # "remind the team to …", "reminders", "reminders done ID"
     instructions.parse,
     forget.parse,
     recall.parse,

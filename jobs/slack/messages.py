@@ -25,6 +25,9 @@ behave here. `/hippo instructions` lists them, `/hippo instructions remove N` re
 <instruction>`: how to work in that repository (briefings and my answers about it follow \
 it; `--repo` works with list and remove too).
 • `@hippo forget that <fact>`: removes it and remembers that it was removed on purpose.
+• `@hippo remind the team to <what> <when>` ("on Friday", "after 15 December", "after the \
+migration"): shown in briefings while due and in the digest on the day. `/hippo reminders` \
+lists them, `/hippo reminders done <id> [reason]` closes one.
 • `@hippo what do you know about <topic>?` (or `/hippo recall <topic>`): the best matches.
 • `@hippo <any other question>` in a thread: an answer from memory (written by \
 Claude when hippo has an API key), citing its files and sources.

@@ -14,8 +14,9 @@ from memory.writes.operations import Operation
 from memory.writes.validate import MAX_MESSAGE_CHARS
 
 # Files that are not topics: the index, the inbox, tombstones, daily notes, the archive, state,
-# the team's settings for hippo (.hippo/tags.md: tag aliases).
-SPECIAL = frozenset({"MEMORY.md", "inbox.md", "forgotten.md", "proposals.md"})
+# the team's settings for hippo (.hippo/tags.md: tag aliases), reminders (checked by their own
+# dream check, memory/reminders/dream.py, never corrected, merged or filed as facts).
+SPECIAL = frozenset({"MEMORY.md", "inbox.md", "forgotten.md", "proposals.md", fmt.REMINDERS})
 NOT_TOPIC_DIRS = ("daily/", "archive/", ".dream/", ".hippo/")
 
 DREAM_BY = "hippo-dream"  # the `by:` value of what dreaming writes

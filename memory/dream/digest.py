@@ -21,6 +21,7 @@ from memory import markup
 from memory.dream.merge import Possible
 from memory.dream.promote import Contradiction
 from memory.dream.run import Report, StepReport
+from memory.reminders import show as reminders
 from memory.trust.proposals import Proposal
 
 REVERT_ACTION = "dream_revert"
@@ -133,6 +134,7 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
     out.append(_section(deleted))
     if report.activated:
         out.append(_section("*Lessons now active*\n" + _listed(report.activated)))
+    out += reminders.digest_blocks(report.extra.get("reminders"))  # due today, overdue, closed
     out += contradiction_blocks(report.extra.get("contradictions") or [], console_url)
     out += proposal_blocks(report.extra.get("proposals") or [], workspace, console_url)
     out += possible_blocks(report.extra.get("possible_duplicates") or [], workspace)

@@ -41,6 +41,7 @@ from memory.dream.verifiers import MemoryLinks, Verifiers
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.git.request import DREAMER
 from memory.git.store import Store
+from memory.reminders import dream as reminder_check
 from memory.writes.operations import AddEntry, ReplaceEntry
 from memory.writes.validate import MAX_TRAILER_CHARS
 
@@ -161,6 +162,9 @@ def dream(
         checker = declared_checks.WithDeclared(checker, declared, verifiers)
     steps = _steps(ctx, writer, checker or recheck, recheck, limit, recheck_calls)
     lists = _run_steps(store, ctx, report, steps, after_step)
+    reminder_check.run(
+        store, ctx, verifiers, report, partial(_step, store, ctx, report, lists=lists)
+    )
     report.claims_checked = verifiers.calls
     _record_state(store, ctx, report, lists, now)
     if last_read is not None:

@@ -73,6 +73,24 @@ def _dates(text: str, today: date) -> list[date]:
     return found
 
 
+def date_spans(text: str, today: date) -> list[tuple[date, int, int, bool]]:
+    """Every calendar date `text` writes ("2026-12-15", "15 December", "Dec 15, 2027"), with
+    its span and whether it gave its year, in order; a date without a year is in `today`'s
+    year. The reminders' due dates (memory/reminders/timing.py) read dates the same way."""
+    found: list[tuple[date, int, int, bool]] = []
+    for m in _ISO.finditer(text):
+        found += [(d, m.start(), m.end(), True) for d in _valid(*map(int, m.groups()))]
+    for m in _DAY_MONTH.finditer(text):
+        y = int(m[3]) if m[3] else today.year
+        found += [(d, *m.span(), bool(m[3])) for d in _valid(y, _MONTHS[m[2].lower()], int(m[1]))]
+    for m in _MONTH_DAY.finditer(text):
+        if m[1].lower() == "may" and not m[3]:
+            continue  # "may 5 retries…": the verb, not the month
+        y = int(m[3]) if m[3] else today.year
+        found += [(d, *m.span(), bool(m[3])) for d in _valid(y, _MONTHS[m[1].lower()], int(m[2]))]
+    return sorted(found, key=lambda f: f[1])
+
+
 def _valid(y: int, m: int, d: int) -> list[date]:
     try:
         return [date(y, m, d)]

@@ -13,6 +13,7 @@ from memory.format.decisions import (
     INDEX_MAX_LINES,
     KINDS,
     KNOWN_KEYS,
+    REMINDERS,
     STATUSES,
 )
 from memory.format.document import Document, Heading, append_line, parse, replace_line
@@ -34,6 +35,7 @@ __all__ = [
     "INDEX_MAX_LINES",
     "KINDS",
     "KNOWN_KEYS",
+    "REMINDERS",
     "STATUSES",
     "Document",
     "Entry",

@@ -51,12 +51,20 @@ DECISIONS = {
     "digits joined by single '-', '_', '.', '/' or spaces, at most 40 characters, at most 20 an "
     "entry; repeated `tags:` keys add up. Tags are the same tag when equal but for case, "
     "separators ('-', '_', space) and plural endings (memory/format/tags.py `key`).",
+    17: "Reminders (prospective memory) are entries of `reminders.md`, each with a time: "
+    "`due: YYYY-MM-DD` (shown from that day until closed), `until: YYYY-MM-DD` (an expiry: "
+    "shown until then, closed by the dream once passed) or `when: <trigger>` (no date: pending "
+    "until a person, or the dream for `owner/repo#N merged|closed`, closes it). Closing adds "
+    "`done: YYYY-MM-DD` and `reason:`; the entry stays as history. `due`, `until` and `done` "
+    "are dates; a reminder without a time is `bad-reminder` (memory/reminders/).",
 }
 
 KNOWN_KEYS = frozenset(
     {"source", "added", "by", "status", "verified", "scope", "removed", "reason", "evidence"}
     | {"kind", "contradicts", "refines", "tags"}
+    | {"due", "until", "when", "done"}  # reminders (17)
 )
+REMINDERS = "reminders.md"  # decision 17's file
 STATUSES = frozenset({"tentative", "active", "revoked"})
 # What an agent learned (memory/trust/agent_gate.py): the quality gate's kinds, in the design's
 # order.

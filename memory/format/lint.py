@@ -20,6 +20,7 @@ from memory.format import (
     INDEX_MAX_BYTES,
     INDEX_MAX_LINES,
     KINDS,
+    REMINDERS,
     STATUSES,
     Document,
     link_target,
@@ -29,7 +30,8 @@ from memory.format import (
 
 INDEX = "MEMORY.md"
 STATE = ".dream/state.json"
-DATE_KEYS = frozenset({"added", "verified", "removed"})
+DATE_KEYS = frozenset({"added", "verified", "removed", "due", "until", "done"})
+REMINDER_TIMES = ("due", "until", "when")  # decision 17: a reminder has one of them
 _KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _KEYISH = re.compile(r"^\s*[^\s:\[\]][^:\[\]]{0,40}:")  # 'something:' at the start of a part
@@ -139,15 +141,25 @@ def _check_links(path: str, doc: Document, tree: Mapping[str, bytes]) -> Iterato
 
 def _check_metadata(path: str, doc: Document) -> Iterator[Problem]:
     for entry in doc.entries:
-        for code, message in entry_problems(entry.text, entry.meta):
+        for code, message in entry_problems(entry.text, entry.meta, path=path):
             yield Problem(path, entry.line + 1, code, message)
 
 
-def entry_problems(text: str, meta: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    """(code, message) for each metadata rule the entry (`text` and `meta`) breaks. The write
-    path (memory/writes/apply.py) refuses what this reports, so what lint rejects is never
-    committed."""
+def entry_problems(
+    text: str, meta: Sequence[tuple[str, str]], *, path: str = ""
+) -> list[tuple[str, str]]:
+    """(code, message) for each metadata rule the entry (`text` and `meta`, in the file `path`)
+    breaks. The write path (memory/writes/apply.py) refuses what this reports, so what lint
+    rejects is never committed."""
     out: list[tuple[str, str]] = []
+    if path == REMINDERS and not any(k.lower() in REMINDER_TIMES for k, _ in meta):
+        out.append(
+            (
+                "bad-reminder",
+                f"a reminder in {REMINDERS} needs a time: [due: YYYY-MM-DD], "
+                "[until: YYYY-MM-DD] or [when: <trigger>]",
+            )
+        )
     bad_bracket = _malformed_bracket(text)
     if bad_bracket:
         out.append(("bad-key", bad_bracket))

@@ -42,7 +42,9 @@ CONVENTIONS, REPO_PREFS, CHANNEL_PREFS, MEMORY = (
     "channel preferences",
     "memory",
 )
+REMINDERS = "reminders"  # memory/reminders/show.py: due, overdue, pending for the task
 HEADINGS = {
+    REMINDERS: "Reminders (due, overdue, or pending on what the task is about)",
     CONVENTIONS: "Conventions and pitfalls",
     REPO_PREFS: "Repository preferences",
     CHANNEL_PREFS: "Channel preferences",
@@ -239,7 +241,9 @@ def memory_hits(reader: Reader, words: Sequence[str], skip: set[str]) -> list[Li
             # is the one it says (an agent's is tentative there too), never a default "active"
             meta, text = bullet.metadata, bullet.text
         status = (meta.get("status") or "active").lower()
-        if hit.path in skip or hit.path in (TOMBSTONES, PROPOSALS) or status == "revoked":
+        # reminders.md: its open reminders lead the briefing; closed ones are not knowledge
+        gone = (TOMBSTONES, PROPOSALS, fmt.REMINDERS)
+        if hit.path in skip or hit.path in gone or status == "revoked":
             continue
         where = f"{hit.path}:{hit.line}"
         source, kind = meta.get("source") or where, meta.get("kind", "")
@@ -256,9 +260,11 @@ def build(
     paths: Sequence[str] = (),
     channel: tuple[str, str | None] | None = None,
     budget: int = DEFAULT_BUDGET,
+    reminders: Sequence[Line] = (),
 ) -> Briefing:
     """The briefing for `task` (in `repo`, touching `paths`); `channel` is (its preferences
-    file, its text) when called from Slack. Raises BadBrief or repo_prefs.BadRepo."""
+    file, its text) when called from Slack; `reminders` lead it (memory/reminders/show.py).
+    Raises BadBrief or repo_prefs.BadRepo."""
     task = " ".join(task.split())
     if not task:
         raise BadBrief("say what the task is, e.g. 'add a refund endpoint'")
@@ -266,7 +272,7 @@ def build(
         raise BadBrief(f"the budget is {MIN_BUDGET}-{MAX_BUDGET} tokens, not {budget}")
     repo = repo_prefs.check_repo(repo) if repo else ""
     words = task_words(task)
-    lines: list[Line] = []
+    lines: list[Line] = list(reminders)
     shown: set[str] = set()
     if repo:
         conv, prefs = repo_prefs.conventions_for(repo), repo_prefs.path_for(repo)

@@ -121,7 +121,7 @@ def lint_rules(text_: str, meta: Sequence[tuple[str, str]], *, path: str) -> Non
     hold it: rendered, then read back. A text that itself ends in a bracket (a note typed as
     `… [added: yesterday]`) is read back as metadata beside the door's own, so the text and the
     metadata are never checked apart."""
-    problems = entry_problems(*read_back(text_, meta))
+    problems = entry_problems(*read_back(text_, meta), path=path)
     if problems:
         raise InvalidMetadata(problems[0][1], path)
 

@@ -86,6 +86,7 @@ def test_every_console_form_needs_the_csrf_token(token_rt: Runtime) -> None:
     assert client.post("/console/login", data=signed_in).status_code == 302
     head = rt.store.head()
     args = {"path": "services/checkout.md", "sha": head, "proposal_id": "0123456789abcdef"}
+    args["rid"] = "r-000000"  # /console/reminders/<rid>
     posts = [
         r
         for r in app.url_map.iter_rules()

@@ -50,7 +50,8 @@ def run_call(target: Any, name: str, args: dict[str, Any]) -> CallToolResult:
 
 def test_tools_listed_with_their_names(tools: MemoryTools) -> None:
     """The server offers readMemory, writeMemory, deleteMemory, searchMemory, listMemory,
-    brief, and the history and links tools (tests/bot/test_mcp_history.py)."""
+    brief, the history and links tools (tests/bot/test_mcp_history.py) and the reminders'
+    (tests/bot/test_reminders_doors.py)."""
 
     async def names() -> set[str]:
         async with Client(build_server(tools, fixed("a"))) as client:
@@ -67,6 +68,9 @@ def test_tools_listed_with_their_names(tools: MemoryTools) -> None:
         "recentActivity",
         "fileHistory",
         "links",
+        "remind",
+        "reminders",
+        "closeReminder",
     }
 
 

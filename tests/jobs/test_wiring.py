@@ -38,6 +38,9 @@ EVERY_TASK = {
     m.Maintenance.TASK,
     m.DreamAll.TASK,
     m.MemoryPushed.TASK,
+    m.ReminderAdd.TASK,
+    m.RemindersList.TASK,
+    m.ReminderClose.TASK,
 }
 
 
