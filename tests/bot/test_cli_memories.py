@@ -4,63 +4,12 @@ own loopback git server (smart HTTP, basic auth) with its own password."""
 from __future__ import annotations
 
 import json
-import subprocess
-from collections.abc import Iterator
-from contextlib import ExitStack
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bot.cli.main import main
-from jobs.config import Config
-from tests.gitservers import bare_repo, http_server
-
-
-@pytest.fixture
-def servers(tmp_path: Path) -> Iterator[dict[str, Path]]:
-    """team (password team-pw), personal memories (ann-pw) and org (org-pw), each a server."""
-    with ExitStack() as stack:
-        roots: dict[str, Path] = {}
-        urls: dict[str, str] = {}
-        for name, repo, password in (
-            ("team", "memory.git", "team-pw"),
-            ("me", "memory-ann.git", "ann-pw"),
-            ("org", "org.git", "org-pw"),
-        ):
-            root = tmp_path / f"srv-{name}"
-            root.mkdir()
-            bare_repo(root, repo)
-            server = stack.enter_context(http_server(root, password=password))
-            roots[name] = root / repo
-            urls[name] = f"http://127.0.0.1:{server.port}/{repo}"
-        (tmp_path / "urls.json").write_text(json.dumps(urls))
-        yield roots
-
-
-def config_for(tmp_path: Path, servers: dict[str, Path], **extra: str) -> Config:
-    url = json.loads((tmp_path / "urls.json").read_text())
-    base = Config(
-        data_dir=tmp_path / "data",
-        memory_remote=url["team"],
-        memory_auth="token",
-        memory_token="team-pw",
-        memory_username="hippo",
-        personal_remote_template=url["me"].replace("memory-ann", "memory-{user}"),
-        personal_memory_token="ann-pw",
-        org_memory_remote=url["org"],
-        org_memory_token="org-pw",
-        user="ann",
-    )
-    return replace(base, **extra)  # type: ignore[arg-type]
-
-
-def on_server(bare: Path, path: str) -> str:
-    """A file as the server holds it (empty when missing)."""
-    done = subprocess.run(
-        ["git", "--git-dir", str(bare), "show", f"main:{path}"], capture_output=True, text=True
-    )
-    return done.stdout
+from tests.memories_helpers import config_for, on_server, servers_fixture  # noqa: F401
 
 
 def test_notes_go_where_the_router_says_and_unclear_ones_ask(
