@@ -29,8 +29,9 @@ def servers_fixture(tmp_path: Path) -> Iterator[dict[str, Path]]:
             root = tmp_path / f"srv-{name}"
             root.mkdir()
             bare_repo(root, repo)
-            if name == "me":  # a second person's empty memory on the same server
+            if name == "me":  # other people's empty memories on the same server (W222: Slack's)
                 roots["bob"] = bare_repo(root, "memory-bob.git")
+                roots["W222"] = bare_repo(root, "memory-W222.git")
             server = stack.enter_context(http_server(root, password=PASSWORDS[name]))
             roots[name] = root / repo
             urls[name] = f"http://127.0.0.1:{server.port}/{repo}"
