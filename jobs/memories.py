@@ -190,10 +190,11 @@ def brief(
     budget: int = briefing.DEFAULT_BUDGET,
     channel: tuple[str, str | None] | None = None,
     redis: Any = None,
+    labelled: bool = False,
 ) -> briefing.Briefing:
     """The briefing over every memory read (or the one named): each memory's lines, labelled
-    with it (`[me]`, `[team]`, `[org]`) when more than one is read, section by section, within
-    one budget. `redis` counts each in its memory's operational log."""
+    with it (`[me]`, `[team]`, `[org]`) when more than one is read (or `labelled`), section by
+    section, within one budget. `redis` counts each in its memory's operational log."""
     read = reading(rt, user, given)
     repo = repo or jobs_briefing.guess_repo(rt.store, task)
     done = [
@@ -209,7 +210,7 @@ def brief(
         )
         for scope, one in read
     ]
-    if len(done) == 1:
+    if len(done) == 1 and not labelled:
         return done[0]
     sections = list(briefing.HEADINGS)
     lines = [

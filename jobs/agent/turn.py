@@ -21,6 +21,7 @@ from integrations import slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
 from jobs import keys
+from jobs.agent import own_memory
 from jobs.agent.edits import HIPPO_EMAIL, push_edits
 from jobs.briefing import brief, guess_repo
 from jobs.read_counts import count_read
@@ -179,7 +180,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     copy = working_copy(rt, q)
     tools = Toolbox(copy.root, changes_since(rt, snap.commit if snap else ""))
     earlier, asked = history(rt, q), q.text
-    briefing = repo_briefing(rt, q, earlier)
+    briefing = own_memory.with_own(rt, q.user, q.text, repo_briefing(rt, q, earlier))
     if rt.llm is not None and snap is not None:
         asked = with_thread(rt, q)
         turn = agent.run(

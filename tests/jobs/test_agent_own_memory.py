@@ -1,0 +1,87 @@
+"""The asker's own memory in the Slack agent's turn: their matching lines join the briefing
+block labelled [me] (with and without an API key); another person's never do. The team's memory
+is a local bare remote, the personal ones on a loopback git server with their own password."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jobs import memories
+from jobs.agent.turn import Question, take_turn
+from jobs.celery_app import make_celery
+from jobs.config import Config
+from jobs.runtime import Runtime
+from memory.git import Author
+from memory.writes import AddEntry
+from tests.fakes.anthropic import FakeAnthropic
+from tests.fakes.slack import SECRET, SlackFake
+from tests.memories_helpers import servers_fixture, urls  # noqa: F401
+
+W222 = Author("W222", "w222@example.com")
+
+
+@pytest.fixture
+def claude() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as fake:
+        yield fake
+
+
+def runtime(tmp_path: Path, slack: SlackFake, claude: FakeAnthropic | None) -> Runtime:
+    config = Config(
+        data_dir=tmp_path / "data",
+        memory_remote=str(tmp_path / "remote.git"),
+        memory_username="hippo",
+        personal_remote_template=urls(tmp_path)["template"],
+        personal_memory_token="people-pw",
+        slack_bot_token="xoxb-test",
+        slack_signing_secret=SECRET,
+        slack_api_url=slack.url,
+        anthropic_api_key="test" if claude else "",
+        anthropic_base_url=claude.url if claude else "",
+    )
+    rt = Runtime(config)
+    rt.store.init()
+    rt.store.write([AddEntry("MEMORY.md", "deploys start at 10:00")], author=W222, message="m")
+    own = memories.runtime_for(rt, "me", "W222").store
+    entry = AddEntry("inbox.md", "I prefer deploy answers as a checklist")
+    own.write([entry], author=W222, message="mine")
+    make_celery(rt)
+    return rt
+
+
+def ask(user: str, text: str, n: int) -> Question:
+    return Question(
+        "T1", "C1", f"17000000{n:02d}.000100", f"17000001{n:02d}.0", user, text, f"E{n}"
+    )
+
+
+def test_without_a_key_the_answer_shows_the_askers_own_lines(
+    tmp_path: Path, servers: dict[str, Path], slack_fake: SlackFake
+) -> None:
+    rt = runtime(tmp_path, slack_fake, None)
+    try:
+        out = take_turn(rt, ask("W222", "how do deploy answers look?", 1))
+        assert "[me] I prefer deploy answers as a checklist" in out.answer
+        other = take_turn(rt, ask("bob", "how do deploy answers look?", 2))
+        assert "checklist" not in other.answer  # bob's own memory is empty; never W222's
+    finally:
+        rt.close()
+
+
+def test_with_a_key_the_prompt_carries_them_after_the_cached_snapshot(
+    tmp_path: Path, servers: dict[str, Path], slack_fake: SlackFake, claude: FakeAnthropic
+) -> None:
+    rt = runtime(tmp_path, slack_fake, claude)
+    try:
+        claude.default = lambda body: claude.text("An answer.")
+        take_turn(rt, ask("W222", "how should deploy answers look?", 3))
+        [turn] = [b for b in claude.requests if b["model"] == rt.config.model]
+        block = turn["system"][-1]["text"]
+        assert "cache_control" not in turn["system"][-1]
+        assert "[me] I prefer deploy answers as a checklist" in block
+        assert "save a note to my memory" in block
+    finally:
+        rt.close()
