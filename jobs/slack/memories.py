@@ -46,3 +46,23 @@ def ask_which(exc: UnclearScope) -> str:
 def saved_in(scope: str, path: str, text: str) -> str:
     """The reply for a note saved outside the team memory (the console shows the team's)."""
     return f"Saved to {NAMES[scope]}, `{slack(path)}`: “{slack(text[:200])}”"
+
+
+def own_recall(rt: Runtime, user: str, query: str, *, private: bool) -> str:
+    """What the asker's own memory holds on `query`, for a recall's answer, labelled `[me]`:
+    the lines where only they see the answer (a DM with hippo, a `/hippo` command's reply),
+    else only how many there are and where to see them."""
+    if not query.strip() or ME not in memories.open_scopes(rt.config, user):
+        return ""
+    own = memories.runtime_for(rt, ME, user).store
+    own.sync()
+    hits = [h for h in own.search(query, limit=10) if h.entry][:5]
+    if not hits:
+        return ""
+    if not private:
+        return (
+            f"\n_{len(hits)} more in your own memory: ask me in a DM or with `/hippo recall` "
+            "to see them._"
+        )
+    lines = [f"• [me] {slack(h.text[:200])} — `{slack(h.path)}`" for h in hits]
+    return "\nFrom your own memory:\n" + "\n".join(lines)

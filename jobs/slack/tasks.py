@@ -197,6 +197,8 @@ def recall(self: HippoTask, *, key: str, channel: str, query: str, **ctx: Any) -
     for path in {hit.path for hit in hits}:  # feeds dreaming's "no session used this"
         count_read(rt.redis, rt.config.workspace, path)
     text = say.recall_answer(rt.config.public_url, query, hits)
+    private = channel.startswith("D") or bool(ctx.get("response_url") and not ctx.get("share"))
+    text += memories.own_recall(rt, str(ctx.get("user") or ""), query, private=private)
     reply_once(rt, self, key, ReplyTo.of(channel, ctx, thread_ts=ctx.get("thread_ts")), text)
 
 

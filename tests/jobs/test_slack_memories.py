@@ -119,3 +119,18 @@ def test_notes_go_by_scope_and_an_unclear_one_is_asked_about(
     )
     assert "your own memory" in replies(slack_fake, 5)[4]["text"]
     assert "deploy checklist" in on_server(mine, "inbox.md")
+
+
+def test_recall_shows_the_askers_own_lines_only_where_only_they_see_them(
+    client: FlaskClient, slack_fake: SlackFake, worker: Runtime, servers: dict[str, Path]
+) -> None:
+    post(client, mention("save a note: I prefer tabs over spaces", event_id="Ev1", ts="1.1"))
+    post(client, mention("save a note: the linter enforces tabs", event_id="Ev2", ts="1.2"))
+    replies(slack_fake, 2)
+    post(client, mention("what do you know about tabs?", event_id="Ev3", ts="1.3"))
+    public = replies(slack_fake, 3)[2]["text"]
+    assert "the linter enforces tabs" in public and "I prefer tabs" not in public
+    assert "1 more in your own memory: ask me in a DM" in public
+    post(client, mention("what do you know about tabs?", event_id="Ev4", ts="1.4", channel="D01"))
+    private = replies(slack_fake, 4)[3]["text"]
+    assert "From your own memory:\n• [me] I prefer tabs over spaces — `inbox.md`" in private
