@@ -180,7 +180,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     copy = working_copy(rt, q)
     tools = Toolbox(copy.root, changes_since(rt, snap.commit if snap else ""))
     earlier, asked = history(rt, q), q.text
-    briefing = own_memory.with_own(rt, q.user, q.text, repo_briefing(rt, q, earlier))
+    briefing = own_memory.for_question(rt, q, repo_briefing(rt, q, earlier))
     if rt.llm is not None and snap is not None:
         asked = with_thread(rt, q)
         turn = agent.run(

@@ -47,15 +47,14 @@ def runtime(tmp_path: Path, slack: SlackFake, claude: FakeAnthropic | None) -> R
     rt.store.write([AddEntry("MEMORY.md", "deploys start at 10:00")], author=W222, message="m")
     own = memories.runtime_for(rt, "me", "W222").store
     entry = AddEntry("inbox.md", "I prefer deploy answers as a checklist")
-    own.write([entry], author=W222, message="mine")
+    own.write([entry, AddEntry("MEMORY.md", "I am on call on Tuesdays")], author=W222, message="m")
     make_celery(rt)
     return rt
 
 
-def ask(user: str, text: str, n: int) -> Question:
-    return Question(
-        "T1", "C1", f"17000000{n:02d}.000100", f"17000001{n:02d}.0", user, text, f"E{n}"
-    )
+def ask(user: str, text: str, n: int, channel: str = "D1") -> Question:
+    thread, ts = f"17000000{n:02d}.000100", f"17000001{n:02d}.0"
+    return Question("T1", channel, thread, ts, user, text, f"E{n}")
 
 
 def test_without_a_key_the_answer_shows_the_askers_own_lines(
@@ -65,8 +64,11 @@ def test_without_a_key_the_answer_shows_the_askers_own_lines(
     try:
         out = take_turn(rt, ask("W222", "how do deploy answers look?", 1))
         assert "[me] I prefer deploy answers as a checklist" in out.answer
+        assert "- [me] I am on call on Tuesdays" in out.answer  # their own MEMORY.md
         other = take_turn(rt, ask("bob", "how do deploy answers look?", 2))
         assert "checklist" not in other.answer  # bob's own memory is empty; never W222's
+        public = take_turn(rt, ask("W222", "how do deploy answers look?", 4, channel="C1"))
+        assert "[me]" not in public.answer  # a channel thread: everyone reads the answer
     finally:
         rt.close()
 
@@ -82,6 +84,6 @@ def test_with_a_key_the_prompt_carries_them_after_the_cached_snapshot(
         block = turn["system"][-1]["text"]
         assert "cache_control" not in turn["system"][-1]
         assert "[me] I prefer deploy answers as a checklist" in block
-        assert "save a note to my memory" in block
+        assert "save a note to my memory" in block and "[me] I am on call on Tuesdays" in block
     finally:
         rt.close()
