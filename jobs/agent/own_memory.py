@@ -5,8 +5,9 @@ hippo, a `/hippo` command's reply), their own memory joins the turn's briefing b
 each turn, after the cached snapshot, which stays the team's): the entries of their MEMORY.md
 and then the lines matching the question, each labelled `[me]`, within OWN_BUDGET tokens of
 their own. In a channel thread everyone reads the answer, so the agent gets none of it. The
-agent's edits still go to the team's working copy; a fact for the person's own memory is theirs
-to save ("@hippo save a note to my memory: …"), and the block tells the agent to ask them so.
+agent's file edits still go to the team's working copy; a fact for the person's own memory is theirs
+to save ("@hippo save a note to my memory: …") or the agent's through its save tool
+(jobs/agent/own_tools.py), and the block tells the agent to ask when it cannot tell.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ OWN_BUDGET = 500  # tokens for the person's own lines, beside the team's briefin
 INDEX = "MEMORY.md"
 NOTE = (
     "Lines marked [me] come from the asker's own memory (only they, and agents in their turn, "
-    "see it). To keep something about the asker's own habits there, ask them to say "
-    "`@hippo save a note to my memory: …`; never write it into the team's files."
+    "see it). To keep a fact about the asker's own habits there, use save_to_asker_memory "
+    "(or ask them to say `@hippo save a note to my memory: …`), never the team's files; when "
+    "you cannot tell whether a fact is theirs or the team's, ask them which memory."
 )
 
 
@@ -47,8 +49,13 @@ class Asked(Protocol):
 def for_question(rt: Runtime, q: Asked, team: str | None) -> str | None:
     """`with_own` for a Slack question: private in a DM with hippo (a `D…` channel) and for a
     `/hippo` command answered only to the person (not shared)."""
-    private = q.channel.startswith("D") or bool(q.response_url and not q.share)
-    return with_own(rt, q.user, q.text, team, private=private)
+    return with_own(rt, q.user, q.text, team, private=private(q))
+
+
+def private(q: Asked) -> bool:
+    """Only the asker reads the answer: a DM with hippo (a `D…` channel), or a `/hippo`
+    command answered to them alone (not shared)."""
+    return q.channel.startswith("D") or bool(q.response_url and not q.share)
 
 
 def with_own(

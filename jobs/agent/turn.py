@@ -21,7 +21,7 @@ from integrations import slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
 from jobs import keys
-from jobs.agent import own_memory
+from jobs.agent import own_memory, own_tools
 from jobs.agent.edits import HIPPO_EMAIL, push_edits
 from jobs.briefing import brief, guess_repo
 from jobs.read_counts import count_read
@@ -178,7 +178,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     store.sync()
     snap = pin(rt, q)
     copy = working_copy(rt, q)
-    tools = Toolbox(copy.root, changes_since(rt, snap.commit if snap else ""))
+    tools = own_tools.toolbox(rt, q, copy.root, changes_since(rt, snap.commit if snap else ""))
     earlier, asked = history(rt, q), q.text
     briefing = own_memory.for_question(rt, q, repo_briefing(rt, q, earlier))
     if rt.llm is not None and snap is not None:
@@ -202,6 +202,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     out = Outcome(body, snap.version if snap else 0, usage, pushed.commit)
     out.files_read, out.files_touched = tools.read, list(pushed.paths)
     out.refused, out.hits = list(pushed.refused), [f"{h.path}:{h.line}" for h in tools.hits[:8]]
+    out.refused += own_tools.push(rt, q, tools, permalink, q.event_id)  # the asker's own
     out.disputed = [(x.text, x.other) for x in pushed.landed if x.verdict == "contradict"]
     out.written = rt.llm is not None and snap is not None
     out.sources = copy_sources(rt, tools.read, body)

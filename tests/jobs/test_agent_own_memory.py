@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from jobs import memories
+from jobs.agent.own_tools import SAVE
 from jobs.agent.turn import Question, take_turn
 from jobs.celery_app import make_celery
 from jobs.config import Config
@@ -18,7 +19,7 @@ from memory.git import Author
 from memory.writes import AddEntry
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.slack import SECRET, SlackFake
-from tests.memories_helpers import servers_fixture, urls  # noqa: F401
+from tests.memories_helpers import on_server, servers_fixture, urls  # noqa: F401
 
 W222 = Author("W222", "w222@example.com")
 
@@ -85,5 +86,28 @@ def test_with_a_key_the_prompt_carries_them_after_the_cached_snapshot(
         assert "cache_control" not in turn["system"][-1]
         assert "[me] I prefer deploy answers as a checklist" in block
         assert "save a note to my memory" in block and "[me] I am on call on Tuesdays" in block
+    finally:
+        rt.close()
+
+
+def test_the_agent_saves_the_askers_own_fact_to_their_memory_as_an_agent(
+    tmp_path: Path, servers: dict[str, Path], slack_fake: SlackFake, claude: FakeAnthropic
+) -> None:
+    """In a DM the agent may save a fact to the asker's own memory: tentative, by hippo for the
+    asker, the thread as its source; never the team's. In a channel the tool is not offered."""
+    rt = runtime(tmp_path, slack_fake, claude)
+    try:
+        fact = "W222 wants deploy answers as a numbered checklist"
+        claude.script(claude.tool_use(SAVE, {"text": fact}), claude.text("Noted for you."))
+        out = take_turn(rt, ask("W222", "from now on give me deploy answers as a checklist", 5))
+        line = on_server(servers["W222"], "inbox.md").splitlines()[-1]
+        assert fact in line and "status: tentative" in line and "by: hippo for W222" in line
+        assert fact not in rt.store.read("inbox.md") and out.refused == []
+        turns = [b for b in claude.requests if b["model"] == rt.config.model]
+        assert SAVE in [t["name"] for t in turns[0]["tools"]]
+        claude.default = lambda body: claude.text("An answer.")
+        take_turn(rt, ask("W222", "and for releases?", 6, channel="C1"))
+        turns = [b for b in claude.requests if b["model"] == rt.config.model]
+        assert SAVE not in [t["name"] for t in turns[-1]["tools"]]
     finally:
         rt.close()
