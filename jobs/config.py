@@ -158,8 +158,7 @@ class Config:
     memory_known_hosts: str = ""  # known_hosts file for SSH host keys
     memory_ssh_insecure: bool = False  # trust any SSH host key (never in production)
     memory_timeout: float = 30.0  # seconds to connect, and per read or write, to the remote
-    # Several memories (jobs/memories.py): each person's own, an org-wide one, who "me" is here
-    personal_remote_template: str = ""  # e.g. https://…/memory-{user}.git; empty: none
+    personal_remote_template: str = ""  # each person's own memory (jobs/memories.py); "": none
     personal_memory_token: str = ""  # HTTPS token for personal memories (else memory_token)
     org_memory_remote: str = ""  # the org-wide memory; empty: none
     org_memory_token: str = ""  # its HTTPS token (else memory_token)
