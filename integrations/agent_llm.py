@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import anthropic
 
-from integrations.agent_tools import TOOLS, Toolbox, ToolError
+from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
 from memory import episodes
 from memory.episodes import Case
@@ -167,7 +167,7 @@ def run(
     # Plain dicts, typed Any: the SDK's TypedDict unions add nothing over the API's own checks.
     system: Any = system_blocks(snapshot, preferences, briefing, about_repo)
     messages = thread_messages(history, question)
-    tool_specs: Any = TOOLS
+    tool_specs: Any = tools.specs
     turn = Turn("", Usage())
     for step in range(1, max_steps + 1):
         msg = client.messages.create(

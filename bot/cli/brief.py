@@ -7,6 +7,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
+from bot.cli import scopes
 
 if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
     from jobs.runtime import Runtime
@@ -18,6 +19,7 @@ DEFAULT_BUDGET = 1500
 
 
 def cmd_brief(args: argparse.Namespace, rt: Runtime) -> int:
+    from jobs import memories
     from jobs.briefing import brief  # redis and the rest load only when a command runs
     from jobs.config import today as config_today
     from memory.prompts.briefing import BadBrief
@@ -29,16 +31,13 @@ def cmd_brief(args: argparse.Namespace, rt: Runtime) -> int:
         # Counted in the operational log when Redis is shared (REDIS_URL); a laptop's one-off
         # command does not start the embedded Redis for a counter.
         redis = rt.redis if rt.config.redis_url else None
-        done = brief(
-            rt.store,
-            task,
-            repo=args.repo or "",
-            paths=args.path or (),
-            budget=args.budget,
-            redis=redis,
-            workspace=rt.config.workspace,
-            today=date.fromisoformat(config_today(rt.config)),  # the team's date, for reminders
-        )
+        how: dict[str, Any] = {"repo": args.repo or "", "paths": args.path or ()}
+        how |= {"budget": args.budget, "redis": redis}
+        if not scopes.named(args) and scopes.several(rt):  # every memory open, each labelled
+            done = memories.brief(rt, rt.config.user, task, **how)
+        else:
+            today = date.fromisoformat(config_today(rt.config))  # the team's date, for reminders
+            done = brief(rt.store, task, workspace=rt.config.workspace, today=today, **how)
     except (BadBrief, BadRepo) as exc:
         out.error(str(exc))
         return out.USAGE

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.cli import brief, checks, dream, github, mcp, reminders, remote, server, workspaces
+from bot.cli import brief, checks, dream, github, mcp, reminders, remote, scopes, server, workspaces
 from bot.cli import memory as memory_commands
 from bot.cli import output as out
 from jobs.config import Config, ConfigError
@@ -87,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--data-dir", metavar="DIR", help="hippo's cache folder (overrides HIPPO_DATA_DIR)"
     )
+    scopes.add_flag(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add_commands in COMMANDS:
         add_commands(sub)
@@ -102,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     for command in sub.choices.values():
         command.add_argument("--remote", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         command.add_argument("--data-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        scopes.add_flag(command, hidden=True)
     return parser
 
 
@@ -132,7 +134,7 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
     rt: Runtime = Runtime(config)
     previous = _exit_on_sigterm()
     try:
-        return int(args.func(args, rt))
+        return int(args.func(args, scopes.scoped(args, rt)))
     except ConfigError as exc:  # a setting a command reads late (e.g. the remote's auth)
         out.error(str(exc))
         return out.USAGE

@@ -27,8 +27,8 @@ def add_commands(sub: Any) -> None:
 def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
     import anyio
 
+    from bot.mcp import memories as mcp_memories
     from bot.mcp.server import build_server, fixed
-    from bot.mcp.tools import MemoryTools
     from integrations.gate_llm import judge_for
 
     def stop(signum: int, _frame: object) -> None:
@@ -44,13 +44,9 @@ def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
         signal.signal(signum, stop)
     name = args.author or _login()
     rt.store.init()  # a laptop's first run creates the local memory, as `hippo serve` does
-    tools = MemoryTools(
-        rt.store,
-        workspace=rt.config.workspace,
-        redis=rt.redis,
-        judge=judge_for(rt.llm, rt.config.small_model),
-        people=rt.config.mcp_people,
-    )
+    make_tools = mcp_memories.maker(rt, judge_for(rt.llm, rt.config.small_model))
+    tools = make_tools(rt.store, rt.config.workspace)
+    tools.memories = mcp_memories.for_door(rt, make_tools, stdio=True)
     server = build_server(tools, fixed(name))
     try:
         anyio.run(server.run_stdio_async)

@@ -7,7 +7,7 @@ import sys
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from bot.cli import history
+from bot.cli import history, scopes
 from bot.cli import output as out
 
 # Each command imports what it uses when it runs: `hippo --help` loads no store, no git.
@@ -40,6 +40,7 @@ def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
     from memory.prompts import snapshot
     from memory.writes import validate
 
+    scope, rt = scopes.for_note(args, rt)  # --memory, else the router's (memory/scopes.py)
     saved = notes.save_note(
         rt.store,
         args.text,
@@ -62,11 +63,13 @@ def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
                 "path": saved.path,
                 "text": saved.text,
                 "commit": saved.result.commit,
+                "memory": scope,
             }
         )
         return out.OK
     verb = "saved" if saved.result.created else "already saved"
-    print(f"{verb} in {saved.path} ({saved.result.commit[:8]})")
+    where = f" of the {scope} memory" if scope != "team" or scopes.several(rt) else ""
+    print(f"{verb} in {saved.path}{where} ({saved.result.commit[:8]})")
     return out.OK
 
 
@@ -125,6 +128,8 @@ def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
 def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
     if args.history:
         return history.show(args, rt, args.query)
+    if not scopes.named(args) and scopes.several(rt):
+        return _search_all(args, rt)
     rt.store.sync()
     hits = rt.store.search(
         args.query, limit=args.limit, archive=args.archive, all_words=args.all_words
@@ -137,6 +142,31 @@ def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
     for h in hits:
         src = h.meta.get("source")
         print(f"{h.path}:{h.line}: {h.text}" + (f"  [{src}]" if src else ""))
+    return out.OK
+
+
+def _search_all(args: argparse.Namespace, rt: Runtime) -> int:
+    """Every memory open here, each hit labelled with its memory (`[me]`, `[team]`, `[org]`)."""
+    from jobs import memories
+    from memory.scopes import label
+
+    found = memories.search(
+        rt,
+        rt.config.user,
+        args.query,
+        limit=args.limit,
+        archive=args.archive,
+        all_words=args.all_words,
+    )
+    if args.json:
+        out.print_json([f.as_dict() for f in found])
+        return out.OK
+    if not found:
+        print(f"no match for {args.query!r}")
+    for f in found:
+        src = f.hit.meta.get("source")
+        where = f"{label(f.scope)} {f.hit.path}:{f.hit.line}: {f.hit.text}"
+        print(where + (f"  [{src}]" if src else ""))
     return out.OK
 
 

@@ -133,17 +133,13 @@ def register(app: Flask, rt: Runtime) -> None:
         nonlocal bridge
         with lock:
             if bridge is None:
+                from bot.mcp import memories as mcp_memories
                 from bot.mcp.server import build_server, fixed
-                from bot.mcp.tools import MemoryTools
                 from integrations.gate_llm import judge_for  # anthropic: at the first request
 
-                tools = MemoryTools(
-                    rt.store,
-                    workspace=rt.config.workspace,
-                    redis=rt.redis,
-                    judge=judge_for(rt.llm, rt.config.small_model),
-                    people=rt.config.mcp_people,
-                )
+                make_tools = mcp_memories.maker(rt, judge_for(rt.llm, rt.config.small_model))
+                tools = make_tools(rt.store, rt.config.workspace)
+                tools.memories = mcp_memories.for_door(rt, make_tools, stdio=False)
                 # Over HTTP the author is always the token's name; "mcp" is never used.
                 bridge = Bridge(build_server(tools, fixed("mcp")))
                 app.extensions[EXTENSION] = bridge

@@ -70,45 +70,64 @@ def _guard(fn: Callable[[], T]) -> T:
 
 def build_server(tools: MemoryTools, who: Who) -> MCPServer:
     server: MCPServer = MCPServer("hippo", instructions=INSTRUCTIONS, log_level="WARNING")
-    _add_read_tools(server, tools)
+    _add_read_tools(server, tools, who)
     _add_history_tools(server, tools)
     _add_write_tools(server, tools, who)
     reminders.add_tools(server, tools, who, _guard)
     return server
 
 
-def _add_read_tools(server: MCPServer, tools: MemoryTools) -> None:
+def _add_read_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     @server.tool(name="readMemory", annotations=read_only)
-    def read_memory(path: str = DEFAULT_FILE) -> str:
-        """Read one memory file (MEMORY.md by default): markdown, one entry per bullet line."""
-        return _guard(lambda: tools.read(path))
+    def read_memory(ctx: Context[Any, Any], path: str = DEFAULT_FILE, memory: str = "") -> str:
+        """Read one memory file (MEMORY.md by default): markdown, one entry per bullet line.
+        `memory`: team (default), me (your own) or org, where those are set up."""
+        return _guard(lambda: tools.at(memory, who(ctx)).read(path))
 
     @server.tool(name="listMemory", annotations=read_only)
-    def list_memory(prefix: str = "") -> list[str]:
+    def list_memory(ctx: Context[Any, Any], prefix: str = "", memory: str = "") -> list[str]:
         """List the memory's files, optionally under a folder such as 'preferences/'."""
-        return _guard(lambda: tools.list_files(prefix))
+        return _guard(lambda: tools.at(memory, who(ctx)).list_files(prefix))
 
     @server.tool(name="searchMemory", annotations=read_only)
     def search_memory(
-        query: str, limit: int = 20, archive: bool = False, all_words: bool = False
+        query: str,
+        ctx: Context[Any, Any],
+        limit: int = 20,
+        archive: bool = False,
+        all_words: bool = False,
+        memory: str = "",
     ) -> list[dict[str, Any]]:
         """Search the memory's files; hits name the file, the line and its text, best first.
         Every word counts (other forms, partial words and typos too) and lines holding more of
         the rarer words rank higher; a word no line holds costs rank, not the hit. "Quoted
         phrases" and +words must match. all_words=true: only lines holding every word as
         written. archive=true searches only the archive of episodes (thread summaries, PR
-        outcomes) instead: raw history, never needed for what the team knows now."""
-        return _guard(lambda: tools.search(query, limit, archive=archive, all_words=all_words))
+        outcomes) instead: raw history, never needed for what the team knows now. `memory`
+        (team, me, org) searches one memory; without it every memory open to you, each hit
+        naming its `memory`."""
+        by = who(ctx)
+        how = {"archive": archive, "all_words": all_words}
+        return _guard(lambda: tools.search_in(memory, by, query, limit, **how))
 
     @server.tool(name="brief", annotations=read_only)
-    def brief(task: str, repo: str = "", paths: list[str] | None = None, budget: int = 1500) -> str:
+    def brief(
+        task: str,
+        ctx: Context[Any, Any],
+        repo: str = "",
+        paths: list[str] | None = None,
+        budget: int = 1500,
+        memory: str = "",
+    ) -> str:
         """What to know before working on `task`: the repository's conventions and pitfalls
         (those for `paths` first; `repo` is owner/name, default: one the task names), its
         preferences, and the best memory hits for the task, within `budget` tokens (estimated).
-        Each line names its source and status; tentative lines are not yet confirmed."""
-        return _guard(lambda: tools.brief(task, repo, paths or (), budget))
+        Each line names its source and status; tentative lines are not yet confirmed. Without
+        `memory`, lines from every memory open to you, labelled [me], [team] or [org]."""
+        by = who(ctx)
+        return _guard(lambda: tools.brief_in(memory, by, task, repo, paths or (), budget))
 
 
 def _add_history_tools(server: MCPServer, tools: MemoryTools) -> None:
@@ -160,6 +179,7 @@ def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
         key: str = "",
         kind: str = "",
         tags: list[str] | None = None,
+        memory: str = "",
     ) -> dict[str, Any]:
         """Add entries to a file (created when missing, with `title`), replace entries (match is
         the old entry's text), or write a whole file (`content`). One commit with `message`.
@@ -170,12 +190,15 @@ def _add_write_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
         win, stack-note or fact; default fact) is for entries that name none. An entry that
         contradicts an active one is added beside it, never over it; the result's `landed`
         says confirm, refine, contradict or new for each. `key` makes a retried call change
-        nothing."""
+        nothing. `memory`: team, me (the person you act for) or org; without it a fact about
+        the person's own habits goes to theirs and the team's work to the team's, and an
+        unclear one is refused naming the choices: ask the person, then name it."""
         # Plain `str` parameters (not `str | None`): the SDK JSON-decodes strings for any other
         # annotation, so a file whose content is JSON would arrive as a dict and be refused.
         by = who(ctx)
+        said = "\n".join([*(entries or ()), content, *(r.text for r in replace or ())])
         return _guard(
-            lambda: tools.write(
+            lambda: tools.at(memory, by, said).write(
                 by,
                 path,
                 message,
@@ -201,12 +224,14 @@ def _add_delete_tool(server: MCPServer, tools: MemoryTools, who: Who) -> None:
         entries: list[str] | None = None,
         reason: str = "",
         key: str = "",
+        memory: str = "",
     ) -> dict[str, Any]:
         """Remove entries (by their text) from a file, or the whole file when no entries are
-        given. What is removed is recorded in forgotten.md with `reason`, so it is not re-added."""
+        given. What is removed is recorded in forgotten.md with `reason`, so it is not re-added.
+        `memory`: team (default), me or org."""
         by = who(ctx)
         return _guard(
-            lambda: tools.delete(
+            lambda: tools.at(memory, by).delete(
                 by, path, message, entries=entries or (), reason=reason, key=key or None
             )
         )

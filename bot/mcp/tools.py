@@ -19,7 +19,7 @@ from jobs import oplog
 from jobs.briefing import brief
 from jobs.read_counts import HashStore, count_read
 from memory import format as fmt
-from memory import links, writes
+from memory import links, scopes, writes
 from memory.errors import NoteRejected, NotFound
 from memory.facts import tombstones
 from memory.facts.contradictions import Judge
@@ -70,9 +70,40 @@ class MemoryTools:
     today: Callable[[], dt.date] = dt.date.today
     judge: Judge | None = None  # Claude for the contradiction check, when a key is set
     people: frozenset[str] = frozenset()  # token names declared people's (HIPPO_MCP_PEOPLE)
+    memories: Any = None  # bot/mcp/memories.py: the other memories open (None: the team's only)
 
     def author(self, by: str) -> Author:
         return author_for(by, person=by in self.people)
+
+    def at(self, memory: str, by: str, text: str | None = None) -> MemoryTools:
+        """The tools of the memory a call names (`memory`), or for a write (`text`) the one the
+        router chooses; raises UnknownMemory or UnclearScope naming the choices."""
+        if self.memories is None:
+            if memory.strip():  # only the team's memory here: "team" works, anything else says so
+                scopes.normalise(memory, (scopes.TEAM,))
+            return self
+        tools: MemoryTools = self.memories.tools(self, by, memory, text)
+        return tools
+
+    def search_in(
+        self, memory: str, by: str, query: str, limit: int = 20, **how: Any
+    ) -> list[dict[str, Any]]:
+        """`search` in the memory named, else in every open one, each hit with its `memory`."""
+        if memory.strip() or self.memories is None or not self.memories.several(by):
+            return self.at(memory, by).search(query, limit, **how)
+        if not query.strip():
+            raise NoteRejected("the search query is empty; give a word or phrase to look for")
+        hits: list[dict[str, Any]] = self.memories.search(by, query, max(1, min(limit, 100)), **how)
+        return hits
+
+    def brief_in(
+        self, memory: str, by: str, task: str, repo: str, paths: Sequence[str], budget: int
+    ) -> str:
+        """`brief` from the memory named, else from every open one, each line labelled."""
+        if memory.strip() or self.memories is None or not self.memories.several(by):
+            return self.at(memory, by).brief(task, repo, paths, budget)
+        text: str = self.memories.brief(by, task, repo, paths, budget)
+        return text
 
     def read(self, path: str = DEFAULT_FILE) -> str:
         path = writes.check_path(path or DEFAULT_FILE)

@@ -30,17 +30,31 @@ _IN_FILE = re.compile(
 )
 
 
+# "save a note to my memory: X", "remember for the team: X": which memory (jobs/slack/memories.py).
+_TO_MEMORY = re.compile(
+    r"^(?:to|in|into|for)\s+(?:(?P<me>my(?:\s+own)?\s+memory|me|myself)|(?P<org>the\s+org"
+    r"(?:'s)?(?:\s+memory)?|org\s+memory)|(?P<team>the\s+team(?:'s)?(?:\s+memory)?|team"
+    r"\s+memory))\s*[:,\-–]\s*",
+    re.I,
+)
+
+
 def parse(text: str) -> Intent | None:
     """ "save a note: X", "save note X", "remember (that) X", "note (that) X" → save X;
-    "save a note in FILE.md: X" → save X in that file."""
+    "save a note in FILE.md: X" → save X in that file; "… to my memory: X" (the team memory,
+    the org memory) → save X there."""
     m = _SAVE.match(text)
     if m is None:
         return None
-    rest = text[m.end() :]
+    rest, memory = text[m.end() :], None
+    named = _TO_MEMORY.match(rest)
+    if named is not None:
+        rest, memory = rest[named.end() :], named.lastgroup
     into = _IN_FILE.match(rest)
     if into is not None:
-        return Intent(SaveNote(rest[into.end() :], into["path"]), ack="Saving that to memory…")
-    return Intent(SaveNote(rest), ack="Saving that to memory…")
+        note = SaveNote(rest[into.end() :], into["path"], memory=memory)
+        return Intent(note, ack="Saving that to memory…")
+    return Intent(SaveNote(rest, memory=memory), ack="Saving that to memory…")
 
 
 def listen(bolt: App, rt: Runtime) -> None:

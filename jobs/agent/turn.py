@@ -22,7 +22,7 @@ from integrations import slack_thread
 from integrations.agent_tools import Toolbox, ToolError
 from integrations.llm import Usage
 from jobs import keys
-from jobs.agent import question_briefing, thread_lessons
+from jobs.agent import own_memory, own_tools, question_briefing, thread_lessons
 from jobs.agent.edits import HIPPO_EMAIL, push_edits
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
@@ -171,10 +171,10 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     store.sync()
     snap = pin(rt, q)
     copy = working_copy(rt, q)
-    tools = Toolbox(copy.root, changes_since(rt, snap.commit if snap else ""))
+    tools = own_tools.toolbox(rt, q, copy.root, changes_since(rt, snap.commit if snap else ""))
     earlier, asked, said = history(rt, q), q.text, thread_said(rt, q)
     pinned = question_briefing.for_thread(rt, q.thread, q.text, earlier)
-    briefing = pinned.text or None
+    briefing = own_memory.for_question(rt, q, pinned.text or None)
     if rt.llm is not None and snap is not None:
         asked = with_thread(q, said)
         turn = agent.run(
@@ -201,6 +201,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     out = Outcome(body, snap.version if snap else 0, usage, pushed.commit)
     out.files_read, out.files_touched = tools.read, list(pushed.paths)
     out.refused, out.hits = list(pushed.refused), [f"{h.path}:{h.line}" for h in tools.hits[:8]]
+    out.refused += own_tools.push(rt, q, tools, permalink, q.event_id)  # the asker's own
     out.disputed = [(x.text, x.other) for x in pushed.landed if x.verdict == "contradict"]
     out.written = rt.llm is not None and snap is not None
     out.sources = copy_sources(rt, tools.read, body)

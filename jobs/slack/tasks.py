@@ -18,8 +18,8 @@ from jobs import keys
 from jobs.config import today
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
+from jobs.slack import memories, replies
 from jobs.slack import messages as say
-from jobs.slack import replies
 from jobs.slack.replies import RETRY, ReplyTo, author, reply_once, source_for, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from jobs.task_messages import Forget, ForgetPick, Recall, SaveNote, SaveReacted, ShowHelp
@@ -30,11 +30,23 @@ QUESTION_TTL = 7 * 24 * 3600  # a forget question stays answerable for a week
 
 
 def _save(
-    rt: Runtime, *, text: str, key: str, channel: str, ts: str, user: str, path: str | None = None
+    rt: Runtime,
+    *,
+    text: str,
+    key: str,
+    channel: str,
+    ts: str,
+    user: str,
+    path: str | None = None,
+    memory: str | None = None,
 ) -> str:
     def write() -> str:
+        picked = memories.pick(rt, user, memory or "", text)  # by scope; unclear: ask which
+        if isinstance(picked, str):
+            return picked
+        scope, into = picked
         saved = notes.save_note(
-            rt.store,
+            into.store,
             text,
             path=path,
             today=today(rt.config),
@@ -45,6 +57,8 @@ def _save(
         )
         if saved.result.created:
             metrics.NOTES_SAVED.labels("slack").inc()
+        if scope != "team":
+            return memories.saved_in(scope, saved.path, saved.text)
         return say.saved(rt.config.public_url, saved.path, saved.text)
 
     return write_or_refuse(write, "Not saved: {error}.")
@@ -60,12 +74,14 @@ def save_note(
     user: str,
     text: str,
     path: str | None = None,
+    memory: str | None = None,
     **ctx: Any,
 ) -> None:
     """A note from a mention, a slash command or the shortcut: save it (in `path` when the
-    person named a file), say where it went."""
+    person named a file, in `memory` when they named one), say where it went."""
     rt = self.runtime
-    reply = _save(rt, text=text, key=key, channel=channel, ts=ts, user=user, path=path)
+    where = {"path": path, "memory": memory}
+    reply = _save(rt, text=text, key=key, channel=channel, ts=ts, user=user, **where)
     reply_once(
         rt, self, key, ReplyTo.of(channel, ctx, user=user, thread_ts=ctx.get("thread_ts")), reply
     )
@@ -181,6 +197,8 @@ def recall(self: HippoTask, *, key: str, channel: str, query: str, **ctx: Any) -
     for path in {hit.path for hit in hits}:  # feeds dreaming's "no session used this"
         count_read(rt.redis, rt.config.workspace, path)
     text = say.recall_answer(rt.config.public_url, query, hits)
+    private = channel.startswith("D") or bool(ctx.get("response_url") and not ctx.get("share"))
+    text += memories.own_recall(rt, str(ctx.get("user") or ""), query, private=private)
     reply_once(rt, self, key, ReplyTo.of(channel, ctx, thread_ts=ctx.get("thread_ts")), text)
 
 

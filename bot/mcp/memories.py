@@ -1,0 +1,80 @@
+"""The MCP tools over several memories: the `memory` argument (team, me, org) of every tool.
+
+`MemoryTools.at(memory, by, text)` (bot/mcp/tools.py) asks this for the tools of the memory a call
+names, or, for a write that names none, the one the router chooses (memory/scopes.py; unclear:
+a tool error naming the choices). `me` is the caller's own memory: over HTTP the token's name,
+over stdio HIPPO_USER; no call can name another person's. Searches and briefings that name no
+memory read every open one, each hit or line labelled with its memory (jobs/memories.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from jobs import memories
+from jobs.runtime import Runtime
+from memory.git import Store
+from memory.scopes import TEAM
+
+if TYPE_CHECKING:
+    from bot.mcp.tools import MemoryTools
+
+
+@dataclass
+class Memories:
+    """The memories open to MCP callers of one runtime. `make` builds the tools over a store
+    (the team's settings: Redis, the gate's judge, the people); `user_of` says whose `me` a
+    caller is."""
+
+    rt: Runtime
+    make: Callable[[Store, str], MemoryTools]
+    user_of: Callable[[str], str]
+
+    def several(self, by: str) -> bool:
+        return len(memories.open_scopes(self.rt.config, self.user_of(by))) > 1
+
+    def tools(
+        self, team: MemoryTools, by: str, memory: str = "", text: str | None = None
+    ) -> MemoryTools:
+        """The tools of the memory named, else (a write: `text` given) the router's choice,
+        else the team's."""
+        if not memory.strip() and text is None:
+            return team
+        scope, one = memories.pick(self.rt, self.user_of(by), given=memory, text=text or "")
+        return team if scope == TEAM else self.make(one.store, one.config.workspace)
+
+    def search(self, by: str, query: str, limit: int, **how: Any) -> list[dict[str, Any]]:
+        found = memories.search(self.rt, self.user_of(by), query, limit=limit, **how)
+        return [f.as_dict() for f in found]
+
+    def brief(self, by: str, task: str, repo: str, paths: Sequence[str], budget: int) -> str:
+        done = memories.brief(
+            self.rt, self.user_of(by), task, repo=repo, paths=paths, budget=budget
+        )
+        return done.text
+
+
+def for_door(
+    rt: Runtime, make: Callable[[Store, str], MemoryTools], *, stdio: bool
+) -> Memories | None:
+    """The door's Memories, or None when only the team's memory is configured. Over stdio `me`
+    is HIPPO_USER (the `--as` name is the agent's); over HTTP the token's name."""
+    config = rt.config
+    if not (config.personal_remote_template or config.org_memory_remote):
+        return None
+    user_of: Callable[[str], str] = (lambda _by: config.user) if stdio else (lambda by: by)
+    return Memories(rt, make, user_of)
+
+
+def maker(rt: Runtime, judge: Any) -> Callable[[Store, str], MemoryTools]:
+    """Tools over a store with the door's settings: Redis for recall counts, the gate's judge,
+    the tokens declared people's."""
+    from bot.mcp.tools import MemoryTools
+
+    def make(store: Store, workspace: str) -> MemoryTools:
+        people = rt.config.mcp_people
+        return MemoryTools(store, workspace=workspace, redis=rt.redis, judge=judge, people=people)
+
+    return make

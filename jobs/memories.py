@@ -1,0 +1,223 @@
+"""Several memory repositories in one conversation: the team's, each person's own, the org's.
+
+The team memory is the workspace's (HIPPO_MEMORY_REMOTE, or its workspace's remote). A person's
+own memory (`me`) is HIPPO_PERSONAL_REMOTE_TEMPLATE with `{user}` replaced by who is asking (the
+Slack user id; the MCP token's name; HIPPO_USER for the CLI and stdio MCP); the org-wide one is
+HIPPO_ORG_MEMORY_REMOTE. Each is its own git repository with its own remote, credentials
+(HIPPO_PERSONAL_MEMORY_TOKEN, HIPPO_ORG_MEMORY_TOKEN), cache, lock and write path, so the trust
+rules (memory/trust/) hold in each. A person's memory is reached only through the caller's own
+identity: no door takes another person's name, so only they, and agents acting in their turn,
+read or write it.
+
+A memory opened here is a Runtime of its own (`MemoryRuntime`: the scoped Config and Store, the
+deployment's Redis, Celery and Claude), so every command and tool works on it unchanged. Stores
+are opened once per process (and laid out like `hippo init` on first use).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
+
+from jobs import briefing as jobs_briefing
+from jobs.config import Config
+from jobs.runtime import Runtime, TeamRuntime
+from memory import scopes
+from memory.git import Store
+from memory.prompts import briefing
+from memory.scopes import ME, ORDER, ORG, TEAM, UnknownMemory
+from memory.search import Hit
+
+_USER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def check_user(user: str) -> str:
+    """A person's name as it goes into a remote URL and a folder name: never a path or a query."""
+    if not _USER.match(user):
+        raise UnknownMemory(
+            f"a personal memory needs its person's name in letters, digits, '.', '_' or '-' "
+            f"(not {user!r}): use the Slack user id, an MCP token name or HIPPO_USER like that"
+        )
+    return user
+
+
+def open_scopes(config: Config, user: str) -> tuple[str, ...]:
+    """The memories a conversation of `user` has open: `me` (with a template and a person),
+    `team` always, `org` when configured; in ORDER."""
+    found = {TEAM}
+    if config.personal_remote_template and user:
+        found.add(ME)
+    if config.org_memory_remote:
+        found.add(ORG)
+    return tuple(s for s in ORDER if s in found)
+
+
+def scoped_config(config: Config, scope: str, user: str = "") -> Config:
+    """The Config of memory `scope`: its remote, its workspace name (cache, lock, Redis keys)
+    and its token when it has one of its own."""
+    if scope == TEAM:
+        return config
+    if scope == ORG:
+        if not config.org_memory_remote:
+            raise UnknownMemory("no org memory here: set HIPPO_ORG_MEMORY_REMOTE")
+        remote, token, name = config.org_memory_remote, config.org_memory_token, "org"
+    elif scope == ME:
+        if not config.personal_remote_template:
+            raise UnknownMemory("no personal memories here: set HIPPO_PERSONAL_REMOTE_TEMPLATE")
+        if not user:
+            raise UnknownMemory("whose memory is `me`? set HIPPO_USER (the CLI, stdio MCP)")
+        template = config.personal_remote_template.replace("{team}", config.workspace)
+        remote, token = template.replace("{user}", check_user(user)), config.personal_memory_token
+        name = f"me.{user}"
+    else:
+        raise UnknownMemory(f"no memory {scope!r}: choose one of {', '.join(ORDER)}")
+    changes: dict[str, Any] = {"memory_remote": remote, "workspace": f"{config.workspace}.{name}"}
+    if token:
+        changes |= {"memory_token": token, "memory_auth": "token"}
+    return replace(config, **changes)
+
+
+class _Stores:
+    """The stores one process opened, by (workspace, remote)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.open: dict[tuple[str, str], Store] = {}
+
+    def get(self, config: Config, build: Callable[[], Store]) -> Store:
+        key = (config.workspace, config.remote)
+        with self.lock:
+            found = self.open.get(key)
+        if found is not None:
+            return found
+        store = build()
+        store.init()  # a new person's memory is laid out like `hippo init` on first use
+        with self.lock:
+            return self.open.setdefault(key, store)
+
+
+_OPENED: weakref.WeakKeyDictionary[Runtime, _Stores] = weakref.WeakKeyDictionary()
+_OPENED_LOCK = threading.Lock()
+
+
+def _stores(rt: Runtime) -> _Stores:
+    root = rt.base if isinstance(rt, TeamRuntime) else rt
+    with _OPENED_LOCK:
+        return _OPENED.setdefault(root, _Stores())
+
+
+class MemoryRuntime(TeamRuntime):
+    """One memory's Runtime: its Config and Store; the deployment's (or workspace's) team,
+    Redis, Celery, Claude and installations."""
+
+    def __init__(self, base: Runtime, config: Config, scope: str) -> None:
+        super().__init__(base, config)
+        self.scope = scope
+
+    @property
+    def team(self) -> str:
+        return self.base.team
+
+    @cached_property
+    def store(self) -> Store:
+        return _stores(self.base).get(self.config, lambda: Runtime.store.func(self))  # type: ignore[attr-defined]
+
+
+def runtime_for(rt: Runtime, scope: str, user: str = "") -> Runtime:
+    """The Runtime of memory `scope` for `user` (`rt` itself for the team's)."""
+    if scope == TEAM:
+        return rt
+    return MemoryRuntime(rt, scoped_config(rt.config, scope, user), scope)
+
+
+def pick(
+    rt: Runtime, user: str, *, given: str = "", text: str = "", judge: scopes.Judge | None = None
+) -> tuple[str, Runtime]:
+    """Where a write of `text` goes: the memory named (`given`), else the router's choice;
+    raises UnclearScope (naming the choices) or UnknownMemory."""
+    open_ = open_scopes(rt.config, user)
+    if given.strip() and scopes.normalise(given, ORDER) not in open_:
+        scoped_config(rt.config, scopes.normalise(given, ORDER), user)  # says what is missing
+    scope = scopes.choose(text, open_, given=given, judge=judge)
+    return scope, runtime_for(rt, scope, user)
+
+
+def reading(rt: Runtime, user: str, given: str = "") -> list[tuple[str, Runtime]]:
+    """The memories a read covers: the one named, else every memory open for `user`."""
+    if given.strip():
+        scope, one = pick(rt, user, given=given)
+        return [(scope, one)]
+    return [(s, runtime_for(rt, s, user)) for s in open_scopes(rt.config, user)]
+
+
+@dataclass(frozen=True)
+class Found:
+    """A search hit and the memory it came from."""
+
+    scope: str
+    hit: Hit
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.hit.as_dict(), "memory": self.scope}
+
+
+def search(
+    rt: Runtime, user: str, query: str, *, given: str = "", limit: int = 20, **how: Any
+) -> list[Found]:
+    """Ranked hits from every memory read (or the one named), best first, each with its memory;
+    ties keep ORDER (the person's own first)."""
+    found: list[Found] = []
+    for scope, one in reading(rt, user, given):
+        one.store.sync()
+        found += [Found(scope, h) for h in one.store.search(query, limit=limit, **how)]
+    found.sort(key=lambda f: -f.hit.score)
+    return found[:limit]
+
+
+def brief(
+    rt: Runtime,
+    user: str,
+    task: str,
+    *,
+    given: str = "",
+    repo: str = "",
+    paths: Sequence[str] = (),
+    budget: int = briefing.DEFAULT_BUDGET,
+    channel: tuple[str, str | None] | None = None,
+    redis: Any = None,
+    labelled: bool = False,
+) -> briefing.Briefing:
+    """The briefing over every memory read (or the one named): each memory's lines, labelled
+    with it (`[me]`, `[team]`, `[org]`) when more than one is read (or `labelled`), section by
+    section, within one budget. `redis` counts each in its memory's operational log."""
+    read = reading(rt, user, given)
+    repo = repo or jobs_briefing.guess_repo(rt.store, task)
+    done = [
+        jobs_briefing.brief(
+            one.store,
+            task,
+            repo=repo,
+            paths=paths,
+            channel=channel if scope == TEAM else None,
+            budget=budget,
+            redis=redis,
+            workspace=one.config.workspace,
+        )
+        for scope, one in read
+    ]
+    if len(done) == 1 and not labelled:
+        return done[0]
+    sections = list(briefing.HEADINGS)
+    lines = [
+        (sections.index(line.section), i, replace(line, text=f"{scopes.label(s)} {line.text}"))
+        for i, ((s, _), b) in enumerate(zip(read, done, strict=True))
+        for line in b.lines
+    ]
+    lines.sort(key=lambda x: (x[0], x[1]))
+    empty = briefing.Briefing(repo, " ".join(task.split()), tuple(paths), budget)
+    return briefing.fit(empty, [line for _, _, line in lines])
