@@ -19,6 +19,7 @@ owns its lock, so it spells its own name.
 | hippo:github:lessons:<repo> | lock | one lesson learned at a time per repository |
 | hippo:agent:{pin,last,turns,lock}:<thread>, {done,retry}:<event> | various | agent threads |
 | hippo:usage:<role>:<day> | hash | LLM token counts per day |
+| hippo:handoff:<ws>:{pending,claimed,req:<id>,done:<id>} | list, string | jobs/handoff.py |
 | hippo:dream:<workspace> | lock | one dream at a time |
 | hippo:dream:digest:<workspace>:<run> | string | a dream's digest was posted |
 | hippo:oplog:<workspace>:<day>, hippo:oplog-lessons:<workspace> | hash | the operational log |
@@ -99,6 +100,22 @@ def agent_retry(event_id: str) -> str:
 
 def usage(role: str, day: str) -> str:
     return f"hippo:usage:{role}:{day}"
+
+
+def handoff_pending(workspace: str) -> str:
+    return f"hippo:handoff:{workspace}:pending"
+
+
+def handoff_claimed(workspace: str) -> str:
+    return f"hippo:handoff:{workspace}:claimed"
+
+
+def handoff_request(workspace: str, ticket: str) -> str:
+    return f"hippo:handoff:{workspace}:req:{ticket}"
+
+
+def handoff_done(workspace: str, ticket: str) -> str:
+    return f"hippo:handoff:{workspace}:done:{ticket}"
 
 
 def dream_lock(workspace: str) -> str:
