@@ -32,7 +32,7 @@ from memory.writes.operations import Operation, check_op
 MAX_ATTEMPTS = 25
 MAX_BATCH = 256
 HOLD_ROUNDS = 4  # batches a lock holder writes in a row while other processes offer writes
-HANDOFF_POLL = 0.003  # seconds between looks for the lock and for answers, while handing off
+HANDOFF_POLL = 0.01  # seconds a waiting leader tries for the lock between looks for answers
 # The trailers of the request or task a write is made for (its request id), asked for at each
 # write: jobs/ owns the request context and hands the Store this reader (memory imports nothing
 # of ours). Values come from hippo's own code, never from the user.
