@@ -55,6 +55,7 @@ class Writer:
     ) -> None:
         self.mirror, self.transport, self.lock, self.keys = mirror, transport, lock, keys
         self.handoff = handoff  # other processes' writers, when they share one
+        self._offered: dict[str, WriteRequest] = {}  # by ticket; touched by the leader only
         self.observer: Observer | None = None
         self.context_trailers: ContextTrailers | None = None
         self._cond = threading.Condition()
@@ -156,29 +157,27 @@ class Writer:
     def _lead_handing_off(self, request: WriteRequest) -> None:
         """Lead this process's writers with a hand-off (memory/git/handoff.py): while another
         process holds the lock, offer them to it and collect their outcomes; on taking the
-        lock, write what is left of them together with every process's offers."""
+        lock, write what is left of them together with every process's offers. The leader
+        leaves once its own write is done; the offers it leaves open (`_offered`) are the next
+        leader's to collect, so a writer who queues meanwhile is offered at once instead of
+        waiting for this leader to finish up (half-full batches, measured)."""
         assert self.handoff is not None
-        mine: list[WriteRequest] = []  # taken from the queue, not offered
-        offered: dict[str, WriteRequest] = {}  # by ticket
+        offered = self._offered
         deadline = time.monotonic() + self.lock.wait
         wait = 0.0
-        while True:
-            if not request.done:  # once its own write is done, the leader only finishes up
-                mine += self._take_queue()
+        while not request.done:
+            mine = self._take_queue()
             if self.lock.acquire(wait):
                 try:
                     self._hold(mine, offered)
                 finally:
                     self.lock.release()
-                mine, deadline = [], time.monotonic() + self.lock.wait
+                deadline = time.monotonic() + self.lock.wait
             else:
                 offered.update((self.handoff.offer(r), r) for r in mine)
-                mine = []
             if self._collect(offered):
                 deadline = time.monotonic() + self.lock.wait
-            if not mine and not offered:
-                return
-            if time.monotonic() > deadline:
+            if not request.done and time.monotonic() > deadline:
                 self._give_up(offered)
                 return
             wait = HANDOFF_POLL
