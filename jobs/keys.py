@@ -20,6 +20,7 @@ owns its lock, so it spells its own name.
 | hippo:slack:lessons:<conventions file> | lock | one thread lesson planned at a time per file |
 | hippo:agent:{pin,briefing,last,turns,lock}:<thread>, {done,retry}:<event> | various | threads |
 | hippo:usage:<role>:<day> | hash | LLM token counts per day |
+| hippo:handoff:<ws>:{pending,claimed,req:<id>,done:<id>} | list, string | jobs/handoff.py |
 | hippo:dream:<workspace> | lock | one dream at a time |
 | hippo:dream:digest:<workspace>:<run> | string | a dream's digest was posted |
 | hippo:oplog:<workspace>:<day>, hippo:oplog-lessons:<workspace> | hash | the operational log |
@@ -110,6 +111,22 @@ def agent_retry(event_id: str) -> str:
 
 def usage(role: str, day: str) -> str:
     return f"hippo:usage:{role}:{day}"
+
+
+def handoff_pending(workspace: str) -> str:
+    return f"hippo:handoff:{workspace}:pending"
+
+
+def handoff_claimed(workspace: str) -> str:
+    return f"hippo:handoff:{workspace}:claimed"
+
+
+def handoff_request(workspace: str, ticket: str) -> str:
+    return f"hippo:handoff:{workspace}:req:{ticket}"
+
+
+def handoff_done(workspace: str, ticket: str) -> str:
+    return f"hippo:handoff:{workspace}:done:{ticket}"
 
 
 def dream_lock(workspace: str) -> str:

@@ -86,14 +86,18 @@ class Runtime:
     def store(self) -> Store:
         # With a shared REDIS_URL the lock is a Redis lock (writers on several hosts); an
         # embedded Redis serves one host only, where a file lock does the same without it.
+        from jobs.handoff import RedisHandoff
         from jobs.memory_auth import remote_auth
 
+        shared = self.redis if self.config.redis_url else None
         store = Store.open(
             self.config.remote,
             self.config.data_dir,
             workspace=self.config.workspace,
-            redis=self.redis if self.config.redis_url else None,
+            redis=shared,
             auth=remote_auth(self.config),
+            # writers on every host hand their writes to the lock's holder (jobs/handoff.py)
+            handoff=RedisHandoff(shared, self.config.workspace) if shared is not None else None,
         )
         store.observer = _observe_write  # write latency, refusals, push retries
         store.writer.context_trailers = _trailers  # the request id, in every commit

@@ -7,19 +7,40 @@ the store's fetch-and-re-apply loop, so the lock is about throughput, not correc
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import tempfile
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
 
 from memory.errors import LockTimeout
+from memory.git.transport import is_local
+
+
+def host_lock_path(remote: str) -> Path:
+    """The lock file every hippo process on this host writing to `remote` (a path, or a URL
+    without user-info) shares, whatever its data dir (web and worker may keep separate caches)."""
+    if is_local(remote):
+        return Path(remote).resolve().parent / f".{Path(remote).name}.lock"
+    # The same for a git server: processes on this host take turns instead of racing (each
+    # lost race costs a push). Hosts without a shared Redis still race, safely.
+    name = hashlib.sha256(remote.encode()).hexdigest()[:24]
+    return Path(tempfile.gettempdir()) / f"hippo-locks-{os.getuid()}" / f"{name}.lock"
 
 
 class WorkspaceLock(Protocol):
     """Also carries a hint: the tip the last holder pushed. A writer whose view matches it can
     push without fetching first (the push still checks); one that does not, fetches."""
 
+    wait: float  # seconds a writer waits for the lock before LockTimeout
+
     def __enter__(self) -> object: ...
+
+    def acquire(self, timeout: float) -> bool:
+        """Take the lock within `timeout` seconds (True) or not (False); `release` frees it."""
+
+    def release(self) -> None: ...
 
     def tip_hint(self) -> str | None: ...
 
@@ -39,8 +60,8 @@ class FileWorkspaceLock:
     def __init__(self, path: Path, wait: float = 60.0) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._path = path
-        self._lock: Any = None  # filelock.FileLock, made when first taken (see __enter__)
-        self._wait = wait
+        self._lock: Any = None  # filelock.FileLock, made when first taken (see acquire)
+        self.wait = wait
         self._hint = path.with_name(path.name + ".tip")
 
     def tip_hint(self) -> str | None:
@@ -55,7 +76,7 @@ class FileWorkspaceLock:
             tmp.write_text(tip)
             os.replace(tmp, self._hint)
 
-    def __enter__(self) -> object:
+    def acquire(self, timeout: float) -> bool:
         # filelock is imported by the first writer, not by opening a store: a search or a read
         # never takes this lock, and importing filelock costs a CLI command ~10 ms.
         from filelock import FileLock, Timeout
@@ -63,15 +84,23 @@ class FileWorkspaceLock:
         if self._lock is None:
             self._lock = FileLock(str(self._path), thread_local=False)
         try:
-            self._lock.acquire(timeout=self._wait, poll_interval=0.002)
-        except Timeout as exc:
+            self._lock.acquire(timeout=timeout, poll_interval=0.002)
+        except Timeout:
+            return False
+        return True
+
+    def release(self) -> None:
+        self._lock.release()
+
+    def __enter__(self) -> object:
+        if not self.acquire(self.wait):
             raise LockTimeout(
-                f"another writer held the workspace lock for {self._wait:.0f}s; try again"
-            ) from exc
+                f"another writer held the workspace lock for {self.wait:.0f}s; try again"
+            )
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._lock.release()
+        self.release()
 
 
 class RedisWorkspaceLock:
@@ -81,7 +110,7 @@ class RedisWorkspaceLock:
         self._client = client
         self._name = name
         self._ttl = ttl
-        self._wait = wait
+        self.wait = wait
         self._held: Any = None
 
     def tip_hint(self) -> str | None:
@@ -95,14 +124,22 @@ class RedisWorkspaceLock:
         with contextlib.suppress(Exception):
             self._client.set(f"{self._name}:tip", tip, ex=24 * 3600)
 
-    def __enter__(self) -> object:
-        lock = self._client.lock(self._name, timeout=self._ttl, blocking_timeout=self._wait)
+    def acquire(self, timeout: float) -> bool:
+        lock = self._client.lock(self._name, timeout=self._ttl, blocking_timeout=timeout)
         if not lock.acquire():
-            raise LockTimeout(f"another writer held {self._name} for {self._wait:.0f}s; try again")
+            return False
         self._held = lock
+        return True
+
+    def __enter__(self) -> object:
+        if not self.acquire(self.wait):
+            raise LockTimeout(f"another writer held {self._name} for {self.wait:.0f}s; try again")
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def release(self) -> None:
         lock, self._held = self._held, None
         if lock is not None:
             # If it expired under us, the TTL already freed it: nothing to release.

@@ -87,9 +87,10 @@ class Mirror:
                     os.rename(aside, self.path)
             shutil.rmtree(aside, ignore_errors=True)
 
-    def sync(self, *, max_age: float | None = None) -> str | None:
+    def sync(self, *, max_age: float | None = None, until: str | None = None) -> str | None:
         """Fetch the remote's branch and hippo refs; return the newest tip (None when empty).
-        With `max_age`, only when no fetch (or push) of ours is younger than that."""
+        With `max_age`, only when no fetch (or push) of ours is younger than that; with
+        `until`, only when the fetch this one waited behind did not bring that tip."""
         down = self.transport.recent_failure()
         if down is not None:
             raise down  # it just failed: do not wait for the same timeout twice in a row
@@ -100,6 +101,8 @@ class Mirror:
             # again one after another.
             if max_age is not None and started - self.synced_at < max_age:
                 return self.tracked()
+            if until is not None and self.tracked() == until:
+                return until
             with self._processes_in_turn():
                 self._fetch(repo)
         self.synced_at = time.monotonic()
@@ -139,8 +142,11 @@ class Mirror:
     def fresh(self) -> None:
         """Fetch when the last fetch is older than `max_age` seconds, so a long-lived process
         (web, worker) reads what other processes and people pushed. An unreachable remote
-        leaves the last known tip: reading stale memory beats failing to read."""
-        if time.monotonic() - self.synced_at < self.max_age:
+        leaves the last known tip: reading stale memory beats failing to read. While another
+        thread of this process fetches, the tip we know is used rather than waited behind that
+        fetch: a fetch over HTTP took 0.6 s on a loaded host, and every writer thread of a
+        process (each note reads the tree to choose its topic) stood still for it."""
+        if time.monotonic() - self.synced_at < self.max_age or self.fetch_lock.locked():
             return
         with contextlib.suppress(RemoteError):
             self.sync(max_age=self.max_age)
@@ -167,13 +173,14 @@ class Mirror:
             return False
         return True
 
-    def branch_tip(self, *, optimistic: bool = False) -> str | None:
+    def branch_tip(self, *, optimistic: bool = False, hint: str | None = None) -> str | None:
         """The remote branch's tip for the write path: the tip we know when the transport says
-        it may be built on (see Transport.still_at), else a fetch."""
+        it may be built on (see Transport.still_at), else a fetch (none when a read's fetch
+        this waited behind brought `hint`, the tip the lock's last holder pushed)."""
         known = self.tracked()
         if known is not None and self.transport.still_at(known, optimistic=optimistic):
             return known
-        return self.sync()
+        return self.sync(until=hint)
 
     def tracked(self) -> str | None:
         """The remote branch's tip as last fetched or pushed (no network)."""

@@ -5,9 +5,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import partial
@@ -21,9 +18,15 @@ import memory.git.changes as changes
 import memory.git.history as history
 from memory.errors import NotFound, NotMemoryRepository
 from memory.git.credentials import RemoteAuth, split_url
+from memory.git.handoff import FileHandoff, Handoff
 from memory.git.keys import KeyIndex
 from memory.git.local import GITATTRIBUTES, LocalTransport
-from memory.git.locks import FileWorkspaceLock, RedisWorkspaceLock, WorkspaceLock
+from memory.git.locks import (
+    FileWorkspaceLock,
+    RedisWorkspaceLock,
+    WorkspaceLock,
+    host_lock_path,
+)
 from memory.git.mirror import Mirror
 from memory.git.network import NetworkTransport
 from memory.git.request import HIPPO, Author, WriteRequest, WriteResult
@@ -57,13 +60,14 @@ class Store:
         lock: WorkspaceLock | None = None,
         auth: RemoteAuth | None = None,
         max_age: float = 2.0,
+        handoff: Handoff | None = None,
     ) -> None:
         self.cache = Path(cache)
         self.transport = open_transport(remote, auth or RemoteAuth(), self.cache, max_age=max_age)
         self.lock = lock or FileWorkspaceLock(self.cache.with_suffix(".lock"))
         self.mirror = Mirror(self.cache, self.transport, max_age=max_age)
         self.keys = KeyIndex()
-        self.writer = Writer(self.mirror, self.transport, self.lock, self.keys)
+        self.writer = Writer(self.mirror, self.transport, self.lock, self.keys, handoff)
         self.trees = TreeCache(self.mirror)
         self._search: tuple[str, SearchIndex] | None = None  # for all-words and old commits
         self._tags = tagged.TagCache()  # which entries carry which tag, per commit
@@ -78,23 +82,20 @@ class Store:
         workspace: str = "default",
         redis: Any = None,
         auth: RemoteAuth | None = None,
+        handoff: Handoff | None = None,
     ) -> Store:
         cache = Path(data_dir) / "workspaces" / workspace / "cache.git"
-        lock: WorkspaceLock | None = None
+        # A process waiting for the lock hands its writes to the one holding it (one push for
+        # every writer on this host): memory/git/handoff.py. With a shared Redis the lock spans
+        # hosts, and the hand-off is jobs/'s (passed in as `handoff`).
+        lock: WorkspaceLock
         if redis is not None:
             lock = RedisWorkspaceLock(redis, f"hippo:lock:{workspace}")
-        elif is_local(remote):
-            # Every hippo process on this host writing to this remote shares one lock file,
-            # whatever its data dir (the web and the worker may keep separate caches).
-            lock = FileWorkspaceLock(Path(remote).resolve().parent / f".{Path(remote).name}.lock")
         else:
-            # The same for a git server: processes on this host take turns instead of racing
-            # (each lost race costs a push). Hosts without a shared Redis still race, safely.
-            url = split_url(remote, auth or RemoteAuth())[0]
-            name = hashlib.sha256(url.encode()).hexdigest()[:24]
-            folder = Path(tempfile.gettempdir()) / f"hippo-locks-{os.getuid()}"
-            lock = FileWorkspaceLock(folder / f"{name}.lock")
-        return cls(remote, cache, lock=lock, auth=auth)
+            path = host_lock_path(split_url(remote, auth or RemoteAuth())[0])
+            lock = FileWorkspaceLock(path)
+            handoff = handoff or FileHandoff(path.with_name(path.name + ".handoff"))
+        return cls(remote, cache, lock=lock, auth=auth, handoff=handoff)
 
     @property
     def remote(self) -> str:

@@ -19,8 +19,9 @@ import pygit2
 
 import memory.trust.rules as trust
 import memory.writes.validate as validate
-from memory.errors import MemoryStoreError, RemoteError, RemoteUnreachable
+from memory.errors import LockTimeout, MemoryStoreError, RemoteError, RemoteUnreachable
 from memory.git.batch import BatchOutcome, apply_batch
+from memory.git.handoff import Handoff
 from memory.git.keys import KeyIndex
 from memory.git.locks import WorkspaceLock
 from memory.git.mirror import Mirror
@@ -30,6 +31,8 @@ from memory.writes.operations import Operation, check_op
 
 MAX_ATTEMPTS = 25
 MAX_BATCH = 256
+HOLD_ROUNDS = 4  # batches a lock holder writes in a row while other processes offer writes
+HANDOFF_POLL = 0.01  # seconds a waiting leader tries for the lock between looks for answers
 # The trailers of the request or task a write is made for (its request id), asked for at each
 # write: jobs/ owns the request context and hands the Store this reader (memory imports nothing
 # of ours). Values come from hippo's own code, never from the user.
@@ -43,9 +46,16 @@ class Writer:
     """The Store's write half: a group-commit queue in front of one mirror and transport."""
 
     def __init__(
-        self, mirror: Mirror, transport: Transport, lock: WorkspaceLock, keys: KeyIndex
+        self,
+        mirror: Mirror,
+        transport: Transport,
+        lock: WorkspaceLock,
+        keys: KeyIndex,
+        handoff: Handoff | None = None,
     ) -> None:
         self.mirror, self.transport, self.lock, self.keys = mirror, transport, lock, keys
+        self.handoff = handoff  # other processes' writers, when they share one
+        self._offered: dict[str, WriteRequest] = {}  # by ticket; touched by the leader only
         self.observer: Observer | None = None
         self.context_trailers: ContextTrailers | None = None
         self._cond = threading.Condition()
@@ -123,19 +133,102 @@ class Writer:
                 return request.outcome()
             self._leading = True
         try:
-            with self.lock:
-                # The batch is taken once the workspace lock is held: writers who arrived while
-                # another process held it ride along in this push instead of waiting for the next.
-                with self._cond:
-                    batch = [request, *(p for p in self._queue if p is not request)][:MAX_BATCH]
-                    taken = {id(p) for p in batch}
-                    self._queue = [p for p in self._queue if id(p) not in taken]
-                self._run(batch)
+            if self.handoff is None:
+                self._lead_alone()
+            else:
+                self._lead_handing_off(request)
         finally:
             with self._cond:
                 self._leading = False
                 self._cond.notify_all()
         return request.outcome()
+
+    def _take_queue(self, limit: int = MAX_BATCH) -> list[WriteRequest]:
+        with self._cond:
+            taken, self._queue = self._queue[:limit], self._queue[limit:]
+        return taken
+
+    def _lead_alone(self) -> None:
+        with self.lock:
+            # The batch is taken once the workspace lock is held: writers who arrived while
+            # another process held it ride along in this push instead of waiting for the next.
+            self._run(self._take_queue())
+
+    def _lead_handing_off(self, request: WriteRequest) -> None:
+        """Lead this process's writers with a hand-off (memory/git/handoff.py): while another
+        process holds the lock, offer them to it and collect their outcomes; on taking the
+        lock, write what is left of them together with every process's offers. The leader
+        leaves once its own write is done; the offers it leaves open (`_offered`) are the next
+        leader's to collect, so a writer who queues meanwhile is offered at once instead of
+        waiting for this leader to finish up (half-full batches, measured)."""
+        assert self.handoff is not None
+        offered = self._offered
+        deadline = time.monotonic() + self.lock.wait
+        wait = 0.0
+        while not request.done:
+            mine = self._take_queue()
+            if self.lock.acquire(wait):
+                try:
+                    self._hold(mine, offered)
+                finally:
+                    self.lock.release()
+                deadline = time.monotonic() + self.lock.wait
+            else:
+                offered.update((self.handoff.offer(r), r) for r in mine)
+            if self._collect(offered):
+                deadline = time.monotonic() + self.lock.wait
+            if not request.done and time.monotonic() > deadline:
+                self._give_up(offered)
+                return
+            wait = HANDOFF_POLL
+
+    def _hold(self, mine: list[WriteRequest], offered: dict[str, WriteRequest]) -> None:
+        """With the lock held: our writers not yet claimed, plus every process's offers (and
+        what a holder that died left claimed), in one batch; each offer's outcome recorded
+        before the lock goes. While offers keep coming, the holder writes up to HOLD_ROUNDS
+        batches before letting go: its cache is at the tip it pushed, a next holder's is
+        not (a fetch, as long as a push over HTTP)."""
+        assert self.handoff is not None
+        batch = list(mine)
+        for ticket in [t for t in offered if self.handoff.withdraw(t)]:
+            batch.append(offered.pop(ticket))
+        for round_ in range(HOLD_ROUNDS):
+            if round_:
+                batch = self._take_queue()  # this process's writers who came meanwhile
+            foreign = self.handoff.claim(max(0, MAX_BATCH - len(batch)))
+            if not batch and not foreign:
+                return
+            self._run([*batch, *(r for _, r in foreign)])
+            for ticket, r in foreign:
+                self.handoff.answer(ticket, r.error or r.result or RemoteError("no outcome"))
+            with self._cond:
+                self._cond.notify_all()
+
+    def _collect(self, offered: dict[str, WriteRequest]) -> bool:
+        """Finish our offers that were answered; True when any was."""
+        assert self.handoff is not None
+        answered = self.handoff.outcomes(list(offered))
+        for ticket, outcome in answered.items():
+            offered.pop(ticket).finish(outcome)
+        if answered:
+            with self._cond:
+                self._cond.notify_all()
+        return bool(answered)
+
+    def _give_up(self, offered: dict[str, WriteRequest]) -> None:
+        """No holder answered and the lock never came for `lock.wait` seconds."""
+        assert self.handoff is not None
+        for ticket, r in offered.items():
+            gone = self.handoff.withdraw(ticket)
+            r.finish(
+                LockTimeout(
+                    f"another writer held the workspace lock for {self.lock.wait:.0f}s; "
+                    + ("try again" if gone else "the write may still land: try again with its key")
+                )
+            )
+        offered.clear()
+        with self._cond:
+            self._cond.notify_all()
 
     def _run(self, batch: list[WriteRequest]) -> None:
         try:
@@ -154,12 +247,13 @@ class Writer:
         for attempt in range(MAX_ATTEMPTS):
             # Over the network the first try builds on the tip we know, without a fetch: the
             # push itself checks that the remote still holds it. A rejected try fetches.
-            optimistic = attempt == 0 and self.lock.tip_hint() in (None, self.mirror.tracked())
+            hint = self.lock.tip_hint() if attempt == 0 else None
+            optimistic = attempt == 0 and hint in (None, self.mirror.tracked())
             if attempt > 1:
                 # Another host pushed first: back off with jitter so neither side starves.
                 time.sleep(random.uniform(0, min(0.5, 0.01 * 2**attempt)))
             try:
-                tip = self.mirror.branch_tip(optimistic=optimistic)
+                tip = self.mirror.branch_tip(optimistic=optimistic, hint=hint)
             except RemoteUnreachable:
                 raise  # the caller says so at once; queued tasks retry with backoff
             except RemoteError as exc:

@@ -9,6 +9,7 @@ import gzip
 import socket
 import subprocess
 import threading
+import time
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -73,6 +74,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self) -> None:
         owner = self.server.owner
         owner._count("requests")
+        if owner.delay:
+            time.sleep(owner.delay)  # a slow host: every request waits this long first
         user = self._user()
         if owner.require_auth and user is None:
             owner._count("unauthorized")
@@ -189,6 +192,7 @@ class HttpGitServer:
         self.user = user
         self.password = password
         self.require_auth = require_auth
+        self.delay = 0.0  # seconds added to every request (a slow git host)
         self.port = 0
         self.counts: dict[str, int] = {}
         self.errors: list[str] = []  # stderr of CGI runs that failed (for a failing test to show)

@@ -1,0 +1,140 @@
+"""The group commit across processes: a writer that waits for the workspace lock hands its
+queued writes to whichever process holds it, which commits them with its own in one push.
+
+`Handoff` is what the writer needs (memory/git/writer.py); `FileHandoff` is the one-host kind,
+a folder beside the workspace lock (every hippo process on this host writing to this remote
+shares it). A write's life there, each step one atomic rename or unlink:
+
+    pending/<ticket>  offered by its process (which keeps waiting, and polls for the lock)
+    claimed/<ticket>  taken by the lock holder, only while it holds the lock
+    done/<ticket>     its outcome, written before the holder lets the lock go
+
+So whoever holds the lock finds in claimed/ only what a holder that died mid-batch left: it
+runs those again. Every offered write carries an idempotency key (`handoff:<ticket>` when it had
+none), so a write whose push landed just before its holder died lands once and reports that
+commit. Its process reads done/ and hands each thread its own outcome; nothing is answered before
+the push landed, and a write that failed is answered with its own error only.
+
+Offers and answers are JSON that only hippo's own write types are read back from
+(memory/git/handoff_codec.py). jobs/handoff.py keeps the same three stages in Redis for writers
+on several hosts sharing one Redis lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+import uuid
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import Protocol
+
+from memory.git.handoff_codec import Outcome, dump_outcome, dump_request, load_outcome, load_request
+from memory.git.request import WriteRequest
+
+DONE_KEPT = 600.0  # seconds an answer waits for a process that may have died before reading it
+
+
+class Handoff(Protocol):
+    """Writes offered by processes waiting for the lock, and their outcomes."""
+
+    def offer(self, request: WriteRequest) -> str:
+        """Offer `request` to the lock holder; return its ticket."""
+
+    def withdraw(self, ticket: str) -> bool:
+        """Take back an offer nobody claimed yet (True); False once a holder claimed it."""
+
+    def claim(self, limit: int) -> list[tuple[str, WriteRequest]]:
+        """(Lock held.) Take up to `limit` offers, and whatever a dead holder left claimed."""
+
+    def answer(self, ticket: str, outcome: Outcome) -> None:
+        """(Lock held.) Record the outcome of a claimed offer for the process that made it."""
+
+    def outcomes(self, tickets: Collection[str]) -> dict[str, Outcome]:
+        """The outcomes of one's own offers that were answered (each read once)."""
+
+
+class FileHandoff:
+    """The one-host hand-off: a folder of pending, claimed and done writes."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        for sub in ("pending", "claimed", "done", "tmp"):
+            (self.folder / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._swept = 0.0
+
+    def _put(self, sub: str, ticket: str, data: str) -> None:
+        tmp = self.folder / "tmp" / f"{ticket}.{os.getpid()}"
+        tmp.write_text(data)
+        os.replace(tmp, self.folder / sub / ticket)
+
+    def offer(self, request: WriteRequest) -> str:
+        ticket = uuid.uuid4().hex
+        self._put("pending", ticket, dump_request(request, request.key or f"handoff:{ticket}"))
+        return ticket
+
+    def withdraw(self, ticket: str) -> bool:
+        try:
+            os.unlink(self.folder / "pending" / ticket)
+        except FileNotFoundError:
+            return False
+        return True
+
+    def claim(self, limit: int) -> list[tuple[str, WriteRequest]]:
+        claimed = self.folder / "claimed"
+        taken = sorted(os.listdir(claimed))  # left by a holder that died mid-batch
+        pending = self.folder / "pending"
+        for ticket in sorted(os.listdir(pending), key=_age(pending))[: max(0, limit - len(taken))]:
+            with contextlib.suppress(FileNotFoundError):  # withdrawn by its process just now
+                os.replace(pending / ticket, claimed / ticket)
+                taken.append(ticket)
+        out = []
+        for ticket in taken:
+            try:
+                out.append((ticket, load_request((claimed / ticket).read_bytes())))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # torn or foreign: never ours to write (its process times out)
+        self._sweep()
+        return out
+
+    def answer(self, ticket: str, outcome: Outcome) -> None:
+        self._put("done", ticket, dump_outcome(outcome))
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.folder / "claimed" / ticket)
+
+    def outcomes(self, tickets: Collection[str]) -> dict[str, Outcome]:
+        if not tickets:
+            return {}
+        done = self.folder / "done"
+        out: dict[str, Outcome] = {}
+        for ticket in set(os.listdir(done)).intersection(tickets):  # one look for them all
+            try:
+                out[ticket] = load_outcome((done / ticket).read_bytes())
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(done / ticket)
+        return out
+
+    def _sweep(self) -> None:
+        """Drop answers nobody read for DONE_KEPT seconds (their process died)."""
+        now = time.time()
+        if now - self._swept < DONE_KEPT / 10:
+            return
+        self._swept = now
+        for sub in ("done", "tmp"):
+            for entry in os.scandir(self.folder / sub):
+                with contextlib.suppress(OSError):
+                    if now - entry.stat().st_mtime > DONE_KEPT:
+                        os.unlink(entry.path)
+
+
+def _age(folder: Path) -> Callable[[str], float]:
+    def mtime(name: str) -> float:
+        try:
+            return (folder / name).stat().st_mtime
+        except OSError:
+            return 0.0
+
+    return mtime
