@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.cli import brief, dream, github, mcp, remote, server, workspaces
+from bot.cli import archive, brief, dream, github, mcp, remote, server, workspaces
 from bot.cli import memory as memory_commands
 from bot.cli import output as out
 from jobs.config import Config, ConfigError
@@ -41,6 +41,7 @@ COMMANDS: tuple[AddCommands, ...] = (
     mcp.add_commands,
     server.add_commands,
     dream.add_commands,
+    archive.add_commands,
     github.add_commands,
     remote.add_commands,
     workspaces.add_commands,

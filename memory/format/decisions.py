@@ -51,6 +51,10 @@ DECISIONS = {
     "digits joined by single '-', '_', '.', '/' or spaces, at most 40 characters, at most 20 an "
     "entry; repeated `tags:` keys add up. Tags are the same tag when equal but for case, "
     "separators ('-', '_', space) and plural endings (memory/format/tags.py `key`).",
+    17: "archive/YYYY-MM-DD.jsonl holds recent episodes only: months ended before last month move "
+    "to the ref refs/hippo-cold/archive (months/YYYY-MM.jsonl.gz and index.json), outside what "
+    "git clone and hippo fetch, one revertable commit per month; searched on purpose only "
+    "(memory/archive/).",
 }
 
 KNOWN_KEYS = frozenset(
