@@ -3,8 +3,10 @@ search as before) and then the cold months (memory/git/cold.py), from an SQLite 
 disk beside the store's cache.
 
 The cold index is filled month by month from the cold ref's gzip files and follows the ref by
-each month file's blob id, so a night's roll-up re-reads only the month it changed. A cold hit
-is `archive/<month>.jsonl.gz` and the line's number in that month file. Cold ranking is FTS5's
+each month file's blob id, so a night's roll-up re-reads only the month it changed. A cold hit's
+path is git's `<rev>:<path>` of the month file, `refs/hippo-cold/archive:months/2026-08.jsonl.gz`
+(never a path of the tree, so no file an agent creates there can pass for it), and its line is
+the line's number in that month. Cold ranking is FTS5's
 BM25 over Porter stems (deploy, deploys, deployed are one word; no typo tolerance, unlike the
 ranked search): every word counts and a missing one costs rank; `all_words` keeps only lines
 holding every word.
@@ -19,8 +21,8 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from memory.git.cold import COLD_REF, ColdStore, month_path
 from memory.git.cold import Backing as Store
-from memory.git.cold import ColdStore
 from memory.search import Hit, SearchIndex
 
 _WORD = re.compile(r"[^\W_]+")
@@ -150,5 +152,5 @@ def _number(month: str) -> int:
 def _hit(rowid: int, text: str, score: float) -> Hit:
     number, line = divmod(rowid, LINES_PER_MONTH)
     year, mon = divmod(number, 12)
-    path = f"archive/{year:04d}-{mon + 1:02d}.jsonl.gz"
+    path = f"{COLD_REF}:{month_path(f'{year:04d}-{mon + 1:02d}')}"  # git's <rev>:<path>
     return Hit(path, line, text, {}, round(score, 3), entry=False)

@@ -123,9 +123,9 @@ def test_the_archive_is_searchable_on_purpose_only(seeded: Store, tmp_path: Path
     assert seeded.search("rollback", archive=False) == []
     found = seeded.search("rollback 2026-08-17", archive=True, limit=50)
     paths = {h.path for h in found}
-    assert "archive/2026-08.jsonl.gz" in paths  # cold
+    assert "refs/hippo-cold/archive:months/2026-08.jsonl.gz" in paths  # cold
     assert "archive/2026-11-05.jsonl" in paths  # still in the tree
-    cold = [h for h in found if h.path == "archive/2026-08.jsonl.gz"]
+    cold = [h for h in found if h.path == "refs/hippo-cold/archive:months/2026-08.jsonl.gz"]
     month = ColdStore(seeded).month_lines(ColdStore(seeded).fetch(), "2026-08")
     assert all(month[h.line - 1] == h.text for h in cold)  # the line number is the month file's
     assert "2026-08-17" in cold[0].text
