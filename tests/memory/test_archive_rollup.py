@@ -166,3 +166,19 @@ def test_only_the_dreaming_identity_deletes_archive_files(seeded: Store) -> None
     with pytest.raises(Exception, match="archive"):
         seeded.write([DeleteFile("archive/2026-08-03.jsonl")], author=agent, message="rm")
     assert "archive/2026-08-03.jsonl" in seeded.files("archive/")
+
+
+def test_the_cold_ref_moves_by_compare_and_swap(seeded: Store, remote: str, tmp_path: Path) -> None:
+    """Two writers of the cold ref: the one that built on a stale tip is refused, and nothing
+    the other pushed is overwritten."""
+    roll_up(seeded, TODAY)
+    other = ColdStore(Store.open(remote, tmp_path / "other"))
+    stale = other.fetch()
+    mine = ColdStore(seeded)
+    tip = mine.fetch()
+    assert stale == tip is not None
+    made = mine.commit(tip, "2026-07", ["{}"], mine.index(tip), author=DREAMER, message="m")
+    assert mine.advance(made, tip)
+    late = other.commit(stale, "2026-06", ["{}"], other.index(stale), author=DREAMER, message="m")
+    assert not other.advance(late, stale)
+    assert other.fetch() == made and "2026-08" in other.months(made)
