@@ -146,6 +146,18 @@ def clones(url: str, work: Path, tag: str) -> dict[str, float]:
     return got
 
 
+def tree_read(url: str, cache: Path) -> float:
+    """Seconds to read every file at the tip (Store.tree, as the dream's context does), in a
+    fresh cache fetched beforehand."""
+    store = Store.open(url, cache)
+    store.sync()
+    t = time.perf_counter()
+    store.tree()
+    took = time.perf_counter() - t
+    shutil.rmtree(cache, ignore_errors=True)
+    return took
+
+
 def tip_archive(repo: Path) -> tuple[int, float]:
     listing = subprocess.run(
         ["git", "-C", str(repo), "ls-tree", "-r", "-l", "main", "archive/"],
@@ -206,6 +218,7 @@ def run(url: str, repo: Path, work: Path, n: int, hot_max: int) -> None:
     before = clones(url, work, "before")
     store = Store.open(url, work / "roller")
     store.sync()
+    tree_before = tree_read(url, work / "tree-before")
     hot = search_times(store, QUERIES * 2) if n <= hot_max else []
     counted = count_tree(store)
     t = time.perf_counter()
@@ -222,6 +235,10 @@ def run(url: str, repo: Path, work: Path, n: int, hot_max: int) -> None:
     print(f"{'':16}{'before':>10}{'after':>10}")
     for key in before:
         print(f"{key:16}{before[key]:>10.2f}{after[key]:>10.2f}")
+    tree_after = tree_read(url, work / "tree-after")
+    print(
+        f"reading the tip's whole tree (what a dream reads): {tree_before:.1f} s → {tree_after:.1f} s"
+    )
     reader = Store.open(url, work / "reader")
     reader.sync()
     first = search_times(reader, QUERIES[:1])[0]
