@@ -22,6 +22,9 @@ def roll_archive(store: Store, today: date) -> list[dict[str, Any]]:
     except MemoryStoreError as exc:
         log.warning("archive roll-up left for the next night: %s", exc)
         return []
+    except Exception:  # a boundary: the night's steps are committed; the episodes stay put
+        log.exception("archive roll-up failed; left for the next night")
+        return []
     for r in rolled:
         log.info(
             "archive %s: %d episodes rolled (%d new to the cold ref)", r.month, r.episodes, r.added
