@@ -35,6 +35,10 @@ def test_the_dream_rolls_old_months_into_the_cold_ref(slack_runtime: Runtime) ->
     assert any(s.startswith("archive: roll up 2026-08") for s in subjects)
     # the snapshot is published after the roll-up, and hippo's refs do not hold the cold one
     assert COLD_REF not in {f"refs/hippo/{n}" for n in rt.store.refs()}
+    from memory.dream import digest
+
+    shown = json.dumps(digest.blocks(outcome.report, console_url="http://hippo.test"))
+    assert "Archive rolled into cold storage" in shown and "2026-08: 1 episodes" in shown
     hits = rt.store.search("release train", archive=True)
     assert {h.path for h in hits} >= {
         "refs/hippo-cold/archive:months/2026-08.jsonl.gz",
