@@ -19,6 +19,7 @@ from celery.schedules import crontab
 from integrations import github_client as gh
 from integrations import metrics
 from jobs import keys, oplog
+from jobs.archive import roll_archive
 from jobs.config import Config, today
 from jobs.read_counts import last_reads, read_counts
 from jobs.runtime import Runtime
@@ -187,6 +188,8 @@ def _dream_locked(
         allowed_hosts=rt.config.verify_hosts,
         after_step=lambda step: _after_step(lock, step, on_step),  # each step renews the lock
     )
+    if not report.skipped:  # old months of archive/ to the cold ref, one commit each
+        report.extra["archive"] = roll_archive(rt.store, now.date())
     metrics.DREAM_SECONDS.observe(time.monotonic() - started)
     for step in report.steps:
         metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()

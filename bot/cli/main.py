@@ -18,7 +18,19 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.cli import brief, checks, dream, github, mcp, reminders, remote, scopes, server, workspaces
+from bot.cli import (
+    archive,
+    brief,
+    checks,
+    dream,
+    github,
+    mcp,
+    reminders,
+    remote,
+    scopes,
+    server,
+    workspaces,
+)
 from bot.cli import memory as memory_commands
 from bot.cli import output as out
 from jobs.config import Config, ConfigError
@@ -43,6 +55,7 @@ COMMANDS: tuple[AddCommands, ...] = (
     server.add_commands,
     dream.add_commands,
     checks.add_commands,
+    archive.add_commands,
     github.add_commands,
     remote.add_commands,
     workspaces.add_commands,

@@ -138,6 +138,7 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
     out += contradiction_blocks(report.extra.get("contradictions") or [], console_url)
     out += proposal_blocks(report.extra.get("proposals") or [], workspace, console_url)
     out += possible_blocks(report.extra.get("possible_duplicates") or [], workspace)
+    out += archive_blocks(report.extra.get("archive") or [])
     if report.unverified:
         out.append(_section("*Unverified files*\n" + _listed(report.unverified, "files")))
     out += unused_blocks(report.unused, workspace) + oplog_blocks(
@@ -145,6 +146,22 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
     )
     out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": usage_line(report)}]})
     return out
+
+
+def archive_blocks(rolled: list[dict[str, Any]]) -> list[Block]:
+    """The months the roll-up moved to the cold archive (jobs/archive.py), each commit named
+    so a person can revert it (the files come back; docs/MEMORY.md, decision 18)."""
+    lines = [
+        f"{r['month']}: {r['episodes']} episodes from {r['files']} files "
+        f"(commit `{r['commit'][:8]}`)"
+        for r in rolled
+        if r.get("created") and r.get("commit")
+    ]
+    if not lines:
+        return []
+    return [
+        _section("*Archive rolled into cold storage* (search with --archive)\n" + _listed(lines))
+    ]
 
 
 def usage_line(report: Report) -> str:

@@ -57,6 +57,10 @@ DECISIONS = {
     "until a person, or the dream for `owner/repo#N merged|closed`, closes it). Closing adds "
     "`done: YYYY-MM-DD` and `reason:`; the entry stays as history. `due`, `until` and `done` "
     "are dates; a reminder without a time is `bad-reminder` (memory/reminders/).",
+    18: "archive/YYYY-MM-DD.jsonl holds recent episodes only: months ended before last month move "
+    "to the ref refs/hippo-cold/archive (months/YYYY-MM.jsonl.gz and index.json), outside what "
+    "git clone and hippo fetch, one revertable commit per month; searched on purpose only "
+    "(memory/archive/).",
 }
 
 KNOWN_KEYS = frozenset(

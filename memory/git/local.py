@@ -50,9 +50,9 @@ class LocalTransport:
     def recent_failure(self) -> RemoteError | None:
         return None  # a path answers at once: nothing to wait for twice
 
-    def fetch(self, repo: pygit2.Repository) -> None:
+    def fetch(self, repo: pygit2.Repository, specs: list[str] | None = None) -> None:
         try:
-            repo.remotes["origin"].fetch(FETCH_SPECS, callbacks=None)
+            repo.remotes["origin"].fetch(specs or FETCH_SPECS, callbacks=None)
         except (pygit2.GitError, OSError) as exc:
             raise RemoteError(
                 f"cannot fetch {self.shown}: {exc}; check HIPPO_MEMORY_REMOTE"
@@ -80,6 +80,14 @@ class LocalTransport:
             return self._swap(repo, refname, oid, None, message="hippo: publish")
         except (pygit2.GitError, OSError):
             return False
+
+    def advance(
+        self, repo: pygit2.Repository, refname: str, new: pygit2.Oid, old: str | None
+    ) -> bool:
+        try:
+            return self._swap(repo, refname, new, old, message="hippo: advance")
+        except (pygit2.GitError, OSError):
+            return False  # a ref lock held by another writer
 
     def _set(self, repo: pygit2.Repository, refname: str, oid: pygit2.Oid) -> bool:
         """Force `refname` to `oid` through a push (a moved ref is simply overwritten)."""

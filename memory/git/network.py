@@ -51,9 +51,9 @@ class NetworkTransport:
             return down[1]
         return None
 
-    def fetch(self, repo: pygit2.Repository) -> None:
+    def fetch(self, repo: pygit2.Repository, specs: list[str] | None = None) -> None:
         try:
-            repo.remotes["origin"].fetch(FETCH_SPECS, callbacks=self.callbacks())
+            repo.remotes["origin"].fetch(specs or FETCH_SPECS, callbacks=self.callbacks())
         except (pygit2.GitError, OSError) as exc:
             error = classify(exc, self.remote, self.auth, "fetching")
             if isinstance(error, RemoteError):
@@ -108,6 +108,23 @@ class NetworkTransport:
                 return False
             raise RemoteError(f"{self.shown} refused {refname}: {redact(cb.rejected[refname])}")
         return True
+
+    def advance(
+        self, repo: pygit2.Repository, refname: str, new: pygit2.Oid, old: str | None
+    ) -> bool:
+        """A push without force: the server takes it only as a fast-forward of what it holds,
+        and `new` descends from `old` alone, so a ref moved meanwhile is refused."""
+        del old  # the server's fast-forward check is the compare-and-swap
+        repo.references.create(refname, new, force=True)
+        cb = self.callbacks()
+        try:
+            repo.remotes["origin"].push([f"{refname}:{refname}"], callbacks=cb)
+        except (pygit2.GitError, OSError) as exc:
+            low = str(exc).lower()
+            if "fastforward" in low or "fast-forward" in low or "not present locally" in low:
+                return False
+            raise classify(exc, self.remote, self.auth, f"pushing {refname}") from None
+        return refname not in cb.rejected
 
     def delete_ref(self, repo: pygit2.Repository, refname: str) -> None:
         try:

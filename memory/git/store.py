@@ -16,6 +16,7 @@ import pygit2
 import memory.format.lines as textlines
 import memory.git.changes as changes
 import memory.git.history as history
+from memory.archive import search as archived
 from memory.errors import NotFound, NotMemoryRepository
 from memory.git.credentials import RemoteAuth, split_url
 from memory.git.handoff import FileHandoff, Handoff
@@ -335,9 +336,8 @@ class Store:
         if wanted:  # episodes (the archive) carry no tags
             carrying = self._tags.at(sha, partial(self.trees.some, sha), self.trees.changes)
             return tagged.search(sha, words, wanted, limit, carrying, all_words=all_words)
-        if archive:
-            episodes = SearchIndex.build(self.tree(sha), archive=True)
-            return episodes.search(query, limit=limit, all_words=all_words)
+        if archive:  # the tree's episodes, then the cold months (memory/archive/search.py)
+            return archived.search(self, sha, query, limit, all_words=all_words)
         if not all_words and (commit is None or sha == self.tip()):
             if self._fts is None:
                 self._fts = FtsIndex(self.cache.with_suffix(".search.sqlite"))

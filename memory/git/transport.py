@@ -52,8 +52,9 @@ class Transport(Protocol):
     def recent_failure(self) -> RemoteError | None:
         """A fetch that just failed, to raise again rather than wait for the same timeout."""
 
-    def fetch(self, repo: pygit2.Repository) -> None:
-        """Fetch the branch and refs/hippo/* into `repo`. Raises a RemoteError."""
+    def fetch(self, repo: pygit2.Repository, specs: list[str] | None = None) -> None:
+        """Fetch the branch and refs/hippo/* into `repo` (or the refspecs `specs`, such as the
+        cold archive's, memory/git/cold.py). Raises a RemoteError."""
 
     def still_at(self, known: str, *, optimistic: bool) -> bool:
         """Whether the write path may build on `known` without fetching."""
@@ -67,6 +68,12 @@ class Transport(Protocol):
         self, repo: pygit2.Repository, refname: str, oid: pygit2.Oid, *, create: bool
     ) -> bool:
         """Point `refname` at `oid` on the remote; with `create`, False when it exists."""
+
+    def advance(
+        self, repo: pygit2.Repository, refname: str, new: pygit2.Oid, old: str | None
+    ) -> bool:
+        """Move `refname` from `old` (None: absent) to `new`, a descendant of it; False when
+        the remote's ref holds another value (compare-and-swap)."""
 
     def delete_ref(self, repo: pygit2.Repository, refname: str) -> None:
         """Delete `refname` on the remote."""

@@ -179,7 +179,7 @@ class _Edit:
             self.collide(op.path)
         elif isinstance(op, MoveFile):
             self.collide(op.dst)
-        _check_append_only(op, self.current)
+        _check_append_only(op, self.current, dreamer=self.dreamer)
         if not self.force:
             _check_tombstones(op, self.current, self.forgotten, person=not self.by_agent)
         if isinstance(op, WriteFile) and not self.internal:
@@ -319,12 +319,14 @@ def _check_new_entries(op: WriteFile, before: str | None) -> None:
 ARCHIVE = "archive/"
 
 
-def _check_append_only(op: Operation, current: Reader) -> None:
+def _check_append_only(op: Operation, current: Reader, *, dreamer: bool = False) -> None:
     """archive/ takes appends only, through every door: AppendLine, or a WriteFile that creates
-    a file or keeps every byte it had and adds lines after them."""
+    a file or keeps every byte it had and adds lines after them. One exception: the dreaming
+    identity deletes a month's day files once the roll-up put them in the cold archive
+    (memory/archive/rollup.py checks every episode arrived there first)."""
     if not any(p.startswith(ARCHIVE) for p in paths_of(op)):
         return
-    if isinstance(op, AppendLine):
+    if isinstance(op, AppendLine) or (dreamer and isinstance(op, DeleteFile)):
         return
     if isinstance(op, WriteFile):
         before = current(op.path)
