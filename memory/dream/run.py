@@ -17,21 +17,13 @@ from functools import partial
 from typing import Any, NamedTuple
 
 import memory.dream.consolidate_lessons as outcomes
+import memory.dream.declared_checks as declared_checks
 import memory.facts.tombstones as tombstones
 import memory.format.lines as textlines
 import memory.format.version as version
 import memory.trust.proposals as proposals
 from memory import format as fmt
-from memory.dream import (
-    corrections,
-    daily,
-    declared_checks,
-    index,
-    plain_git,
-    tag_vocabulary,
-    tidy,
-    unused,
-)
+from memory.dream import corrections, daily, index, plain_git, tag_vocabulary, tidy, unused
 from memory.dream import state as st
 from memory.dream.changes import RenameFinder, changed_since, unmerged_since
 from memory.dream.checkable_claims import known_repos
