@@ -96,10 +96,9 @@ class Runtime:
             auth=remote_auth(self.config),
         )
         from integrations import metrics
-        from jobs import observe
 
         store.observer = metrics.observe_write  # write latency, refusals, push retries
-        store.writer.context_trailers = observe.trailers  # the request id, in every commit
+        store.writer.context_trailers = context.trailers  # the request id, in every commit
         return store
 
     @cached_property

@@ -1,6 +1,6 @@
 """Every Redis key is spelled in one module, jobs/keys.py; no other module of ours spells one.
 
-The one exception is memory's write lock (`hippo:lock:<workspace>`, memory/git/store.py):
+The one exception is memory's write lock (`hippo:lock:<workspace>`, memory/git/writer.py):
 memory/ imports nothing of ours, so it names its own lock.
 """
 
@@ -15,7 +15,7 @@ from tests.parsing import parse
 ROOT = Path(__file__).resolve().parents[1]
 KEY = re.compile(r"^hippo:[a-z]")  # "hippo: push" (a message) is not a key
 OWNER = ROOT / "jobs" / "keys.py"
-EXCEPTIONS = {("memory/git/store.py", "hippo:lock:")}
+EXCEPTIONS = {("memory/git/writer.py", "hippo:lock:")}
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

@@ -5,9 +5,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import partial
@@ -20,16 +17,14 @@ import memory.format.lines as textlines
 import memory.git.changes as changes
 import memory.git.history as history
 from memory.errors import NotFound, NotMemoryRepository
+from memory.git.batch import HIPPO, Author, KeyIndex, WriteRequest, WriteResult
 from memory.git.credentials import RemoteAuth, split_url
-from memory.git.keys import KeyIndex
 from memory.git.local import GITATTRIBUTES, LocalTransport
-from memory.git.locks import FileWorkspaceLock, RedisWorkspaceLock, WorkspaceLock
 from memory.git.mirror import Mirror
 from memory.git.network import NetworkTransport
-from memory.git.request import HIPPO, Author, WriteRequest, WriteResult
 from memory.git.transport import BRANCH, Transport, is_local
 from memory.git.trees import TreeCache
-from memory.git.writer import Observer, Writer
+from memory.git.writer import FileWorkspaceLock, Observer, WorkspaceLock, Writer, workspace_lock
 from memory.search import FtsIndex, Hit, SearchIndex, tagged
 from memory.writes.operations import Operation, WriteFile, check_path
 
@@ -80,20 +75,7 @@ class Store:
         auth: RemoteAuth | None = None,
     ) -> Store:
         cache = Path(data_dir) / "workspaces" / workspace / "cache.git"
-        lock: WorkspaceLock | None = None
-        if redis is not None:
-            lock = RedisWorkspaceLock(redis, f"hippo:lock:{workspace}")
-        elif is_local(remote):
-            # Every hippo process on this host writing to this remote shares one lock file,
-            # whatever its data dir (the web and the worker may keep separate caches).
-            lock = FileWorkspaceLock(Path(remote).resolve().parent / f".{Path(remote).name}.lock")
-        else:
-            # The same for a git server: processes on this host take turns instead of racing
-            # (each lost race costs a push). Hosts without a shared Redis still race, safely.
-            url = split_url(remote, auth or RemoteAuth())[0]
-            name = hashlib.sha256(url.encode()).hexdigest()[:24]
-            folder = Path(tempfile.gettempdir()) / f"hippo-locks-{os.getuid()}"
-            lock = FileWorkspaceLock(folder / f"{name}.lock")
+        lock = workspace_lock(remote, workspace, redis, auth or RemoteAuth())
         return cls(remote, cache, lock=lock, auth=auth)
 
     @property

@@ -4,28 +4,46 @@ Operations are queued; one thread at a time (the leader) takes the workspace loc
 newest tip, applies every queued write as its own commit (memory/git/batch.py), and pushes the
 chain once through the transport. If the push is rejected because the remote moved, it fetches
 and re-applies the operations on the new tip. Each write's idempotency key lands as a
-`Hippo-Key:` trailer (memory/git/keys.py).
+`Hippo-Key:` trailer (memory/git/batch.py).
+
+The workspace lock (`WorkspaceLock`): Redis when configured, a file lock otherwise. It
+serializes writers on one host (or all hosts sharing a Redis); writers elsewhere are covered by
+the fetch-and-re-apply loop, so the lock is about throughput, not correctness.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import os
 import random
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol
 
 import pygit2
+from filelock import FileLock
+from filelock import Timeout as FileLockTimeout
 
 import memory.trust.rules as trust
 import memory.writes.validate as validate
-from memory.errors import MemoryStoreError, RemoteError, RemoteUnreachable
-from memory.git.batch import BatchOutcome, apply_batch
-from memory.git.keys import KeyIndex
-from memory.git.locks import WorkspaceLock
+from memory.errors import LockTimeout, MemoryStoreError, RemoteError, RemoteUnreachable
+from memory.git.batch import (
+    DREAMER,
+    Author,
+    BatchOutcome,
+    KeyIndex,
+    WriteRequest,
+    WriteResult,
+    apply_batch,
+)
+from memory.git.credentials import RemoteAuth, split_url
 from memory.git.mirror import Mirror
-from memory.git.request import DREAMER, Author, WriteRequest, WriteResult
-from memory.git.transport import Transport
+from memory.git.transport import Transport, is_local
 from memory.writes.operations import Operation, check_op
 
 MAX_ATTEMPTS = 25
@@ -203,3 +221,110 @@ def _finish(batch: list[WriteRequest], results: Mapping[int, object]) -> None:
     for request in batch:
         outcome = results.get(id(request))
         request.finish(outcome if isinstance(outcome, WriteResult | MemoryStoreError) else None)
+
+
+# -- the workspace lock ----------------------------------------------------------------------------
+
+
+class WorkspaceLock(Protocol):
+    """Also carries a hint: the tip the last holder pushed. A writer whose view matches it can
+    push without fetching first (the push still checks); one that does not, fetches."""
+
+    def __enter__(self) -> object: ...
+
+    def tip_hint(self) -> str | None: ...
+
+    def set_tip_hint(self, tip: str) -> None: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+class FileWorkspaceLock:
+    """An flock on a file beside the cache; released by the OS if the process dies."""
+
+    def __init__(self, path: Path, wait: float = 60.0) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = FileLock(str(path), thread_local=False)
+        self._wait = wait
+        self._hint = path.with_name(path.name + ".tip")
+
+    def tip_hint(self) -> str | None:
+        try:
+            return self._hint.read_text().strip() or None
+        except OSError:
+            return None
+
+    def set_tip_hint(self, tip: str) -> None:
+        tmp = self._hint.with_name(f"{self._hint.name}.{os.getpid()}")
+        with contextlib.suppress(OSError):
+            tmp.write_text(tip)
+            os.replace(tmp, self._hint)
+
+    def __enter__(self) -> object:
+        try:
+            self._lock.acquire(timeout=self._wait, poll_interval=0.002)
+        except FileLockTimeout as exc:
+            raise LockTimeout(
+                f"another writer held the workspace lock for {self._wait:.0f}s; try again"
+            ) from exc
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+class RedisWorkspaceLock:
+    """redis-py's Lock (a token with a TTL, so a dead holder frees it after `ttl` seconds)."""
+
+    def __init__(self, client: Any, name: str, ttl: float = 120.0, wait: float = 60.0) -> None:
+        self._client = client
+        self._name = name
+        self._ttl = ttl
+        self._wait = wait
+        self._held: Any = None
+
+    def tip_hint(self) -> str | None:
+        try:
+            raw = self._client.get(f"{self._name}:tip")
+        except Exception:  # a hint only: without it the writer fetches first
+            return None
+        return raw.decode() if isinstance(raw, bytes) else raw
+
+    def set_tip_hint(self, tip: str) -> None:
+        with contextlib.suppress(Exception):
+            self._client.set(f"{self._name}:tip", tip, ex=24 * 3600)
+
+    def __enter__(self) -> object:
+        lock = self._client.lock(self._name, timeout=self._ttl, blocking_timeout=self._wait)
+        if not lock.acquire():
+            raise LockTimeout(f"another writer held {self._name} for {self._wait:.0f}s; try again")
+        self._held = lock
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        lock, self._held = self._held, None
+        if lock is not None:
+            # If it expired under us, the TTL already freed it: nothing to release.
+            with contextlib.suppress(Exception):
+                lock.release()
+
+
+def workspace_lock(remote: str, workspace: str, redis: Any, auth: RemoteAuth) -> WorkspaceLock:
+    """The lock a workspace's writers take: Redis when there is one, else a file on this host."""
+    if redis is not None:
+        return RedisWorkspaceLock(redis, f"hippo:lock:{workspace}")
+    if is_local(remote):
+        # Every hippo process on this host writing to this remote shares one lock file,
+        # whatever its data dir (the web and the worker may keep separate caches).
+        return FileWorkspaceLock(Path(remote).resolve().parent / f".{Path(remote).name}.lock")
+    # The same for a git server: processes on this host take turns instead of racing
+    # (each lost race costs a push). Hosts without a shared Redis still race, safely.
+    url = split_url(remote, auth)[0]
+    name = hashlib.sha256(url.encode()).hexdigest()[:24]
+    folder = Path(tempfile.gettempdir()) / f"hippo-locks-{os.getuid()}"
+    return FileWorkspaceLock(folder / f"{name}.lock")
