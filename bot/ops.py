@@ -14,7 +14,7 @@ from typing import Literal
 from flask import Flask, Response, g, jsonify, request
 
 from integrations import metrics
-from jobs import context, health, observe
+from jobs import context, health
 from jobs.runtime import Runtime
 
 QUEUES = ("celery",)  # the Celery queues hippo uses (the default one)
@@ -34,7 +34,7 @@ def _install_request_hooks(app: Flask) -> None:
     def _start() -> None:
         g.hippo_started = time.monotonic()
         caller = request.headers.get("X-Request-ID", "")
-        g.hippo_tokens = observe.bind(observe.new_id(), caller=caller)
+        g.hippo_tokens = context.begin(context.new_id(), caller=caller)
 
     @app.after_request
     def _finish(response: Response) -> Response:

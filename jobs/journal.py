@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 import redis
 
 from jobs import keys
-from jobs.claims import Claim
+from jobs.keys import Claim
 
 log = logging.getLogger("hippo.journal")
 QUEUE = "celery"  # kombu's default queue list, and its hash of unacked messages

@@ -1,13 +1,8 @@
-"""Logs and the request id: JSON lines when stderr is not a terminal, one id per request.
+"""Logs: JSON lines when stderr is not a terminal, each carrying the request context's ids.
 
-A request id is made when a request arrives at the web app (bot/ops.py) and bound in the
-request context (jobs/context.py); every log line of that request carries it, `send`
-(jobs/task_messages.py) puts it in the Celery task's headers, the task's log lines carry it, and
-so does every commit the task makes (trailer `Hippo-Request:`). Tasks that no request started
-(beat's schedule) get the task id as their request id.
-
-The id that goes into history is always hippo's own: a caller's `X-Request-ID` (a proxy's, or
-anyone's) is logged beside it as `caller_request_id`, never written into a commit.
+Every log line of a request or task carries its request id (jobs/context.py: made when a
+request arrives, carried by the task it queues) and the id the caller sent, as
+`caller_request_id`.
 
 Logging is the stdlib's: `install` adds one handler on the root logger (JSON via
 python-json-logger, or text on a terminal); gunicorn gets the same through `dict_config`. Its
@@ -22,55 +17,19 @@ import logging
 import logging.config
 import re
 import sys
-import uuid
-from contextvars import Token
 from typing import Any
 
 from jobs import context
-from jobs.context import RequestContext
 
-HEADER = "hippo_request_id"  # the Celery message header that carries it
-TRAILER = "Hippo-Request"
-_VALID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # what we accept back from a header
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
 JSON_FIELDS = "%(asctime)s %(levelname)s %(name)s %(message)s %(process)d"
 _role = "cli"
-
-
-def new_id() -> str:
-    return uuid.uuid4().hex
-
-
-def valid(request_id: str) -> bool:
-    """True for an id hippo could have made: it goes into commit trailers and log fields."""
-    return bool(_VALID.match(request_id))
-
-
-def bind(request_id: str, task: str = "", *, caller: str = "") -> Token[RequestContext]:
-    """Run what follows in this context under `request_id` (a new one unless it is valid):
-    logs and commits made until `context.reset(token)` carry it; `caller`, the id the caller
-    sent, only the logs (as `caller_request_id`). Returns the context's token."""
-    rid = request_id if valid(request_id) else new_id()
-    return context.bind(request_id=rid, task=task, caller_id=loggable(caller))
-
-
-def trailers() -> dict[str, str]:
-    """The trailers a commit made now carries: the request id (the Store asks at each write)."""
-    rid = context.current().request_id
-    return {TRAILER: rid} if rid else {}
-
-
-def loggable(caller: str) -> str:
-    """A caller's id as a log field: at most 64 characters, anything but [A-Za-z0-9._-] as '?'
-    (no line breaks or quotes in a text log)."""
-    return _UNSAFE.sub("?", caller[:64])
 
 
 # Celery's task log records carry the task's arguments in `data` (and in `args`, the format's
 # values): a note's text, a token hippo refused to store. Names and ids are enough.
 _TASK_ARGUMENTS = ("args", "kwargs")
 _SECRET_QUERY = re.compile(r"([?&](?:code|state|token|access_token)=)[^&\s\"]*")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def redact_query(text: str) -> str:

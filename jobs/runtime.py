@@ -100,7 +100,7 @@ class Runtime:
             handoff=RedisHandoff(shared, self.config.workspace) if shared is not None else None,
         )
         store.observer = _observe_write  # write latency, refusals, push retries
-        store.writer.context_trailers = _trailers  # the request id, in every commit
+        store.writer.context_trailers = context.trailers  # the request id, in every commit
         return store
 
     @cached_property
@@ -229,15 +229,9 @@ class TeamRuntime(Runtime):
         """Nothing of its own to close: Redis belongs to the deployment's Runtime."""
 
 
-# prometheus_client and logging's config are imported by the first write, not by opening the
-# store: `hippo search` never writes, and the two cost a CLI command ~25 ms.
+# prometheus_client is imported by the first write, not by opening the store: `hippo search`
+# never writes, and it costs a CLI command ~15 ms.
 def _observe_write(event: str, seconds: float) -> None:
     from integrations import metrics
 
     metrics.observe_write(event, seconds)
-
-
-def _trailers() -> dict[str, str]:
-    from jobs import observe
-
-    return observe.trailers()

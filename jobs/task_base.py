@@ -125,7 +125,7 @@ def retrying(*also: type[Exception]) -> dict[str, Any]:
 
 
 class _Running(NamedTuple):
-    token: Token[RequestContext] | None  # observe.bind's, for context.reset
+    token: Token[RequestContext] | None  # context.begin's, for context.reset
     started: float  # time.monotonic() at task_prerun
 
 
@@ -150,15 +150,15 @@ def _task_ran(task_id: str = "", task: Any = None, state: str = "", **_: Any) ->
 
 def _request_id(task: Any) -> str:
     request = getattr(task, "request", None)
-    rid = getattr(request, observe.HEADER, None)
+    rid = getattr(request, context.HEADER, None)
     if not rid:  # older message protocols nest custom headers
-        rid = (getattr(request, "headers", None) or {}).get(observe.HEADER)
+        rid = (getattr(request, "headers", None) or {}).get(context.HEADER)
     return str(rid or "")
 
 
 def _task_started(task_id: str = "", task: Any = None, **_: Any) -> None:
     rid = _request_id(task) or task_id  # a scheduled task: its own id
-    token = observe.bind(rid, getattr(task, "name", ""))
+    token = context.begin(rid, getattr(task, "name", ""))
     with _running_lock:
         _running[task_id] = _Running(token, time.monotonic())
     log.info("task started", extra={"task_id": task_id})

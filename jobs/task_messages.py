@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from jobs import context, journal, observe
+from jobs import context, journal
 from jobs.broker import BROKER_DOWN
 
 if TYPE_CHECKING:
@@ -69,13 +69,13 @@ def send(rt: Runtime, message: Message, context_kwargs: Mapping[str, Any] | None
 def _publish(rt: Runtime, task: str, kwargs: dict[str, Any]) -> None:
     """Send the task named `task` with JSON keyword arguments (what `send` does with a message;
     the journal's sweep publishes again by name through the worker's own app)."""
-    rid = context.current().request_id or observe.new_id()
+    rid = context.current().request_id or context.new_id()
     team = rt.request_team()  # many workspaces: the team travels with the work
     if team and not kwargs.get("team"):
         kwargs["team"] = team
     task_id = journal.record(rt.redis, task, kwargs)
     try:
-        rt.celery.send_task(task, kwargs=kwargs, task_id=task_id, headers={observe.HEADER: rid})
+        rt.celery.send_task(task, kwargs=kwargs, task_id=task_id, headers={context.HEADER: rid})
     except Exception:
         # The sender will retry; a leftover entry would only be run again, harmlessly.
         with contextlib.suppress(*BROKER_DOWN):

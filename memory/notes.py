@@ -15,7 +15,7 @@ from memory import format as fmt
 from memory import secrets
 from memory.errors import NoteRejected, SecretFound
 from memory.facts import timebound
-from memory.git.request import Author, WriteResult
+from memory.git.batch import Author, WriteResult
 from memory.git.store import Store
 from memory.writes.operations import AddEntry, AddTombstone, DeleteFile, Operation, RemoveEntry
 

@@ -1,6 +1,6 @@
 """Claim a Slack request once, then enqueue its task: what every listener shares.
 
-Dedupe is a Redis claim (jobs/claims.py) per Slack event_id (retries) and per (channel, ts) (the
+Dedupe is a Redis claim (jobs/keys.py) per Slack event_id (retries) and per (channel, ts) (the
 same message delivered as both `app_mention` and `message`). A claim is "pending" (30 s) until
 the task is queued, then "queued" for DEDUPE_TTL; it is released when the enqueue fails, so
 Slack's retry can still get through. If Redis went away before the release, the pending claim
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from bot.slack.intent import Intent, SlackContext
 from integrations import metrics
 from jobs import keys
-from jobs.claims import PENDING, Claim, finish_all, release_all, take_all
+from jobs.keys import PENDING, Claim, finish_all, release_all, take_all
 from jobs.slack.channels import remember_channel_name
 from jobs.task_messages import send
 

@@ -15,8 +15,7 @@ from itertools import islice
 from github import Github
 
 from integrations.github_pulls import fetch_pull
-from jobs.github import comments
-from jobs.github.lessons import learn, outcome_key
+from jobs.github.lessons import comment, learn, outcome_key
 from jobs.github.tasks import github_client, recorded_pushes, settings
 from jobs.runtime import Runtime
 from memory.lessons import pull_requests as po
@@ -64,7 +63,7 @@ def learn_one(
         read=read,
     )
     outcome, plan, committed = learn(rt, facts, key=outcome_key(facts), shared=shared)
-    comments.comment(rt, gh, repo, number, facts.url, settings=settings(rt))
+    comment(rt, gh, repo, number, facts.url, settings=settings(rt))
     return Learned(number, facts.url, outcome, plan.status, plan.text, committed)
 
 

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 import requests
 
 from jobs import keys
-from jobs.claims import Claim
 from jobs.config import console_file_url
 from jobs.github.tasks import github_client
+from jobs.keys import Claim
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, retrying, task
 from jobs.task_messages import CheckPullRequest

@@ -1,8 +1,16 @@
 """Learning from one ended agent pull request: plan the lesson under the repository's lock, write
-it with the episode (planning again when a person edited the lesson meanwhile), announce it.
+it with the episode (planning again when a person edited the lesson meanwhile), tell people.
 
-The decisions are memory.lessons' (outcomes.classify, gate.plan); this module holds what needs
-the Runtime: the Redis lock, the store, Claude as the judge, and the Slack note.
+The decisions are memory.lessons' (pull_requests.classify, planner.plan); this module holds what
+needs the Runtime: the Redis lock, the store, Claude as the judge, the Slack note, and the
+comment on the pull request.
+
+The comment is feedback where people work: one on each pull request hippo learned from, saying
+what the lesson is, its status (tentative, active, revoked) and where to read it in the console.
+It is rendered from the conventions file as it stands after the write, so a redelivery, a retry
+or `hippo github learn` after the webhook edits the same comment (found by its author, hippo's
+own login, and its hidden marker) or leaves it alone; it never adds a second one.
+HIPPO_GITHUB_COMMENTS=off turns it off.
 """
 
 from __future__ import annotations
@@ -10,19 +18,25 @@ from __future__ import annotations
 import logging
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from slack_sdk.errors import SlackApiError
 
 from jobs import keys, oplog
-from jobs.config import today
+from jobs.config import console_file_url, today
 from jobs.runtime import Runtime
+from memory import format as fmt
 from memory.errors import EntryConflict, TombstoneConflict
 from memory.git import Author, WriteResult
 from memory.lessons import planner as lessons
 from memory.lessons import pull_requests as po
-from memory.markup import slack, slack_link
+from memory.markup import github, slack, slack_link
 from memory.writes import Operation
+
+if TYPE_CHECKING:  # PyGithub loads when a pull request is fetched
+    from github import Github
+
+    from integrations.github_client import GitHubSettings
 
 log = logging.getLogger("hippo.github")
 
@@ -144,3 +158,81 @@ def announce(rt: Runtime, repo: str, plan: lessons.LessonPlan) -> None:
     except SlackApiError as exc:
         # The lesson is committed either way; a retry would find its key and skip the note too.
         log.warning("could not announce the %s lesson in %s: %s", repo, channel, exc)
+
+
+# -- the comment on the pull request ---------------------------------------------------------------
+
+
+def _short(url: str) -> str:
+    return "#" + url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def lesson_for(text: str | None, url: str) -> fmt.Entry | None:
+    """The conventions entry this pull request taught, confirmed or revoked."""
+    for entry in fmt.parse(text).entries if text else []:
+        if url in entry.get_all("source") + entry.get_all("evidence"):
+            return entry
+    return None
+
+
+def comment_body(entry: fmt.Entry, url: str, link: str) -> str:
+    """The comment's text for `entry` as seen from pull request `url`."""
+    status = entry.get("status") or "tentative"
+    sources = entry.get_all("source")
+    lines = [f"**hippo learned from this pull request** (lesson {status})", ""]
+    lines.append(f"> {github(entry.text)}")  # a lesson quotes pull requests: data, not markup
+    lines.append("")
+    if status == "revoked":
+        reason = github(entry.get("reason") or "people put the old way back")
+        lines.append(f"Revoked: {reason}. hippo keeps it, marked, and no longer uses it.")
+    elif status == "active":
+        others = " and ".join(_short(s) for s in sources if s != url) or "an earlier pull request"
+        if sources and sources[-1] == url:
+            said = (
+                f"This lesson is now **active**: this pull request confirmed what {others} showed."
+            )
+        else:
+            said = f"This lesson is **active**: people made the same change here and in {others}."
+        lines.append(
+            f"{said} The agent's next pull requests are checked against it (check run "
+            "*hippo conventions*)."
+        )
+    else:
+        lines.append(
+            "It stays tentative until another pull request shows the same change; a person can "
+            "edit or forget it in the console."
+        )
+    lines.append("")
+    lines.append(f"[Read it in hippo's console]({link})")
+    return "\n".join(lines)
+
+
+def comment(
+    rt: Runtime, gh: Github, repo: str, number: int, url: str, *, settings: GitHubSettings
+) -> str:
+    """Post or edit hippo's comment on the pull request; '' when there is nothing to say.
+
+    Feedback, never a reason to fail: a refusal (the App lacks Pull requests: write, the pull
+    request is locked) or GitHub failing past PyGithub's own retries is logged, and the lesson,
+    already committed, stands. The next learn of the same pull request (a redelivery, `hippo
+    github learn`) posts it then."""
+    if not rt.config.github_comments:
+        return ""
+    # PyGithub and requests load with the pull request's fetch: the web imports the task names.
+    import requests
+    from github import GithubException
+
+    from integrations.github_checks import own_login, upsert_comment
+
+    entry = lesson_for(rt.store.read_or_none(lessons.conventions_path(repo)), url)
+    if entry is None:
+        return ""  # nothing learned (untouched, closed by a bot, forgotten)
+    link = console_file_url(rt.config.public_url, lessons.conventions_path(repo))
+    try:
+        login = own_login(gh, settings)  # whose comment is hippo's: `settings`' account
+        return upsert_comment(gh, repo, number, comment_body(entry, url, link), login=login)
+    except GithubException as exc:
+        log.warning("could not comment on %s#%s: %s %s", repo, number, exc.status, exc.data)
+    except requests.RequestException as exc:
+        log.warning("could not comment on %s#%s: %s", repo, number, exc)
+    return ""

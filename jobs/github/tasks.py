@@ -3,7 +3,7 @@
 Thin: fetch through integrations.github_pulls, learn through jobs/github/lessons.py (memory.lessons
 decides; the store writes keyed by the pull request's outcome, so a redelivery, or the same pull
 request learned again by the CLI, commits nothing and posts nothing; a short Slack note when a
-lesson becomes active), then comment on the pull request (jobs/github/comments.py)."""
+lesson becomes active), then comment on the pull request (lessons.comment)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from integrations import github_client as gh
 from jobs import keys
-from jobs.github.lessons import NOTHING, Learning, learn, outcome_key
+from jobs.github.lessons import NOTHING, Learning, comment, learn, outcome_key
 from jobs.runtime import Runtime
 from jobs.task_base import HippoCelery, HippoTask, retrying, task
 from jobs.task_messages import HandlePullRequest, Installation
@@ -95,7 +95,6 @@ def process_pull_request(
 ) -> Learning:
     """Fetch an ended agent pull request, learn from it (idempotent by its outcome), comment."""
     from integrations.github_pulls import fetch_pull
-    from jobs.github import comments  # PyGithub, like fetch_pull
 
     if rt.store.find_key(delivery_id):  # learned before keys were outcomes (older hippo)
         return NOTHING
@@ -111,7 +110,7 @@ def process_pull_request(
         read=read,
     )
     learned = learn(rt, facts, key=outcome_key(facts))
-    comments.comment(rt, gh, repo_full_name, number, facts.url, settings=settings(rt))
+    comment(rt, gh, repo_full_name, number, facts.url, settings=settings(rt))
     return learned
 
 

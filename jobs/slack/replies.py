@@ -27,7 +27,7 @@ from slack_sdk.webhook import WebhookClient
 
 from integrations.slack_post import Blocks
 from jobs import keys
-from jobs.claims import Claim
+from jobs.keys import Claim
 from jobs.runtime import Runtime
 from jobs.task_base import HippoTask, retrying
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError

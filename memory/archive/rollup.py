@@ -27,8 +27,8 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from memory.errors import MemoryStoreError, RemoteError
+from memory.git.batch import DREAMER, Author
 from memory.git.cold import COLD_REF, ColdStore
-from memory.git.request import DREAMER, Author
 from memory.writes.operations import DeleteFile
 
 if TYPE_CHECKING:

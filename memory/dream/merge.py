@@ -35,7 +35,7 @@ from memory import format as fmt
 from memory.dream.context import DREAM_BY, Context, StepResult
 from memory.facts import statements
 from memory.facts.lexicon import NEGATIONS, NUMBER_WORDS
-from memory.git.request import Author, WriteResult
+from memory.git.batch import Author, WriteResult
 from memory.git.store import Store
 from memory.notes import INBOX
 from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry

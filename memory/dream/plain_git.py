@@ -22,8 +22,8 @@ from memory import format as fmt
 from memory.dream import state as st
 from memory.dream.context import is_topic
 from memory.errors import TombstoneConflict
+from memory.git.batch import DREAMER, HIPPO
 from memory.git.history import CommitInfo
-from memory.git.request import DREAMER, HIPPO
 from memory.git.store import Store
 from memory.writes.apply import might_repeat
 

@@ -31,7 +31,7 @@ from memory.dream.context import Context, StepResult, is_topic
 from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
-from memory.git.request import DREAMER
+from memory.git.batch import DREAMER
 from memory.git.store import Store
 from memory.reminders import dream as reminder_check
 from memory.writes.operations import AddEntry, ReplaceEntry

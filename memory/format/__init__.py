@@ -1,10 +1,9 @@
 """The Agent Memory Repo format: parse and render markdown notes, entries, metadata and links.
 
-decisions.py holds the spec's decisions and vocabulary, document.py a parsed note (`parse`),
-entry.py one entry and its metadata, links.py [[links]], fact_keys.py texts reduced for
-comparing facts; beside them lines.py (what a line is, as git counts it), lint.py (problems a
-person should fix), tags.py (the `tags:` key) and version.py (the format version and
-migrations), imported by module.
+decisions.py holds the spec's decisions and vocabulary, document.py a parsed note (`parse`) and
+one entry, its metadata, its [[links]] and its text reduced for comparing facts; beside them
+lines.py (what a line is, as git counts it), lint.py (problems a person should fix), tags.py
+(the `tags:` key) and version.py (the format version and migrations), imported by module.
 """
 
 from memory.format.decisions import (
@@ -16,18 +15,27 @@ from memory.format.decisions import (
     REMINDERS,
     STATUSES,
 )
-from memory.format.document import Document, Heading, append_line, parse, replace_line
-from memory.format.entry import (
+from memory.format.document import (
+    Document,
     Entry,
+    Heading,
+    append_line,
     escape_value,
+    fact_key,
+    link_for,
+    link_target,
+    links_in,
+    normalise,
+    parse,
     parse_entry,
     render_entry,
     render_meta,
+    replace_line,
+    same_fact,
     split_metadata,
     unescape_value,
+    words,
 )
-from memory.format.fact_keys import fact_key, normalise, same_fact, words
-from memory.format.links import link_for, link_target, links_in
 
 __all__ = [
     "DECISIONS",

@@ -2,7 +2,7 @@
 the MEMORY.md budget.
 
 Every ambiguity listed in SPEC-NOTES.md section 3 is decided once, here; the parser
-(document.py, entry.py, links.py) follows them and tests cite their numbers.
+(document.py) follows them and tests cite their numbers.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from memory.format.entry import Entry
+from memory.format.document import Entry
 
 KEY = "tags"
 MAX_TAG = 40

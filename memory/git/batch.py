@@ -1,19 +1,89 @@
-"""A batch of queued writes applied to one tip: each write its own commit, in queue order.
+"""A write: what it asks for (`WriteRequest`, by an `Author`) and gets back (`WriteResult`), and
+a batch of queued writes applied to one tip: each write its own commit, in queue order.
 Nothing here talks to the remote; the writer pushes the chain.
+
+Idempotency keys: each write's key lands as a `Hippo-Key:` trailer on its commit (`make_commit`),
+and a key already in history (`KeyIndex`) makes no commit and reports the earlier one.
 """
 
 from __future__ import annotations
 
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import pygit2
-from pygit2.enums import FileMode
+from pygit2.enums import FileMode, SortMode
 
 import memory.git.history as history
+import memory.trust.rules as trust
+from memory import format as fmt
 from memory.errors import InvalidText, MemoryStoreError, RemoteError
-from memory.git.request import DREAMER, HIPPO, WriteRequest, WriteResult
 from memory.writes.apply import apply_ops
 from memory.writes.operations import Applied, Operation
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who a write is by. `role` says which rules apply (memory/trust/rules.py): a person's write is
+    theirs; an agent's (`role="agent"`, set by its door: MCP, the Slack agent) is stamped,
+    gated and turned into proposals by the write path. `origin` is what an agent's confirmation
+    counts as (a Slack thread's permalink; `by <name>` when empty)."""
+
+    name: str
+    email: str
+    role: str = trust.PERSON
+    origin: str = ""
+
+    @property
+    def agent(self) -> trust.Agent | None:
+        return trust.Agent(self.name, self.origin) if self.role == trust.AGENT else None
+
+
+DREAMER = Author("hippo dreaming", "dream@hippo.invalid")
+HIPPO = Author("hippo", "hippo@hippo.invalid")
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    commit: str
+    created: bool
+    removed: tuple[tuple[str, fmt.Entry], ...] = ()
+    paths: tuple[str, ...] = ()
+
+
+@dataclass
+class WriteRequest:
+    """One write queued for the group commit; the leader fills `result` or `error`."""
+
+    ops: Sequence[Operation]
+    author: Author
+    message: str
+    key: str | None
+    trailers: Mapping[str, str]
+    force: bool
+    revert: str | None = None  # a commit to undo, turned into operations on the tip it lands on
+    done: bool = False
+    result: WriteResult | None = None
+    error: MemoryStoreError | None = None
+    event: threading.Event = field(default_factory=threading.Event)
+
+    def outcome(self) -> WriteResult:
+        """The result, or the error raised."""
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
+
+    def finish(self, outcome: WriteResult | MemoryStoreError | None) -> None:
+        if isinstance(outcome, MemoryStoreError):
+            self.error = outcome
+        elif isinstance(outcome, WriteResult):
+            self.result = outcome
+        self.done = True
+        self.event.set()
 
 
 class BatchOutcome(NamedTuple):
@@ -143,3 +213,44 @@ def blob_text(repo: pygit2.Repository, oid: pygit2.Oid) -> str:
     """The blob at `oid` as text (undecodable bytes replaced); "" for anything else."""
     blob = repo.get(oid)
     return bytes(blob.data).decode("utf-8", "replace") if isinstance(blob, pygit2.Blob) else ""
+
+
+# -- idempotency keys ------------------------------------------------------------------------------
+
+_KEY = re.compile(r"^Hippo-Key: (.+)$", re.M)
+
+
+def trailer_keys(message: str) -> list[str]:
+    """The `Hippo-Key:` values in the trailer block (the last paragraph) of a commit message:
+    a line further up is the message's text, never a key (see memory/writes/validate.py)."""
+    block = message.strip().rsplit("\n\n", 1)[-1]
+    return [k.strip() for k in _KEY.findall(block)]
+
+
+class KeyIndex:
+    """Key → commit for every commit seen so far on the branch."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, str] = {}
+        self._indexed: set[str] = set()
+        self._indexed_tips: list[pygit2.Oid] = []
+
+    def learn(self, repo: pygit2.Repository, tip: str) -> None:
+        """Learn the Hippo-Key trailers of commits not yet seen. Tips already indexed are
+        hidden from the walk, so it visits only new history (not the whole log each write)."""
+        if tip in self._indexed:
+            return
+        walker = repo.walk(pygit2.Oid(hex=tip), SortMode.NONE)
+        for seen in self._indexed_tips:
+            walker.hide(seen)
+        for commit in walker:
+            for key in trailer_keys(commit.message):
+                self._keys.setdefault(key, str(commit.id))
+        self._indexed.add(tip)
+        self._indexed_tips = [*self._indexed_tips[-15:], pygit2.Oid(hex=tip)]
+
+    def get(self, key: str) -> str | None:
+        return self._keys.get(key)
+
+    def copy(self) -> dict[str, str]:
+        return dict(self._keys)

@@ -26,8 +26,8 @@ import pygit2
 from memory.errors import RemoteError
 
 if TYPE_CHECKING:
+    from memory.git.batch import Author
     from memory.git.mirror import Mirror
-    from memory.git.request import Author
     from memory.git.transport import Transport
     from memory.git.trees import TreeCache
 

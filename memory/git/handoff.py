@@ -30,8 +30,8 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Protocol
 
+from memory.git.batch import WriteRequest
 from memory.git.handoff_codec import Outcome, dump_outcome, dump_request, load_outcome, load_request
-from memory.git.request import WriteRequest
 
 DONE_KEPT = 600.0  # seconds an answer waits for a process that may have died before reading it
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import memory.errors as errors
 from memory.format import Entry
-from memory.git.request import Author, WriteRequest, WriteResult
+from memory.git.batch import Author, WriteRequest, WriteResult
 from memory.writes import operations as ops
 
 Outcome = WriteResult | errors.MemoryStoreError

@@ -18,9 +18,9 @@ import memory.git.changes as changes
 import memory.git.history as history
 from memory.archive import search as archived
 from memory.errors import NotFound, NotMemoryRepository
+from memory.git.batch import HIPPO, Author, KeyIndex, WriteRequest, WriteResult
 from memory.git.credentials import RemoteAuth, split_url
 from memory.git.handoff import FileHandoff, Handoff
-from memory.git.keys import KeyIndex
 from memory.git.local import GITATTRIBUTES, LocalTransport
 from memory.git.locks import (
     FileWorkspaceLock,
@@ -30,7 +30,6 @@ from memory.git.locks import (
 )
 from memory.git.mirror import Mirror
 from memory.git.network import NetworkTransport
-from memory.git.request import HIPPO, Author, WriteRequest, WriteResult
 from memory.git.transport import BRANCH, Transport, is_local
 from memory.git.trees import TreeCache
 from memory.git.writer import Observer, Writer

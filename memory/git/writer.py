@@ -4,7 +4,11 @@ Operations are queued; one thread at a time (the leader) takes the workspace loc
 newest tip, applies every queued write as its own commit (memory/git/batch.py), and pushes the
 chain once through the transport. If the push is rejected because the remote moved, it fetches
 and re-applies the operations on the new tip. Each write's idempotency key lands as a
-`Hippo-Key:` trailer (memory/git/keys.py).
+`Hippo-Key:` trailer (memory/git/batch.py).
+
+The workspace lock (`WorkspaceLock`): Redis when configured, a file lock otherwise. It
+serializes writers on one host (or all hosts sharing a Redis); writers elsewhere are covered by
+the fetch-and-re-apply loop, so the lock is about throughput, not correctness.
 """
 
 from __future__ import annotations
@@ -20,12 +24,18 @@ import pygit2
 import memory.trust.rules as trust
 import memory.writes.validate as validate
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError, RemoteUnreachable
-from memory.git.batch import BatchOutcome, apply_batch
+from memory.git.batch import (
+    DREAMER,
+    Author,
+    BatchOutcome,
+    KeyIndex,
+    WriteRequest,
+    WriteResult,
+    apply_batch,
+)
 from memory.git.handoff import Handoff
-from memory.git.keys import KeyIndex
 from memory.git.locks import WorkspaceLock
 from memory.git.mirror import Mirror
-from memory.git.request import DREAMER, Author, WriteRequest, WriteResult
 from memory.git.transport import Transport
 from memory.writes.operations import Operation, check_op
 
@@ -297,3 +307,6 @@ def _finish(batch: list[WriteRequest], results: Mapping[int, object]) -> None:
     for request in batch:
         outcome = results.get(id(request))
         request.finish(outcome if isinstance(outcome, WriteResult | MemoryStoreError) else None)
+
+
+# -- the workspace lock ----------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Protocol
 
 import memory.prompts.frames as framing
 from memory.errors import MemoryStoreError, RemoteError
-from memory.git.request import HIPPO
+from memory.git.batch import HIPPO
 
 HIPPO_COMMITTER = HIPPO.email  # hippo's write path commits as HIPPO (memory/git/batch.py)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from memory.errors import NoteRejected, NotFound, ProtectedPath
-from memory.git.request import Author, WriteResult
+from memory.git.batch import Author, WriteResult
 from memory.git.store import Store
 from memory.notes import clean_note
 from memory.reminders import model, timing

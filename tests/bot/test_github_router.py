@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot.github.events import Router, router
+from bot.github import Router, router
 from jobs.config import Config
 from jobs.runtime import Runtime
 

@@ -16,8 +16,7 @@ import pytest
 from integrations.agent_tools import Toolbox
 from jobs.agent.turn import Outcome, _citations
 from jobs.github.checks import summary
-from jobs.github.comments import body
-from jobs.github.lessons import announcement
+from jobs.github.lessons import announcement, comment_body
 from jobs.slack import home_view
 from jobs.slack import messages as say
 from memory import format as fmt
@@ -156,12 +155,12 @@ def test_every_slack_builder_shows_memory_text_as_typed(name: str) -> None:
 
 REVOKED = {"status": "revoked", "reason": HOSTILE, "source": "https://github.com/o/a/pull/1"}
 GITHUB: dict[str, Callable[[], str]] = {
-    "pull request comment": lambda: body(
+    "pull request comment": lambda: comment_body(
         entry(HOSTILE, source="https://github.com/o/a/pull/1"),
         "https://github.com/o/a/pull/1",
         f"{CONSOLE}/console/file/conventions/o/a.md",
     ),
-    "revoked comment": lambda: body(
+    "revoked comment": lambda: comment_body(
         entry(HOSTILE, **REVOKED),
         "https://github.com/o/a/pull/1",
         f"{CONSOLE}/console/file/conventions/o/a.md",

@@ -14,7 +14,7 @@ import pygit2
 import pytest
 
 from bot.app import create_app
-from jobs import observe
+from jobs import context
 from jobs.runtime import Runtime
 from tests.conftest import ROOT
 from tests.fakes.slack import SECRET, signed_headers
@@ -119,7 +119,7 @@ def test_a_callers_request_id_is_logged_never_taken(slack_runtime: Runtime) -> N
         )
         rid = resp.headers["X-Request-ID"]
         assert rid != sent and len(rid) == 32 and rid == queued_id()
-    assert observe.loggable("x\nHippo-Key: forged") == "x?Hippo-Key??forged"
+    assert context.loggable("x\nHippo-Key: forged") == "x?Hippo-Key??forged"
 
 
 @pytest.mark.integration

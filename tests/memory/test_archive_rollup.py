@@ -14,8 +14,8 @@ import pytest
 from memory.archive.rollup import due_months, missing, roll_up
 from memory.errors import AppendOnly
 from memory.git import Author
+from memory.git.batch import DREAMER
 from memory.git.cold import COLD_REF, ColdStore
-from memory.git.request import DREAMER
 from memory.git.store import Store
 from memory.writes.operations import AppendLine, DeleteFile
 from tests.gitservers.daemon import GitDaemon

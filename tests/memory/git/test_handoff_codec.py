@@ -10,8 +10,8 @@ import pytest
 from memory.errors import SecretFound, TooLarge
 from memory.format import parse_entry
 from memory.git import Author, WriteResult
+from memory.git.batch import WriteRequest
 from memory.git.handoff_codec import dump_outcome, dump_request, load_outcome, load_request
-from memory.git.request import WriteRequest
 from memory.writes import AddEntry, MoveFile, ReplaceEntry
 
 
