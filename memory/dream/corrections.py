@@ -17,17 +17,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import memory.dream.checkable_claims as cl
 import memory.facts.tombstones as tombstones
 from memory import format as fmt
 from memory.dream.context import DREAM_BY, Context, StepResult
-from memory.dream.declared_checks import Declared
 from memory.dream.loose import Known
 from memory.dream.select import deletion_cap, select
 from memory.dream.verifiers import FIXABLE, NOT_CHECKABLE, TRUE, UNFIXABLE, Verdict, Verifiers
 from memory.errors import TombstoneConflict
+
+if TYPE_CHECKING:  # pydantic and yaml load with the first dream, not with every process
+    from memory.dream.declared_checks import Declared
 from memory.notes import INBOX
 from memory.writes.operations import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
@@ -58,7 +60,11 @@ class ClaimChecker:
         self.verifiers = verifiers
         self.hosts = tuple(allowed_hosts)
         self.repos = Known(repos)  # repositories the memory names: bare names may mean them
-        self.declared = declared or Declared(())  # the team's own checks (.hippo/checks.yml)
+        if declared is None:
+            from memory.dream.declared_checks import Declared
+
+            declared = Declared(())
+        self.declared = declared  # the team's own checks (.hippo/checks.yml)
 
     def check(self, path: str, entry: fmt.Entry) -> Checked:
         claims = cl.find(entry, self.hosts, repos=self.repos) + self.declared.claims(path, entry)

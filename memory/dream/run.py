@@ -17,7 +17,6 @@ from functools import partial
 from typing import Any, NamedTuple
 
 import memory.dream.consolidate_lessons as outcomes
-import memory.dream.declared_checks as declared_checks
 import memory.facts.tombstones as tombstones
 import memory.format.lines as textlines
 import memory.format.version as version
@@ -148,6 +147,8 @@ def dream(
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
     repos = known_repos(ctx.tree)
+    from memory.dream import declared_checks  # pydantic, yaml: with a dream, not a process
+
     declared, report.extra["checks_errors"] = declared_checks.tonight(ctx.tree)  # .hippo/
     recheck = corrections.ClaimChecker(verifiers, allowed_hosts, repos=repos, declared=declared)
     if checker is not None and declared:  # Claude reads entries; the team's checks are in code

@@ -88,9 +88,9 @@ def test_server_commands_still_load_what_they_serve(tmp_path: Path) -> None:
     assert "memory.dream.run" in modules
 
 
-# What only a write needs: the trust gate's contradiction check (agents' writes), the Prometheus
-# client and logging's config (memory/lazy.py, jobs/runtime.py); and the secret scanner, which
-# `hippo show` also loads, since it lints the file it shows.
+# What a read has no use for: the trust gate's contradiction check (agents' writes), the
+# Prometheus client (a write's metrics), logging's config (servers only; memory/lazy.py,
+# jobs/runtime.py); and the secret scanner, which `hippo show` loads to lint the file it shows.
 WRITE_ONLY = ("memory.trust.agent_gate", "prometheus_client", "logging.config")
 SCANNER = "memory.secrets.scanner"
 
@@ -110,7 +110,7 @@ def test_reads_do_not_load_the_write_path(
     assert sorted(modules.intersection(unused)) == []
     code, modules = imported(tmp_path, "note", "the checkout queue drains at 02:00")
     assert code == 0  # the probe sees a write load them:
-    assert {"prometheus_client", "logging.config", SCANNER} <= modules
+    assert {"prometheus_client", SCANNER} <= modules
     code, modules = imported(tmp_path, "--help")
     assert code == 0 and "importlib.metadata" not in modules
 

@@ -293,7 +293,7 @@ def test_redis_lock_serializes_writers_and_times_out(tmp_path: Path, remote: str
     import fakeredis
 
     from memory.errors import LockTimeout
-    from memory.git.writer import RedisWorkspaceLock
+    from memory.git.locks import RedisWorkspaceLock
 
     server = fakeredis.FakeServer()
     a = Store.open(remote, tmp_path / "ra", redis=fakeredis.FakeRedis(server=server))
