@@ -75,13 +75,31 @@ def _publish(rt: Runtime, task: str, kwargs: dict[str, Any]) -> None:
         kwargs["team"] = team
     task_id = journal.record(rt.redis, task, kwargs)
     try:
-        rt.celery.send_task(task, kwargs=kwargs, task_id=task_id, headers={observe.HEADER: rid})
+        _send(rt, task, kwargs, task_id, rid)
     except Exception:
         # The sender will retry; a leftover entry would only be run again, harmlessly.
         with contextlib.suppress(*BROKER_DOWN):
             journal.finished(rt.redis, task_id)
         raise
     log.info("queued %s", task, extra={"request_id": rid, "task": task})
+
+
+def _send(rt: Runtime, task: str, kwargs: dict[str, Any], task_id: str, rid: str) -> None:
+    """Publish the task and its "task-sent" event (for Flower) in one Redis round trip: kombu's
+    publish batch pipelines both, where each alone is a round trip and a new Redis client. A
+    batch is never retried, so one that failed is sent again the plain way, with its retry
+    policy; a task message that got through twice runs once (every task is idempotent by key)."""
+    celery = rt.celery
+    headers = {observe.HEADER: rid}
+    try:
+        with celery.producer_or_acquire() as producer, producer.batch():
+            celery.send_task(
+                task, kwargs=kwargs, task_id=task_id, headers=headers, producer=producer
+            )
+        return
+    except BROKER_DOWN as exc:
+        log.warning("publishing %s in a batch failed (%s); sending it again", task, exc)
+    celery.send_task(task, kwargs=kwargs, task_id=task_id, headers=headers)
 
 
 # -- Slack: each also gets its front door's context (SlackContext: key, channel, user, ts…) ------
