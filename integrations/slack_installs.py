@@ -13,6 +13,9 @@ workspace uninstalled and keeps its row: its memory repository and settings stay
 from __future__ import annotations
 
 import logging
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +33,9 @@ from integrations.private_files import private_file
 log = logging.getLogger("hippo.slack.installs")
 
 STATE_TTL = 600  # seconds a person has between /slack/install and Slack's redirect back
+# How long the ack path trusts a bot it read (`Installs.ack_bot`): an install or uninstall in this
+# process forgets it at once; one handled by another web process reaches this one within BOT_TTL.
+BOT_TTL = 5.0
 
 _META = MetaData()
 WORKSPACES = Table(
@@ -81,10 +87,18 @@ def _now() -> datetime:
 
 
 class InstallationStore(SQLAlchemyInstallationStore):
-    """slack_sdk's store, which also keeps hippo's row per workspace in step with installs."""
+    """slack_sdk's store, which also keeps hippo's row per workspace in step with installs, and
+    tells `changed` (Installs' cache of bots) about every save and delete, by team id."""
+
+    changed: Callable[[str], None] | None = None
+
+    def _changed(self, team_id: str) -> None:
+        if self.changed is not None and team_id:
+            self.changed(team_id)
 
     def save(self, installation: Installation) -> None:
         super().save(installation)
+        self._changed(installation.team_id or "")
         if installation.team_id:
             _upsert(
                 self.engine,
@@ -100,6 +114,7 @@ class InstallationStore(SQLAlchemyInstallationStore):
             return super().delete_bot(enterprise_id=enterprise_id, team_id=team_id)
         with self.engine.begin() as conn:
             conn.execute(self.bots.delete().where(self._mine(self.bots, team_id)))
+        self._changed(team_id)  # after the commit: a lookup racing it cannot cache the old bot
         # no bot token left: hippo cannot speak there any more
         _upsert(self.engine, team_id, uninstalled_at=_now())
         log.info("workspace %s uninstalled; its memory stays", team_id)
@@ -158,6 +173,12 @@ class Installs:
         self.states = SQLAlchemyOAuthStateStore(
             expiration_seconds=STATE_TTL, engine=engine, logger=log
         )
+        # The ack path's bots by team: (when read, the bot). An install or uninstall bumps
+        # `_generation`, so a lookup that started before it never stores what it read.
+        self._bots: dict[str, tuple[float, Bot]] = {}
+        self._generation = 0
+        self._bots_lock = threading.Lock()
+        self.installations.changed = self._forget
 
     def create_tables(self) -> None:
         """Create the tables that are missing (web and worker may both try at once)."""
@@ -174,6 +195,30 @@ class Installs:
     def bot(self, team_id: str) -> Bot | None:
         """The workspace's bot (token, ids), or None when hippo is not installed there."""
         return self.installations.find_team_bot(team_id)
+
+    def ack_bot(self, team_id: str) -> Bot | None:
+        """`bot`, for the Slack front door's ack: read from the database at most once per
+        BOT_TTL per workspace (a SELECT per request was most of the ack's own CPU). Only
+        installed bots are kept, so a new install counts at once. Tasks, which post with the
+        token, read it fresh (`bot`)."""
+        now = time.monotonic()
+        with self._bots_lock:
+            hit = self._bots.get(team_id)
+            generation = self._generation
+        if hit is not None and now - hit[0] < BOT_TTL:
+            return hit[1]
+        found = self.bot(team_id)
+        with self._bots_lock:
+            if found is None or not found.bot_token:
+                self._bots.pop(team_id, None)
+            elif generation == self._generation:  # no install or uninstall meanwhile
+                self._bots[team_id] = (now, found)
+        return found
+
+    def _forget(self, team_id: str) -> None:
+        with self._bots_lock:
+            self._generation += 1
+            self._bots.pop(team_id, None)
 
     def workspace(self, team_id: str) -> Workspace | None:
         with self.engine.connect() as conn:

@@ -43,10 +43,20 @@ class Swept(NamedTuple):
 
 def record(client: redis.Redis, name: str, kwargs: dict[str, Any]) -> str:
     """Write a task down before it is published; returns the task id to publish it under."""
-    task_id = str(uuid.uuid4())
+    task_id = new_id()
+    write(client, task_id, name, kwargs)
+    return task_id
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def write(client: Any, task_id: str, name: str, kwargs: dict[str, Any]) -> None:
+    """`record` under a given id, on a client or a pipeline (the Slack ack writes it in the
+    round trip of its claims)."""
     entry = {"task": name, "kwargs": kwargs, "at": time.time()}
     client.hset(keys.JOURNAL, task_id, json.dumps(entry))
-    return task_id
 
 
 def finished(client: redis.Redis, task_id: str) -> None:

@@ -235,14 +235,19 @@ class Claim:
         self.redis.delete(self.key)
 
 
-def take_all(claims: Sequence[Claim], holder: str = PENDING) -> list[Claim]:
-    """Take every claim in one round trip; returns those this call took."""
+def take_all(claims: Sequence[Claim], holder: str = PENDING, *, pipe: Any = None) -> list[Claim]:
+    """Take every claim in one round trip; returns those this call took. `pipe`: a pipeline
+    with commands of the caller's queued already, run in the same round trip (before the
+    claims)."""
     if not claims:
+        if pipe is not None:
+            pipe.execute()
         return []
-    pipe = claims[0].redis.pipeline(transaction=False)
+    pipe = pipe if pipe is not None else claims[0].redis.pipeline(transaction=False)
     for c in claims:
         pipe.set(c.key, holder, nx=True, ex=c.pending)
-    return [c for c, ok in zip(claims, pipe.execute(), strict=True) if ok]
+    taken = pipe.execute()[-len(claims) :]
+    return [c for c, ok in zip(claims, taken, strict=True) if ok]
 
 
 def finish_all(claims: Sequence[Claim], value: str, *, if_held: bool = False) -> None:

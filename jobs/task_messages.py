@@ -56,32 +56,78 @@ class Message:
         return out
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A task ready to publish: its name, keyword arguments, Celery task id and request id."""
+
+    task: str
+    kwargs: dict[str, Any]
+    task_id: str
+    request_id: str
+
+    def record(self, client: Any) -> None:
+        """Write it in the intake journal, on a client or a pipeline (before `publish`)."""
+        journal.write(client, self.task_id, self.task, self.kwargs)
+
+
 def send(rt: Runtime, message: Message, context_kwargs: Mapping[str, Any] | None = None) -> None:
     """Queue `message`'s task with its fields, beside `context_kwargs` (a front door's context;
     a name in both is a mistake in the sender, refused here)."""
+    publish(rt, prepare(rt, message, context_kwargs))
+
+
+def prepare(
+    rt: Runtime, message: Message, context_kwargs: Mapping[str, Any] | None = None
+) -> Prepared:
+    """`send` up to the journal: the checked keyword arguments and the ids (the Slack ack
+    writes the journal in the round trip of its claims, then `publish(..., recorded=True)`)."""
     ctx = dict(context_kwargs or {})
     both = sorted(set(ctx) & set(message.kwargs()))
     if both:
         raise ValueError(f"{type(message).__name__} and its context both set {both}")
-    _publish(rt, message.TASK, {**ctx, **message.kwargs()})
+    return _prepared(rt, message.TASK, {**ctx, **message.kwargs()})
 
 
-def _publish(rt: Runtime, task: str, kwargs: dict[str, Any]) -> None:
-    """Send the task named `task` with JSON keyword arguments (what `send` does with a message;
-    the journal's sweep publishes again by name through the worker's own app)."""
+def _prepared(rt: Runtime, task: str, kwargs: dict[str, Any]) -> Prepared:
     rid = context.current().request_id or context.new_id()
     team = rt.request_team()  # many workspaces: the team travels with the work
     if team and not kwargs.get("team"):
         kwargs["team"] = team
-    task_id = journal.record(rt.redis, task, kwargs)
+    return Prepared(task, kwargs, journal.new_id(), rid)
+
+
+def publish(rt: Runtime, prepared: Prepared, *, recorded: bool = False) -> None:
+    """Journal (unless `recorded` already) and send the task."""
+    if not recorded:
+        prepared.record(rt.redis)
     try:
-        rt.celery.send_task(task, kwargs=kwargs, task_id=task_id, headers={context.HEADER: rid})
+        _send(rt, prepared.task, prepared.kwargs, prepared.task_id, prepared.request_id)
     except Exception:
         # The sender will retry; a leftover entry would only be run again, harmlessly.
         with contextlib.suppress(*BROKER_DOWN):
-            journal.finished(rt.redis, task_id)
+            journal.finished(rt.redis, prepared.task_id)
         raise
-    log.info("queued %s", task, extra={"request_id": rid, "task": task})
+    log.info(
+        "queued %s", prepared.task, extra={"request_id": prepared.request_id, "task": prepared.task}
+    )
+
+
+def _send(rt: Runtime, task: str, kwargs: dict[str, Any], task_id: str, rid: str) -> None:
+    """Publish the task and its "task-sent" event (for Flower) in one Redis round trip: kombu's
+    publish batch pipelines both, where each alone is a round trip and a new Redis client. A
+    batch is never retried, so one that failed is sent again the plain way, with its retry
+    policy; a task message that got through twice runs once (every task is idempotent by key)."""
+    celery = rt.celery
+    headers = {context.HEADER: rid}
+    try:
+        with celery.producer_or_acquire() as producer, producer.batch():
+            celery.send_task(
+                task, kwargs=kwargs, task_id=task_id, headers=headers, producer=producer
+            )
+        return
+    except BROKER_DOWN as exc:
+        log.warning("publishing %s in a batch failed (%s); sending it again", task, exc)
+    celery.send_task(task, kwargs=kwargs, task_id=task_id, headers=headers)
 
 
 # -- Slack: each also gets its front door's context (SlackContext: key, channel, user, ts…) ------

@@ -5,7 +5,8 @@ same message delivered as both `app_mention` and `message`). A claim is "pending
 the task is queued, then "queued" for DEDUPE_TTL; it is released when the enqueue fails, so
 Slack's retry can still get through. If Redis went away before the release, the pending claim
 expires by itself, and a retry that meets a pending claim gets 503 (Slack tries again later),
-never a silent 200.
+never a silent 200. The task's intake-journal entry (jobs/journal.py) is written in the claims'
+round trip and dropped again when a claim was already taken.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from typing import TYPE_CHECKING, Literal
 
 from bot.slack.intent import Intent, SlackContext
 from integrations import metrics
-from jobs import keys
+from jobs import journal, keys
 from jobs.keys import PENDING, Claim, finish_all, release_all, take_all
 from jobs.slack.channels import remember_channel_name
-from jobs.task_messages import send
+from jobs.task_messages import Prepared, prepare, publish
 
 if TYPE_CHECKING:
     from jobs.runtime import Runtime
@@ -53,17 +54,16 @@ def submit(
     """Claim every key, then enqueue; False (nothing queued) if any claim was already taken."""
     remember_channel_name(rt, context.channel, context.channel_name or "")
     wanted = [request_claim(rt, *parts) for parts in claims]
-    # One round trip for all claims: the ack path is a few Redis calls, each one counts.
-    won = take_all(wanted)
+    task = prepare(rt, intent.message, context.as_kwargs())
+    # One round trip for the journal entry and all claims: the ack path is a few Redis calls,
+    # each one counts. The entry goes first: a task whose claims are won is always written down.
+    pipe = rt.redis.pipeline(transaction=False)
+    task.record(pipe)
+    won = take_all(wanted, pipe=pipe)
     if len(won) < len(wanted):
-        release_all(won)
-        held = rt.redis.mget([c.key for c in wanted if c not in won])
-        if PENDING.encode() in held:
-            raise ClaimPending("this request is being queued by another delivery")
-        _count(intent, "duplicate")
-        return False
+        return _lost(rt, intent, task, wanted, won)
     try:
-        send(rt, intent.message, context.as_kwargs())
+        publish(rt, task, recorded=True)
     except Exception:
         release_all(won)  # let Slack's retry try again
         raise
@@ -73,6 +73,23 @@ def submit(
     finish_all(wanted, QUEUED, if_held=True)
     _count(intent, "queued")
     return True
+
+
+def _lost(
+    rt: Runtime, intent: Intent, task: Prepared, wanted: list[Claim], won: list[Claim]
+) -> bool:
+    """A repeat: drop its journal entry and the claims it took (one round trip), then 503 if
+    another delivery is still being queued, else a duplicate."""
+    pipe = rt.redis.pipeline(transaction=False)
+    journal.finished(pipe, task.task_id)
+    if won:
+        pipe.delete(*[c.key for c in won])
+    pipe.mget([c.key for c in wanted if c not in won])
+    held = pipe.execute()[-1]
+    if PENDING.encode() in held:
+        raise ClaimPending("this request is being queued by another delivery")
+    _count(intent, "duplicate")
+    return False
 
 
 def _count(intent: Intent, outcome: AckOutcome) -> None:

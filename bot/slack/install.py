@@ -67,7 +67,7 @@ class InstalledAuthorize(Authorize):
         actor_team_id: str | None = None,
         actor_user_id: str | None = None,
     ) -> AuthorizeResult | None:
-        bot = self.installs.bot(team_id) if team_id else None
+        bot = self.installs.ack_bot(team_id) if team_id else None
         if bot is None or not bot.bot_token:
             log.warning("a request from workspace %s, where hippo is not installed", team_id)
             return None

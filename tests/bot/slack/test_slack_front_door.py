@@ -14,6 +14,7 @@ from flask.testing import FlaskClient
 from bot.app import create_app
 from bot.slack.intake import route
 from integrations.slack_post import plain_text
+from jobs import keys
 from jobs.runtime import Runtime
 from tests.console_helpers import sign_in
 from tests.fakes.slack import SlackFake, signed_headers
@@ -98,6 +99,8 @@ def test_slack_retry_is_not_queued_twice(client: FlaskClient, slack_runtime: Run
     again = post(client, body, **{"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"})
     assert again.status_code == 200
     assert len(queued(slack_runtime)) == 1
+    # the repeat's journal entry (written with its claims) is gone: only the queued task's stays
+    assert slack_runtime.redis.hlen(keys.JOURNAL) == 1
 
 
 def test_mention_and_message_copies_make_one_task(
@@ -109,6 +112,9 @@ def test_mention_and_message_copies_make_one_task(
     assert post(client, first).status_code == 200
     assert post(client, second).status_code == 200
     assert [t for t, _ in queued(slack_runtime)] == ["hippo.slack.save_note"]
+    assert slack_runtime.redis.hlen(keys.JOURNAL) == 1
+    # the copy's own event claim was released with its journal entry: nothing of it is held
+    assert slack_runtime.redis.get(keys.slack_seen("event", "EvMention")) is None
 
 
 def test_plain_message_is_ignored_and_does_not_swallow_the_mention(

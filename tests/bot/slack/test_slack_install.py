@@ -230,6 +230,30 @@ def test_uninstall_stops_the_token_and_keeps_the_memory(
     assert "TAAA still here" in show(tmp_path / "remotes" / "memory-TAAA.git", "inbox.md")
 
 
+@pytest.mark.parametrize("kind", ["tokens_revoked", "app_uninstalled"])
+def test_the_ack_forgets_a_cached_bot_at_an_uninstall(
+    client: FlaskClient, rt: Runtime, slack_fake: SlackFake, kind: str
+) -> None:
+    """The ack path keeps each workspace's bot for a few seconds (Installs.ack_bot); an
+    uninstall or a token revocation forgets it at once: the next request from that workspace is
+    refused and queues nothing, and installing again lets requests through at once."""
+    install(client, slack_fake, "TAAA")
+    assert post(client, event("TAAA", "save a note: before the uninstall", 1)).status_code == 200
+    assert rt.workspaces.installs.ack_bot("TAAA") is not None  # kept by the request above
+    assert len(queued(rt)) == 1
+
+    gone = event("TAAA", "", 2)
+    gone["event"] = {"type": kind, "tokens": {"bot": ["UTAAA"]}, "event_ts": "1700000001.0"}
+    assert post(client, gone).status_code == 200
+    assert post(client, event("TAAA", "save a note: after the uninstall", 3)).status_code == 200
+    texts = [kwargs.get("text", "") for _, kwargs in queued(rt)]
+    assert len(texts) == 1 and "before the uninstall" in texts[0]
+
+    install(client, slack_fake, "TAAA")
+    assert post(client, event("TAAA", "save a note: reinstalled", 4)).status_code == 200
+    assert len(queued(rt)) == 2
+
+
 def test_reinstall_uses_the_new_token(
     client: FlaskClient, rt: Runtime, slack_fake: SlackFake
 ) -> None:
