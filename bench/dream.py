@@ -31,14 +31,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.baseline import REV
 from memory import format as fmt
-from memory.dream.checkable_claims import PATH, PR, REPO, SLACK, SYMBOL
 from memory.dream.run import dream
 from memory.dream.state import PATH as STATE
 from memory.dream.state import State
 from memory.dream.verifiers import Verdict, Verifiers
-from memory.git import Author, Store
-from memory.writes import Operation, WriteFile
-from tests.fakes.verifiers import TableVerifier
+from memory.git.request import Author
+from memory.git.store import Store
+
+try:
+    from memory.dream.checkable_claims import PATH, PR, REPO, SLACK, SYMBOL
+    from memory.writes import Operation, WriteFile
+except ImportError:  # `--baseline`: the names these had in releases before the moves
+    from memory.dream.claims import PATH, PR, REPO, SLACK, SYMBOL  # type: ignore[no-redef]
+    from memory.ops import Operation, WriteFile  # type: ignore[no-redef]
 
 FOLDERS = ("services", "teams", "runbooks", "decisions", "incidents", "vendors", "libraries")
 WORDS = [
@@ -150,22 +155,28 @@ def generate(n_files: int, rng: random.Random) -> dict[str, str]:
     return files
 
 
-def fake_verifiers(rng: random.Random) -> tuple[Verifiers, TableVerifier]:
-    """Ground truth from a table: most claims true, some fixable, some gone (no network)."""
+class Truth:
+    """A verifier (name, kinds, check) answering from a table: most claims true, some fixable,
+    some gone (no network); it records every claim it was asked."""
 
-    class Truth(TableVerifier):
-        def check(self, claim):  # type: ignore[no-untyped-def]
-            self.seen.append(claim)
-            roll = rng.random()
-            if roll < 0.7:
-                return Verdict.true("the table says so")
-            if roll < 0.85 and claim.kind in (PR, REPO):
-                return Verdict.fixable("merged" if claim.kind == PR else "active", "table: changed")
-            if roll < 0.95:
-                return Verdict.unfixable("table: gone")
-            return Verdict.unknown("table: no answer")
+    def __init__(self, rng: random.Random) -> None:
+        self.name, self.kinds, self.rng = "table", frozenset([PR, PATH, SYMBOL, REPO, SLACK]), rng
+        self.seen: list[object] = []
 
-    truth = Truth("table", [PR, PATH, SYMBOL, REPO, SLACK], {})
+    def check(self, claim):  # type: ignore[no-untyped-def]
+        self.seen.append(claim)
+        roll = self.rng.random()
+        if roll < 0.7:
+            return Verdict.true("the table says so")
+        if roll < 0.85 and claim.kind in (PR, REPO):
+            return Verdict.fixable("merged" if claim.kind == PR else "active", "table: changed")
+        if roll < 0.95:
+            return Verdict.unfixable("table: gone")
+        return Verdict.unknown("table: no answer")
+
+
+def fake_verifiers(rng: random.Random) -> tuple[Verifiers, Truth]:
+    truth = Truth(rng)
     return Verifiers([truth]), truth
 
 

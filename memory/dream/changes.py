@@ -72,7 +72,9 @@ class RenameFinder:
 
     def _find(self, path: str, hops: int) -> str | None:
         try:
-            commits = self.store.log(path=path, limit=1)
+            # no fetch for a path without history: the dream synced once, at its start, and a
+            # broken link names such a path (a fetch per link was most of the lookup's time)
+            commits = self.store.log(path=path, limit=1, refresh=False)
         except (MemoryStoreError, ValueError):
             return None
         if not commits or hops <= 0:

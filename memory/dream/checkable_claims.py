@@ -245,13 +245,13 @@ def known_repos(tree: Mapping[str, str]) -> frozenset[str]:
         # each pattern only where the text holds the literal it cannot match without (a night
         # reads every file; a search that cannot succeed is the cost of most of them)
         for rx, needs in _REPO_PATTERNS:
-            if needs in lowered:
+            if all(n in lowered for n in needs):
                 found.update(m.group("repo") for m in rx.finditer(text))
         # "owner/repo#12", "owner/repo:path": a match holds no whitespace, so only the words
         # holding "/" and the mark are searched (the same matches, a fraction of the text)
+        slashed = [w for w in text.split() if "/" in w]
         for rx, mark in ((_PR_REF, "#"), (_COLON, ":")):
-            words = [w for w in text.split() if "/" in w and mark in w]
-            found.update(m.group("repo") for w in words for m in rx.finditer(w))
+            found.update(m.group("repo") for w in slashed if mark in w for m in rx.finditer(w))
         if any(w in lowered for w in _STATE_WORDS):
             found.update(
                 m.group("repo")
@@ -261,12 +261,12 @@ def known_repos(tree: Mapping[str, str]) -> frozenset[str]:
     return frozenset(r for r in found if loose.is_repo_name(r))
 
 
-# (pattern, a lower-case literal every match holds)
+# (pattern, lower-case literals every match holds)
 _REPO_PATTERNS = (
-    (_PR_URL, "github.com"),
-    (_BLOB, "github.com"),
-    (_IN_AT, "in "),
-    (_GH_REPO, "github.com"),
+    (_PR_URL, ("github.com",)),
+    (_BLOB, ("github.com",)),
+    (_IN_AT, ("in ", " at ")),
+    (_GH_REPO, ("github.com",)),
 )
 _STATE_WORDS = ("archived", "active", "read-only")
 

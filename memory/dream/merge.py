@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
+from itertools import chain
 
 import memory.dream.checkable_claims as cl
 import memory.facts.comparison as facts
@@ -69,6 +70,8 @@ class _Item:
     def __init__(self, path: str, entry: fmt.Entry) -> None:
         self.path = path
         self.entry = entry
+        self.keys = _keys(entry.text)  # every item's: `candidates` reads them all
+        self._idents: frozenset[str] | None = None
 
     @cached_property
     def fact(self) -> facts.Fact:
@@ -78,34 +81,44 @@ class _Item:
     def claims(self) -> frozenset[str]:
         return _claim_keys(self.entry)
 
-    @cached_property
+    @property
     def idents(self) -> frozenset[str]:
         """The identifiers among the keys (codes with a digit: "billing-806", "inc-1042"; not
-        plain numbers, quantities or times), as memory/facts/contradictions.py reads them."""
-        return frozenset(
-            k
-            for k in self.keys
-            if _DIGIT.search(k) and not cx.QUANTITY.fullmatch(k) and not k.isdigit()
-        )
+        plain numbers, quantities or times), as memory/facts/contradictions.py reads them.
+        Kept on first use without cached_property's lock (asked for every pair met)."""
+        if self._idents is None:
+            self._idents = frozenset(filter(_is_ident, self.keys))
+        return self._idents
 
-    @cached_property
-    def keys(self) -> frozenset[str]:
-        """Cheap blocking keys: the words cut to 5 letters (inflections mostly agree there),
-        codes with digits whole ("billing-806", "acme/api#12"), clock times as HH:MM, number
-        words as digits, stop words out."""
-        text = self.entry.text.lower()
-        clock: list[str] = []
-        if _DIGIT.search(text):
-            text, clock = facts.times(text)
-        out = set(clock)
-        for w in _RAW.findall(text):
-            if w.isalpha():
-                out.add(str(NUMBER_WORDS[w]) if w in NUMBER_WORDS else _FOLD.get(w, w[:5]))
-            elif _DIGIT.search(w):
-                out.add(w)
-            else:  # "on-call", "read-only": the words
-                out.update(p[:5] for p in re.split(r"[_/#.-]+", w) if p)
-        return frozenset(out) - facts.STOP
+
+@lru_cache(maxsize=65536)
+def _is_ident(key: str) -> bool:
+    return bool(_DIGIT.search(key)) and not cx.QUANTITY.fullmatch(key) and not key.isdigit()
+
+
+def _keys(text: str) -> frozenset[str]:
+    """Cheap blocking keys: the words cut to 5 letters (inflections mostly agree there), codes
+    with digits whole ("billing-806", "acme/api#12"), clock times as HH:MM, number words as
+    digits, stop words out."""
+    text = text.lower()
+    clock: list[str] = []
+    if _DIGIT.search(text):
+        text, clock = facts.times(text)
+    words = map(_word_keys, _RAW.findall(text))
+    return frozenset(set(clock).difference(facts.STOP).union(*words))
+
+
+@lru_cache(maxsize=65536)
+def _word_keys(w: str) -> tuple[str, ...]:
+    """One word's blocking keys (`_Item.keys`), stop words out. Cached: a memory of thousands
+    of entries repeats its vocabulary, and every entry is keyed each night."""
+    if w.isalpha():
+        keys = [str(NUMBER_WORDS[w]) if w in NUMBER_WORDS else _FOLD.get(w, w[:5])]
+    elif _DIGIT.search(w):
+        keys = [w]
+    else:  # "on-call", "read-only": the words
+        keys = [p[:5] for p in re.split(r"[_/#.-]+", w) if p]
+    return tuple(k for k in keys if k not in facts.STOP)
 
 
 def _claim_keys(entry: fmt.Entry) -> frozenset[str]:
@@ -145,7 +158,8 @@ def _verdict(a: _Item, b: _Item) -> tuple[statements.Verdict, str]:
 
 def candidates(found: list[_Item]) -> list[tuple[int, int]]:
     """Pairs worth comparing: sharing a word among each one's rarest words (not all pairs),
-    and whose keys overlap by at least BLOCK (Jaccard), as `_near` asks.
+    whose keys overlap by at least BLOCK (Jaccard) and that are about one thing, as `_near`
+    asks.
 
     Prefix filtering on the cheap keys: two key sets with Jaccard ≥ BLOCK share at least one of
     the |A| - ceil(BLOCK·|A|) + 1 rarest keys of each, so only those are indexed and probed.
@@ -154,18 +168,19 @@ def candidates(found: list[_Item]) -> list[tuple[int, int]]:
     measured here, once per pair met (set intersections), so the slower comparisons after see
     only the pairs that pass it: a large memory meets many pairs through a shared rare code.
     """
-    freq: dict[str, int] = defaultdict(int)
-    for it in found:
-        for w in it.keys:
-            freq[w] += 1
+    freq = Counter(chain.from_iterable(it.keys for it in found))
+    # every key's place among all keys, rarest first (ties by the word): one sort, not one per
+    # entry; the keys at places from `common` on are too common to say which fact it is
+    rank = {w: r for r, w in enumerate(sorted(freq, key=lambda w: (freq[w], w)))}
+    common = sum(1 for n in freq.values() if n <= COMMON)
     postings: dict[str, list[int]] = defaultdict(list)
     pairs: list[tuple[int, int]] = []
     for i, it in enumerate(found):
-        words = sorted(it.keys, key=lambda w: (freq[w], w))  # rarest first, ties by the word
+        words = sorted(it.keys, key=rank.__getitem__)
         keep = len(words) - math.ceil(BLOCK * len(words)) + 1
         met: set[int] = set()
         for key in words[:keep]:
-            if freq[key] > COMMON:
+            if rank[key] >= common:
                 break  # this word and the rest are too common to say which fact it is
             hits = postings[key]
             met.update(hits)
@@ -174,7 +189,7 @@ def candidates(found: list[_Item]) -> list[tuple[int, int]]:
         for j in met:
             theirs = found[j].keys
             shared = len(mine & theirs)
-            if shared >= BLOCK * (len(mine) + len(theirs) - shared):
+            if shared >= BLOCK * (len(mine) + len(theirs) - shared) and _one_thing(found[j], it):
                 pairs.append((j, i))
     return sorted(pairs)
 
@@ -233,6 +248,10 @@ def _near(a: _Item, b: _Item) -> bool:
     shared = len(a.keys & b.keys)
     if shared < BLOCK * (len(a.keys) + len(b.keys) - shared):
         return False
+    return _one_thing(a, b)
+
+
+def _one_thing(a: _Item, b: _Item) -> bool:
     ids_a, ids_b = a.idents, b.idents
     return not (ids_a - ids_b and ids_b - ids_a)
 

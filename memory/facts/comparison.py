@@ -119,6 +119,9 @@ SYNONYMS = {
     "fridays": "friday",
 }
 _TIME = re.compile(r"\b(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm)\b|\b(\d{1,2})[:h](\d{2})\b", re.I)
+# what every clock time holds ("10:30", "10h30", "10am", "10 pm"): most texts lack it, and
+# this scan is several times cheaper than _TIME's (each night keys every entry)
+_TIME_HINT = re.compile(r"\d[:h]\d|[ap]m\b", re.I)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _STEM = snowballstemmer.stemmer("english")
 
@@ -146,6 +149,8 @@ class Fact:
 def times(text: str) -> tuple[str, list[str]]:
     """`text` with its clock times taken out, and those times as HH:MM ("10am" = "10:00")."""
     found: list[str] = []
+    if not _TIME_HINT.search(text):
+        return text, found
 
     def one(m: re.Match[str]) -> str:
         if m.group(3):

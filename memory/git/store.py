@@ -352,13 +352,15 @@ class Store:
             warm = self._search = (sha, SearchIndex.build(tree) if index is None else index)
         return warm[1].search(query, limit=limit, all_words=all_words)
 
-    def log(self, path: str | None = None, limit: int = 50) -> list[history.CommitInfo]:
-        """Commits from the tip, newest first (touching `path` when given; a path with no
-        history yet is looked for again after a fetch, see `_commit`)."""
+    def log(
+        self, path: str | None = None, limit: int = 50, *, refresh: bool = True
+    ) -> list[history.CommitInfo]:
+        """Commits from the tip, newest first (touching `path` when given; a path with no history
+        yet is looked for again after a fetch, see `_commit`, unless not `refresh`: a dream)."""
         if self._empty():
             return []
         found = history.log(self.mirror.repo, self.head(), path, limit)
-        if not found and path is not None and self.mirror.refresh_for(f"file:{path}"):
+        if not found and path is not None and refresh and self.mirror.refresh_for(f"file:{path}"):
             found = history.log(self.mirror.repo, self.head(), path, limit)
         return found
 
