@@ -162,7 +162,7 @@ class ReminderAdd(Message, task="hippo.slack.reminder_add"):
 
 
 @dataclass(frozen=True)
-class RemindersList(Message, task="hippo.slack.reminders_list"):
+class RemindersList(Message, task="hippo.slack.list_reminders"):
     """The open reminders, in the thread (or only to the person, for `/hippo reminders`)."""
 
 

@@ -191,7 +191,9 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
         body, usage = slack_broadcasts_off(turn.answer or "(no answer)"), turn.usage
         record_usage(rt, "agent", usage)
     else:
-        shown = briefing if pinned.repo or pinned.lessons else None  # memory lines: the hits
+        # Memory lines are the hits; show the briefing for lessons, preferences or own lines.
+        own = briefing != (pinned.text or None)
+        shown = briefing if pinned.repo or pinned.lessons or own else None
         body, usage = _hits_answer(tools, q.text, shown), Usage()
     permalink = rt.poster.permalink(q.channel, q.ts) if q.ts else f"slack:{q.channel}"
     pushed = push_edits(rt, copy, permalink, user=q.user, asked=q.text, event_id=q.event_id)

@@ -71,7 +71,7 @@ def reminder_add(
 
 
 @task(RemindersList.TASK, **RETRY)
-def reminders_list(self: HippoTask, *, key: str, channel: str, **ctx: Any) -> None:
+def list_reminders(self: HippoTask, *, key: str, channel: str, **ctx: Any) -> None:
     """The open reminders, overdue first, each with a Done button."""
     rt: Runtime = self.runtime
     day = date.fromisoformat(today(rt.config))
@@ -110,4 +110,4 @@ def reminder_close(
 
 
 def register(app: HippoCelery) -> None:
-    app.add_tasks(reminder_add, reminders_list, reminder_close)
+    app.add_tasks(reminder_add, list_reminders, reminder_close)
