@@ -14,16 +14,15 @@ holding every word.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 from memory.git.cold import COLD_REF, ColdStore, month_path
 from memory.git.cold import Backing as Store
 from memory.search import Hit, SearchIndex
+from memory.search.fts_file import immediate
 
 _WORD = re.compile(r"[^\W_]+")
 _SCHEMA = """
@@ -93,7 +92,7 @@ class ColdIndex:
         number of months read again."""
         tip = self.cold.fetch(max_age=self.cold.store.max_age)
         wanted = self.cold.months(tip)
-        with self._lock, self._write():
+        with self._lock, immediate(self.db):
             have = dict(self.db.execute("SELECT month, blob FROM months").fetchall())
             changed = [m for m, b in wanted.items() if have.get(m) != b]
             for month in [*changed, *(m for m in have if m not in wanted)]:
@@ -112,16 +111,6 @@ class ColdIndex:
         rows = ((low + n, line) for n, line in enumerate(self.cold.lines(blob), 1))
         self.db.executemany("INSERT INTO episodes(rowid, text) VALUES (?, ?)", rows)
         self.db.execute("INSERT INTO months(month, blob) VALUES (?, ?)", (month, blob))
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[None]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
 
     def search(self, query: str, limit: int, *, all_words: bool = False) -> list[Hit]:
         self.sync()

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from memory.search.folded import FoldedText
-from memory.search.fts_file import open_index
+from memory.search.fts_file import immediate, open_index
 from memory.search.hit import Hit, hit
 from memory.search.priors import ARCHIVE, ENTRY_BONUS, priors
 from memory.search.ranked import Line, Ranked, best, idf, parse
@@ -128,7 +128,7 @@ class FtsIndex:
     ) -> None:
         if self.commit == commit:
             return
-        with self._lock, self._write():
+        with self._lock, immediate(self.db):
             old = self._meta("commit")  # another process may have brought it here meanwhile
             if old == commit:
                 return
@@ -150,24 +150,13 @@ class FtsIndex:
     def build(self, tree: Tree | FoldedText) -> FtsIndex:
         """Fill the index with every file of `tree` (or the live files of a folded text already
         built from one), replacing what it held."""
-        with self._lock, self._write():
+        with self._lock, immediate(self.db):
             self._clear()
             if isinstance(tree, FoldedText):
                 self._insert_folded(tree)
             else:
                 self._insert(tree)
         return self
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[None]:
-        """One transaction, taken before reading what it changes (no other writer between)."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[None]:

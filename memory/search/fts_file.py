@@ -3,7 +3,9 @@ of their layout, and opening it so that two processes never both create it."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 VERSION = "1"  # the schema and tokenization: another version is rebuilt
@@ -54,3 +56,15 @@ def version(db: sqlite3.Connection) -> str | None:
         return None
     row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
     return None if row is None else str(row[0])
+
+
+@contextlib.contextmanager
+def immediate(db: sqlite3.Connection) -> Iterator[None]:
+    """One transaction, taken before reading what it changes (no other writer between)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
