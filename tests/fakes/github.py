@@ -30,7 +30,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -38,6 +38,7 @@ import jwt
 
 from tests.conftest import CONFORMANCE
 from tests.fakes.github_writes import CheckRun, IssueComment, Writes
+from tests.fakes.loopback import LoopbackServer
 
 REST = CONFORMANCE / "github-rest" / "json"
 _PERMISSION = re.compile(
@@ -156,7 +157,7 @@ class FakeGitHub:
         self.comments: list[IssueComment] = self.writes.comments
         self.annotations = self.writes.annotations  # (head_sha='') → every annotation
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = LoopbackServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )

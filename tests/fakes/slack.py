@@ -19,11 +19,13 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from slack_sdk.signature import SignatureVerifier
+
+from tests.fakes.loopback import LoopbackServer
 
 BOT_USER = "UHIPPO"
 BOT_ID = "BHIPPO"
@@ -85,7 +87,7 @@ class SlackFake:
             def log_message(self, format: str, *args: Any) -> None:
                 return
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = LoopbackServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
         self._thread = threading.Thread(

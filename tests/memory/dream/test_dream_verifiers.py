@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from memory.dream.verifiers import Verifiers
 from memory.git import Author, Store
 from memory.writes import WriteFile
 from tests.fakes.github import FakeGitHub, commit_body, file_body, pull_body, repo_body
+from tests.fakes.loopback import LoopbackServer
 from tests.fakes.slack import SlackFake
 
 RENAME_SHA = "a" * 40
@@ -171,7 +172,7 @@ class _Site(BaseHTTPRequestHandler):
 
 def test_http_verifier_on_allow_listed_hosts() -> None:
     """200 true, 404 unfixable, 301 fixable to the new URL, 503 unknown, other hosts unknown."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
+    server = LoopbackServer(("127.0.0.1", 0), _Site)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
