@@ -24,7 +24,6 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
-from jobs import briefing as jobs_briefing
 from jobs.config import Config
 from jobs.runtime import Runtime, TeamRuntime
 from memory import scopes
@@ -195,6 +194,10 @@ def brief(
     """The briefing over every memory read (or the one named): each memory's lines, labelled
     with it (`[me]`, `[team]`, `[org]`) when more than one is read (or `labelled`), section by
     section, within one budget. `redis` counts each in its memory's operational log."""
+    # Imported here: the briefing's operational log loads redis (~90 ms), which `hippo search`
+    # and `hippo note` (that import this module to route and read) never use.
+    from jobs import briefing as jobs_briefing
+
     read = reading(rt, user, given)
     repo = repo or jobs_briefing.guess_repo(rt.store, task)
     done = [

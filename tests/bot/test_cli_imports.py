@@ -92,6 +92,7 @@ def test_server_commands_still_load_what_they_serve(tmp_path: Path) -> None:
 # Prometheus client (a write's metrics), logging's config (servers only; memory/lazy.py,
 # jobs/runtime.py); and the secret scanner, which `hippo show` loads to lint the file it shows.
 WRITE_ONLY = ("memory.trust.agent_gate", "prometheus_client", "logging.config")
+WRITE_ONLY += ("redis",)  # the briefing's operational log: not without REDIS_URL
 SCANNER = "memory.secrets.scanner"
 
 
