@@ -6,6 +6,7 @@ mypy under `TYPE_CHECKING`, and hands the same names to `exports`."""
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -21,7 +22,9 @@ def exports(
         module = home.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        return getattr(importlib.import_module(f"{package}.{module}"), name)
+        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        setattr(sys.modules[package], name, value)  # asked once: later reads find it bound
+        return value
 
     def dir_() -> list[str]:
         return sorted(home)
