@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.test_claims_corpus import corpus, score
+from tests.memory.dream.test_claims_corpus import corpus, score
 
 
 def main() -> None:

@@ -35,14 +35,15 @@ from memory.dream.run import dream
 from memory.dream.state import PATH as STATE
 from memory.dream.state import State
 from memory.dream.verifiers import Verdict, Verifiers
-from memory.git.request import Author
 from memory.git.store import Store
 
 try:
     from memory.dream.checkable_claims import PATH, PR, REPO, SLACK, SYMBOL
+    from memory.git.batch import Author
     from memory.writes import Operation, WriteFile
 except ImportError:  # `--baseline`: the names these had in releases before the moves
     from memory.dream.claims import PATH, PR, REPO, SLACK, SYMBOL  # type: ignore[no-redef]
+    from memory.git.request import Author  # type: ignore[no-redef]
     from memory.ops import Operation, WriteFile  # type: ignore[no-redef]
 
 FOLDERS = ("services", "teams", "runbooks", "decisions", "incidents", "vendors", "libraries")
