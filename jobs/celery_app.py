@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 
-from jobs import dream, maintenance, proposals, snapshots, workspace_dreams
+from jobs import dream, maintenance, memory_dreams, proposals, snapshots, workspace_dreams
 from jobs.agent import tasks as agent_tasks
 from jobs.broker import settings
 from jobs.github import checks as github_checks
@@ -38,6 +38,7 @@ TASK_MODULES: tuple[TaskModule, ...] = (
     dream,
     proposals,
     workspace_dreams,  # many workspaces: one nightly dream per installed workspace
+    memory_dreams,  # the org memory and each person's own, each its own dream
     maintenance,
     snapshots,  # a push to the memory repository on GitHub publishes its snapshot
 )

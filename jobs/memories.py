@@ -21,9 +21,11 @@ import threading
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 from functools import cached_property
 from typing import Any
 
+from jobs import people
 from jobs.config import Config
 from jobs.runtime import Runtime, TeamRuntime
 from memory import scopes
@@ -131,7 +133,10 @@ def runtime_for(rt: Runtime, scope: str, user: str = "") -> Runtime:
     """The Runtime of memory `scope` for `user` (`rt` itself for the team's)."""
     if scope == TEAM:
         return rt
-    return MemoryRuntime(rt, scoped_config(rt.config, scope, user), scope)
+    config = scoped_config(rt.config, scope, user)
+    if scope == ME:  # the nightly dream tends the memories of the people seen (jobs/people.py)
+        people.seen(rt, user)
+    return MemoryRuntime(rt, config, scope)
 
 
 def pick(
@@ -190,10 +195,12 @@ def brief(
     channel: tuple[str, str | None] | None = None,
     redis: Any = None,
     labelled: bool = False,
+    today: date | None = None,
 ) -> briefing.Briefing:
     """The briefing over every memory read (or the one named): each memory's lines, labelled
     with it (`[me]`, `[team]`, `[org]`) when more than one is read (or `labelled`), section by
-    section, within one budget. `redis` counts each in its memory's operational log."""
+    section, within one budget. `redis` counts each in its memory's operational log; `today`
+    is the asker's date (the reminders due)."""
     # Imported here: the briefing's operational log loads redis (~90 ms), which `hippo search`
     # and `hippo note` (that import this module to route and read) never use.
     from jobs import briefing as jobs_briefing
@@ -210,6 +217,7 @@ def brief(
             budget=budget,
             redis=redis,
             workspace=one.config.workspace,
+            today=today,
         )
         for scope, one in read
     ]

@@ -299,6 +299,21 @@ class DreamAll(Message, task="hippo.workspaces.dream_all"):
 
 
 @dataclass(frozen=True)
+class DreamMemories(Message, task="hippo.dream.memories"):
+    """Queue tonight's dream of the org memory and of each person's own (jobs/memory_dreams.py)."""
+
+    now_iso: str | None = None
+
+
+@dataclass(frozen=True)
+class DreamMemory(Message, task="hippo.dream.memory"):
+    memory: str  # "org", or "me" with `person`
+    person: str | None = None
+    team: str | None = None  # many workspaces: a person of that workspace
+    now_iso: str | None = None
+
+
+@dataclass(frozen=True)
 class Maintenance(Message, task="hippo.maintenance"):
     if_needed: bool = False
 
@@ -329,5 +344,7 @@ MESSAGES: tuple[type[Message], ...] = (
     MemoryPushed,
     Dream,
     DreamAll,
+    DreamMemories,
+    DreamMemory,
     Maintenance,
 )

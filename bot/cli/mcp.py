@@ -44,7 +44,7 @@ def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
         signal.signal(signum, stop)
     name = args.author or _login()
     rt.store.init()  # a laptop's first run creates the local memory, as `hippo serve` does
-    make_tools = mcp_memories.maker(rt, judge_for(rt.llm, rt.config.small_model))
+    make_tools = mcp_memories.maker(rt, judge_for(rt.llm, rt.config.small_model), stdio=True)
     tools = make_tools(rt.store, rt.config.workspace)
     tools.memories = mcp_memories.for_door(rt, make_tools, stdio=True)
     server = build_server(tools, fixed(name))

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask
 
-from bot.console import auth, dreams, extras, files, history, proposals, reminders, repos, sessions
+from bot.console import (
+    auth,
+    dreams,
+    extras,
+    files,
+    history,
+    memories,
+    proposals,
+    reminders,
+    repos,
+    sessions,
+)
 from jobs.runtime import Runtime
 
 
@@ -25,13 +36,16 @@ def register(app: Flask, rt: Runtime) -> None:
         static_url_path="/static",
     )
     auth.install(bp, rt)
-    files.install(bp, rt)
-    history.install(bp, rt)
-    dreams.install(bp, rt)
-    extras.install(bp, rt)
-    proposals.install(bp, rt)
-    reminders.install(bp, rt)
-    repos.install(bp, rt)
+    memories.install(bp, rt)  # which memory the request reads: the team's, mine, the org's
+    view = memories.here(rt)  # every view reads and writes that one
+    files.install(bp, view)
+    history.install(bp, view)
+    dreams.install(bp, view)
+    extras.install(bp, view)
+    proposals.install(bp, view)
+    reminders.install(bp, view)
+    repos.install(bp, view)
     bp.add_app_template_global(auth.csrf_token, "csrf_token")
     bp.add_app_template_global(auth.current_user, "current_user")
     app.register_blueprint(bp)
+    memories.register_links(app)

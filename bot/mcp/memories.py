@@ -9,11 +9,12 @@ memory read every open one, each hit or line labelled with its memory (jobs/memo
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from jobs import memories
+from jobs import asker_time, memories, people
 from jobs.runtime import Runtime
 from memory.git import Store
 from memory.scopes import TEAM
@@ -50,9 +51,9 @@ class Memories:
         return [f.as_dict() for f in found]
 
     def brief(self, by: str, task: str, repo: str, paths: Sequence[str], budget: int) -> str:
-        done = memories.brief(
-            self.rt, self.user_of(by), task, repo=repo, paths=paths, budget=budget
-        )
+        user = self.user_of(by)
+        day = asker_time.asker_date(self.rt, user)  # the reminders due on the caller's date
+        done = memories.brief(self.rt, user, task, repo=repo, paths=paths, budget=budget, today=day)
         return done.text
 
 
@@ -60,21 +61,27 @@ def for_door(
     rt: Runtime, make: Callable[[Store, str], MemoryTools], *, stdio: bool
 ) -> Memories | None:
     """The door's Memories, or None when only the team's memory is configured. Over stdio `me`
-    is HIPPO_USER (the `--as` name is the agent's); over HTTP the token's name."""
+    is HIPPO_USER (the `--as` name is the agent's); over HTTP the Slack user the token is bound
+    to (HIPPO_MCP_USERS), else the token's name (jobs/people.py)."""
     config = rt.config
     if not (config.personal_remote_template or config.org_memory_remote):
         return None
-    user_of: Callable[[str], str] = (lambda _by: config.user) if stdio else (lambda by: by)
-    return Memories(rt, make, user_of)
+    return Memories(rt, make, lambda by: people.mcp_person(rt, by, stdio=stdio))
 
 
-def maker(rt: Runtime, judge: Any) -> Callable[[Store, str], MemoryTools]:
+def maker(rt: Runtime, judge: Any, *, stdio: bool = False) -> Callable[[Store, str], MemoryTools]:
     """Tools over a store with the door's settings: Redis for recall counts, the gate's judge,
-    the tokens declared people's."""
+    the tokens declared people's, and each caller's date (the person's in Slack when the token
+    is bound to one, else the team's: jobs/asker_time.py)."""
     from bot.mcp.tools import MemoryTools
 
+    def date_of(by: str) -> dt.date:
+        return asker_time.asker_date(rt, people.mcp_person(rt, by, stdio=stdio))
+
     def make(store: Store, workspace: str) -> MemoryTools:
-        people = rt.config.mcp_people
-        return MemoryTools(store, workspace=workspace, redis=rt.redis, judge=judge, people=people)
+        named = rt.config.mcp_people
+        return MemoryTools(
+            store, workspace=workspace, redis=rt.redis, judge=judge, people=named, date_of=date_of
+        )
 
     return make

@@ -23,7 +23,7 @@ def _key(by: str, key: str) -> str | None:
 
 
 def remind(tools: MemoryTools, by: str, text: str, due: str, when: str, key: str) -> dict[str, Any]:
-    today = tools.today()
+    today = tools.today_for(by)  # "tomorrow" is the caller's
     done = write.add(
         tools.store,
         text,
@@ -37,15 +37,15 @@ def remind(tools: MemoryTools, by: str, text: str, due: str, when: str, key: str
     return {"saved": done.result is not None, **done.reminder.as_dict(today)}
 
 
-def listed(tools: MemoryTools, everything: bool) -> dict[str, Any]:
-    today = tools.today()
+def listed(tools: MemoryTools, by: str, everything: bool) -> dict[str, Any]:
+    today = tools.today_for(by)  # "due today" is the caller's
     found = write.read(tools.store)
     shown = found if everything else model.open_on(found, today)
     return {"today": today.isoformat(), "reminders": [r.as_dict(today) for r in shown]}
 
 
 def close(tools: MemoryTools, by: str, rid: str, reason: str, key: str) -> dict[str, Any]:
-    today = tools.today()
+    today = tools.today_for(by)
     done = write.close(
         tools.store,
         rid,
@@ -75,10 +75,11 @@ def add_tools(server: MCPServer, tools: MemoryTools, who: Who, guard: Guard) -> 
         return guard(lambda: remind(tools, by, text, due, when, key))
 
     @server.tool(name="reminders", annotations=ToolAnnotations(read_only_hint=True))
-    def reminders_tool(all: bool = False) -> dict[str, Any]:
+    def reminders_tool(ctx: Context[Any, Any], all: bool = False) -> dict[str, Any]:
         """The open reminders (overdue, due today, pending, upcoming) with their ids; `all`
         adds the closed ones."""
-        return guard(lambda: listed(tools, all))
+        by = who(ctx)
+        return guard(lambda: listed(tools, by, all))
 
     @server.tool(name="closeReminder")
     def close_tool(

@@ -68,12 +68,17 @@ class MemoryTools:
     workspace: str = "default"
     redis: HashStore | None = None
     today: Callable[[], dt.date] = dt.date.today
+    date_of: Callable[[str], dt.date] | None = None  # the caller's date (jobs/asker_time.py)
     judge: Judge | None = None  # Claude for the contradiction check, when a key is set
     people: frozenset[str] = frozenset()  # token names declared people's (HIPPO_MCP_PEOPLE)
     memories: Any = None  # bot/mcp/memories.py: the other memories open (None: the team's only)
 
     def author(self, by: str) -> Author:
         return author_for(by, person=by in self.people)
+
+    def today_for(self, by: str) -> dt.date:
+        """The caller's date: what "due today" means to them (`today` when no door set one)."""
+        return self.date_of(by) if self.date_of is not None and by else self.today()
 
     def at(self, memory: str, by: str, text: str | None = None) -> MemoryTools:
         """The tools of the memory a call names (`memory`), or for a write (`text`) the one the
@@ -101,7 +106,7 @@ class MemoryTools:
     ) -> str:
         """`brief` from the memory named, else from every open one, each line labelled."""
         if memory.strip() or self.memories is None or not self.memories.several(by):
-            return self.at(memory, by).brief(task, repo, paths, budget)
+            return self.at(memory, by).brief(task, repo, paths, budget, by=by)
         text: str = self.memories.brief(by, task, repo, paths, budget)
         return text
 
@@ -132,9 +137,16 @@ class MemoryTools:
         return [_plain(hit) for hit in hits]
 
     def brief(
-        self, task: str, repo: str = "", paths: Sequence[str] = (), budget: int = 1500
+        self,
+        task: str,
+        repo: str = "",
+        paths: Sequence[str] = (),
+        budget: int = 1500,
+        *,
+        by: str = "",
     ) -> str:
-        """The briefing's text (memory.prompts.briefing), counted in the operational log."""
+        """The briefing's text (memory.prompts.briefing), counted in the operational log; the
+        reminders due on the caller's (`by`'s) date."""
         return brief(
             self.store,
             task,
@@ -143,7 +155,7 @@ class MemoryTools:
             budget=budget,
             redis=self.redis,
             workspace=self.workspace,
-            today=self.today(),
+            today=self.today_for(by),
         ).text
 
     def search_history(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from jobs import memories
+from jobs import asker_time, memories
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.errors import MemoryStoreError, RemoteError
@@ -70,7 +70,8 @@ def with_own(
         own.store.sync()
         index = _index(own.store.read_or_none(INDEX) or "", OWN_BUDGET // 2)
         left = max(MIN_BUDGET, OWN_BUDGET - estimate_tokens(index))
-        found = memories.brief(rt, user, question, given=ME, budget=left, labelled=True)
+        day = asker_time.asker_date(rt, user)  # their reminders due on their date
+        found = memories.brief(rt, user, question, given=ME, budget=left, labelled=True, today=day)
     except RemoteError:
         raise  # the task retries: a turn never silently drops what the person keeps
     except (BadBrief, MemoryStoreError):

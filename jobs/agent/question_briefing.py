@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import date
 
-from jobs import keys
+from jobs import asker_time, keys
 from jobs.briefing import brief, files, guess_repo
 from jobs.runtime import Runtime
 from memory.prompts.briefing import MEMORY, BadBrief
@@ -42,16 +43,17 @@ def named_repo(rt: Runtime, text: str, earlier: Sequence[tuple[str, str]]) -> st
 
 
 def for_thread(
-    rt: Runtime, thread: str, question: str, earlier: Sequence[tuple[str, str]]
+    rt: Runtime, thread: str, question: str, earlier: Sequence[tuple[str, str]], user: str = ""
 ) -> ThreadBriefing:
-    """The thread's pinned briefing, made from `question` at its first turn."""
+    """The thread's pinned briefing, made from `question` at its first turn, with the reminders
+    due on the date of `user` (the asker: their time zone in Slack, jobs/asker_time.py)."""
     key = keys.agent_briefing(thread)
     repo = named_repo(rt, question, earlier)
     pinned = _load(rt.redis.get(key))
     if pinned is not None and (not repo or repo == pinned.repo):
         rt.redis.expire(key, TTL)
         return pinned
-    made = _build(rt, question, repo)
+    made = _build(rt, question, repo, asker_time.asker_date(rt, user))
     if pinned is None and not rt.redis.set(key, _dump(made), nx=True, ex=TTL):
         # two first turns racing: both use the briefing the first one pinned
         return _load(rt.redis.get(key)) or made
@@ -60,10 +62,12 @@ def for_thread(
     return made
 
 
-def _build(rt: Runtime, question: str, repo: str) -> ThreadBriefing:
-    ws = rt.config.workspace
+def _build(rt: Runtime, question: str, repo: str, today: date) -> ThreadBriefing:
+    ws, r = rt.config.workspace, rt.redis
     try:
-        done = brief(rt.store, question, repo=repo, redis=rt.redis, workspace=ws, count_reads=False)
+        done = brief(
+            rt.store, question, repo=repo, redis=r, workspace=ws, count_reads=False, today=today
+        )
     except BadBrief:  # a question with no words: nothing to brief on, and no reason to fail
         return ThreadBriefing("", repo, question, False, fresh=True)
     text = done.text if done.lines else ""

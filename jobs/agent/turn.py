@@ -173,7 +173,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     copy = working_copy(rt, q)
     tools = own_tools.toolbox(rt, q, copy.root, changes_since(rt, snap.commit if snap else ""))
     earlier, asked, said = history(rt, q), q.text, thread_said(rt, q)
-    pinned = question_briefing.for_thread(rt, q.thread, q.text, earlier)
+    pinned = question_briefing.for_thread(rt, q.thread, q.text, earlier, q.user)
     briefing = own_memory.for_question(rt, q, pinned.text or None)
     if rt.llm is not None and snap is not None:
         asked = with_thread(q, said)

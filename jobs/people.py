@@ -1,0 +1,64 @@
+"""Whose own memories there are: the people a door opened theirs for, and those configured.
+
+A personal memory comes to be when its person first uses it (jobs/memories.py lays it out like
+`hippo init`), and nothing lists the repositories on the git host, so the nightly dream
+(jobs/memory_dreams.py) tends the memories of the people hippo has seen open theirs, plus the
+people HIPPO_PERSONAL_MEMORIES lists. Seen people are kept in the Redis set
+`hippo:people:<workspace>` (the team's workspace), written by the doors that hold a Redis
+connection anyway: Slack, the Slack agent, MCP and the console. The CLI's `hippo note` loads no
+Redis (its start-up is measured), so a person who uses their memory only from the CLI is listed
+in HIPPO_PERSONAL_MEMORIES instead (or used it once from Slack or MCP).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from jobs import keys
+from jobs.runtime import Runtime, TeamRuntime
+
+log = logging.getLogger("hippo.people")
+
+_RECORDED: set[tuple[str, str]] = set()  # (workspace, user) this process recorded already
+_LOCK = threading.Lock()
+
+
+def _redis_in_use(rt: Runtime) -> bool:
+    """True when this process already talks to Redis for `rt` (never starts a connection)."""
+    found = "redis" in vars(rt)
+    while not found and isinstance(rt, TeamRuntime):
+        rt = rt.base
+        found = "redis" in vars(rt)
+    return found
+
+
+def seen(rt: Runtime, user: str) -> None:
+    """Record that `user` opened their own memory in `rt`'s workspace: once per process, and
+    only where a Redis connection is already open (a failure costs one night's dream, never the
+    request)."""
+    mark = (rt.config.workspace, user)
+    if not user or mark in _RECORDED or not _redis_in_use(rt):
+        return
+    try:
+        rt.redis.sadd(keys.people(rt.config.workspace), user)
+    except Exception as exc:  # Redis away: the next request records them
+        log.warning("could not record %s's own memory: %s", user, exc)
+        return
+    with _LOCK:
+        _RECORDED.add(mark)
+
+
+def known(rt: Runtime) -> list[str]:
+    """The people of `rt`'s workspace with a memory of their own: seen, and configured."""
+    raw = rt.redis.smembers(keys.people(rt.config.workspace))
+    found = {x.decode() if isinstance(x, bytes) else str(x) for x in raw}
+    return sorted(found | set(rt.config.personal_memories))
+
+
+def mcp_person(rt: Runtime, by: str, *, stdio: bool) -> str:
+    """Whose `me` an MCP caller is: over stdio HIPPO_USER; over HTTP the Slack user its token
+    is bound to (HIPPO_MCP_USERS: one person across Slack and MCP), else the token's name."""
+    if stdio:
+        return rt.config.user
+    return rt.config.mcp_users.get(by, by)

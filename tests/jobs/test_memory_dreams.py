@@ -1,0 +1,119 @@
+"""The nightly dream of the other memories (jobs/memory_dreams.py): the org memory and each
+person's own, each a repository on its own loopback smart-HTTP git server with its own password.
+People are found where the doors recorded them (a Slack note to one's own memory) and in
+HIPPO_PERSONAL_MEMORIES; each memory is dreamt through its own write path by a real Celery
+worker; a person's digest reaches them alone by direct message, the org's goes to its channel."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from bot.app import create_app
+from jobs.celery_app import make_celery
+from jobs.dream import run_dream
+from jobs.memory_dreams import dream_runtime
+from jobs.runtime import Runtime
+from jobs.task_messages import DreamMemories, send
+from tests.fakes.slack import SECRET as SLACK_SECRET
+from tests.fakes.slack import SlackFake
+from tests.memories_helpers import config_for, on_server, servers_fixture  # noqa: F401
+from tests.slack_helpers import mention, post
+from tests.waiting import until
+
+pytestmark = pytest.mark.integration
+
+NIGHT = "2026-11-30T03:00"
+
+
+@pytest.fixture
+def worker(
+    tmp_path: Path, servers: dict[str, Path], slack_fake: SlackFake, embedded_redis_url: str
+) -> Iterator[Runtime]:
+    from celery.contrib.testing.worker import start_worker
+
+    config = replace(
+        config_for(tmp_path, servers, user=""),
+        redis_url=embedded_redis_url,
+        slack_bot_token="xoxb-test",
+        slack_signing_secret=SLACK_SECRET,
+        slack_api_url=slack_fake.url,
+        public_url="http://hippo.test",
+        digest_channel="CDIGEST",
+        personal_memories=("ann",),  # uses hers from the CLI only: listed by hand
+    )
+    rt = Runtime(config)
+    rt.redis.flushall()
+    rt.store.init()
+    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+        yield rt
+    rt.redis.close()
+
+
+def log_of(bare: Path) -> str:
+    done = subprocess.run(
+        ["git", "--git-dir", str(bare), "log", "--format=%an|%s", "main"],
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout
+
+
+def digests(fake: SlackFake) -> list[dict[str, Any]]:
+    return [p for p in fake.posts() if "Dream of" in str(p.get("text", ""))]
+
+
+def test_the_org_memory_and_each_persons_own_are_dreamt_with_their_own_digests(
+    worker: Runtime, slack_fake: SlackFake, servers: dict[str, Path]
+) -> None:
+    client: FlaskClient = create_app(worker.config, worker).test_client()
+    said = [
+        ("save a note: I prefer tabs over spaces", "1700000001.000100"),
+        ("save a note to the org memory: the org runs one VPN", "1700000002.000100"),
+        ("save a note: the deploy drains the queue first", "1700000003.000100"),
+    ]
+    for i, (text, ts) in enumerate(said):
+        post(client, mention(text, event_id=f"EvD{i}", ts=ts))
+    slack_fake.wait_for("chat.postMessage", 3)
+    assert "tabs" in on_server(servers["W222"], "inbox.md")  # W222 is now a person with one
+
+    send(worker, DreamMemories(now_iso=NIGHT))
+    until(lambda: len(digests(slack_fake)) >= 2, timeout=90, what="two digests")
+    until(lambda: "dream(state)" in log_of(servers["me"]), timeout=60, what="ann's dream")
+
+    # each memory dreamt in its own repository, by hippo dreaming, through its own write path
+    for name in ("W222", "org", "me"):
+        assert "hippo dreaming|dream(state)" in log_of(servers[name]), name
+    assert "dream(" not in log_of(servers["team"])  # the team's has its own nightly dream
+    assert "dream(" not in log_of(servers["bob"])  # nobody saw bob use his: not dreamt
+
+    mine = [d for d in digests(slack_fake) if d["text"].startswith("Your own memory:")]
+    org = [d for d in digests(slack_fake) if d["text"].startswith("The org memory:")]
+    assert len(mine) == 1 and len(org) == 1 and len(digests(slack_fake)) == 2
+    assert mine[0]["channel"] == "W222"  # a direct message to the person, never a channel
+    assert org[0]["channel"] == "CDIGEST"  # the org's goes where the team's goes
+    blocks = mine[0]["blocks"]
+    assert blocks[0]["text"]["text"] == "Your own memory: Dream of 2026-11-29"
+    assert not [b for b in blocks if "accessory" in b or b.get("type") == "actions"]
+    text = str(blocks)
+    assert "http://hippo.test/m/me/console/commit/" in text  # the console on that memory
+    assert "http://hippo.test/m/me/console/dreams" in text
+    assert "Dream of" not in str([p for p in slack_fake.posts() if p["channel"] == "ann"])
+
+    # a second night's run of the same night changes nothing and posts nothing
+    again = dream_runtime(worker, "me", "W222")
+    assert run_dream(again, again.config.workspace, NIGHT).status == "skipped"
+    assert len(digests(slack_fake)) == 2
+
+
+def test_without_other_memories_nothing_is_scheduled(worker: Runtime) -> None:
+    """The beat entry exists only with an org memory or personal memories configured."""
+    assert "hippo-dream-memories" in make_celery(worker).conf.beat_schedule
+    bare = replace(worker.config, personal_remote_template="", org_memory_remote="")
+    assert "hippo-dream-memories" not in make_celery(Runtime(bare)).conf.beat_schedule
