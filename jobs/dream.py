@@ -21,6 +21,7 @@ from integrations import metrics
 from jobs import keys, oplog
 from jobs.archive import roll_archive
 from jobs.config import Config, today
+from jobs.memory_buttons import pressed
 from jobs.read_counts import last_reads, read_counts
 from jobs.runtime import Runtime
 from jobs.slack import permissions, replies
@@ -282,28 +283,13 @@ def slack_dream(
         reply_once(rt, self, key, to, "Tonight's dream already ran; nothing changed.")
 
 
-def refused(rt: Runtime, ctx: dict[str, Any], user: str, channel: str, what: str) -> bool:
-    """True (and the person told, only them) when `user` may not press a destructive button.
-    The button's claim is released, so an admin's press after the refusal still counts."""
-    if permissions.is_admin(rt, user):
-        return False
-    if ctx.get("claim"):
-        rt.redis.delete(str(ctx["claim"]))
-    text = permissions.refusal(rt, what)
-    try:
-        replies.ephemeral(rt, channel, user, text)
-    except Exception as exc:  # SlackApiError, a channel gone: the refusal stands regardless
-        log.warning("could not tell %s that %s was refused: %s", user, what, exc)
-    return True
-
-
 @task(Revert.TASK, **RETRY)
 def revert_step(
     self: HippoTask, *, key: str, commit: str, user: str, channel: str, thread_ts: str, **ctx: Any
 ) -> None:
     """The digest's Revert button: undo one step as a commit by the person, answer in thread."""
-    rt = self.runtime
-    if refused(rt, ctx, user, channel, "revert a dream step"):
+    rt = pressed(self.runtime, ctx, user, channel, "revert a dream step")  # on the digest's memory
+    if rt is None:
         return
 
     def write() -> str:
@@ -324,8 +310,8 @@ def forget_file(
     self: HippoTask, *, key: str, path: str, user: str, channel: str, thread_ts: str, **ctx: Any
 ) -> None:
     """The digest's Forget button on a file nobody used: the person removes it (tombstoned)."""
-    rt = self.runtime
-    if refused(rt, ctx, user, channel, "forget files from the digest"):
+    rt = pressed(self.runtime, ctx, user, channel, "forget files from the digest")
+    if rt is None:
         return
     why = "nobody used it in 60 days and nothing could check it (the dream's digest)"
 
@@ -362,8 +348,8 @@ def merge_pair(
     **ctx: Any,
 ) -> None:
     """The digest's Merge button on a possible duplicate: the person merges the two entries."""
-    rt = self.runtime
-    if refused(rt, ctx, user, channel, "merge entries from the digest"):
+    rt = pressed(self.runtime, ctx, user, channel, "merge entries from the digest")
+    if rt is None:
         return
 
     def write() -> str:

@@ -13,8 +13,8 @@ goes; a person's goes to that person alone, by direct message, and never to a ch
 poster below ignores any channel it is given). A person who is not a Slack user (a CLI name, an
 MCP token's name not bound to one) gets no message: their dreams show in the console. The
 digest's links open the console on that memory (`/m/<memory>/console/…`, bot/console/
-memories.py); its Revert, Forget, Merge and Accept buttons act on the team memory only, so a
-digest of another memory carries a link to its console instead, where those are done.
+memories.py); its Revert, Forget, Merge and Accept / Drop buttons name the memory and act on it
+(jobs/memory_buttons.py: a person's own only for that person).
 """
 
 from __future__ import annotations
@@ -123,19 +123,16 @@ class _DigestPoster:
 
 
 def _retitled(blocks: Blocks, title: str, rt: DreamRuntime) -> Blocks:
-    """The digest's blocks with the memory in the header, without buttons (they act on the team
-    memory), and a link to this memory's console, where reverts and proposals are settled."""
+    """The digest's blocks with the memory in the header and a link to its dreams in the
+    console; its buttons name the memory (jobs/memory_buttons.py)."""
     out: Blocks = []
     for block in blocks:
-        block = {k: v for k, v in block.items() if k != "accessory"}
-        if block.get("type") == "actions":
-            continue
         if block.get("type") == "header":
             text = block["text"]["text"]
             block = {**block, "text": {**block["text"], "text": f"{title}: {text}"}}
         out.append(block)
-    link = f"<{rt.config.public_url.rstrip('/')}/console/dreams|the console>"
-    note = f"Revert a step, settle proposals and forget files in {link}."
+    link = f"<{rt.config.public_url.rstrip('/')}/console/dreams|{title.lower()}'s dreams>"
+    note = f"In the console: {link}."
     out.insert(1, {"type": "context", "elements": [{"type": "mrkdwn", "text": note}]})
     return out
 

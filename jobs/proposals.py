@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from jobs.config import today
-from jobs.dream import refused
+from jobs.memory_buttons import pressed
 from jobs.runtime import Runtime
 from jobs.slack.replies import RETRY, ReplyTo, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
@@ -47,8 +47,9 @@ def settle_task(
     """The digest's Accept / Drop button, settled once. Accepting changes or removes an entry, so
     it is for the people who may press hippo's destructive buttons (jobs/slack/permissions.py);
     dropping a proposal changes nothing of the memory, and anyone may."""
-    rt = self.runtime
-    if accept and refused(rt, ctx, user, channel, "accept an agent's proposal"):
+    # on the digest's memory; Drop changes no entry: anyone on the team's (or org's) digest
+    rt = pressed(self.runtime, ctx, user, channel, "accept an agent's proposal", admins=accept)
+    if rt is None:
         return
     text = write_or_refuse(
         lambda: f"<@{user}> " + settle(rt, proposal, accept=accept, who=author(user), key=key),

@@ -212,22 +212,26 @@ class SlackDream(Message, task="hippo.dream.slack"):
 @dataclass(frozen=True)
 class Revert(Message, task="hippo.dream.revert"):
     commit: str
+    memory: str | None = None  # a digest of another memory: "org", "me.<person>" (memory_buttons)
 
 
 @dataclass(frozen=True)
 class ForgetFile(Message, task="hippo.dream.forget_file"):
     path: str
+    memory: str | None = None
 
 
 @dataclass(frozen=True)
 class MergePair(Message, task="hippo.dream.merge_pair"):
     pair: list[str]  # [path, text, other path, other text]
+    memory: str | None = None
 
 
 @dataclass(frozen=True)
 class Settle(Message, task="hippo.proposals.settle"):
     proposal: str
     accept: bool
+    memory: str | None = None
 
 
 @dataclass(frozen=True)

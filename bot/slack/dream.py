@@ -7,13 +7,15 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
+from typing import Any, cast
 
 from slack_bolt import Ack, App
 
 from bot.slack.dedupe import submit
 from bot.slack.intent import Intent, SlackContext
 from jobs import context, keys
+from jobs.memory_buttons import memory_of
 from jobs.runtime import Runtime
 from jobs.task_messages import ForgetFile, MergePair, Message, Revert, Settle, SlackDream
 from memory.dream.digest import (
@@ -76,20 +78,22 @@ def _merge_button(rt: Runtime, body: dict[str, Any], action: dict[str, Any]) -> 
     merge per pair and message (a second click or person queues nothing)."""
     workspace, _, raw = str(action.get("value") or "").partition("|")
     here = context.current().team or rt.config.workspace
+    memory = memory_of(here, workspace)  # the team's, the org's or a person's own
     try:
         pair = json.loads(raw)
     except ValueError:
         return
     ok = isinstance(pair, list) and len(pair) == 4 and all(isinstance(p, str) for p in pair)
-    if not ok or (workspace and workspace != here):
+    if not ok or memory is None:
         return
+    here = workspace or here  # claims per memory: two memories' digests may offer one pair
     digest = hashlib.sha256(raw.encode()).hexdigest()[:24]
     container = body.get("container") or {}
     channel = str(container.get("channel_id") or (body.get("channel") or {}).get("id") or "")
     message_ts = str(container.get("message_ts") or (body.get("message") or {}).get("ts") or "")
     submit(
         rt,
-        Intent(MergePair(pair)),
+        Intent(MergePair(pair, memory=memory or None)),
         [("dream_merge", here, digest)],
         SlackContext(
             key=f"slack:merge-pair:{message_ts}:{digest}",
@@ -113,15 +117,17 @@ def _digest_button(
     that value."""
     workspace, _, value = str(action.get("value") or "").rpartition("|")
     here = context.current().team or rt.config.workspace
-    if not value or (workspace and workspace != here):
+    memory = memory_of(here, workspace)  # the team's, the org's or a person's own
+    if not value or memory is None:
         return
+    here = workspace or here  # claims per memory: two memories' digests may offer one value
     container = body.get("container") or {}
     channel = str(container.get("channel_id") or (body.get("channel") or {}).get("id") or "")
     message_ts = str(container.get("message_ts") or (body.get("message") or {}).get("ts") or "")
     user = str((body.get("user") or {}).get("id") or "")
     submit(
         rt,
-        Intent(message(value)),
+        Intent(replace(cast(Any, message(value)), memory=memory) if memory else message(value)),
         # per workspace: two workspaces' digests may offer to forget the same path
         [(claim_kind, here, value)],
         SlackContext(

@@ -22,14 +22,15 @@ from jobs.memory_dreams import dream_runtime
 from jobs.runtime import Runtime
 from jobs.task_messages import DreamMemories, send
 from tests.fakes.slack import SECRET as SLACK_SECRET
-from tests.fakes.slack import SlackFake
+from tests.fakes.slack import SlackFake, payload_body
 from tests.memories_helpers import config_for, on_server, servers_fixture  # noqa: F401
-from tests.slack_helpers import mention, post
+from tests.slack_helpers import conformance, mention, post
 from tests.waiting import until
 
 pytestmark = pytest.mark.integration
 
 NIGHT = "2026-11-30T03:00"
+DIGEST_TS = "1700000100.000001"  # the DM digest's ts, as the button's payload names it
 
 
 @pytest.fixture
@@ -63,6 +64,15 @@ def log_of(bare: Path) -> str:
         text=True,
     )
     return done.stdout
+
+
+def press(client: FlaskClient, ts: str, value: str, user: str) -> None:
+    """A digest's Revert button pressed in the DM with hippo (D222)."""
+    body = conformance("block_actions.json")
+    body["container"].update(message_ts=ts, channel_id="D222", is_ephemeral=False)
+    body["user"]["id"] = user
+    body["actions"][0].update(action_id="dream_revert", block_id="dream_step_index", value=value)
+    assert post(client, payload_body(body)).status_code == 200
 
 
 def digests(fake: SlackFake) -> list[dict[str, Any]]:
@@ -100,11 +110,31 @@ def test_the_org_memory_and_each_persons_own_are_dreamt_with_their_own_digests(
     assert org[0]["channel"] == "CDIGEST"  # the org's goes where the team's goes
     blocks = mine[0]["blocks"]
     assert blocks[0]["text"]["text"] == "Your own memory: Dream of 2026-11-29"
-    assert not [b for b in blocks if "accessory" in b or b.get("type") == "actions"]
     text = str(blocks)
     assert "http://hippo.test/m/me/console/commit/" in text  # the console on that memory
     assert "http://hippo.test/m/me/console/dreams" in text
     assert "Dream of" not in str([p for p in slack_fake.posts() if p["channel"] == "ann"])
+
+    # its buttons act on that memory, for that person alone (who is no admin here)
+    (revert,) = [b["accessory"] for b in blocks if b.get("block_id") == "dream_step_index"]
+    assert revert["value"].startswith("default.me.W222|")
+    assert all(
+        b["accessory"]["value"].startswith("default.org|")
+        for b in org[0]["blocks"]
+        if "accessory" in b
+    )
+    press(client, DIGEST_TS, revert["value"], "W333")
+    until(lambda: slack_fake.calls("chat.postEphemeral"), what="the refusal")
+    assert (
+        "Only the person whose own memory" in slack_fake.calls("chat.postEphemeral")[0].form["text"]
+    )
+    press(client, DIGEST_TS, revert["value"], "W222")
+    in_thread = lambda: [p for p in slack_fake.posts() if p.get("thread_ts") == DIGEST_TS]  # noqa: E731
+    until(in_thread, what="the revert")
+    (said,) = in_thread()
+    assert said["text"].startswith("<@W222> reverted") and said["channel"] == "D222"
+    assert log_of(servers["W222"]).startswith('W222|revert: "dream(index)')
+    assert "revert" not in log_of(servers["team"]) + log_of(servers["org"])
 
     # a second night's run of the same night changes nothing and posts nothing
     again = dream_runtime(worker, "me", "W222")
