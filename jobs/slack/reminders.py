@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from jobs import asker_time
 from jobs.config import today
 from jobs.runtime import Runtime
 from jobs.slack.messages import short
@@ -72,9 +73,9 @@ def reminder_add(
 
 @task(RemindersList.TASK, **RETRY)
 def list_reminders(self: HippoTask, *, key: str, channel: str, **ctx: Any) -> None:
-    """The open reminders, overdue first, each with a Done button."""
+    """The open reminders, overdue first, each with a Done button; due on the asker's date."""
     rt: Runtime = self.runtime
-    day = date.fromisoformat(today(rt.config))
+    day = asker_time.asker_date(rt, str(ctx.get("user") or ""))  # "due today" is the asker's
     found = write.read(rt.store)
     text = show.slack_listing(found, day)
     reply_once(rt, self, key, _to(channel, ctx), text, blocks=list_blocks(text, found, day))

@@ -26,7 +26,7 @@ from memory.writes import WriteFile
 from tests.bot.test_mcp import run_call, text_of
 from tests.fakes.slack import SlackFake
 from tests.memories_helpers import config_for, on_server, servers_fixture  # noqa: F401
-from tests.slack_helpers import mention, post
+from tests.slack_helpers import command, mention, post
 
 TEXT = "remove the feature flag from checkout"
 
@@ -67,7 +67,14 @@ def test_the_slack_agent_briefs_with_the_askers_date(
     post(client, other)
     answer = str(slack_fake.wait_for("chat.postMessage", 2)[1].form["text"])
     assert f"[due] {TEXT}" not in answer  # overdue, or not yet due, in UTC
-    assert len(slack_fake.calls("users.info")) >= 1
+
+    slack_fake.users["W111"] = {"tz": zone}  # `/hippo reminders` lists on the asker's date too
+    post(client, command("reminders", trigger="t-list", user="W111"))
+    listing = str(slack_fake.wait_for("chat.postMessage", 3)[2].form["text"])
+    assert f"[due] {TEXT}" in listing, listing
+    asked = {c.form["user"] for c in slack_fake.calls("users.info")}
+    assert {"W222", "W333", "W111"} <= asked  # once each: the zone is kept for a day
+    assert len(slack_fake.calls("users.info")) == len(asked)
 
 
 @pytest.fixture
