@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
+from typing import Any
 
 from jobs import keys
 from jobs.runtime import Runtime, TeamRuntime
 
 log = logging.getLogger("hippo.people")
 
-_RECORDED: set[tuple[str, str]] = set()  # (workspace, user) this process recorded already
+# (workspace, user) recorded already, per Redis client: one SADD per person and process (a
+# new client, such as a test's on a flushed Redis, records them again)
+_RECORDED: weakref.WeakKeyDictionary[Any, set[tuple[str, str]]] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
@@ -37,16 +41,19 @@ def seen(rt: Runtime, user: str) -> None:
     """Record that `user` opened their own memory in `rt`'s workspace: once per process, and
     only where a Redis connection is already open (a failure costs one night's dream, never the
     request)."""
-    mark = (rt.config.workspace, user)
-    if not user or mark in _RECORDED or not _redis_in_use(rt):
+    if not user or not _redis_in_use(rt):
         return
+    mark, client = (rt.config.workspace, user), rt.redis
+    with _LOCK:
+        if mark in _RECORDED.get(client, ()):
+            return
     try:
-        rt.redis.sadd(keys.people(rt.config.workspace), user)
+        client.sadd(keys.people(rt.config.workspace), user)
     except Exception as exc:  # Redis away: the next request records them
         log.warning("could not record %s's own memory: %s", user, exc)
         return
     with _LOCK:
-        _RECORDED.add(mark)
+        _RECORDED.setdefault(client, set()).add(mark)
 
 
 def known(rt: Runtime) -> list[str]:

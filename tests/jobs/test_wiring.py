@@ -37,6 +37,8 @@ EVERY_TASK = {
     m.Settle.TASK,
     m.Maintenance.TASK,
     m.DreamAll.TASK,
+    m.DreamMemories.TASK,
+    m.DreamMemory.TASK,
     m.MemoryPushed.TASK,
     m.ReminderAdd.TASK,
     m.RemindersList.TASK,
