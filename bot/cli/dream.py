@@ -1,4 +1,6 @@
-"""`hippo dream [--now ISO-TIME]`: run tonight's dream by hand (same lock, steps and digest)."""
+"""`hippo dream [--now ISO-TIME]`: run tonight's dream by hand (same lock, steps and digest);
+`hippo --memory me|org dream`: that memory's, its digest sent where that memory's goes
+(jobs/memory_dreams.py: a person's to them alone)."""
 
 from __future__ import annotations
 
@@ -26,7 +28,13 @@ def add_commands(sub: Any) -> None:
 
 def cmd_dream(args: argparse.Namespace, rt: Runtime) -> int:
     from jobs.dream import run_dream
+    from jobs.memories import MemoryRuntime
     from memory.dream.run import STEPS
+
+    if isinstance(rt, MemoryRuntime):  # `--memory me|org`: that memory's digest, never the team's
+        from jobs.memory_dreams import dream_runtime
+
+        rt = dream_runtime(rt.base, rt.scope, rt.config.user)
 
     with out.progress("dream", total=len(STEPS)) as advance:
         outcome = run_dream(rt, args.workspace, args.now, on_step=advance)

@@ -4,6 +4,8 @@ own loopback git server (smart HTTP, basic auth) with its own password."""
 from __future__ import annotations
 
 import json
+import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,36 @@ def test_a_memory_this_deployment_lacks_is_a_usage_error_naming_the_setting(
     # Nobody named as `me`: one memory open, notes go to the team's as before.
     assert main(["note", "I prefer tabs over spaces"], config) == 0
     assert "tabs" in on_server(servers["team"], "inbox.md")
+
+
+def test_dreaming_another_memory_by_hand_keeps_its_digest_out_of_the_teams_channel(
+    tmp_path: Path, servers: dict[str, Path], embedded_redis_url: str
+) -> None:
+    """`hippo --memory me dream`: ann's memory is dreamt in its own repository; her digest goes
+    to her alone (she is no Slack user here: nowhere), not to the team's digest channel (the
+    console outbox offline); the org's goes where the team's goes."""
+    import redis
+
+    from jobs import keys
+
+    config = replace(
+        config_for(tmp_path, servers), redis_url=embedded_redis_url, digest_channel="CDIGEST"
+    )
+    with redis.Redis(unix_socket_path=embedded_redis_url.removeprefix("redis+socket://")) as r:
+        r.flushall()
+        assert main(["note", "I prefer tabs over spaces", "--memory", "me"], config) == 0
+        assert main(["--memory", "me", "dream", "--now", "2026-11-30T03:00"], config) == 0
+        assert "dream(state)" in log_of(servers["me"]) and "dream(" not in log_of(servers["team"])
+        assert r.llen(keys.OUTBOX) == 0  # not in the outbox, which everyone signed in reads
+        assert main(["--memory", "org", "dream", "--now", "2026-11-30T03:00"], config) == 0
+        (posted,) = [json.loads(x) for x in r.lrange(keys.OUTBOX, 0, -1)]
+        assert posted["channel"] == "CDIGEST" and posted["text"].startswith("The org memory:")
+
+
+def log_of(bare: Path) -> str:
+    done = subprocess.run(
+        ["git", "--git-dir", str(bare), "log", "--format=%s", "main"],
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout
