@@ -130,11 +130,18 @@ def _retitled(blocks: Blocks, title: str, rt: DreamRuntime) -> Blocks:
         if block.get("type") == "header":
             text = block["text"]["text"]
             block = {**block, "text": {**block["text"], "text": f"{title}: {text}"}}
+        if block.get("type") == "context":  # the Slack agent's usage is the team's, not this one's
+            block = {**block, "elements": [_no_agent(e) for e in block.get("elements", [])]}
         out.append(block)
     link = f"<{rt.config.public_url.rstrip('/')}/console/dreams|{title.lower()}'s dreams>"
     note = f"In the console: {link}."
     out.insert(1, {"type": "context", "elements": [{"type": "mrkdwn", "text": note}]})
     return out
+
+
+def _no_agent(element: dict[str, Any]) -> dict[str, Any]:
+    text = str(element.get("text", ""))
+    return {**element, "text": text.split(" · agent: ", 1)[0]} if " · agent: " in text else element
 
 
 def dream_runtime(rt: Runtime, memory: str, person: str = "") -> DreamRuntime:

@@ -18,6 +18,7 @@ from flask.testing import FlaskClient
 from bot.app import create_app
 from jobs.celery_app import make_celery
 from jobs.dream import run_dream
+from jobs.memory_buttons import memory_of
 from jobs.memory_dreams import dream_runtime
 from jobs.runtime import Runtime
 from jobs.task_messages import DreamMemories, send
@@ -147,3 +148,22 @@ def test_without_other_memories_nothing_is_scheduled(worker: Runtime) -> None:
     assert "hippo-dream-memories" in make_celery(worker).conf.beat_schedule
     bare = replace(worker.config, personal_remote_template="", org_memory_remote="")
     assert "hippo-dream-memories" not in make_celery(Runtime(bare)).conf.beat_schedule
+
+
+@pytest.mark.parametrize(
+    ("workspace", "memory"),
+    [
+        ("", ""),
+        ("default", ""),
+        ("default.org", "org"),
+        ("default.me.W222", "me.W222"),
+        ("default.me.", None),
+        ("default.bob", None),
+        ("defaultx.org", None),
+        ("T999.org", None),
+    ],
+)
+def test_a_digest_button_names_its_memory_within_its_workspace(
+    workspace: str, memory: str | None
+) -> None:
+    assert memory_of("default", workspace) == memory
