@@ -40,6 +40,20 @@ def test_the_settings_are_read() -> None:
     assert memories.open_scopes(config, "") == ("team", "org")
 
 
+def test_the_other_memories_settings_are_read() -> None:
+    """The people dreamt by hand, the org digest's channel, MCP tokens bound to Slack users."""
+    config = Config.from_env(
+        {
+            "HIPPO_PERSONAL_MEMORIES": "ann, U0BOB",
+            "HIPPO_ORG_DIGEST_CHANNEL": "CORG",
+            "HIPPO_MCP_USERS": "ann-laptop=U0ANN, ci=",
+        }
+    )
+    assert config.personal_memories == ("ann", "U0BOB")
+    assert config.org_digest_channel == "CORG"
+    assert dict(config.mcp_users) == {"ann-laptop": "U0ANN"}  # a name bound to nobody is not
+
+
 @pytest.mark.parametrize("user", ["../bob", "ann?x=1", "a b", "", "-x"])
 def test_a_persons_name_is_letters_digits_and_dots(user: str, tmp_path: Path) -> None:
     config = Config(data_dir=tmp_path, personal_remote_template="https://h/memory-{user}.git")
