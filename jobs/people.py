@@ -57,10 +57,11 @@ def seen(rt: Runtime, user: str) -> None:
 
 
 def known(rt: Runtime) -> list[str]:
-    """The people of `rt`'s workspace with a memory of their own: seen, and configured."""
+    """The people of `rt`'s workspace with a memory of their own: seen, and configured (for the
+    deployment's own workspace: with many workspaces a name alone says not whose it is)."""
     raw = rt.redis.smembers(keys.people(rt.config.workspace))
     found = {x.decode() if isinstance(x, bytes) else str(x) for x in raw}
-    return sorted(found | set(rt.config.personal_memories))
+    return sorted(found | (set() if rt.team else set(rt.config.personal_memories)))
 
 
 def mcp_person(rt: Runtime, by: str, *, stdio: bool) -> str:
