@@ -68,3 +68,39 @@ def test_beat_dreams_every_installed_workspace_with_its_own_digest(
     tccc = git(remotes / "memory-TCCC.git", "log", "--format=%s", "main")
     assert "dream(" not in tccc  # uninstalled: not dreamed, its memory kept as it was
     assert not (tmp_path / "own.git").exists()
+
+
+def test_each_workspaces_people_have_their_own_memories_dreamt_with_its_token(
+    rt: Runtime, slack_fake: SlackFake, tmp_path: Path
+) -> None:
+    """Many workspaces: a person seen in workspace TAAA has their memory (the template's
+    `{team}` and `{user}`) dreamt in it, and their digest comes by DM with TAAA's token; a
+    person of TBBB is dreamt in TBBB; no one is dreamt in a workspace they were not seen in."""
+    from dataclasses import replace
+
+    from jobs import memories
+    from jobs.task_messages import DreamMemories
+
+    template = str(tmp_path / "people" / "memory-{team}-{user}.git")
+    rt = Runtime(replace(rt.config, personal_remote_template=template))
+    for team, token, person in (("TAAA", "xoxb-aaa", "WANN"), ("TBBB", "xoxb-bbb", "WBOB")):
+        installed(rt, team, token)
+        rt.redis.ping()  # the doors hold a Redis connection: opening one's memory records them
+        own = memories.runtime_for(rt.for_team(team), "me", person)
+        who = Author(person, f"{person}@users.slack.invalid")
+        notes.save_note(own.store, "I review on Mondays", today="2026-11-29", author=who, key=team)
+
+    from celery.contrib.testing.worker import start_worker
+
+    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+        send(rt, DreamMemories(now_iso="2026-11-30T03:00"))
+        until(lambda: len(slack_fake.calls("chat.postMessage")) >= 2, timeout=90)
+
+    sent = {c.form["channel"]: c.token for c in slack_fake.calls("chat.postMessage")}
+    assert sent == {"WANN": "xoxb-aaa", "WBOB": "xoxb-bbb"}  # DMs, each with its workspace's
+    people = tmp_path / "people"
+    assert "dream(state)" in git(people / "memory-TAAA-WANN.git", "log", "--format=%s", "main")
+    assert "dream(state)" in git(people / "memory-TBBB-WBOB.git", "log", "--format=%s", "main")
+    assert not (people / "memory-TAAA-WBOB.git").exists()
+    assert not (people / "memory-TBBB-WANN.git").exists()
+    rt.close()
