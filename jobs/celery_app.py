@@ -20,6 +20,7 @@ from jobs.github import checks as github_checks
 from jobs.github import tasks as github_tasks
 from jobs.health import Heartbeat, MetricsEndpoint
 from jobs.leases import LeaseRenewal
+from jobs.niceness import Niceness
 from jobs.runtime import Runtime
 from jobs.slack import home, instructions, reminders
 from jobs.slack import tasks as slack_tasks
@@ -51,7 +52,7 @@ def make_celery(rt: Runtime, *, worker: bool = False) -> HippoCelery:
     app.conf.update(settings(rt.config, rt.redis_url, worker=worker), beat_schedule={})
     for module in TASK_MODULES:
         module.register(app)
-    app.steps["worker"].update({Heartbeat, MetricsEndpoint})
+    app.steps["worker"].update({Niceness, Heartbeat, MetricsEndpoint})
     app.steps["consumer"].add(LeaseRenewal)
     connect_signals()
     return app
