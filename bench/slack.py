@@ -248,7 +248,8 @@ def bench(args: argparse.Namespace, teams: int) -> dict[str, Any]:
 def tail(work: Path) -> dict[str, Any]:
     """Where the web's time went (bench/slack_tail.py's rows): percentiles of each part over all
     requests, and the mean of each part over the slowest 1% (the p99's requests)."""
-    rows = [json.loads(line) for f in work.glob("tail.*") for line in f.read_text().splitlines()]
+    files = [f for f in work.glob("tail.*") if f.suffix != ".prof"]
+    rows = [json.loads(line) for f in files for line in f.read_text().splitlines()]
     if not rows:
         return {}
     for r in rows:

@@ -7,11 +7,14 @@ that write, for every request, where its time went, to find what makes the slow 
 - the rest (wall - cpu - runq) is sleep: Redis round trips and the GIL (another thread of the
   same worker running Python).
 
-One JSON line per request in $HIPPO_BENCH_TAIL.<pid>; bench/slack.py reads them back.
+One JSON line per request in $HIPPO_BENCH_TAIL.<pid>; bench/slack.py reads them back. With
+HIPPO_BENCH_PROFILE set, each request is also profiled by CPU time (cProfile, per thread) and
+the profiles are written to $HIPPO_BENCH_TAIL.<pid>.<thread>.prof as the worker exits.
 """
 
 from __future__ import annotations
 
+import cProfile
 import json
 import os
 import threading
@@ -23,6 +26,7 @@ from bot.gunicorn_conf import post_worker_init as _post_worker_init
 
 _local = threading.local()
 _out: list[Any] = []
+_profiles: dict[int, cProfile.Profile] = {}
 
 
 def _schedstat() -> tuple[int, int]:
@@ -38,6 +42,10 @@ def post_worker_init(worker: Any) -> None:
 
 
 def pre_request(worker: Any, req: Any) -> None:
+    if os.environ.get("HIPPO_BENCH_PROFILE"):
+        tid = threading.get_native_id()
+        prof = _profiles.setdefault(tid, cProfile.Profile(time.thread_time))
+        prof.enable()
     _local.start = (time.perf_counter(), time.thread_time(), _schedstat()[1])
 
 
@@ -51,3 +59,11 @@ def post_request(worker: Any, req: Any, environ: Any, resp: Any) -> None:
         "status": getattr(resp, "status_code", 0),
     }
     _out[0].write(json.dumps(row) + "\n")
+    prof = _profiles.get(threading.get_native_id())
+    if prof is not None:
+        prof.disable()
+
+
+def worker_exit(server: Any, worker: Any) -> None:
+    for tid, prof in _profiles.items():
+        prof.dump_stats(f"{os.environ['HIPPO_BENCH_TAIL']}.{os.getpid()}.{tid}.prof")
