@@ -52,7 +52,9 @@ def make_celery(rt: Runtime, *, worker: bool = False) -> HippoCelery:
     app.conf.update(settings(rt.config, rt.redis_url, worker=worker), beat_schedule={})
     for module in TASK_MODULES:
         module.register(app)
-    app.steps["worker"].update({Niceness, Heartbeat, MetricsEndpoint})
+    app.steps["worker"].update({Heartbeat, MetricsEndpoint})
+    if worker:  # a worker process's own priority; never an in-process test worker's host
+        app.steps["worker"].add(Niceness)
     app.steps["consumer"].add(LeaseRenewal)
     connect_signals()
     return app

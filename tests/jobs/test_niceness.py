@@ -64,5 +64,7 @@ def test_the_setting_and_the_worker_step(tmp_path: Path) -> None:
     rt = Runtime(Config(data_dir=tmp_path))
     try:
         assert Niceness in make_celery(rt, worker=True).steps["worker"]
+        # an app run by a worker inside another process (tests) leaves that process alone
+        assert Niceness not in make_celery(rt).steps["worker"]
     finally:
         rt.close()
