@@ -16,6 +16,10 @@ each workspace's memory its own bare remote, replies to a loopback Slack with ea
 token) and spreads the mentions over them; then runs the one-workspace setup above at the same
 rate as the baseline (its replies to the same loopback Slack, with SLACK_BOT_TOKEN), and prints
 both. Replies sent with another workspace's token are counted.
+
+`--tail` runs gunicorn with bench/slack_tail.py's hooks and prints where the web's time went,
+per request: its thread's CPU, its wait on the run queue (ready, no core free) and the rest
+(sleeping on Redis or the GIL), as percentiles and as the mean over the slowest 1%.
 """
 
 from __future__ import annotations
@@ -123,6 +127,9 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--preload", action="store_true", help="gunicorn --preload")
     parser.add_argument(
+        "--tail", action="store_true", help="where the web's time went (bench/slack_tail.py)"
+    )
+    parser.add_argument(
         "--workspaces", type=int, default=0, help="install N workspaces (OAuth), then a baseline"
     )
     args = parser.parse_args()
@@ -190,6 +197,7 @@ def bench(args: argparse.Namespace, teams: int) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="hippo-bench-slack-"))
     fake = SlackFake().__enter__() if args.workspaces else None
     rt, env, team_ids = setup(args, teams, work, fake)
+    env["HIPPO_BENCH_TAIL"] = str(work / "tail")
     config = rt.config
     web = start(
         [
@@ -198,7 +206,7 @@ def bench(args: argparse.Namespace, teams: int) -> dict[str, Any]:
             "gunicorn",
             "bot.app:create_app()",
             "--config",  # as the Procfile: hooks (the broker warmed before requests), logs
-            "python:bot.gunicorn_conf",
+            "python:bench.slack_tail" if args.tail else "python:bot.gunicorn_conf",
             "--workers",
             "2",
             "--threads",
@@ -220,6 +228,8 @@ def bench(args: argparse.Namespace, teams: int) -> dict[str, Any]:
         time.sleep(3)  # let the worker connect before the clock starts
         remotes = [rt.for_team(t).config.remote for t in team_ids] if teams else [config.remote]
         result = {"workspaces": teams, "logs": str(work), **run(args, rt, remotes, team_ids, fake)}
+        if args.tail:
+            result["tail"] = tail(work)
         print_memory(web, worker, bare)  # RSS and PSS after the run
         return result
     finally:
@@ -233,6 +243,26 @@ def bench(args: argparse.Namespace, teams: int) -> dict[str, Any]:
         if fake is not None:
             fake.__exit__(None, None, None)
         rt.close()
+
+
+def tail(work: Path) -> dict[str, Any]:
+    """Where the web's time went (bench/slack_tail.py's rows): percentiles of each part over all
+    requests, and the mean of each part over the slowest 1% (the p99's requests)."""
+    files = [f for f in work.glob("tail.*") if f.suffix != ".prof"]
+    rows = [json.loads(line) for f in files for line in f.read_text().splitlines()]
+    if not rows:
+        return {}
+    for r in rows:
+        r["sleep"] = max(0.0, r["wall"] - r["cpu"] - r["runq"])
+    parts = ("wall", "cpu", "runq", "sleep")
+    out: dict[str, Any] = {}
+    for part in parts:
+        values = sorted(r[part] for r in rows)
+        out[f"{part}_p50_ms"] = round(values[len(values) // 2], 2)
+        out[f"{part}_p99_ms"] = round(values[min(len(values) - 1, int(len(values) * 0.99))], 2)
+    slow = sorted(rows, key=lambda r: r["wall"])[-max(1, len(rows) // 100) :]
+    out["slowest_1pct_mean_ms"] = {p: round(statistics.mean(r[p] for r in slow), 2) for p in parts}
+    return out
 
 
 def print_memory(web: Any, worker: Any, bare: Any) -> None:

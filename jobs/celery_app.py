@@ -20,6 +20,7 @@ from jobs.github import checks as github_checks
 from jobs.github import tasks as github_tasks
 from jobs.health import Heartbeat, MetricsEndpoint
 from jobs.leases import LeaseRenewal
+from jobs.niceness import Niceness
 from jobs.runtime import Runtime
 from jobs.slack import home, instructions, reminders
 from jobs.slack import tasks as slack_tasks
@@ -53,6 +54,8 @@ def make_celery(rt: Runtime, *, worker: bool = False) -> HippoCelery:
     for module in TASK_MODULES:
         module.register(app)
     app.steps["worker"].update({Heartbeat, MetricsEndpoint})
+    if worker:  # a worker process's own priority; never an in-process test worker's host
+        app.steps["worker"].add(Niceness)
     app.steps["consumer"].add(LeaseRenewal)
     connect_signals()
     return app

@@ -171,6 +171,7 @@ class Config:
     # Seconds a worker's hold on a task lasts unless renewed (jobs/leases.py): a dead worker's
     # tasks run again within about this long; a live worker renews its own every lease/6.
     task_lease: float = 60.0
+    worker_nice: int = 10  # added to the worker's niceness: acks win the CPU (jobs/niceness.py)
     # Slack (api.slack.com/apps → your app)
     slack_bot_token: str = ""  # OAuth & Permissions → Bot User OAuth Token (xoxb-…)
     slack_signing_secret: str = ""  # Basic Information → Signing Secret
@@ -303,6 +304,7 @@ def _memory_settings(get: Get) -> dict[str, Any]:
         redis_url=get("REDIS_URL"),
         port=_port(get),
         task_lease=_seconds("HIPPO_TASK_LEASE", get("HIPPO_TASK_LEASE", "60") or "60"),
+        worker_nice=_int("HIPPO_WORKER_NICE", get("HIPPO_WORKER_NICE", "10") or "10"),
     )
 
 

@@ -89,4 +89,6 @@ def post(client: Any, body: dict[str, Any] | str, **headers: str) -> Any:
     else:
         raw, ctype = json.dumps(body), "application/json"
     signed = signed_headers(raw, content_type=ctype)
-    return client.post("/slack/events", data=raw, headers={**signed, **headers})
+    # buffered: read and close the response, as a WSGI server does once it has sent it (the
+    # front door marks its claims "queued" after the ack, bot/slack/dedupe.py)
+    return client.post("/slack/events", data=raw, headers={**signed, **headers}, buffered=True)

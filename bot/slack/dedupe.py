@@ -6,16 +6,23 @@ the task is queued, then "queued" for DEDUPE_TTL; it is released when the enqueu
 Slack's retry can still get through. If Redis went away before the release, the pending claim
 expires by itself, and a retry that meets a pending claim gets 503 (Slack tries again later),
 never a silent 200. The task's intake-journal entry (jobs/journal.py) is written in the claims'
-round trip and dropped again when a claim was already taken.
+round trip and dropped again when a claim was already taken. Marking the claims "queued" is
+done after the ack has gone out when the web route allows it (`after_ack`): the task is queued
+and journaled before the answer, so the client waits on two Redis round trips, not three.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Literal
 
 from bot.slack.intent import Intent, SlackContext
 from integrations import metrics
 from jobs import journal, keys
+from jobs.broker import BROKER_DOWN
 from jobs.keys import PENDING, Claim, finish_all, release_all, take_all
 from jobs.slack.channels import remember_channel_name
 from jobs.task_messages import Prepared, prepare, publish
@@ -27,6 +34,13 @@ DEDUPE_TTL = 3 * 24 * 3600  # Slack retries for ~5 minutes; a day-long margin co
 PENDING_TTL = 30  # a claim whose enqueue never finished: shorter than Slack's 1-minute retry
 SEEN = "1"  # claim(): seen once, nothing queued by it
 QUEUED = "queued"  # submit(): its task is queued (PENDING while it is being queued)
+
+
+log = logging.getLogger("hippo.slack")
+# Work that may wait until the ack has been sent: a list while the web route serves a request
+# (`after_ack`), None elsewhere (Socket Mode, tasks): then it is done at once.
+Later = list[Callable[[], None]]
+_AFTER_ACK: ContextVar[Later | None] = ContextVar("hippo_after_ack", default=None)
 
 
 # How a front door's ack ended, as counted in hippo_acks_total{outcome}.
@@ -70,9 +84,40 @@ def submit(
     # Only a claim still held: the task may already have run and released it (a refused Revert
     # releases its button so an admin's press counts); setting it again would make that admin's
     # press a duplicate.
-    finish_all(wanted, QUEUED, if_held=True)
+    _later(lambda: finish_all(wanted, QUEUED, if_held=True))
     _count(intent, "queued")
     return True
+
+
+@contextmanager
+def after_ack() -> Iterator[Later]:
+    """Within: what `submit` may do after the answer is collected in the list it yields, for
+    the caller to `run_after_ack` once the answer has gone out."""
+    later: Later = []
+    token = _AFTER_ACK.set(later)
+    try:
+        yield later
+    finally:
+        _AFTER_ACK.reset(token)
+
+
+def run_after_ack(later: Later) -> None:
+    """Run what `after_ack` collected. A claim left "pending" because Redis went away meanwhile
+    expires in PENDING_TTL; until then a retry gets 503, and after it the task is queued again
+    and runs once (every task is idempotent by its key)."""
+    for work in later:
+        try:
+            work()
+        except BROKER_DOWN as exc:
+            log.warning("a claim stays pending until it expires: %s", exc)
+
+
+def _later(work: Callable[[], None]) -> None:
+    later = _AFTER_ACK.get()
+    if later is None:
+        work()
+    else:
+        later.append(work)
 
 
 def _lost(

@@ -11,7 +11,7 @@ from flask import Flask, Response, jsonify, request
 from slack_bolt.adapter.flask import SlackRequestHandler
 
 from bot.console.auth import current_user
-from bot.slack import install
+from bot.slack import dedupe, install
 from bot.slack.app import make_slack_app
 from jobs import context
 from jobs.runtime import Runtime
@@ -68,8 +68,12 @@ def register(app: Flask, rt: Runtime) -> None:
             return _plain_response(why, 400)
         # Many workspaces: Bolt's middleware binds the request's team (for the tasks it queues);
         # the scope ends it with the request, since the thread serves other requests next.
-        with context.scope(team=""):
-            return handler.handle(request)
+        # The claims are marked "queued" once the ack has been sent (bot/slack/dedupe.py).
+        with context.scope(team=""), dedupe.after_ack() as later:
+            response: Response = handler.handle(request)
+        if later:
+            response.call_on_close(lambda: dedupe.run_after_ack(later))
+        return response
 
     @app.get("/outbox")
     def outbox() -> Response:

@@ -86,3 +86,19 @@ def test_send_refuses_a_field_the_context_sets_too_and_queues_nothing(
     assert rt.redis.llen("celery") == 0
     m.send(rt, m.Answer("why?"), {"channel": "C2", "key": "k"})
     assert rt.redis.llen("celery") == 1
+
+
+def test_the_queued_message_shows_its_arguments_as_celery_would(
+    tmp_path: Path, embedded_redis_url: str
+) -> None:
+    """kwargsrepr (Flower, the worker's log) is written by `send`, cut at Celery's 1024."""
+    import json
+
+    rt = Runtime(Config(data_dir=tmp_path, redis_url=embedded_redis_url))
+    rt.redis.flushall()
+    m.send(rt, m.Answer("why?"), {"channel": "C2", "key": "k"})
+    m.send(rt, m.Answer("x" * 5000), {"channel": "C2", "key": "k2"})
+    short, long = [json.loads(raw)["headers"] for raw in rt.redis.lrange("celery", 0, -1)[::-1]]
+    assert short["argsrepr"] == "()"
+    assert short["kwargsrepr"] == repr({"channel": "C2", "key": "k", "text": "why?"})
+    assert len(long["kwargsrepr"]) == 1024 and long["kwargsrepr"].endswith("...")

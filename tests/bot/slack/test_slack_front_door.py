@@ -103,6 +103,23 @@ def test_slack_retry_is_not_queued_twice(client: FlaskClient, slack_runtime: Run
     assert slack_runtime.redis.hlen(keys.JOURNAL) == 1
 
 
+def test_claims_are_marked_queued_once_the_ack_has_gone_out(
+    client: FlaskClient, slack_runtime: Runtime
+) -> None:
+    """The task is queued and journaled before the answer; its claims turn from "pending" to
+    "queued" when the server closes the sent response (one Redis round trip off the ack)."""
+    body = mention("remember the claims are marked after the ack")
+    raw = json.dumps(body)
+    resp = client.post("/slack/events", data=raw, headers=signed_headers(raw))  # not closed yet
+    assert resp.status_code == 200 and len(queued(slack_runtime)) == 1
+    assert slack_runtime.redis.hlen(keys.JOURNAL) == 1
+    claim = keys.slack_seen("event", str(body["event_id"]))
+    assert slack_runtime.redis.get(claim) == b"pending"
+    resp.close()
+    assert slack_runtime.redis.get(claim) == b"queued"
+    assert slack_runtime.redis.ttl(claim) > 24 * 3600
+
+
 def test_mention_and_message_copies_make_one_task(
     client: FlaskClient, slack_runtime: Runtime
 ) -> None:
