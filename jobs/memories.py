@@ -117,10 +117,7 @@ class MemoryRuntime(TeamRuntime):
     def __init__(self, base: Runtime, config: Config, scope: str) -> None:
         super().__init__(base, config)
         self.scope = scope
-
-    @property
-    def team(self) -> str:
-        return self.base.team
+        self.team = base.team
 
     @cached_property
     def store(self) -> Store:
@@ -132,6 +129,15 @@ def runtime_for(rt: Runtime, scope: str, user: str = "") -> Runtime:
     if scope == TEAM:
         return rt
     return MemoryRuntime(rt, scoped_config(rt.config, scope, user), scope)
+
+
+def judge(rt: Runtime) -> scopes.Judge | None:
+    """Claude's verdict on whose fact the rules find unclear, with an API key; None without."""
+    if rt.llm is None:
+        return None
+    from integrations.scope_llm import judge_for  # anthropic: only with an API key
+
+    return judge_for(rt.llm, rt.config.small_model)
 
 
 def pick(
@@ -152,6 +158,16 @@ def reading(rt: Runtime, user: str, given: str = "") -> list[tuple[str, Runtime]
         scope, one = pick(rt, user, given=given)
         return [(scope, one)]
     return [(s, runtime_for(rt, s, user)) for s in open_scopes(rt.config, user)]
+
+
+def own_hits(rt: Runtime, user: str, query: str, limit: int = 5) -> list[Hit]:
+    """The facts (entries, not prose) the asker's own memory holds on `query`, best first;
+    none without a personal memory."""
+    if not query.strip() or ME not in open_scopes(rt.config, user):
+        return []
+    own = runtime_for(rt, ME, user).store
+    own.sync()
+    return [h for h in own.search(query, limit=limit * 2) if h.entry][:limit]
 
 
 @dataclass(frozen=True)

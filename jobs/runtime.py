@@ -48,6 +48,7 @@ class Runtime:
 
     def __init__(self, config: Config) -> None:
         self.config = config
+        self.team = ""  # the Slack workspace this Runtime is for ("": the deployment's own)
         self._lock = threading.Lock()
         self._embedded: embedded_redis.Server | None = None
 
@@ -160,16 +161,6 @@ class Runtime:
 
         return Workspaces(self.config)
 
-    @property
-    def team(self) -> str:
-        """The Slack workspace this Runtime is for ("": the deployment's own)."""
-        return ""
-
-    def request_team(self) -> str:
-        """The workspace a request or task is for: the front door's (the request context's),
-        else this Runtime's own (a task of one workspace queueing another), else ""."""
-        return context.current().team or self.team
-
     def for_team(self, team: str) -> Runtime:
         """`team`'s Runtime when hippo is installed through OAuth; else this one."""
         if not team or not self.config.slack_oauth or self.team:
@@ -196,10 +187,7 @@ class TeamRuntime(Runtime):
     def __init__(self, base: Runtime, config: Config) -> None:
         super().__init__(config)
         self.base = base
-
-    @property
-    def team(self) -> str:
-        return self.config.workspace
+        self.team = config.workspace
 
     @property
     def redis_url(self) -> str:

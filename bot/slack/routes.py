@@ -13,7 +13,6 @@ from slack_bolt.adapter.flask import SlackRequestHandler
 from bot.console.auth import current_user
 from bot.slack import install
 from bot.slack.app import make_slack_app
-from jobs import context
 from jobs.runtime import Runtime
 
 
@@ -67,9 +66,8 @@ def register(app: Flask, rt: Runtime) -> None:
         if why:
             return _plain_response(why, 400)
         # Many workspaces: Bolt's middleware binds the request's team (for the tasks it queues);
-        # the scope ends it with the request, since the thread serves other requests next.
-        with context.scope(team=""):
-            return handler.handle(request)
+        # the web app's request hook (bot/ops.py) resets the request context when it ends.
+        return handler.handle(request)
 
     @app.get("/outbox")
     def outbox() -> Response:
