@@ -6,9 +6,10 @@ history (bench/baseline.py), and two off-the-shelf BM25 engines, SQLite FTS5 and
     python bench/recall.py [--sizes 1000 10000] [--queries 200] [--seed 11] [--writes 20]
 
 Notes are generated engineering facts filed under their service's topic file
-(bench/recall_corpus.py); each query names one note by 2-4 of its rarest slot values in a
-question frame, never by its sentence, in five kinds: distinctive words only, plus 1-2 extra
-words the note does not hold, and those with another word form, a partial word or a typo.
+(bench/recall_corpus.py); each query (bench/recall_queries.py) names one note by 2-4 of its
+rarest slot values in a question frame, never by its sentence, in five kinds: distinctive words
+only, plus 1-2 extra words the note does not hold, and those with another word form, a partial
+word or a typo.
 Prints recall@1, recall@5 and MRR (over the top 10) per kind and engine, then build time, RSS
 growth, the peak RSS of a process holding only that engine (each runs in a forked child), search
 p50/p95 and the cost of a one-file commit followed by a search. Last, through the real store
@@ -38,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import baseline
 from bench import recall_corpus as corpus
+from bench import recall_queries as queries
 from bench.recall_engines import Engine, Fts5, Hippo, Indexed, Tantivy
 from memory import notes as hippo_notes
 from memory.git import Author, Store
@@ -79,13 +81,13 @@ def one_size(n: int, n_queries: int, seed: int) -> None:
     df = corpus.doc_freq(all_notes)
     picked = rng.sample(range(n), min(n_queries, n))
     qs = [
-        (kind, corpus.query(all_notes[i], kind, df, rng), where[i])
+        (kind, queries.query(all_notes[i], kind, df, rng), where[i])
         for i in picked
-        for kind in corpus.KINDS_OF_QUERY
+        for kind in queries.KINDS_OF_QUERY
     ]
     size = sum(len(b) for b in tree.values())
     print(f"\n## {n} notes in {len(tree)} files ({size / 1e6:.1f} MB), {len(qs)} queries")
-    for kind in corpus.KINDS_OF_QUERY:
+    for kind in queries.KINDS_OF_QUERY:
         print(f"  e.g. {kind}: {next(q for k, q, _ in qs if k == kind)!r}")
     before, hand = baseline.search_before_i25(), baseline.search_hand_written()
     makers: list[Callable[[Path], Engine]] = [
@@ -113,7 +115,7 @@ def one_size(n: int, n_queries: int, seed: int) -> None:
         quality.append((name, scores))
         speed.append((name, *row))
     print(f"\n{'recall@1 / recall@5 / MRR':28}" + "".join(f"{k:>25}" for k, _ in quality))
-    for kind in corpus.KINDS_OF_QUERY:
+    for kind in queries.KINDS_OF_QUERY:
         cells = "".join(f"{'{:.1%} {:.1%} {:.2f}'.format(*q[kind]):>25}" for _, q in quality)
         print(f"{kind:28}{cells}")
     head = ["build ms", "RSS +MB", "peak MB", "p50 ms", "p95 ms", "CPU p50"]
@@ -185,7 +187,7 @@ def through_the_store(n: int, writes: int, seed: int) -> None:
     all_notes = corpus.notes(n, rng)
     tree = corpus.files(all_notes)
     qs = [
-        corpus.query(all_notes[i], "extra words", corpus.doc_freq(all_notes), rng)
+        queries.query(all_notes[i], "extra words", corpus.doc_freq(all_notes), rng)
         for i in range(writes)
     ]
     with tempfile.TemporaryDirectory(prefix="hippo-bench-recall-") as tmp:

@@ -1,6 +1,6 @@
 """The request context: what the running request or task is, bound once where it starts and read
 anywhere below it. structlog's `contextvars`, typed: `bind(...)` returns a token, `reset(token)`
-puts back what was bound before, `scope(...)` binds for a `with` block, `current()` reads.
+puts back what was bound before, `current()` reads.
 
 - request_id: hippo's own id for the request. Bound by the web app's request hook (bot/ops.py)
   and a task's start (jobs/celery_app.py); read by logs, `send` (a task header) and the
@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, replace
 
@@ -66,23 +64,6 @@ def bind(
 
 def reset(token: Token[RequestContext]) -> None:
     _CURRENT.reset(token)
-
-
-@contextmanager
-def scope(
-    *,
-    request_id: str | None = None,
-    caller_id: str | None = None,
-    task: str | None = None,
-    team: str | None = None,
-) -> Iterator[RequestContext]:
-    """Bind for the `with` block: whatever code inside binds (a middleware setting the team)
-    ends with it too, since the block's end restores the context from before it."""
-    token = bind(request_id=request_id, caller_id=caller_id, task=task, team=team)
-    try:
-        yield current()
-    finally:
-        reset(token)
 
 
 # -- the request id --------------------------------------------------------------------------------

@@ -10,26 +10,23 @@ identity: no door takes another person's name, so only they, and agents acting i
 read or write it.
 
 A memory opened here is a Runtime of its own (`MemoryRuntime`: the scoped Config and Store, the
-deployment's Redis, Celery and Claude), so every command and tool works on it unchanged. Stores
-are opened once per process (and laid out like `hippo init` on first use).
+deployment's Redis, Celery and Claude), so every command and tool works on it unchanged. Its
+store is opened once per process (and laid out like `hippo init` on first use), kept in the
+Runtime's `stores`, as an installed workspace's is.
 """
 
 from __future__ import annotations
 
 import re
-import threading
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from functools import cached_property
 from typing import Any
 
 from jobs import people
 from jobs.config import Config
 from jobs.runtime import Runtime, TeamRuntime
 from memory import scopes
-from memory.git import Store
 from memory.prompts import briefing
 from memory.scopes import ME, ORDER, ORG, TEAM, UnknownMemory
 from memory.search import Hit
@@ -83,35 +80,6 @@ def scoped_config(config: Config, scope: str, user: str = "") -> Config:
     return replace(config, **changes)
 
 
-class _Stores:
-    """The stores one process opened, by (workspace, remote)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.open: dict[tuple[str, str], Store] = {}
-
-    def get(self, config: Config, build: Callable[[], Store]) -> Store:
-        key = (config.workspace, config.remote)
-        with self.lock:
-            found = self.open.get(key)
-        if found is not None:
-            return found
-        store = build()
-        store.init()  # a new person's memory is laid out like `hippo init` on first use
-        with self.lock:
-            return self.open.setdefault(key, store)
-
-
-_OPENED: weakref.WeakKeyDictionary[Runtime, _Stores] = weakref.WeakKeyDictionary()
-_OPENED_LOCK = threading.Lock()
-
-
-def _stores(rt: Runtime) -> _Stores:
-    root = rt.base if isinstance(rt, TeamRuntime) else rt
-    with _OPENED_LOCK:
-        return _OPENED.setdefault(root, _Stores())
-
-
 class MemoryRuntime(TeamRuntime):
     """One memory's Runtime: its Config and Store; the deployment's (or workspace's) team,
     Redis, Celery, Claude and installations."""
@@ -119,14 +87,7 @@ class MemoryRuntime(TeamRuntime):
     def __init__(self, base: Runtime, config: Config, scope: str) -> None:
         super().__init__(base, config)
         self.scope = scope
-
-    @property
-    def team(self) -> str:
-        return self.base.team
-
-    @cached_property
-    def store(self) -> Store:
-        return _stores(self.base).get(self.config, lambda: Runtime.store.func(self))  # type: ignore[attr-defined]
+        self.team = base.team
 
 
 def runtime_for(rt: Runtime, scope: str, user: str = "") -> Runtime:
@@ -137,6 +98,15 @@ def runtime_for(rt: Runtime, scope: str, user: str = "") -> Runtime:
     if scope == ME:  # the nightly dream tends the memories of the people seen (jobs/people.py)
         people.seen(rt, user)
     return MemoryRuntime(rt, config, scope)
+
+
+def judge(rt: Runtime) -> scopes.Judge | None:
+    """Claude's verdict on whose fact the rules find unclear, with an API key; None without."""
+    if rt.llm is None:
+        return None
+    from integrations.scope_llm import judge_for  # anthropic: only with an API key
+
+    return judge_for(rt.llm, rt.config.small_model)
 
 
 def pick(
@@ -157,6 +127,16 @@ def reading(rt: Runtime, user: str, given: str = "") -> list[tuple[str, Runtime]
         scope, one = pick(rt, user, given=given)
         return [(scope, one)]
     return [(s, runtime_for(rt, s, user)) for s in open_scopes(rt.config, user)]
+
+
+def own_hits(rt: Runtime, user: str, query: str, limit: int = 5) -> list[Hit]:
+    """The facts (entries, not prose) the asker's own memory holds on `query`, best first;
+    none without a personal memory."""
+    if not query.strip() or ME not in open_scopes(rt.config, user):
+        return []
+    own = runtime_for(rt, ME, user).store
+    own.sync()
+    return [h for h in own.search(query, limit=limit * 2) if h.entry][:limit]
 
 
 @dataclass(frozen=True)

@@ -51,14 +51,6 @@ class HasRedis(Protocol):
     def config(self) -> Any: ...
 
 
-def day_key(workspace: str, day: str) -> str:
-    return keys.oplog_day(workspace, day)
-
-
-def lessons_key(workspace: str) -> str:
-    return keys.oplog_lessons(workspace)
-
-
 def today() -> str:
     return datetime.now(UTC).date().isoformat()
 
@@ -78,14 +70,14 @@ def count_in(
     used = list(lessons)
     if not n and not used:
         return
-    key = day_key(workspace, day or today())
+    key = keys.oplog_day(workspace, day or today())
     try:
         pipe = redis.pipeline(transaction=False)
         if n:
             pipe.hincrby(key, event, n)
             pipe.expire(key, OPLOG_DAYS * 24 * 3600)
         for lesson in used:
-            pipe.hincrby(lessons_key(workspace), lesson[:MAX_LESSON], 1)
+            pipe.hincrby(keys.oplog_lessons(workspace), lesson[:MAX_LESSON], 1)
         pipe.execute()
     except RedisError as exc:
         log.warning("operational log: %s not counted: %s", event, exc)
@@ -113,7 +105,7 @@ def _decode(raw: Any) -> dict[str, str]:
 
 def day(redis: Counters, workspace: str, when: str) -> dict[str, int]:
     """Every event's count on `when` (YYYY-MM-DD), zero when none."""
-    got = _decode(redis.hgetall(day_key(workspace, when)))
+    got = _decode(redis.hgetall(keys.oplog_day(workspace, when)))
     return {event: int(got.get(event, 0)) for event in EVENTS}
 
 
@@ -125,7 +117,7 @@ def days(
     pipe = redis.pipeline(transaction=False)
     names = [(stop - timedelta(days=i)).isoformat() for i in range(last)]
     for name in names:
-        pipe.hgetall(day_key(workspace, name))
+        pipe.hgetall(keys.oplog_day(workspace, name))
     out = []
     for name, raw in zip(names, pipe.execute(), strict=True):
         got = _decode(raw)
@@ -135,7 +127,7 @@ def days(
 
 def lesson_uses(redis: Counters, workspace: str, limit: int = 50) -> list[tuple[str, str, int]]:
     """(path, lesson, times briefed) most used first, then by path and text."""
-    got = _decode(redis.hgetall(lessons_key(workspace)))
+    got = _decode(redis.hgetall(keys.oplog_lessons(workspace)))
     rows: list[tuple[str, str, int]] = []
     for name, n in got.items():
         path, tab, text = name.partition("\t")

@@ -54,8 +54,8 @@ def count_read(redis: HashStore, workspace: str, path: str, today: str = "") -> 
         day = today or datetime.now(UTC).date().isoformat()
         redis.hset(last_read_key(workspace), path, day)
         redis.hsetnx(last_read_key(workspace), SINCE, day)  # when reads began to be dated
-        redis.hincrby(oplog.day_key(workspace, day), oplog.RECALLS, 1)
-        redis.expire(oplog.day_key(workspace, day), oplog.OPLOG_DAYS * 24 * 3600)
+        redis.hincrby(keys.oplog_day(workspace, day), oplog.RECALLS, 1)
+        redis.expire(keys.oplog_day(workspace, day), oplog.OPLOG_DAYS * 24 * 3600)
     except RedisError as exc:
         log.warning("read count for %s not recorded: %s", path, exc)
 

@@ -8,6 +8,7 @@ note` needs the store only, and importing anthropic, Celery and slack_sdk cost i
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,11 +44,35 @@ def redis_options() -> dict[str, Any]:
     }
 
 
+class StoreCache:
+    """The stores one process opened beside its own, by (workspace, remote): each installed
+    workspace's (jobs/workspaces.py) and each person's or the org's memory (jobs/memories.py).
+    Opened, and laid out like `hippo init` when new, once per process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: dict[tuple[str, str], Store] = {}
+
+    def get(self, config: Config, build: Callable[[], Store]) -> Store:
+        """The store of `config`'s memory, built by `build` the first time."""
+        key = (config.workspace, config.remote)
+        with self._lock:
+            found = self._open.get(key)
+        if found is not None:
+            return found
+        store = build()
+        store.init()  # an unreachable remote raises here: the task retries later
+        with self._lock:
+            return self._open.setdefault(key, store)
+
+
 class Runtime:
     """Lazy accessors for everything a request or task needs. Nothing connects at construction."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
+        self.team = ""  # the Slack workspace this Runtime is for ("": the deployment's own)
+        self.stores = StoreCache()  # the other memories' stores this process opened
         self._lock = threading.Lock()
         self._embedded: embedded_redis.Server | None = None
 
@@ -160,16 +185,6 @@ class Runtime:
 
         return Workspaces(self.config)
 
-    @property
-    def team(self) -> str:
-        """The Slack workspace this Runtime is for ("": the deployment's own)."""
-        return ""
-
-    def request_team(self) -> str:
-        """The workspace a request or task is for: the front door's (the request context's),
-        else this Runtime's own (a task of one workspace queueing another), else ""."""
-        return context.current().team or self.team
-
     def for_team(self, team: str) -> Runtime:
         """`team`'s Runtime when hippo is installed through OAuth; else this one."""
         if not team or not self.config.slack_oauth or self.team:
@@ -190,16 +205,14 @@ class Runtime:
 
 
 class TeamRuntime(Runtime):
-    """One workspace's Runtime: its own Config and Store, the deployment's Redis, Celery, Claude
-    and installed workspaces."""
+    """One workspace's (or one memory's) Runtime: its own Config and Store, kept in the
+    deployment's StoreCache; the deployment's Redis, Celery, Claude and installed workspaces."""
 
     def __init__(self, base: Runtime, config: Config) -> None:
         super().__init__(config)
         self.base = base
-
-    @property
-    def team(self) -> str:
-        return self.config.workspace
+        self.team = config.workspace
+        self.stores = base.stores
 
     @property
     def redis_url(self) -> str:
@@ -223,7 +236,7 @@ class TeamRuntime(Runtime):
 
     @cached_property
     def store(self) -> Store:
-        return self.workspaces.store(self.config, lambda: super(TeamRuntime, self).store)
+        return self.stores.get(self.config, lambda: super(TeamRuntime, self).store)
 
     def close(self) -> None:
         """Nothing of its own to close: Redis belongs to the deployment's Runtime."""

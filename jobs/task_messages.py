@@ -89,8 +89,11 @@ def prepare(
 
 
 def _prepared(rt: Runtime, task: str, kwargs: dict[str, Any]) -> Prepared:
-    rid = context.current().request_id or context.new_id()
-    team = rt.request_team()  # many workspaces: the team travels with the work
+    now = context.current()
+    rid = now.request_id or context.new_id()
+    # Many workspaces: the team travels with the work, the front door's (the request context's),
+    # else the Runtime's own (a task of one workspace queueing another).
+    team = now.team or rt.team
     if team and not kwargs.get("team"):
         kwargs["team"] = team
     return Prepared(task, kwargs, journal.new_id(), rid)
@@ -147,7 +150,7 @@ def _shown(kwargs: dict[str, Any], limit: int = 1024) -> str:
 class SaveNote(Message, task="hippo.slack.save_note"):
     text: str
     path: str | None = None  # "save a note in ops/deploys.md: …"; None: the topic it names
-    memory: str | None = None  # "save a note to my memory: …" (jobs/slack/memories.py)
+    memory: str | None = None  # "save a note to my memory: …" (jobs/slack/tasks.py)
 
 
 @dataclass(frozen=True)

@@ -17,14 +17,11 @@ console outbox) while its memory stays where it is.
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Callable
 from dataclasses import replace
 from functools import cached_property
 
 from integrations.slack_installs import Installs, Workspace, make_engine
 from jobs.config import Config
-from memory.git import Store
 
 _TEAM_ID = re.compile(r"^[A-Z0-9]{2,32}$")
 
@@ -60,14 +57,12 @@ def team_config(base: Config, ws: Workspace, bot_token: str) -> Config:
 
 
 class Workspaces:
-    """The installed workspaces of one deployment: their installations, each one's Config, and
-    each one's Store (opened once per process). `Runtime.workspaces` holds one per deployment;
-    `Runtime.for_team(team)` builds a workspace's Runtime from it."""
+    """The installed workspaces of one deployment: their installations and each one's Config.
+    `Runtime.workspaces` holds one per deployment; `Runtime.for_team(team)` builds a workspace's
+    Runtime from it, whose Store the deployment's `Runtime.stores` keeps open."""
 
     def __init__(self, base: Config) -> None:
         self.base = base
-        self._lock = threading.Lock()
-        self._stores: dict[tuple[str, str], Store] = {}
 
     @cached_property
     def installs(self) -> Installs:
@@ -83,15 +78,3 @@ class Workspaces:
         bot = self.installs.bot(team)
         ws = self.installs.workspace(team) or Workspace(team)
         return team_config(self.base, ws, bot.bot_token or "" if bot else "")
-
-    def store(self, config: Config, build: Callable[[], Store]) -> Store:
-        """The workspace's Store, opened (and its memory laid out, when new) once per process."""
-        key = (config.workspace, config.remote)
-        with self._lock:
-            found = self._stores.get(key)
-        if found is not None:
-            return found
-        store = build()
-        store.init()  # an unreachable remote raises here: the task retries later
-        with self._lock:
-            return self._stores.setdefault(key, store)

@@ -133,7 +133,8 @@ def listen(bolt: App, rt: Runtime) -> None:
     @bolt.use
     def for_workspace(context: BoltContext, next: Callable[[], BoltResponse]) -> BoltResponse:
         # Bolt runs the listener after every middleware has returned, so the team stays bound;
-        # the web route's scope ends it, or the next Socket Mode request binds it again.
+        # the web app's request hook (bot/ops.py) ends it with the request, or the next Socket
+        # Mode request binds it again.
         request_context.bind(team=context.team_id or "")
         return next()
 

@@ -30,7 +30,7 @@ _IN_FILE = re.compile(
 )
 
 
-# "save a note to my memory: X", "remember for the team: X": which memory (jobs/slack/memories.py).
+# "save a note to my memory: X", "remember for the team: X": which memory (jobs/slack/tasks.py).
 _TO_MEMORY = re.compile(
     r"^(?:to|in|into|for)\s+(?:(?P<me>my(?:\s+own)?\s+memory|me|myself)|(?P<org>the\s+org"
     r"(?:'s)?(?:\s+memory)?|org\s+memory)|(?P<team>the\s+team(?:'s)?(?:\s+memory)?|team"

@@ -13,7 +13,6 @@ from slack_bolt.adapter.flask import SlackRequestHandler
 from bot.console.auth import current_user
 from bot.slack import dedupe, install
 from bot.slack.app import make_slack_app
-from jobs import context
 from jobs.runtime import Runtime
 
 
@@ -67,9 +66,9 @@ def register(app: Flask, rt: Runtime) -> None:
         if why:
             return _plain_response(why, 400)
         # Many workspaces: Bolt's middleware binds the request's team (for the tasks it queues);
-        # the scope ends it with the request, since the thread serves other requests next.
+        # the web app's request hook (bot/ops.py) resets the request context when it ends.
         # The claims are marked "queued" once the ack has been sent (bot/slack/dedupe.py).
-        with context.scope(team=""), dedupe.after_ack() as later:
+        with dedupe.after_ack() as later:
             response: Response = handler.handle(request)
         if later:
             response.call_on_close(lambda: dedupe.run_after_ack(later))

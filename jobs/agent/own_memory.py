@@ -12,9 +12,11 @@ to save ("@hippo save a note to my memory: …") or the agent's through its save
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from jobs import asker_time, memories
+from jobs.agent.question_briefing import ThreadBriefing
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.errors import MemoryStoreError, RemoteError
@@ -46,7 +48,7 @@ class Asked(Protocol):
     def share(self) -> bool: ...
 
 
-def for_question(rt: Runtime, q: Asked, team: str | None) -> str | None:
+def for_question(rt: Runtime, q: Asked, team: ThreadBriefing) -> ThreadBriefing:
     """`with_own` for a Slack question: private in a DM with hippo (a `D…` channel) and for a
     `/hippo` command answered only to the person (not shared)."""
     return with_own(rt, q.user, q.text, team, private=private(q))
@@ -59,10 +61,11 @@ def private(q: Asked) -> bool:
 
 
 def with_own(
-    rt: Runtime, user: str, question: str, team: str | None, *, private: bool
-) -> str | None:
-    """`team` (the repository briefing, or None) followed by the asker's own memory; `team`
-    unchanged when the answer is not private, without a personal memory, or with nothing in it."""
+    rt: Runtime, user: str, question: str, team: ThreadBriefing, *, private: bool
+) -> ThreadBriefing:
+    """`team` (the thread's briefing) followed by the asker's own memory, saying so (`own`);
+    `team` unchanged when the answer is not private, without a personal memory, or with nothing
+    in it."""
     if not private or ME not in memories.open_scopes(rt.config, user):
         return team
     own = memories.runtime_for(rt, ME, user)
@@ -79,7 +82,8 @@ def with_own(
     hits = found.text if found.lines else ""
     if not (index or hits):
         return team
-    return (team + "\n" if team else "") + index + hits + NOTE + "\n"
+    text = (team.text + "\n" if team.text else "") + index + hits + NOTE + "\n"
+    return replace(team, text=text, own=True)
 
 
 def _index(text: str, budget: int) -> str:

@@ -32,6 +32,7 @@ class ThreadBriefing:
     lessons: bool  # it holds more than memory lines (conventions, preferences)
     files: list[str] = field(default_factory=list)  # the files its lines come from
     fresh: bool = False  # built at this turn (its files count as read), not a pinned one
+    own: bool = False  # it holds the asker's own lines (jobs/agent/own_memory.py; never pinned)
 
 
 def named_repo(rt: Runtime, text: str, earlier: Sequence[tuple[str, str]]) -> str:
@@ -76,7 +77,7 @@ def _build(rt: Runtime, question: str, repo: str, today: date) -> ThreadBriefing
 
 
 def _dump(b: ThreadBriefing) -> str:
-    return json.dumps({**asdict(b), "fresh": False}, ensure_ascii=False)
+    return json.dumps({**asdict(b), "fresh": False, "own": False}, ensure_ascii=False)
 
 
 def _load(raw: object) -> ThreadBriefing | None:

@@ -174,7 +174,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     tools = own_tools.toolbox(rt, q, copy.root, changes_since(rt, snap.commit if snap else ""))
     earlier, asked, said = history(rt, q), q.text, thread_said(rt, q)
     pinned = question_briefing.for_thread(rt, q.thread, q.text, earlier, q.user)
-    briefing = own_memory.for_question(rt, q, pinned.text or None)
+    briefing = own_memory.for_question(rt, q, pinned)  # with the asker's own lines, if any
     if rt.llm is not None and snap is not None:
         asked = with_thread(q, said)
         turn = agent.run(
@@ -185,15 +185,14 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
             history=earlier,
             question=asked,
             tools=tools,
-            briefing=briefing,
-            about_repo=bool(pinned.repo),
+            briefing=briefing.text or None,
+            about_repo=bool(briefing.repo),
         )
         body, usage = slack_broadcasts_off(turn.answer or "(no answer)"), turn.usage
         record_usage(rt, "agent", usage)
     else:
         # Memory lines are the hits; show the briefing for lessons, preferences or own lines.
-        own = briefing != (pinned.text or None)
-        shown = briefing if pinned.repo or pinned.lessons or own else None
+        shown = briefing.text if briefing.repo or briefing.lessons or briefing.own else None
         body, usage = _hits_answer(tools, q.text, shown), Usage()
     permalink = rt.poster.permalink(q.channel, q.ts) if q.ts else f"slack:{q.channel}"
     pushed = push_edits(rt, copy, permalink, user=q.user, asked=q.text, event_id=q.event_id)
@@ -207,7 +206,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     out.disputed = [(x.text, x.other) for x in pushed.landed if x.verdict == "contradict"]
     out.written = rt.llm is not None and snap is not None
     out.sources = copy_sources(rt, tools.read, body)
-    _count_reads(rt, tools, pinned.files if pinned.fresh else [])
+    _count_reads(rt, tools, briefing.files if briefing.fresh else [])
     text = body + _citations(out, tools, out.sources) + thread_lessons.note(learned)
     # asked with /hippo: only the person sees it (response_url), as every command's answer
     to = replies.ReplyTo(q.channel, q.user, q.thread_ts or q.ts or None, q.response_url, q.share)

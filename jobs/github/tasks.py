@@ -59,13 +59,9 @@ def github_client(
     return gh.client(settings(rt), installation_id)
 
 
-def _pushes_key(repo: str, number: int) -> str:
-    return keys.github_agent_pushes(repo, number)
-
-
 def record_agent_push(rt: Runtime, repo: str, number: int, sha: str) -> None:
     """Remember a head SHA the agent pushed, so its last commit is known after force-pushes."""
-    key = _pushes_key(repo, number)
+    key = keys.github_agent_pushes(repo, number)
     last = rt.redis.lindex(key, -1)
     if last is None or _str(last) != sha:
         rt.redis.rpush(key, sha)
@@ -73,7 +69,7 @@ def record_agent_push(rt: Runtime, repo: str, number: int, sha: str) -> None:
 
 
 def recorded_pushes(rt: Runtime, repo: str, number: int) -> list[str]:
-    return [_str(raw) for raw in rt.redis.lrange(_pushes_key(repo, number), 0, -1)]
+    return [_str(raw) for raw in rt.redis.lrange(keys.github_agent_pushes(repo, number), 0, -1)]
 
 
 def _str(raw: bytes | str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from jobs import keys
+from jobs import context, keys
 from jobs.runtime import Runtime
 
 # channel id → name, one hash per workspace (`names_key`)
@@ -20,7 +20,7 @@ _NOT_NAMES = ("", "privategroup", "directmessage")  # what slash commands send f
 def names_key(rt: Runtime) -> str:
     """The workspace's hash: installed through OAuth, the team of the request (at the door) or
     of the task's Runtime (in the worker); else the deployment's one workspace."""
-    team = rt.request_team() if rt.config.slack_oauth else ""
+    team = (context.current().team or rt.team) if rt.config.slack_oauth else ""
     return keys.channel_names(team or rt.config.workspace)
 
 

@@ -13,6 +13,7 @@ from jobs.config import console_file_url
 from memory import notes
 from memory.facts import tombstones
 from memory.markup import slack, slack_link
+from memory.scopes import ME, ORG, TEAM, UnclearScope
 from memory.search import Hit
 from memory.trust import rules as trust
 
@@ -56,8 +57,26 @@ def file_link(public_url: str, path: str) -> str:
     return slack_link(console_file_url(public_url, path), path)
 
 
-def saved(public_url: str, path: str, text: str) -> str:
+def saved(public_url: str, path: str, text: str, scope: str = TEAM) -> str:
+    """Where a note went: the team memory's file as a console link (the console shows the
+    team's); a file in another memory by its memory and path."""
+    if scope != TEAM:
+        return f"Saved to {MEMORIES[scope]}, `{slack(path)}`: “{slack(text[:200])}”"
     return f"Saved to {file_link(public_url, path)}: “{short(text)}”"
+
+
+# Several memories (jobs/memories.py): how a reply names each, and how a person names it.
+MEMORIES = {ME: "your own memory", TEAM: "the team memory", ORG: "the org memory"}
+SAY_MEMORY = {ME: "to my memory", TEAM: "to the team memory", ORG: "to the org memory"}
+
+
+def which_memory(exc: UnclearScope) -> str:
+    """The question when the router cannot tell whose note it is: nothing is saved yet."""
+    options = " or ".join(f"`@hippo save a note {SAY_MEMORY[c]}: …`" for c in exc.choices)
+    return (
+        f"Not saved yet: which memory should “{slack(exc.text[:200])}” go to, "
+        f"{' or '.join(MEMORIES[c] for c in exc.choices)}? Say it again as {options}."
+    )
 
 
 def forgot(what: str) -> str:
@@ -134,6 +153,20 @@ def recall_answer(public_url: str, query: str, hits: list[Hit]) -> str:
             f"• [{_gone(h)}] {short(h.text, 200)} — {file_link(public_url, h.path)}" for h in gone
         ]
     return "\n".join(lines)
+
+
+def own_recall(hits: list[Hit], *, private: bool) -> str:
+    """The asker's own memory's lines on a recall, labelled `[me]`, where only they see the
+    answer (a DM with hippo, a `/hippo` command's reply); else only how many and where to ask."""
+    if not hits:
+        return ""
+    if not private:
+        return (
+            f"\n_{len(hits)} more in your own memory: ask me in a DM or with `/hippo recall` "
+            "to see them._"
+        )
+    lines = [f"• [me] {slack(h.text[:200])} — `{slack(h.path)}`" for h in hits]
+    return "\nFrom your own memory:\n" + "\n".join(lines)
 
 
 def _gone(hit: Hit) -> str | None:

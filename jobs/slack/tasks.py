@@ -5,6 +5,12 @@ the write path's idempotency key (a redelivered task makes no second commit) and
 "replied" marker in Redis (no second reply, jobs/slack/replies.py). Context every front door
 passes: key, channel, ts (the message, "" for a slash command), thread_ts (where to answer), user,
 channel_name. What the tasks say is in jobs/slack/messages.py.
+
+A note goes where the memory router says (jobs/memories.py, memory/scopes.py; with an API key
+Claude settles what the rules cannot); "save a note to my memory: …", "… to the team memory: …"
+and "… to the org memory: …" name it. When it is unclear the note is not saved: hippo asks, in
+the thread, which memory it belongs to, and the person says it again naming one. `me` is always
+the Slack user who asked.
 """
 
 from __future__ import annotations
@@ -14,17 +20,18 @@ from typing import Any
 
 from integrations import metrics
 from integrations.slack_post import plain_text
-from jobs import keys
+from jobs import keys, memories
 from jobs.config import today
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
-from jobs.slack import memories, replies
 from jobs.slack import messages as say
+from jobs.slack import replies
 from jobs.slack.replies import RETRY, ReplyTo, author, reply_once, source_for, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from jobs.task_messages import Forget, ForgetPick, Recall, SaveNote, SaveReacted, ShowHelp
 from memory import notes
 from memory.markup import slack
+from memory.scopes import UnclearScope
 
 QUESTION_TTL = 7 * 24 * 3600  # a forget question stays answerable for a week
 
@@ -41,7 +48,7 @@ def _save(
     memory: str | None = None,
 ) -> str:
     def write() -> str:
-        picked = memories.pick(rt, user, memory or "", text)  # by scope; unclear: ask which
+        picked = pick_memory(rt, user, memory or "", text)  # by scope; unclear: ask which
         if isinstance(picked, str):
             return picked
         scope, into = picked
@@ -57,11 +64,17 @@ def _save(
         )
         if saved.result.created:
             metrics.NOTES_SAVED.labels("slack").inc()
-        if scope != "team":
-            return memories.saved_in(scope, saved.path, saved.text)
-        return say.saved(rt.config.public_url, saved.path, saved.text)
+        return say.saved(rt.config.public_url, saved.path, saved.text, scope)
 
     return write_or_refuse(write, "Not saved: {error}.")
+
+
+def pick_memory(rt: Runtime, user: str, memory: str, text: str) -> tuple[str, Runtime] | str:
+    """The memory a note goes to and its Runtime, or the question to ask when unclear."""
+    try:
+        return memories.pick(rt, user, given=memory, text=text, judge=memories.judge(rt))
+    except UnclearScope as exc:
+        return say.which_memory(exc)
 
 
 @task(SaveNote.TASK, **RETRY)
@@ -198,7 +211,8 @@ def recall(self: HippoTask, *, key: str, channel: str, query: str, **ctx: Any) -
         count_read(rt.redis, rt.config.workspace, path)
     text = say.recall_answer(rt.config.public_url, query, hits)
     private = channel.startswith("D") or bool(ctx.get("response_url") and not ctx.get("share"))
-    text += memories.own_recall(rt, str(ctx.get("user") or ""), query, private=private)
+    own = memories.own_hits(rt, str(ctx.get("user") or ""), query)
+    text += say.own_recall(own, private=private)
     reply_once(rt, self, key, ReplyTo.of(channel, ctx, thread_ts=ctx.get("thread_ts")), text)
 
 

@@ -22,7 +22,6 @@ from collections.abc import Callable, Mapping, Sequence
 import pygit2
 
 import memory.trust.rules as trust
-import memory.writes.validate as validate
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError, RemoteUnreachable
 from memory.git.batch import (
     DREAMER,
@@ -37,7 +36,7 @@ from memory.git.handoff import Handoff
 from memory.git.locks import WorkspaceLock
 from memory.git.mirror import Mirror
 from memory.git.transport import Transport
-from memory.writes.operations import Operation, check_op
+from memory.writes.operations import Operation, check_write
 
 MAX_ATTEMPTS = 25
 MAX_BATCH = 256
@@ -99,16 +98,17 @@ class Writer:
             extra.setdefault("Hippo-Source", " ".join(source.split()))
         # Checked before the request joins a group commit: its bad text is its own error.
         message = message.strip()
-        validate.commit(
+        check_write(
+            ops,
             message=message,
             key=key,
             trailers=extra,
             author_name=author.name,
             author_email=author.email,
+            dreamer=author == DREAMER,
         )
-        for op in ops:
-            check_op(op, dreamer=author == DREAMER)
-            if author.agent is not None:
+        if author.agent is not None:
+            for op in ops:
                 trust.check_paths(op)  # before the batch: an agent's write there is its own error
         return self.submit(WriteRequest(list(ops), author, message, key, extra, force))
 

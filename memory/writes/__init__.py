@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         WriteFile,
         check_op,
         check_path,
+        check_write,
         paths_of,
     )
 
@@ -50,6 +51,7 @@ __getattr__, __dir__ = exports(
             "WriteFile",
             "check_op",
             "check_path",
+            "check_write",
             "paths_of",
         ),
     },
@@ -71,5 +73,6 @@ __all__ = [
     "apply_ops",
     "check_op",
     "check_path",
+    "check_write",
     "paths_of",
 ]

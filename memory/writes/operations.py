@@ -1,13 +1,13 @@
 """Entry-level operations, and the rules for them that need no tree.
 
 A write is a list of operations applied to the newest tip (memory/writes/apply.py:apply_ops).
-`check_op` is the part of the rules that needs no tree: the write path runs it before a request
-joins a group commit.
+`check_write` (its commit's strings, then `check_op` for each operation) is the part of the
+rules that needs no tree: the write path runs it before a request joins a group commit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import memory.facts.tombstones as tombstones
@@ -108,6 +108,30 @@ def check_path(path: str) -> str:
     if len(path) > 1024:
         raise InvalidPath(path, "longer than 1,024 characters")
     return path
+
+
+def check_write(
+    ops: Sequence[Operation],
+    *,
+    message: str,
+    key: str | None,
+    trailers: Mapping[str, str],
+    author_name: str,
+    author_email: str,
+    dreamer: bool = False,
+) -> None:
+    """A write's rules that need no tree: its commit's strings (message, idempotency key,
+    trailers, author) and each operation's (`check_op`). Run before the write joins a group
+    commit, so its bad text is its own error, never its neighbours'."""
+    validate.commit(
+        message=message,
+        key=key,
+        trailers=trailers,
+        author_name=author_name,
+        author_email=author_email,
+    )
+    for op in ops:
+        check_op(op, dreamer=dreamer)
 
 
 def check_op(op: Operation, *, dreamer: bool = False, restoring: bool = False) -> None:

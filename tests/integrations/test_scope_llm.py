@@ -10,7 +10,7 @@ import pytest
 
 from jobs.config import Config
 from jobs.runtime import Runtime
-from jobs.slack import memories as slack_memories
+from jobs.slack.tasks import pick_memory
 from tests.fakes.anthropic import FakeAnthropic
 
 UNCLEAR = "I prefer we deploy on Fridays"
@@ -34,12 +34,12 @@ def rt(tmp_path: Path) -> Iterator[tuple[Runtime, FakeAnthropic]]:
 def test_claude_settles_only_what_the_rules_cannot(rt: tuple[Runtime, FakeAnthropic]) -> None:
     runtime, claude = rt
     claude.script(claude.text("me"))
-    picked = slack_memories.pick(runtime, "W222", "", UNCLEAR)
+    picked = pick_memory(runtime, "W222", "", UNCLEAR)
     assert isinstance(picked, tuple) and picked[0] == "me"
     assert picked[1].config.memory_remote.endswith("memory-W222.git")
     [asked] = claude.requests
     assert asked["model"] == runtime.config.small_model and UNCLEAR in str(asked["messages"])
-    picked = slack_memories.pick(runtime, "W222", "", "the deploy drains the queue")
+    picked = pick_memory(runtime, "W222", "", "the deploy drains the queue")
     assert isinstance(picked, tuple) and picked[0] == "team" and len(claude.requests) == 1
 
 
@@ -49,5 +49,5 @@ def test_an_unsure_or_failing_claude_leaves_the_question_to_the_person(
     runtime, claude = rt
     claude.script(claude.text("unclear"), *[claude.error(400)] * 1)
     for _ in range(2):
-        asked = slack_memories.pick(runtime, "W222", "", UNCLEAR)
+        asked = pick_memory(runtime, "W222", "", UNCLEAR)
         assert isinstance(asked, str) and asked.startswith("Not saved yet: which memory")

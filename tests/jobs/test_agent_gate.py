@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from integrations.gate_llm import SYSTEM as GATE_SYSTEM
-from jobs import oplog
+from jobs import keys, oplog
 from jobs.agent.turn import take_turn
 from jobs.celery_app import make_celery
 from jobs.dream import count_outcomes
@@ -46,7 +46,7 @@ def rt(
     runtime.store.init()
     runtime.store.write([WriteFile(PATH, SEED)], author=ALICE, message="seed")
     make_celery(runtime)
-    runtime.redis.delete(oplog.day_key(runtime.config.workspace, oplog.today()))
+    runtime.redis.delete(keys.oplog_day(runtime.config.workspace, oplog.today()))
     yield runtime
     runtime.close()
 
