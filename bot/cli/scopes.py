@@ -11,8 +11,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from jobs.config import ConfigError
-
 if TYPE_CHECKING:
     from jobs.runtime import Runtime
 
@@ -39,6 +37,7 @@ def scoped(args: argparse.Namespace, rt: Runtime) -> Runtime:
     if not named(args):
         return rt
     from jobs import memories
+    from jobs.config import ConfigError  # not for `--help`: the parser needs add_flag alone
     from memory.scopes import UnknownMemory
 
     try:
@@ -58,6 +57,7 @@ def for_note(args: argparse.Namespace, rt: Runtime) -> tuple[str, Runtime]:
     """The memory a note goes to: the one named, else the router's; unclear: a usage error
     naming the choices (`--memory me` or `--memory team`)."""
     from jobs import memories
+    from jobs.config import ConfigError
     from memory.scopes import UnclearScope
 
     if named(args) or not several(rt):

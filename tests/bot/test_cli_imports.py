@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.cli.commands import COMMANDS
 from tests.paths import ROOT
 
 # Top-level packages a memory command has no use for.
@@ -66,13 +67,17 @@ def imported(tmp_path: Path, *argv: str) -> tuple[int, set[str]]:
 def test_memory_commands_import_no_heavy_library(tmp_path: Path, argv: list[str]) -> None:
     """`hippo --help`, `note`, `search`, `show`, `log` and `brief` run (exit 0) on a local
     memory and import none of anthropic, Celery, Slack, Flask, PyGithub or the MCP SDK; --help
-    imports not even the store (pygit2) or the briefing."""
+    imports not even the store (pygit2), the briefing, the settings or any command's module (it
+    is answered from bot/cli/commands.py); a command loads its own module of commands only."""
     assert imported(tmp_path, "init")[0] == 0
     code, modules = imported(tmp_path, *argv)
     assert code == 0
     assert sorted(modules.intersection(HEAVY)) == []
+    own = {"bot.cli.brief"} if argv[0] == "brief" else {"bot.cli.memory"}
+    assert sorted(modules.intersection(m for m, _ in COMMANDS) - own) == []
     if argv == ["--help"]:
-        assert not modules.intersection({"pygit2", "redis", "memory.prompts.briefing"})
+        lazy = {"pygit2", "redis", "memory.prompts.briefing", "jobs.config", "bot.cli.memory"}
+        assert sorted(modules.intersection(lazy)) == []
     else:
         assert "pygit2" in modules  # the probe sees what the command loaded
 
