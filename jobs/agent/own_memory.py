@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from jobs import memories
+from jobs import memories, memory_scopes
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.errors import MemoryStoreError, RemoteError
@@ -63,7 +63,7 @@ def with_own(
 ) -> str | None:
     """`team` (the repository briefing, or None) followed by the asker's own memory; `team`
     unchanged when the answer is not private, without a personal memory, or with nothing in it."""
-    if not private or ME not in memories.open_scopes(rt.config, user):
+    if not private or ME not in memory_scopes.open_scopes(rt.config, user):
         return team
     own = memories.runtime_for(rt, ME, user)
     try:

@@ -9,7 +9,7 @@ Slack user who asked (jobs/memories.py).
 
 from __future__ import annotations
 
-from jobs import memories
+from jobs import memories, memory_scopes
 from jobs.runtime import Runtime
 from memory.markup import slack
 from memory.scopes import ME, ORG, TEAM, Judge, UnclearScope
@@ -52,7 +52,7 @@ def own_recall(rt: Runtime, user: str, query: str, *, private: bool) -> str:
     """What the asker's own memory holds on `query`, for a recall's answer, labelled `[me]`:
     the lines where only they see the answer (a DM with hippo, a `/hippo` command's reply),
     else only how many there are and where to see them."""
-    if not query.strip() or ME not in memories.open_scopes(rt.config, user):
+    if not query.strip() or ME not in memory_scopes.open_scopes(rt.config, user):
         return ""
     own = memories.runtime_for(rt, ME, user).store
     own.sync()

@@ -121,6 +121,20 @@ def test_reads_do_not_load_the_write_path(
     assert code == 0 and "importlib.metadata" not in modules
 
 
+def test_a_search_on_a_warm_cache_loads_no_git(tmp_path: Path) -> None:
+    """The first search builds the index beside the cache (git, the store); the next, with the
+    remote's tip unchanged, is answered from that index alone: no pygit2, no store, no writes
+    module, no settings beyond the Config (memory/git/on_disk.py)."""
+    assert imported(tmp_path, "init")[0] == 0
+    assert imported(tmp_path, "note", "the checkout queue drains at 02:00")[0] == 0
+    code, modules = imported(tmp_path, "search", "checkout queue")
+    assert code == 0 and "pygit2" in modules
+    code, modules = imported(tmp_path, "search", "checkout queue")
+    assert code == 0
+    unused = {"pygit2", "memory.git.store", "memory.writes.operations", "memory.search.index"}
+    assert sorted(modules.intersection({*unused, *WRITE_ONLY, SCANNER})) == []
+
+
 def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path) -> None:
     """`hippo search … | head -1`: the pipe closes under the command; it exits 141 (128 +
     SIGPIPE, as git does) with no traceback."""
