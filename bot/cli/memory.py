@@ -35,12 +35,16 @@ def cmd_init(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
-    from integrations import metrics
     from memory import notes
     from memory.prompts import snapshot
     from memory.writes import validate
 
     scope, rt = scopes.for_note(args, rt)  # --memory, else the router's (memory/scopes.py)
+    counted = bool(rt.config.metrics_dir)
+    if not counted:
+        # Without PROMETHEUS_MULTIPROC_DIR a count lives in this process, which serves no
+        # /metrics and exits: nothing could read it, and prometheus_client costs ~60 ms to load.
+        rt.store.observer = None
     saved = notes.save_note(
         rt.store,
         args.text,
@@ -53,7 +57,9 @@ def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
         force=args.force,
         tags=args.tag,
     )
-    if saved.result.created:
+    if saved.result.created and counted:
+        from integrations import metrics
+
         metrics.NOTES_SAVED.labels("cli").inc()
     snapshot.publish_if_index_changed(rt.store, saved.result)  # new threads see an index edit
     if args.json:

@@ -56,12 +56,12 @@ def several(rt: Runtime) -> bool:
 def for_note(args: argparse.Namespace, rt: Runtime) -> tuple[str, Runtime]:
     """The memory a note goes to: the one named, else the router's; unclear: a usage error
     naming the choices (`--memory me` or `--memory team`)."""
-    from jobs import memories
+    if named(args) or not several(rt):
+        return named(args) or "team", rt  # already scoped by main()
+    from jobs import memories  # the briefing and more (~40 ms): only with several memories
     from jobs.config import ConfigError
     from memory.scopes import UnclearScope
 
-    if named(args) or not several(rt):
-        return named(args) or "team", rt  # already scoped by main()
     try:
         return memories.pick(rt, rt.config.user, text=args.text)
     except UnclearScope as exc:

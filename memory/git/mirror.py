@@ -5,8 +5,6 @@
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import os
 import shutil
 import threading
@@ -18,6 +16,7 @@ from pathlib import Path
 import pygit2
 
 from memory.errors import RemoteError
+from memory.git.flock import FileLock, Timeout
 from memory.git.transport import BRANCH, HEAD_REF, TRACK_REF, Transport
 
 
@@ -128,18 +127,17 @@ class Mirror:
         """Processes sharing this cache fetch one at a time: two libgit2 fetches updating the
         same refs at once fail with "failed to lock file" (six `hippo search` started together
         saw it). A fetch stuck elsewhere for 2 minutes does not hold ours back for longer, nor
-        does a file system without flock. A plain flock, not the filelock package: importing
-        that cost every `hippo show` ~35 ms of CPU (filelock 4 loads secrets, decimal, inspect)."""
-        fd = os.open(f"{self.path}.fetch.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        does a file system without flock."""
+        lock = FileLock(f"{self.path}.fetch.lock")
         try:
-            held = _flock(fd, timeout=120, poll=0.01)
-            try:
-                yield
-            finally:
-                if held:
-                    fcntl.flock(fd, fcntl.LOCK_UN)
+            lock.acquire(timeout=120, poll_interval=0.01)
+        except (Timeout, OSError):
+            yield
+            return
+        try:
+            yield
         finally:
-            os.close(fd)
+            lock.release()
 
     def fresh(self) -> None:
         """Fetch when the last fetch is older than `max_age` seconds, so a long-lived process
@@ -194,17 +192,3 @@ class Mirror:
         self.repo.references.create(HEAD_REF, head, force=True)
         self.repo.references.create(TRACK_REF, head, force=True)
         self.synced_at = time.monotonic()
-
-
-def _flock(fd: int, *, timeout: float, poll: float) -> bool:
-    """Take an exclusive flock on `fd`, waiting up to `timeout` seconds; False when it could
-    not be had (still held elsewhere, or the file system has no flock)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
-                return False
-        time.sleep(poll)

@@ -31,10 +31,12 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-def imported(tmp_path: Path, *argv: str) -> tuple[int, set[str]]:
-    """Run `hippo *argv` in a fresh interpreter; its exit code and the modules it loaded
-    (dotted names and their top-level packages)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HIPPO_", "REDIS_"))}
+def imported(tmp_path: Path, *argv: str, env: dict[str, str] | None = None) -> tuple[int, set[str]]:
+    """Run `hippo *argv` in a fresh interpreter (with `env` added); its exit code and the
+    modules it loaded (dotted names and their top-level packages)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HIPPO_", "REDIS_"))} | (
+        env or {}
+    )
     env |= {
         "HIPPO_MEMORY_REMOTE": str(tmp_path / "remote.git"),
         "HIPPO_DATA_DIR": str(tmp_path / "data"),
@@ -94,7 +96,8 @@ def test_server_commands_still_load_what_they_serve(tmp_path: Path) -> None:
 
 
 # What a read has no use for: the trust gate's contradiction check (agents' writes), the
-# Prometheus client (a write's metrics), logging's config (servers only; memory/lazy.py,
+# Prometheus client (a write's metrics, and only with PROMETHEUS_MULTIPROC_DIR: a CLI process
+# serves no /metrics), logging's config (servers only; memory/lazy.py,
 # jobs/runtime.py); and the secret scanner, which `hippo show` loads to lint the file it shows.
 WRITE_ONLY = ("memory.trust.agent_gate", "prometheus_client", "logging.config")
 WRITE_ONLY += ("redis",)  # the briefing's operational log: not without REDIS_URL
@@ -115,8 +118,12 @@ def test_reads_do_not_load_the_write_path(
     assert code == 0
     assert sorted(modules.intersection(unused)) == []
     code, modules = imported(tmp_path, "note", "the checkout queue drains at 02:00")
-    assert code == 0  # the probe sees a write load them:
-    assert {"prometheus_client", SCANNER} <= modules
+    assert code == 0  # the probe sees a write load the scanner; metrics only where kept:
+    assert SCANNER in modules and "prometheus_client" not in modules
+    metrics = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics")}
+    (tmp_path / "metrics").mkdir()
+    code, modules = imported(tmp_path, "note", "the queue drains at 03:00", env=metrics)
+    assert code == 0 and {"prometheus_client", SCANNER} <= modules
     code, modules = imported(tmp_path, "--help")
     assert code == 0 and "importlib.metadata" not in modules
 
