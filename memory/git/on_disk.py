@@ -1,11 +1,13 @@
 """A search answered from files alone, without git: when the memory remote is a repository on
-this host and the search index beside the cache (memory/search/fts.py) already holds its
-branch's tip, the hits are the index's, exactly what the Store's search would give after its
-fetch (`hippo search` on a warm cache, bot/cli/memory.py). Importing pygit2 and the store cost
+this host and the search index beside the cache (memory/search/fts.py) holds its branch's tip,
+or a commit the few since can be read from loose objects (memory/git/loose.py: a note since),
+the hits are the index's, exactly what the Store's search would give after its fetch (`hippo
+search` on a warm cache, bot/cli/memory.py). Importing pygit2 and the store cost
 that command ~100 ms of CPU; reading a ref file and the index costs a few.
 
 Whatever this cannot tell for sure (another kind of remote, a symbolic or unusual ref, an index
-behind the tip, absent or damaged, a query the index alone does not answer) is None, and the
+absent, damaged or behind by what loose objects do not tell, a query the index alone does not
+answer) is None, and the
 caller asks the Store, which fetches, brings the index to the tip and repairs it.
 """
 
@@ -13,9 +15,11 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memory.git.loose import Loose, Unreadable
 from memory.git.transport import HEAD_REF, is_local
 
 if TYPE_CHECKING:
@@ -62,8 +66,9 @@ def _sha(text: str) -> str | None:
 
 def search_at_tip(remote: str, cache: Path, query: str, limit: int) -> list[Hit] | None:
     """The ranked hits for `query` from the index beside `cache`, when `remote` is a
-    repository on this host whose branch's tip the index holds; else None (ask the Store).
-    A `tag:` query is the Store's (its entries are found per commit from the tree)."""
+    repository on this host whose branch's tip the index holds or is brought to from loose
+    objects; else None (ask the Store). A `tag:` query is the Store's (its entries are found
+    per commit from the tree)."""
     if not is_local(remote) or "tag:" in query.lower():
         return None
     path = index_path(cache)
@@ -72,11 +77,14 @@ def search_at_tip(remote: str, cache: Path, query: str, limit: int) -> list[Hit]
         return None
     from memory.search.fts import FtsIndex
 
+    loose = Loose(Path(remote))
     try:
         index = FtsIndex(path)
         try:
-            return index.search(query, limit) if index.commit == tip else None
+            # A few commits behind (a note since): brought up from the loose objects they left.
+            changes = partial(loose.changes, new=tip)
+            return index.answer(tip, changes, partial(loose.files, tip), query, limit)
         finally:
             index.close()
-    except sqlite3.DatabaseError:
-        return None  # the Store makes it again
+    except (sqlite3.DatabaseError, Unreadable):
+        return None  # the Store fetches, and brings the index up (or makes it again)

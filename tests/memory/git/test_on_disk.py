@@ -9,7 +9,14 @@ from pathlib import Path
 
 from memory.git import Author, Store, on_disk
 from memory.git.transport import HEAD_REF
-from memory.writes import AddEntry, WriteFile
+from memory.writes import (
+    AddEntry,
+    DeleteFile,
+    MoveFile,
+    Operation,
+    RemoveEntry,
+    WriteFile,
+)
 
 ALICE = Author("alice", "alice@example.com")
 
@@ -35,15 +42,41 @@ def test_the_index_at_the_tip_answers_as_the_store(tmp_path: Path) -> None:
         assert _hits(found) == _hits(store.search(query))
 
 
-def test_a_remote_that_moved_is_asked_of_the_store(tmp_path: Path) -> None:
-    """Someone else pushed: the index is behind the remote's tip, so it does not answer; the
-    Store's search (fetch, index brought up) finds the new entry, and then the index answers."""
+QUERIES = ["redis", "timeout", "zebra queue", '"vendor sandbox"', "inbox", "night"]
+BATCHES: list[list[Operation]] = [
+    [AddEntry("inbox.md", "the zebra queue drains at night")],
+    [WriteFile("b/c/deep.md", "# Deep\n- redis under the vendor sandbox\n")],
+    [MoveFile("a/redis.md", "b/redis.md"), AddEntry("b/c/deep.md", "zebra timeout")],
+    [DeleteFile("b/c/deep.md"), RemoveEntry("inbox.md", "the zebra queue drains at night")],
+    [DeleteFile("b/redis.md")],
+    [WriteFile("b", "- a file where a folder was\n"), AddEntry("inbox.md", "night redis")],
+]
+
+
+def test_a_remote_that_moved_is_followed_from_its_loose_objects(tmp_path: Path) -> None:
+    """Someone else pushed (a note, a new folder, a move, deletions, a folder become a file):
+    the index is brought to the remote's tip from the loose objects the pushes left, and
+    answers as a Store that fetched (a fresh one, its index built from the whole tree)."""
+    _, cache = _warm(tmp_path)
+    remote = str(tmp_path / "remote.git")
+    other = Store.open(remote, tmp_path / "other")
+    for i, batch in enumerate(BATCHES):
+        other.write(batch, author=ALICE, message=f"batch {i}")
+        fresh = Store.open(remote, tmp_path / f"fresh{i}")
+        fresh.sync()
+        for query in QUERIES:
+            assert _hits(on_disk.search_at_tip(remote, cache, query, 20)) == _hits(
+                fresh.search(query)
+            ), (i, query)
+
+
+def test_packed_objects_are_asked_of_the_store(tmp_path: Path) -> None:
     store, cache = _warm(tmp_path)
     remote = str(tmp_path / "remote.git")
     other = Store.open(remote, tmp_path / "other")
-    other.write(
-        [AddEntry("inbox.md", "the zebra queue drains at night")], author=ALICE, message="z"
-    )
+    other.write([AddEntry("inbox.md", "the zebra queue")], author=ALICE, message="z")
+    subprocess.run(["git", "-C", remote, "repack", "-adq"], check=True)
+    subprocess.run(["git", "-C", remote, "prune-packed"], check=True)
     assert on_disk.search_at_tip(remote, cache, "zebra", 20) is None
     store.sync()
     assert [h.path for h in store.search("zebra")] == ["inbox.md"]
