@@ -1,6 +1,6 @@
 """Time the `hippo` command as a process, start to exit, against `git` in the same run.
 
-    .venv/bin/python bench/cli.py [--runs 15] [--files 1000]
+    .venv/bin/python bench/cli.py [--runs 15] [--files 1000] [--against DIR]
 
 A memory of `--files` topic files (pushed in one commit with the git CLI) on a local bare remote,
 and a warm cache (one `hippo search` first); then, interleaved round by round so the machine's
@@ -10,6 +10,11 @@ p50/p90 of wall time and p50 of CPU time (user + system: what load barely change
 command's ratio to `git log -1`, issue 30's targets (--help 100 ms, note 250 ms, search 200 ms,
 wall on a quiet machine), and the import profile of each command: the packages that cost it
 most (`-X importtime`, self time summed per package) and the heavy libraries it loaded.
+
+`--against DIR`: a checkout of another revision (`git worktree add /tmp/base REV`), run with
+the same interpreter and libraries, DIR first on the path, on the same memory, interleaved with
+this one (its rows are marked `base:`): the baseline a figure is compared with, measured in the
+same run, under the same load.
 
 Python writes bytecode here even when PYTHONDONTWRITEBYTECODE is set, as an installed hippo has
 its .pyc files: without them every start compiles hippo's ~250 modules again (~1 s).
@@ -103,10 +108,22 @@ def seed(remote: Path, files: int, work: Path) -> None:
     subprocess.run([*git, "push", "-q", "origin", "HEAD:main"], check=True, capture_output=True)
 
 
+def baseline(checkout: Path, tmp: Path) -> str:
+    """A `hippo` script like the installed one that imports hippo from `checkout`."""
+    script = tmp / "hippo-base"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(checkout)!r})\n"
+        "from bot.cli.main import main\nsys.exit(main())\n"
+    )
+    script.chmod(0o755)
+    return str(script)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--files", type=int, default=1000)
+    ap.add_argument("--against", type=Path, metavar="DIR", help="a checkout to compare with")
     opts = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="hippo-bench-cli-"))
     try:
@@ -121,18 +138,25 @@ def main() -> int:
         commands = {
             "git --version": ["git", "--version"],
             "git log -1": ["git", "-C", str(cache), "log", "-1", "origin/main"],
-            "hippo --help": [hippo, "--help"],
-            "hippo note": [hippo, "note"],
-            "hippo search": [hippo, "search", "ledger fact"],
-            "hippo show": [hippo, "show", "MEMORY.md"],
         }
+        runs = [(hippo, "")]
+        if opts.against:
+            runs.append((baseline(opts.against, tmp), "base: "))
+        for exe, mark in runs:
+            for args in [["--help"], ["search", "warm"]]:  # its bytecode written, outside the runs
+                subprocess.run([exe, *args], env=env, check=True, capture_output=True)
+            commands |= {
+                f"{mark}hippo --help": [exe, "--help"],
+                f"{mark}hippo note": [exe, "note"],
+                f"{mark}hippo search": [exe, "search", "ledger fact"],
+                f"{mark}hippo show": [exe, "show", "MEMORY.md"],
+            }
         walls: dict[str, list[float]] = {name: [] for name in commands}
         cpus: dict[str, list[float]] = {name: [] for name in commands}
         for r in range(opts.runs):
             for name, cmd in commands.items():
-                args = (
-                    [*cmd, f"bench note {r} on the checkout queue"] if name == "hippo note" else cmd
-                )
+                note = name.endswith("hippo note")
+                args = [*cmd, f"bench note {r} {name[:4]} on the checkout queue"] if note else cmd
                 wall, cpu = timed(args, env)
                 walls[name].append(wall)
                 cpus[name].append(cpu)
@@ -142,7 +166,7 @@ def main() -> int:
         print(f"{'process, start to exit':22} {'wall p50':>9} {'p90':>6} {'cpu p50':>8} "
               f"{'/ git log':>10} {'target':>7}  imports: most self time (ms); heavy")  # fmt: skip
         for name, values in walls.items():
-            target = TARGETS.get(name)
+            target = TARGETS.get(name.removeprefix("base: "))
             profile = ""
             if name.startswith("hippo"):
                 extra = ["one more note"] if name == "hippo note" else []

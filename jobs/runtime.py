@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from jobs import context
 from jobs.config import Config
-from memory.git import Store
 
 if TYPE_CHECKING:
     import anthropic
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from integrations.slack_post import Outbox, Poster
     from jobs import embedded_redis
     from jobs.workspaces import Workspaces
+    from memory.git import Store
 
 
 def redis_options() -> dict[str, Any]:
@@ -113,6 +113,7 @@ class Runtime:
         # embedded Redis serves one host only, where a file lock does the same without it.
         from jobs.handoff import RedisHandoff
         from jobs.memory_auth import remote_auth
+        from memory.git import Store  # git: not for a search the index answers (on_disk.py)
 
         shared = self.redis if self.config.redis_url else None
         store = Store.open(

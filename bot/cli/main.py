@@ -1,7 +1,8 @@
 """The `hippo` command line. Core memory commands live in bot/cli/memory.py; each feature adds its
-own commands with `add_commands(sub)` (the `AddCommands` protocol), imported here and listed in
-COMMANDS. Command modules import heavy libraries (Celery, Slack, Flask, PyGithub, anthropic) inside
-the handlers, so `hippo --help` imports none of them.
+own commands with `add_commands(sub)` (the `AddCommands` protocol), listed in bot/cli/commands.py
+with the line `--help` shows for each. A run imports the module of its own command only:
+`hippo --help` and a usage error import none, and command modules import heavy libraries
+(Celery, Slack, Flask, PyGithub, anthropic) inside the handlers.
 
 Exit codes are bot/cli/output.py's (0 done, 1 not done, 2 usage or configuration, 3 unreachable,
 130 interrupted); errors are one line on stderr.
@@ -10,34 +11,23 @@ Exit codes are bot/cli/output.py's (0 done, 1 not done, 2 usage or configuration
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.cli import (
-    archive,
-    brief,
-    checks,
-    dream,
-    github,
-    mcp,
-    reminders,
-    remote,
-    scopes,
-    server,
-    workspaces,
-)
-from bot.cli import memory as memory_commands
 from bot.cli import output as out
-from jobs.config import Config, ConfigError
-from memory.errors import LockTimeout, MemoryStoreError, RemoteError
+from bot.cli import scopes
+from bot.cli.commands import COMMANDS, module_of
 
 if TYPE_CHECKING:
+    from jobs.config import Config
     from jobs.runtime import Runtime
+
+ALL = "*"  # build_parser's `chosen` for every command in full (completion scripts, tests)
 
 
 class AddCommands(Protocol):
@@ -45,21 +35,6 @@ class AddCommands(Protocol):
     `handler(args: argparse.Namespace, rt: Runtime) -> int`."""
 
     def __call__(self, sub: Any) -> None: ...
-
-
-COMMANDS: tuple[AddCommands, ...] = (
-    memory_commands.add_commands,
-    brief.add_commands,
-    reminders.add_commands,
-    mcp.add_commands,
-    server.add_commands,
-    dream.add_commands,
-    checks.add_commands,
-    archive.add_commands,
-    github.add_commands,
-    remote.add_commands,
-    workspaces.add_commands,
-)
 
 
 EPILOG = """exit codes: 0 done; 1 not done (nothing matched, refused, problems found, busy);
@@ -86,7 +61,10 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(chosen: str | None = ALL) -> argparse.ArgumentParser:
+    """The parser, with the module adding command `chosen` in full (ALL: every module; None:
+    none). Every other command is its line of help only, taking any arguments: enough for
+    `hippo --help`, a usage error, and to learn which command a command line runs."""
     parser = argparse.ArgumentParser(
         prog="hippo",
         description="Team memory for AI agents.",
@@ -102,8 +80,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     scopes.add_flag(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add_commands in COMMANDS:
-        add_commands(sub)
+    wanted = module_of(chosen)
+    full = []
+    for module, commands in COMMANDS:
+        if chosen == ALL or module == wanted:
+            add_commands: AddCommands = importlib.import_module(module).add_commands
+            before = set(sub.choices)
+            add_commands(sub)
+            full += [sub.choices[name] for name in sub.choices if name not in before]
+        else:
+            for name, line in commands:
+                sub.add_parser(name, help=line, add_help=False)
     completion = sub.add_parser(
         "completion",
         help="print a shell completion script",
@@ -113,16 +100,23 @@ def build_parser() -> argparse.ArgumentParser:
     completion.add_argument("shell", choices=["bash", "zsh", "tcsh"], help="your shell")
     completion.set_defaults(func=None, completion=True)
     # The global options work after the command too (`hippo init --remote URL`).
-    for command in sub.choices.values():
+    for command in [*full, completion]:
         command.add_argument("--remote", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         command.add_argument("--data-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         scopes.add_flag(command, hidden=True)
     return parser
 
 
+def parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
+    """Parse `argv` in two steps: which command it runs, from the table alone (`--help`,
+    `--version` and an unknown command end here), then with that command's module loaded."""
+    known, _ = build_parser(None).parse_known_args(argv)
+    parser = build_parser(ALL if known.command == "completion" else known.command)
+    return parser, parser.parse_args(argv)
+
+
 def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser, args = parse(argv)
     if getattr(args, "completion", False):
         import shtab
 
@@ -131,17 +125,14 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
     if not getattr(args, "func", None):
         parser.print_help()
         return out.USAGE
+    from jobs.config import ConfigError
+    from memory.errors import LockTimeout, MemoryStoreError, RemoteError
+
     try:
-        config = config or Config.from_env()
+        config = _config(args, config)
     except ConfigError as exc:
         out.error(str(exc))
         return out.USAGE
-    if args.remote:
-        config = replace(config, memory_remote=args.remote)
-    if args.data_dir:
-        from pathlib import Path
-
-        config = replace(config, data_dir=Path(args.data_dir))
     from jobs.runtime import Runtime  # the store and git: not for --help or a usage error
 
     rt: Runtime = Runtime(config)
@@ -173,6 +164,21 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
         rt.close()  # leave the embedded Redis (the last hippo process to leave stops it)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _config(args: argparse.Namespace, given: Config | None) -> Config:
+    """The settings: `given` (tests) or the environment's; --remote and --data-dir win."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from jobs.config import Config
+
+    config = given or Config.from_env()
+    if args.remote:
+        config = replace(config, memory_remote=args.remote)
+    if args.data_dir:
+        config = replace(config, data_dir=Path(args.data_dir))
+    return config
 
 
 def _is_redis_error(exc: Exception) -> bool:

@@ -35,12 +35,16 @@ def cmd_init(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
-    from integrations import metrics
     from memory import notes
     from memory.prompts import snapshot
     from memory.writes import validate
 
     scope, rt = scopes.for_note(args, rt)  # --memory, else the router's (memory/scopes.py)
+    counted = bool(rt.config.metrics_dir)
+    if not counted:
+        # Without PROMETHEUS_MULTIPROC_DIR a count lives in this process, which serves no
+        # /metrics and exits: nothing could read it, and prometheus_client costs ~60 ms to load.
+        rt.store.observer = None
     saved = notes.save_note(
         rt.store,
         args.text,
@@ -53,7 +57,9 @@ def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
         force=args.force,
         tags=args.tag,
     )
-    if saved.result.created:
+    if saved.result.created and counted:
+        from integrations import metrics
+
         metrics.NOTES_SAVED.labels("cli").inc()
     snapshot.publish_if_index_changed(rt.store, saved.result)  # new threads see an index edit
     if args.json:
@@ -130,10 +136,12 @@ def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
         return history.show(args, rt, args.query)
     if not scopes.named(args) and scopes.several(rt):
         return _search_all(args, rt)
-    rt.store.sync()
-    hits = rt.store.search(
-        args.query, limit=args.limit, archive=args.archive, all_words=args.all_words
-    )
+    hits = _from_index(args, rt)
+    if hits is None:
+        rt.store.sync()
+        hits = rt.store.search(
+            args.query, limit=args.limit, archive=args.archive, all_words=args.all_words
+        )
     if args.json:
         out.print_json([_hit_json(h) for h in hits])
         return out.OK
@@ -143,6 +151,17 @@ def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
         src = h.meta.get("source")
         print(f"{h.path}:{h.line}: {h.text}" + (f"  [{src}]" if src else ""))
     return out.OK
+
+
+def _from_index(args: argparse.Namespace, rt: Runtime) -> list[Any] | None:
+    """The hits straight from the search index when it already holds the tip of a remote on
+    this host: no fetch, no git, no store (memory/git/on_disk.py). None: ask the store."""
+    if args.archive or args.all_words:
+        return None
+    from memory.git import on_disk
+
+    cache = on_disk.cache_path(rt.config.data_dir, rt.config.workspace)
+    return on_disk.search_at_tip(rt.config.remote, cache, args.query, args.limit)
 
 
 def _search_all(args: argparse.Namespace, rt: Runtime) -> int:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -39,6 +38,8 @@ def add_json(p: argparse.ArgumentParser) -> None:
 
 
 def print_json(data: Any) -> None:
+    import json  # not for `--help`
+
     print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 

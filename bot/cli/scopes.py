@@ -11,8 +11,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from jobs.config import ConfigError
-
 if TYPE_CHECKING:
     from jobs.runtime import Runtime
 
@@ -39,6 +37,7 @@ def scoped(args: argparse.Namespace, rt: Runtime) -> Runtime:
     if not named(args):
         return rt
     from jobs import memories
+    from jobs.config import ConfigError  # not for `--help`: the parser needs add_flag alone
     from memory.scopes import UnknownMemory
 
     try:
@@ -48,20 +47,21 @@ def scoped(args: argparse.Namespace, rt: Runtime) -> Runtime:
 
 
 def several(rt: Runtime) -> bool:
-    """More than the team's memory is open for this CLI user."""
-    from jobs import memories
+    """More than the team's memory is open for this CLI user (the settings tell: no store)."""
+    from jobs import memory_scopes
 
-    return len(memories.open_scopes(rt.config, rt.config.user)) > 1
+    return len(memory_scopes.open_scopes(rt.config, rt.config.user)) > 1
 
 
 def for_note(args: argparse.Namespace, rt: Runtime) -> tuple[str, Runtime]:
     """The memory a note goes to: the one named, else the router's; unclear: a usage error
     naming the choices (`--memory me` or `--memory team`)."""
-    from jobs import memories
-    from memory.scopes import UnclearScope
-
     if named(args) or not several(rt):
         return named(args) or "team", rt  # already scoped by main()
+    from jobs import memories  # the briefing and more (~40 ms): only with several memories
+    from jobs.config import ConfigError
+    from memory.scopes import UnclearScope
+
     try:
         return memories.pick(rt, rt.config.user, text=args.text)
     except UnclearScope as exc:

@@ -21,7 +21,7 @@ from flask import Blueprint, Flask, abort, g, has_request_context, redirect, req
 from werkzeug.wrappers import Response
 
 from bot.console.sessions import user as signed_in
-from jobs import memories
+from jobs import memories, memory_scopes
 from jobs.runtime import Runtime
 from memory.scopes import ME, ORDER, ORG, TEAM, UnknownMemory, normalise
 
@@ -51,7 +51,7 @@ def person() -> str:
 
 def open_here(rt: Runtime) -> tuple[str, ...]:
     """The memories this person may open in the console."""
-    return memories.open_scopes(rt.config, person())
+    return memory_scopes.open_scopes(rt.config, person())
 
 
 def choose(rt: Runtime, asked: str) -> tuple[str, Runtime]:

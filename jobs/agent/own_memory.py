@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
-from jobs import asker_time, memories
+from jobs import asker_time, memories, memory_scopes
 from jobs.agent.question_briefing import ThreadBriefing
 from jobs.runtime import Runtime
 from memory import format as fmt
@@ -66,7 +66,7 @@ def with_own(
     """`team` (the thread's briefing) followed by the asker's own memory, saying so (`own`);
     `team` unchanged when the answer is not private, without a personal memory, or with nothing
     in it."""
-    if not private or ME not in memories.open_scopes(rt.config, user):
+    if not private or ME not in memory_scopes.open_scopes(rt.config, user):
         return team
     own = memories.runtime_for(rt, ME, user)
     try:

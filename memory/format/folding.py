@@ -14,16 +14,15 @@ digit": ASCII itself is never folded (so 'l0l' and 'lol' stay different facts).
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from functools import cache
-from importlib import resources
+from typing import TYPE_CHECKING
 
-import regex
+if TYPE_CHECKING:
+    import regex
 
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
-_WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*")
 # Format characters (category Cf) that hide inside words: zero-width space/joiners, word joiner,
 # invisible operators, bidi marks and isolates, BOM, soft hyphen, Mongolian vowel separator.
 INVISIBLE = re.compile(
@@ -33,8 +32,20 @@ INVISIBLE = re.compile(
 
 
 @cache
+def _word() -> regex.Pattern[str]:
+    """A word of any script; compiled, and `regex` imported (~12 ms), for the first text that
+    is not ASCII: a CLI command reading ASCII memory never needs it."""
+    import regex
+
+    return regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*")
+
+
+@cache
 def _lookalikes() -> dict[int, str]:
     """Non-ASCII character → the ASCII letter or digit it looks like (lowercase)."""
+    import json
+    from importlib import resources
+
     data = resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text()
     table: dict[int, str] = {}
     for char, glyphs in json.loads(data).items():
@@ -69,4 +80,4 @@ def words(text: str) -> list[str]:
     folded = fold(text)
     if folded.isascii():
         return _ASCII_WORD.findall(folded)
-    return [w for w in _WORD.findall(folded) if w]
+    return [w for w in _word().findall(folded) if w]

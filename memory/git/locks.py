@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from memory.errors import LockTimeout
+from memory.git.flock import FileLock, Timeout
 from memory.git.transport import is_local
 
 
@@ -60,7 +61,7 @@ class FileWorkspaceLock:
     def __init__(self, path: Path, wait: float = 60.0) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._path = path
-        self._lock: Any = None  # filelock.FileLock, made when first taken (see acquire)
+        self._lock: FileLock | None = None  # made when first taken (see acquire)
         self.wait = wait
         self._hint = path.with_name(path.name + ".tip")
 
@@ -77,12 +78,8 @@ class FileWorkspaceLock:
             os.replace(tmp, self._hint)
 
     def acquire(self, timeout: float) -> bool:
-        # filelock is imported by the first writer, not by opening a store: a search or a read
-        # never takes this lock, and importing filelock costs a CLI command ~10 ms.
-        from filelock import FileLock, Timeout
-
         if self._lock is None:
-            self._lock = FileLock(str(self._path), thread_local=False)
+            self._lock = FileLock(str(self._path))
         try:
             self._lock.acquire(timeout=timeout, poll_interval=0.002)
         except Timeout:
@@ -90,7 +87,8 @@ class FileWorkspaceLock:
         return True
 
     def release(self) -> None:
-        self._lock.release()
+        if self._lock is not None:
+            self._lock.release()
 
     def __enter__(self) -> object:
         if not self.acquire(self.wait):

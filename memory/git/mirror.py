@@ -16,6 +16,7 @@ from pathlib import Path
 import pygit2
 
 from memory.errors import RemoteError
+from memory.git.flock import FileLock, Timeout
 from memory.git.transport import BRANCH, HEAD_REF, TRACK_REF, Transport
 
 
@@ -125,13 +126,12 @@ class Mirror:
     def _processes_in_turn(self) -> Iterator[None]:
         """Processes sharing this cache fetch one at a time: two libgit2 fetches updating the
         same refs at once fail with "failed to lock file" (six `hippo search` started together
-        saw it). A fetch stuck elsewhere for 2 minutes does not hold ours back for longer."""
-        from filelock import FileLock, Timeout  # when a fetch is due, not with every store
-
-        lock = FileLock(f"{self.path}.fetch.lock", thread_local=False)
+        saw it). A fetch stuck elsewhere for 2 minutes does not hold ours back for longer, nor
+        does a file system without flock."""
+        lock = FileLock(f"{self.path}.fetch.lock")
         try:
             lock.acquire(timeout=120, poll_interval=0.01)
-        except Timeout:
+        except (Timeout, OSError):
             yield
             return
         try:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import pygit2
+if TYPE_CHECKING:  # for the types alone: `is_local` and the names are read without git
+    import pygit2
 
-from memory.errors import RemoteError
-from memory.git.credentials import RemoteAuth
+    from memory.errors import RemoteError
+    from memory.git.credentials import RemoteAuth
 
 BRANCH = "main"
 HEAD_REF = f"refs/heads/{BRANCH}"  # the memory's branch, in the cache and on the remote

@@ -6,8 +6,24 @@ plus the newest daily notes at a published commit, byte-identical per version; f
 memory text that cannot close the prompt block it is framed in (`fence`).
 """
 
-from memory.prompts.briefing import BadBrief, Briefing
-from memory.prompts.frames import FRAMES, fence
-from memory.prompts.snapshot import Snapshot
+from typing import TYPE_CHECKING
+
+from memory.lazy import exports
+
+if TYPE_CHECKING:
+    from memory.prompts.briefing import BadBrief, Briefing
+    from memory.prompts.frames import FRAMES, fence
+    from memory.prompts.snapshot import Snapshot
+
+# Each name is imported from its module when first used (memory/lazy.py): `hippo note` needs
+# snapshot.py, not the briefing (its repository conventions and lessons compile ~40 regexes).
+__getattr__, __dir__ = exports(
+    __name__,
+    {
+        "briefing": ("BadBrief", "Briefing"),
+        "frames": ("FRAMES", "fence"),
+        "snapshot": ("Snapshot",),
+    },
+)
 
 __all__ = ["FRAMES", "BadBrief", "Briefing", "Snapshot", "fence"]

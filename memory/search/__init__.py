@@ -15,10 +15,28 @@ Slack recall, briefings and the agents' search tool.
     folded.py     the folded text of a tree: one lower-cased blob with line and file offsets
 """
 
-from memory.search.all_words import Term, matches_entry, parse_query
-from memory.search.folded import fold
-from memory.search.fts import FtsIndex
-from memory.search.hit import Hit
-from memory.search.index import SearchIndex
+from typing import TYPE_CHECKING
+
+from memory.lazy import exports
+
+if TYPE_CHECKING:
+    from memory.search.all_words import Term, matches_entry, parse_query
+    from memory.search.folded import fold
+    from memory.search.fts import FtsIndex
+    from memory.search.hit import Hit
+    from memory.search.index import SearchIndex
+
+# Each name is imported from its module when first used (memory/lazy.py): a search answered
+# from the FTS index loads neither the in-memory index nor the all-words parser.
+__getattr__, __dir__ = exports(
+    __name__,
+    {
+        "all_words": ("Term", "matches_entry", "parse_query"),
+        "folded": ("fold",),
+        "fts": ("FtsIndex",),
+        "hit": ("Hit",),
+        "index": ("SearchIndex",),
+    },
+)
 
 __all__ = ["FtsIndex", "Hit", "SearchIndex", "Term", "fold", "matches_entry", "parse_query"]

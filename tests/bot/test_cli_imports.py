@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.cli.commands import COMMANDS
 from tests.paths import ROOT
 
 # Top-level packages a memory command has no use for.
@@ -30,10 +31,12 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-def imported(tmp_path: Path, *argv: str) -> tuple[int, set[str]]:
-    """Run `hippo *argv` in a fresh interpreter; its exit code and the modules it loaded
-    (dotted names and their top-level packages)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HIPPO_", "REDIS_"))}
+def imported(tmp_path: Path, *argv: str, env: dict[str, str] | None = None) -> tuple[int, set[str]]:
+    """Run `hippo *argv` in a fresh interpreter (with `env` added); its exit code and the
+    modules it loaded (dotted names and their top-level packages)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HIPPO_", "REDIS_"))} | (
+        env or {}
+    )
     env |= {
         "HIPPO_MEMORY_REMOTE": str(tmp_path / "remote.git"),
         "HIPPO_DATA_DIR": str(tmp_path / "data"),
@@ -66,13 +69,17 @@ def imported(tmp_path: Path, *argv: str) -> tuple[int, set[str]]:
 def test_memory_commands_import_no_heavy_library(tmp_path: Path, argv: list[str]) -> None:
     """`hippo --help`, `note`, `search`, `show`, `log` and `brief` run (exit 0) on a local
     memory and import none of anthropic, Celery, Slack, Flask, PyGithub or the MCP SDK; --help
-    imports not even the store (pygit2) or the briefing."""
+    imports not even the store (pygit2), the briefing, the settings or any command's module (it
+    is answered from bot/cli/commands.py); a command loads its own module of commands only."""
     assert imported(tmp_path, "init")[0] == 0
     code, modules = imported(tmp_path, *argv)
     assert code == 0
     assert sorted(modules.intersection(HEAVY)) == []
+    own = {"bot.cli.brief"} if argv[0] == "brief" else {"bot.cli.memory"}
+    assert sorted(modules.intersection(m for m, _ in COMMANDS) - own) == []
     if argv == ["--help"]:
-        assert not modules.intersection({"pygit2", "redis", "memory.prompts.briefing"})
+        lazy = {"pygit2", "redis", "memory.prompts.briefing", "jobs.config", "bot.cli.memory"}
+        assert sorted(modules.intersection(lazy)) == []
     else:
         assert "pygit2" in modules  # the probe sees what the command loaded
 
@@ -89,7 +96,8 @@ def test_server_commands_still_load_what_they_serve(tmp_path: Path) -> None:
 
 
 # What a read has no use for: the trust gate's contradiction check (agents' writes), the
-# Prometheus client (a write's metrics), logging's config (servers only; memory/lazy.py,
+# Prometheus client (a write's metrics, and only with PROMETHEUS_MULTIPROC_DIR: a CLI process
+# serves no /metrics), logging's config (servers only; memory/lazy.py,
 # jobs/runtime.py); and the secret scanner, which `hippo show` loads to lint the file it shows.
 WRITE_ONLY = ("memory.trust.agent_gate", "prometheus_client", "logging.config")
 WRITE_ONLY += ("redis",)  # the briefing's operational log: not without REDIS_URL
@@ -110,10 +118,30 @@ def test_reads_do_not_load_the_write_path(
     assert code == 0
     assert sorted(modules.intersection(unused)) == []
     code, modules = imported(tmp_path, "note", "the checkout queue drains at 02:00")
-    assert code == 0  # the probe sees a write load them:
-    assert {"prometheus_client", SCANNER} <= modules
+    assert code == 0  # the probe sees a write load the scanner; metrics only where kept:
+    assert SCANNER in modules and "prometheus_client" not in modules
+    metrics = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics")}
+    (tmp_path / "metrics").mkdir()
+    code, modules = imported(tmp_path, "note", "the queue drains at 03:00", env=metrics)
+    assert code == 0 and {"prometheus_client", SCANNER} <= modules
     code, modules = imported(tmp_path, "--help")
     assert code == 0 and "importlib.metadata" not in modules
+
+
+def test_a_search_on_a_warm_cache_loads_no_git(tmp_path: Path) -> None:
+    """The first search builds the index beside the cache (git, the store); the next, with the
+    remote's tip unchanged or a note ahead, is answered from that index alone (brought up from
+    the note's loose objects): no pygit2, no store, no writes module (memory/git/on_disk.py)."""
+    assert imported(tmp_path, "init")[0] == 0
+    assert imported(tmp_path, "note", "the checkout queue drains at 02:00")[0] == 0
+    code, modules = imported(tmp_path, "search", "checkout queue")
+    assert code == 0 and "pygit2" in modules
+    unused = {"pygit2", "memory.git.store", "memory.writes.operations", "memory.search.index"}
+    for _ in range(2):  # the index at the tip; then a note behind it, read from loose objects
+        code, modules = imported(tmp_path, "search", "checkout queue")
+        assert code == 0
+        assert sorted(modules.intersection({*unused, *WRITE_ONLY, SCANNER})) == []
+        assert imported(tmp_path, "note", "the checkout queue drains at 03:00 now")[0] == 0
 
 
 def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path) -> None:
