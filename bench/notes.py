@@ -339,7 +339,7 @@ def _args() -> argparse.Namespace:
 
 def _print(rows: list[tuple[str, dict[str, Any]]], local: bool) -> None:
     print(
-        f"{'':30}{'notes':>7}{'notes/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
+        f"{'':38}{'notes':>7}{'notes/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
         f"{'lost':>6}{'dup':>6}{'failed':>8}{'commits':>9}{'pushes':>8}"
         f"{'CPU ms/note':>12}{'(hippo)':>8}  fsck"
     )
@@ -348,7 +348,7 @@ def _print(rows: list[tuple[str, dict[str, Any]]], local: bool) -> None:
         per = 1000 / max(1, r["notes"] - r["failed"])
         own = f"{r['cpu_hippo'] * per:>8.1f}" if r["cpu_hippo"] else f"{'-':>8}"
         print(
-            f"{name:30}{r['notes']:>7}{r['notes_per_s']:>10.1f}{r['p50_ms']:>9.1f}"
+            f"{name:38}{r['notes']:>7}{r['notes_per_s']:>10.1f}{r['p50_ms']:>9.1f}"
             f"{r['p99_ms']:>9.1f}{r['lost']:>6}{r['duplicated']:>6}{r['failed']:>8}"
             f"{r['commits']:>9}{pushes}{(r['cpu_hippo'] + r['cpu_server']) * per:>12.1f}{own}"
             f"  {r['fsck']}"

@@ -243,7 +243,7 @@ class Writer:
             batch.append(offered.pop(ticket))
         rounds = 0
         while True:
-            foreign = self.handoff.claim(max(0, MAX_BATCH - len(batch)))
+            foreign = self._claim(MAX_BATCH - len(batch))
             if not batch and not foreign:
                 return False
             self._round(batch, foreign)
@@ -266,12 +266,27 @@ class Writer:
         with self._cond:
             self._cond.notify_all()
 
+    def _claim(self, limit: int) -> list[tuple[str, WriteRequest]]:
+        """Other processes' offers; none when the hand-off's store fails (a Redis that went
+        away): our writers taken for this round are written all the same, never dropped, and
+        a leader whose write landed is not told it failed."""
+        assert self.handoff is not None
+        try:
+            return self.handoff.claim(max(0, limit))
+        except Exception:
+            return []
+
     def _gather(self) -> None:
         """Wait (briefly: see GATHER) until as many writes wait as the last batch answered."""
         assert self.handoff is not None
         size, seconds = self._last
         end = time.monotonic() + min(GATHER_MAX, GATHER * seconds)
-        while self.queued + self.handoff.waiting() < size and time.monotonic() < end:
+        while time.monotonic() < end:
+            try:
+                if self.queued + self.handoff.waiting() >= size:
+                    return
+            except Exception:
+                return  # a count to wait for, nothing more: without it, write what is here
             time.sleep(0.002)
 
     def _held_too_long(self) -> bool:
