@@ -46,9 +46,8 @@ HOLD_SECONDS = 20.0  # then it lets go and takes the lock again (a Redis lock's 
 HANDOFF_POLL = 0.01  # seconds a waiting leader waits between looks for answers
 LOCK_POLL = 0.05  # and between tries for the lock (a try cost ~0.3 ms of CPU under load)
 # Between two batches the holder waits up to this share of the last batch's time (at most
-# GATHER_MAX seconds) for as many writes as that batch answered: the writers it just answered
-# come back within milliseconds, and a batch started at once held half of them (measured: the
-# writers split into two cohorts, each riding every other push).
+# GATHER_MAX s) for as many writes as it answered: started at once, a batch held half of them
+# (the writers split into two groups, each riding every other push).
 GATHER, GATHER_MAX = 0.25, 0.1
 # The trailers of the request or task a write is made for (its request id), asked for at each
 # write: jobs/ owns the request context and hands the Store this reader (memory imports nothing
@@ -79,9 +78,7 @@ class Writer:
         self._leading = False
         self._queue: list[WriteRequest] = []
         self._arrived = threading.Event()  # a request queued: a waiting leader offers it now
-        # While a leader that held the workspace lock hands leading to another thread of this
-        # process, the lock stays held (the next holder of another process would fetch first).
-        self._holding = False
+        self._holding = False  # the lock, kept while leading passes between our threads
         self._held_since = 0.0
         self._tried = -1.0  # when this process last tried for the lock while it was held
         self._last: tuple[int, float] = (0, 0.0)  # the last batch's size and seconds
@@ -192,10 +189,11 @@ class Writer:
         while not request.done:
             self._arrived.clear()
             mine = self._take_queue()
+            inherited = self._holding
             if self._try_lock():
                 keep = False
                 try:
-                    keep = self._hold(request, mine, offered)
+                    keep = self._hold(request, mine, offered, inherited=inherited)
                 finally:
                     if not keep:
                         self._holding = False
@@ -213,9 +211,8 @@ class Writer:
 
     def _try_lock(self) -> bool:
         """Whether this process holds the lock now: kept from the last leader, or taken by a
-        try that does not wait. While a holder answers our offers, one try per LOCK_POLL:
-        a blocking try polled every 2 ms, and those tries were half the waiting processes'
-        CPU (a holder that lets go is succeeded within LOCK_POLL)."""
+        try that does not wait, one per LOCK_POLL (a blocking try polled every 2 ms: half the
+        waiting processes' CPU)."""
         if self._holding:
             return True
         now = time.monotonic()
@@ -228,17 +225,24 @@ class Writer:
         return True
 
     def _hold(
-        self, request: WriteRequest, mine: list[WriteRequest], offered: dict[str, WriteRequest]
+        self,
+        request: WriteRequest,
+        mine: list[WriteRequest],
+        offered: dict[str, WriteRequest],
+        *,
+        inherited: bool = False,
     ) -> bool:
         """With the lock held: our writers not yet claimed, plus every process's offers (and
         what a holder that died left claimed), in one batch; each offer's outcome recorded
         before its batch's holder goes on. Once this leader's own write is done, another
-        thread of this process that waits to write leads on with the lock still held (True):
-        the cache is at the tip it pushed, a holder in another process would fetch first (as
-        long as a push over HTTP). With none, it writes up to HOLD_ROUNDS batches for other
-        processes while they keep offering, then lets go (False)."""
+        thread of this process that waits leads on at once with the lock still held (True):
+        the cache is at the tip it pushed, a holder in another process would fetch first. With
+        none, it writes up to HOLD_ROUNDS batches while other processes offer, then lets go."""
         assert self.handoff is not None
         batch = list(mine)
+        if inherited:  # passed on as soon as the last leader's write landed: gather here
+            self._gather(len(batch))
+            batch += self._take_queue()
         for ticket in [t for t in offered if self.handoff.withdraw(t)]:
             batch.append(offered.pop(ticket))
         rounds = 0
@@ -248,9 +252,11 @@ class Writer:
                 return False
             self._round(batch, foreign)
             rounds += 1
-            self._gather()
             if request.done and (self.queued or offered):
                 return not self._held_too_long()  # a writer of ours leads on
+            self._gather()
+            if request.done and (self.queued or offered):
+                return not self._held_too_long()
             if rounds >= HOLD_ROUNDS and (request.done or rounds >= MAX_ATTEMPTS):
                 return False
             batch = self._take_queue()  # this process's writers who came meanwhile
@@ -276,14 +282,18 @@ class Writer:
         except Exception:
             return []
 
-    def _gather(self) -> None:
-        """Wait (briefly: see GATHER) until as many writes wait as the last batch answered."""
+    def _gather(self, have: int = 0) -> None:
+        """Wait (briefly: see GATHER) until as many writes wait as the last batch answered
+        (`have` of them in hand). A batch of one write had nobody else to wait for: a lone
+        `hippo note` is answered without delay."""
         assert self.handoff is not None
         size, seconds = self._last
+        if size <= 1:
+            return
         end = time.monotonic() + min(GATHER_MAX, GATHER * seconds)
         while time.monotonic() < end:
             try:
-                if self.queued + self.handoff.waiting() >= size:
+                if have + self.queued + self.handoff.waiting() >= size:
                     return
             except Exception:
                 return  # a count to wait for, nothing more: without it, write what is here
