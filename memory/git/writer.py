@@ -79,8 +79,7 @@ class Writer:
         self._queue: list[WriteRequest] = []
         self._arrived = threading.Event()  # a request queued: a waiting leader offers it now
         self._holding = False  # the lock, kept while leading passes between our threads
-        self._held_since = 0.0
-        self._tried = -1.0  # when this process last tried for the lock while it was held
+        self._held_since, self._tried = 0.0, -1.0  # when taken; when last tried for
         self._last: tuple[int, float] = (0, 0.0)  # the last batch's size and seconds
 
     @property
@@ -251,6 +250,7 @@ class Writer:
             if not batch and not foreign:
                 return False
             self._round(batch, foreign)
+            self._collect(offered)  # ours that a holder before us claimed and answered
             rounds += 1
             if request.done and (self.queued or offered):
                 return not self._held_too_long()  # a writer of ours leads on
