@@ -311,29 +311,14 @@ def _args() -> argparse.Namespace:
     ap.add_argument("--remote", choices=("local", "http", "git"), default="local")
     ap.add_argument("--notes", type=int, default=None, help="hippo notes (2000 local, 400 network)")
     ap.add_argument("--git-notes", type=int, default=None, help="git CLI notes per run (300 / 60)")
-    ap.add_argument(
-        "--git-writers", type=int, default=None, help="git CLI clones (20 / 10; 0: skip that run)"
-    )
+    ap.add_argument("--git-writers", type=int, default=None, help="git CLI clones (20/10; 0: none)")
     ap.add_argument("--processes", type=int, default=PROCESSES, help="hippo processes (4)")
     ap.add_argument("--threads", type=int, default=THREADS, help="writers per process (10)")
     ap.add_argument("--latency", type=float, default=0.0, help="ms added to each HTTP request")
-    ap.add_argument(
-        "--no-alone",
-        dest="alone",
-        action="store_false",
-        help="skip the run where each process batches only its own writers (no hand-off)",
-    )
-    ap.add_argument(
-        "--shared-data",
-        action="store_true",
-        help="the hippo processes share one data folder (web and worker on one host)",
-    )
-    ap.add_argument(
-        "--no-http-auth",
-        dest="http_auth",
-        action="store_false",
-        help="serve http without basic auth (default: required; hippo passes its credentials)",
-    )
+    off = {"action": "store_false"}
+    ap.add_argument("--no-alone", dest="alone", help="skip the run without hand-off", **off)
+    ap.add_argument("--shared-data", action="store_true", help="one data folder for all")
+    ap.add_argument("--no-http-auth", dest="http_auth", help="serve http without auth", **off)
     return ap.parse_args()
 
 
