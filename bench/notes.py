@@ -1,24 +1,22 @@
-"""Save N notes from 20 concurrent producers into one workspace, verify the remote, and run the
-same workload through the git CLI against the same kind of remote in the same run.
+"""Save N notes from P processes × T writer threads into one workspace, verify the remote, and
+run the same workload through the git CLI against the same kind of remote in the same run.
 
     .venv/bin/python bench/notes.py [--remote local|http|git] [--notes N] [--git-notes N]
                                     [--git-writers N] [--no-http-auth] [--processes P]
-                                    [--threads T] [--latency MS] [--no-handoff]
+                                    [--threads T] [--latency MS] [--no-alone] [--shared-data]
 
---remote local: a bare repository on disk (the default, as before).
---remote http:  git's own `git http-backend` behind the threaded loopback server of
-                tests/gitservers (smart HTTP, as GitHub/GitLab speak it).
---remote git:   `git daemon` with receive-pack (git://).
-
-hippo: P processes × T threads (4 × 10 by default; each process with its own cache, as web and
-worker have), each note through `memory.notes.save_note`; a process waiting for the writer lock
-hands its writes to the holder (memory/git/handoff.py; --no-handoff: each batches only its own).
+--remote local: a bare repository on disk; http: git's own `git http-backend` behind the threaded
+loopback server of tests/gitservers (smart HTTP, as GitHub/GitLab speak it); git: `git daemon`.
+hippo: P × T (4 × 10 by default; each process with its own cache, as web and worker have), each
+note through `memory.notes.save_note`; a process waiting for the writer lock hands its writes to
+the holder (memory/git/handoff.py), and a second run (--no-alone skips it) batches each process's
+own writers only. The clock starts once every process has opened its store and fetched.
 --latency MS: the HTTP server waits MS before answering each request (a slow git host).
-git CLI: N writers, each with its own clone: append,
-commit, push; on rejection pull (merge, union for inbox.md) and push again; and one writer alone.
-The remote is verified from the server's bare repository: every note claimed saved is on main
-exactly once (lost / duplicated), hippo made one commit per note, `git fsck --strict` is clean.
-A note whose save raised is counted as failed (not claimed saved), not as lost.
+git CLI: N writers, each with its own clone: append, commit, push; on rejection pull (merge,
+union for inbox.md) and push again; and one writer alone. The remote is verified from the
+server's bare repository: every note claimed saved is on main exactly once (lost / duplicated),
+hippo made one commit per note, `git fsck --strict` is clean. A note whose save raised is
+counted as failed (not claimed saved), not as lost. CPU: see the legend printed under the table.
 """
 
 from __future__ import annotations
@@ -26,6 +24,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -119,8 +118,12 @@ def _producer_process(
     threads: int,
     handoff: bool,
     q: mp.Queue,  # type: ignore[type-arg]
+    ready: Any,  # a multiprocessing Barrier: every process opened its store
 ) -> None:
+    # Opened and fetched before the clock starts, as a running web or worker process is: the
+    # rate is of writes, not of four Python start-ups (about 3 s of a 400-note run).
     store = _open_store(remote, Path(cache), auth, handoff)
+    store.files()
     latencies: list[float] = []
     failures: list[str] = []
     lock = threading.Lock()
@@ -148,11 +151,20 @@ def _producer_process(
         threading.Thread(target=produce, args=(range(start + k * per, start + (k + 1) * per),))
         for k in range(threads)
     ]
+    ready.wait()
+    cpu0 = time.process_time()
     for t in ths:
         t.start()
     for t in ths:
         t.join()
-    q.put((latencies, failures))
+    q.put((latencies, failures, time.process_time() - cpu0, time.process_time()))
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and every child it reaped (the server's CGI runs, the git
+    CLI's commands, the producers once joined)."""
+    own, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def bench_hippo(
@@ -164,37 +176,50 @@ def bench_hippo(
     _open_store(remote.hippo_url, root / f"{name}-init", remote.auth).init()
     ctx = mp.get_context("spawn")
     q: mp.Queue = ctx.Queue()  # type: ignore[type-arg]
+    ready = ctx.Barrier(processes + 1)
     per_proc = n // processes
-    pushes0 = served.pushes
-    t0 = time.perf_counter()
+    cache = root / f"{name}-cache"
     procs = [
         ctx.Process(
             target=_producer_process,
             args=(
                 remote.hippo_url,
                 remote.auth,
-                str(root / f"{name}-cache" / ("shared" if shared else str(p))),
+                str(cache / ("shared" if shared else str(p))),
                 p * per_proc,
                 per_proc,
                 threads,
                 handoff,
                 q,
+                ready,
             ),
         )
         for p in range(processes)
     ]
+    started = time.perf_counter()
     for p in procs:
         p.start()
+    ready.wait()
+    pushes0, cpu0 = served.pushes, _cpu()
+    t0 = time.perf_counter()
     latencies: list[float] = []
     failures: list[str] = []
+    hippo_cpu = lifetime_cpu = 0.0
     for _ in procs:
-        lat, fail = q.get()
+        lat, fail, cpu, lifetime = q.get()
         latencies.extend(lat)
         failures.extend(fail)
+        hippo_cpu += cpu
+        lifetime_cpu += lifetime
+    elapsed = time.perf_counter() - t0
     for p in procs:
         p.join()
-    elapsed = time.perf_counter() - t0
-    return _verify(remote.path, n, elapsed, latencies, failures, served.pushes - pushes0)
+    # What the producers did not spend themselves (their whole lives count as reaped children)
+    # is the server's: its threads and its CGI runs.
+    server_cpu = _cpu() - cpu0 - lifetime_cpu
+    r = _verify(remote.path, n, elapsed, latencies, failures, served.pushes - pushes0)
+    r.update(startup=t0 - started, cpu_hippo=hippo_cpu, cpu_server=server_cpu)
+    return r
 
 
 # -- the git CLI: N clones with pull-and-retry, or one writer ----------------------------------
@@ -239,14 +264,16 @@ def bench_git(served: Served, root: Path, n: int, producers: int) -> dict[str, A
             with lock:
                 latencies.append(time.perf_counter() - t0)
 
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), _cpu()
     ths = [threading.Thread(target=produce, args=(k,)) for k in range(producers)]
     for t in ths:
         t.start()
     for t in ths:
         t.join()
     elapsed = time.perf_counter() - t0
-    return _verify(remote.path, per * producers, elapsed, latencies, [], served.pushes - pushes0)
+    r = _verify(remote.path, per * producers, elapsed, latencies, [], served.pushes - pushes0)
+    r.update(cpu_hippo=0.0, cpu_server=_cpu() - cpu0)  # git's commands and the server's
+    return r
 
 
 # -- verification, from the server's bare repository ------------------------------------------
@@ -284,43 +311,32 @@ def _args() -> argparse.Namespace:
     ap.add_argument("--remote", choices=("local", "http", "git"), default="local")
     ap.add_argument("--notes", type=int, default=None, help="hippo notes (2000 local, 400 network)")
     ap.add_argument("--git-notes", type=int, default=None, help="git CLI notes per run (300 / 60)")
-    ap.add_argument(
-        "--git-writers", type=int, default=None, help="git CLI clones (20 / 10; 0: skip that run)"
-    )
+    ap.add_argument("--git-writers", type=int, default=None, help="git CLI clones (20/10; 0: none)")
     ap.add_argument("--processes", type=int, default=PROCESSES, help="hippo processes (4)")
     ap.add_argument("--threads", type=int, default=THREADS, help="writers per process (10)")
     ap.add_argument("--latency", type=float, default=0.0, help="ms added to each HTTP request")
-    ap.add_argument(
-        "--no-alone",
-        dest="alone",
-        action="store_false",
-        help="skip the run where each process batches only its own writers (no hand-off)",
-    )
-    ap.add_argument(
-        "--shared-data",
-        action="store_true",
-        help="the hippo processes share one data folder (web and worker on one host)",
-    )
-    ap.add_argument(
-        "--no-http-auth",
-        dest="http_auth",
-        action="store_false",
-        help="serve http without basic auth (default: required; hippo passes its credentials)",
-    )
+    off = {"action": "store_false"}
+    ap.add_argument("--no-alone", dest="alone", help="skip the run without hand-off", **off)
+    ap.add_argument("--shared-data", action="store_true", help="one data folder for all")
+    ap.add_argument("--no-http-auth", dest="http_auth", help="serve http without auth", **off)
     return ap.parse_args()
 
 
 def _print(rows: list[tuple[str, dict[str, Any]]], local: bool) -> None:
     print(
-        f"{'':30}{'notes':>7}{'notes/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
-        f"{'lost':>6}{'dup':>6}{'failed':>8}{'commits':>9}{'pushes':>8}  fsck"
+        f"{'':38}{'notes':>7}{'notes/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
+        f"{'lost':>6}{'dup':>6}{'failed':>8}{'commits':>9}{'pushes':>8}"
+        f"{'CPU ms/note':>12}{'(hippo)':>8}  fsck"
     )
     for name, r in rows:
         pushes = f"{r['pushes']:>8}" if not local else f"{'-':>8}"
+        per = 1000 / max(1, r["notes"] - r["failed"])
+        own = f"{r['cpu_hippo'] * per:>8.1f}" if r["cpu_hippo"] else f"{'-':>8}"
         print(
-            f"{name:30}{r['notes']:>7}{r['notes_per_s']:>10.1f}{r['p50_ms']:>9.1f}"
+            f"{name:38}{r['notes']:>7}{r['notes_per_s']:>10.1f}{r['p50_ms']:>9.1f}"
             f"{r['p99_ms']:>9.1f}{r['lost']:>6}{r['duplicated']:>6}{r['failed']:>8}"
-            f"{r['commits']:>9}{pushes}  {r['fsck']}"
+            f"{r['commits']:>9}{pushes}{(r['cpu_hippo'] + r['cpu_server']) * per:>12.1f}{own}"
+            f"  {r['fsck']}"
         )
 
 
@@ -349,7 +365,15 @@ def main() -> int:
     where = {"local": "a local bare remote", "http": "loopback smart HTTP", "git": "git daemon"}
     slow = f", {args.latency:.0f} ms added per request" if args.latency else ""
     print(f"remote: {where[args.remote]}" + (" (basic auth)" if args.http_auth else "") + slow)
+    print(f"load average {os.getloadavg()[0]:.1f} (1 min) at the end of the run")
     _print(rows, local)
+    print(
+        "CPU ms/note: every process of the run (hippo's or git's, and the server's CGI runs) "
+        "per note saved; (hippo): the hippo processes' share. hippo's processes were opened "
+        "and had fetched before the clock started ("
+        + ", ".join(f"{r['startup']:.1f} s" for _, r in rows if "startup" in r)
+        + ")"
+    )
     if not local:
         print(
             "pushes: receive-pack requests the server served (http: pack POSTs; git daemon: "

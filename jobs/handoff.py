@@ -75,6 +75,9 @@ class RedisHandoff:
                 self._r.lrem(self._claimed, 1, ticket)  # not a write: never ours to make
         return out
 
+    def waiting(self) -> int:
+        return int(self._r.llen(self._pending))
+
     def answer(self, ticket: str, outcome: Outcome) -> None:
         pipe = self._r.pipeline()
         pipe.set(self._done(ticket), dump_outcome(outcome), ex=DONE_TTL)

@@ -54,6 +54,9 @@ class Handoff(Protocol):
     def outcomes(self, tickets: Collection[str]) -> dict[str, Outcome]:
         """The outcomes of one's own offers that were answered (each read once)."""
 
+    def waiting(self) -> int:
+        """How many offers wait to be claimed (the holder gathers a batch by it)."""
+
 
 class FileHandoff:
     """The one-host hand-off: a folder of pending, claimed and done writes."""
@@ -116,6 +119,9 @@ class FileHandoff:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(done / ticket)
         return out
+
+    def waiting(self) -> int:
+        return len(os.listdir(self.folder / "pending"))
 
     def _sweep(self) -> None:
         """Drop answers nobody read for DONE_KEPT seconds (their process died)."""

@@ -40,8 +40,14 @@ from memory.writes.operations import Operation, check_write
 
 MAX_ATTEMPTS = 25
 MAX_BATCH = 256
-HOLD_ROUNDS = 4  # batches a lock holder writes in a row while other processes offer writes
-HANDOFF_POLL = 0.01  # seconds a waiting leader tries for the lock between looks for answers
+HOLD_ROUNDS = 4  # batches a holder writes for others once its own writers are all done
+HOLD_SECONDS = 20.0  # then it lets go and takes the lock again (a Redis lock's TTL is 120 s)
+HANDOFF_POLL = 0.01  # seconds a waiting leader waits between looks for answers
+LOCK_POLL = 0.05  # and between tries for the lock (a try cost ~0.3 ms of CPU under load)
+# Between two batches the holder waits up to this share of the last batch's time (at most
+# GATHER_MAX s) for as many writes as it answered: started at once, a batch held half of them
+# (the writers split into two groups, each riding every other push).
+GATHER, GATHER_MAX = 0.25, 0.1
 # The trailers of the request or task a write is made for (its request id), asked for at each
 # write: jobs/ owns the request context and hands the Store this reader (memory imports nothing
 # of ours). Values come from hippo's own code, never from the user.
@@ -70,6 +76,10 @@ class Writer:
         self._cond = threading.Condition()
         self._leading = False
         self._queue: list[WriteRequest] = []
+        self._arrived = threading.Event()  # a request queued: a waiting leader offers it now
+        self._holding = False  # the lock, kept while leading passes between our threads
+        self._held_since, self._tried = 0.0, -1.0  # when taken; when last tried for
+        self._last: tuple[int, float] = (0, 0.0)  # the last batch's size and seconds
 
     @property
     def leading(self) -> bool:
@@ -137,6 +147,7 @@ class Writer:
         # who arrived while the previous one was being pushed.
         with self._cond:
             self._queue.append(request)
+            self._arrived.set()
             while not request.done and self._leading:
                 self._cond.wait()
             if request.done:
@@ -174,45 +185,122 @@ class Writer:
         assert self.handoff is not None
         offered = self._offered
         deadline = time.monotonic() + self.lock.wait
-        wait = 0.0
         while not request.done:
+            self._arrived.clear()
             mine = self._take_queue()
-            if self.lock.acquire(wait):
+            inherited = self._holding
+            if self._try_lock():
+                keep = False
                 try:
-                    self._hold(mine, offered)
+                    keep = self._hold(request, mine, offered, inherited=inherited)
                 finally:
-                    self.lock.release()
+                    if not keep:
+                        self._holding = False
+                        self.lock.release()
                 deadline = time.monotonic() + self.lock.wait
             else:
                 offered.update((self.handoff.offer(r), r) for r in mine)
             if self._collect(offered):
                 deadline = time.monotonic() + self.lock.wait
+            elif not request.done:
+                self._arrived.wait(HANDOFF_POLL)  # a writer who queues meanwhile: offered now
             if not request.done and time.monotonic() > deadline:
                 self._give_up(offered)
                 return
-            wait = HANDOFF_POLL
 
-    def _hold(self, mine: list[WriteRequest], offered: dict[str, WriteRequest]) -> None:
+    def _try_lock(self) -> bool:
+        """Whether this process holds the lock now: kept from the last leader, or taken by a
+        try that does not wait, one per LOCK_POLL (a blocking try polled every 2 ms: half the
+        waiting processes' CPU)."""
+        if self._holding:
+            return True
+        now = time.monotonic()
+        if now - self._tried < LOCK_POLL:
+            return False
+        self._tried = now
+        if not self.lock.acquire(0):
+            return False
+        self._holding, self._held_since = True, now
+        return True
+
+    def _hold(
+        self,
+        request: WriteRequest,
+        mine: list[WriteRequest],
+        offered: dict[str, WriteRequest],
+        *,
+        inherited: bool = False,
+    ) -> bool:
         """With the lock held: our writers not yet claimed, plus every process's offers (and
         what a holder that died left claimed), in one batch; each offer's outcome recorded
-        before the lock goes. While offers keep coming, the holder writes up to HOLD_ROUNDS
-        batches before letting go: its cache is at the tip it pushed, a next holder's is
-        not (a fetch, as long as a push over HTTP)."""
+        before its batch's holder goes on. Once this leader's own write is done, another
+        thread of this process that waits leads on at once with the lock still held (True):
+        the cache is at the tip it pushed, a holder in another process would fetch first. With
+        none, it writes up to HOLD_ROUNDS batches while other processes offer, then lets go."""
         assert self.handoff is not None
         batch = list(mine)
+        if inherited:  # passed on as soon as the last leader's write landed: gather here
+            self._gather(len(batch))
+            batch += self._take_queue()
         for ticket in [t for t in offered if self.handoff.withdraw(t)]:
             batch.append(offered.pop(ticket))
-        for round_ in range(HOLD_ROUNDS):
-            if round_:
-                batch = self._take_queue()  # this process's writers who came meanwhile
-            foreign = self.handoff.claim(max(0, MAX_BATCH - len(batch)))
+        rounds = 0
+        while True:
+            foreign = self._claim(MAX_BATCH - len(batch))
             if not batch and not foreign:
-                return
-            self._run([*batch, *(r for _, r in foreign)])
-            for ticket, r in foreign:
-                self.handoff.answer(ticket, r.error or r.result or RemoteError("no outcome"))
-            with self._cond:
-                self._cond.notify_all()
+                return False
+            self._round(batch, foreign)
+            self._collect(offered)  # ours that a holder before us claimed and answered
+            rounds += 1
+            if request.done and (self.queued or offered):
+                return not self._held_too_long()  # a writer of ours leads on
+            self._gather()
+            if request.done and (self.queued or offered):
+                return not self._held_too_long()
+            if rounds >= HOLD_ROUNDS and (request.done or rounds >= MAX_ATTEMPTS):
+                return False
+            batch = self._take_queue()  # this process's writers who came meanwhile
+
+    def _round(self, batch: list[WriteRequest], foreign: list[tuple[str, WriteRequest]]) -> None:
+        """Write one batch, answer each claimed offer, and wake this process's writers."""
+        assert self.handoff is not None
+        started = time.monotonic()
+        self._run([*batch, *(r for _, r in foreign)])
+        self._last = (len(batch) + len(foreign), time.monotonic() - started)
+        for ticket, r in foreign:
+            self.handoff.answer(ticket, r.error or r.result or RemoteError("no outcome"))
+        with self._cond:
+            self._cond.notify_all()
+
+    def _claim(self, limit: int) -> list[tuple[str, WriteRequest]]:
+        """Other processes' offers; none when the hand-off's store fails (a Redis that went
+        away): our writers taken for this round are written all the same, never dropped, and
+        a leader whose write landed is not told it failed."""
+        assert self.handoff is not None
+        try:
+            return self.handoff.claim(max(0, limit))
+        except Exception:
+            return []
+
+    def _gather(self, have: int = 0) -> None:
+        """Wait (briefly: see GATHER) until as many writes wait as the last batch answered
+        (`have` of them in hand). A batch of one write had nobody else to wait for: a lone
+        `hippo note` is answered without delay."""
+        assert self.handoff is not None
+        size, seconds = self._last
+        if size <= 1:
+            return
+        end = time.monotonic() + min(GATHER_MAX, GATHER * seconds)
+        while time.monotonic() < end:
+            try:
+                if have + self.queued + self.handoff.waiting() >= size:
+                    return
+            except Exception:
+                return  # a count to wait for, nothing more: without it, write what is here
+            time.sleep(0.002)
+
+    def _held_too_long(self) -> bool:
+        return time.monotonic() - self._held_since > HOLD_SECONDS
 
     def _collect(self, offered: dict[str, WriteRequest]) -> bool:
         """Finish our offers that were answered; True when any was."""

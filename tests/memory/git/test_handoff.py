@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -211,3 +212,35 @@ def test_a_holder_killed_mid_batch_loses_nothing(
         check=True,
         capture_output=True,
     )
+
+
+def test_credentials_go_with_the_first_request(url: str, http_git: HttpGitServer) -> None:
+    """A fetch or push over HTTP sends its basic auth at once: none opens with a request the
+    server refuses (one round trip in three of a push, 300 ms each on a slow host)."""
+    assert http_git.receive_pack_requests >= 2  # init and the seed, through the fixture
+    assert http_git.counts.get("unauthorized", 0) == 0
+
+
+def test_writers_coming_back_ride_the_next_push_together(
+    url: str, tmp_path: Path, http_git: HttpGitServer
+) -> None:
+    """10 writers of one process each save 5 notes, one after another. Between two pushes the
+    holder waits (briefly) for the writers it just answered, so each push carries all ten:
+    about 5 pushes. Started at once, a push carried the writers who had come back, and the
+    ten split into two groups, each riding every other push (10 pushes)."""
+    store = Store.open(url, tmp_path / "w", auth=AUTH)
+    store.sync()
+    pushes = http_git.receive_pack_requests
+
+    def writer(n: int) -> None:
+        for k in range(5):
+            op = AddEntry("inbox.md", f"fact {n} {k}")
+            store.write([op], author=Author("p", "p@x"), message=f"note {n} {k}")
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(inbox(url, tmp_path)) == 51  # the seed and 50 notes
+    assert http_git.receive_pack_requests - pushes <= 7, http_git.receive_pack_requests - pushes
