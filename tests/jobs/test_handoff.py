@@ -4,6 +4,7 @@ push through a real loopback git HTTP server."""
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -111,3 +112,23 @@ def test_what_a_dead_holder_claimed_is_written_by_the_next(
     text = Store.open(url, tmp_path / "reader", auth=AUTH).read("inbox.md")
     assert text.count("fact the dead holder took") == 1
     assert not client.keys("hippo:handoff:*")
+
+
+def test_a_hand_off_store_that_went_away_loses_no_write(url: str, tmp_path: Path) -> None:
+    """The holder's Redis for hand-offs is gone (nothing listens on its port any more): the
+    writers this process took for the round are written all the same, each told its own
+    commit; none is dropped, none is told it failed."""
+    with socket.socket() as s:  # a port nothing listens on: a Redis that went away
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    gone = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.2)
+    store = Store.open(url, tmp_path / "a", auth=AUTH, handoff=RedisHandoff(gone, "default"))
+    store.sync()
+    out: dict[str, object] = {}
+    ops = [AddEntry("inbox.md", f"fact {n} while redis is gone") for n in range(8)]
+    for t in [writing(store, op, out) for op in ops]:
+        t.join(120)
+    assert all(isinstance(r, WriteResult) for r in out.values()), out
+    assert len(out) == 8
+    text = Store.open(url, tmp_path / "reader", auth=AUTH).read("inbox.md")
+    assert all(f"fact {n} while redis is gone" in text for n in range(8))
