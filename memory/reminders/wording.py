@@ -52,12 +52,12 @@ def recurring(text: str) -> str | None:
 def numeric_dates(text: str, today: date) -> list[tuple[int, date | None, str]]:
     """Each numeric date `text` writes as (start, the date or None when ambiguous or not a
     date, as written); a date without a year that has passed this year is next year's.
-    "24/7" is a figure of speech, never a date."""
+    "24/7" and two numbers neither of which is a month ("50/50") are not dates."""
     out: list[tuple[int, date | None, str]] = []
     for m in _NUMERIC.finditer(text):
         a, b = int(m[1]), int(m[2])
-        if (a, b) == (24, 7) and not m[3]:
-            continue
+        if ((a > 12 and b > 12) or (a, b) == (24, 7)) and not m[3]:
+            continue  # neither is a month ("50/50"), or "24/7": a ratio, not a date
         out.append((m.start(), _read(a, b, m[3], today), m.group(0)))
     return out
 

@@ -213,4 +213,5 @@ def test_a_numeric_date_that_reads_two_ways_is_refused_asking_for_the_months_nam
     with pytest.raises(NoteRejected, match="'2/30' is not clear: no such date"):
         timing.require("on 2/30 migrate the DNS", WED)  # no such date either way
     assert timing.read("we are on call 24/7 tomorrow", WED) == timing.Timing(due=date(2026, 12, 3))
+    assert timing.read("split traffic 50/50 tomorrow", WED) == timing.Timing(due=date(2026, 12, 3))
     assert timing.read("next weekend, rerun it", WED) is None  # this one or the next: refused
