@@ -2,8 +2,9 @@
 
 A conversation can have several memory repositories open at once (jobs/memories.py): the
 team's, the asking person's own (`me`) and an org-wide one. A fact about the person's own habits
-or preferences ("I prefer…", "my …", "remind me…") goes to theirs; a fact about the team's work
-(the deploy, a service, "we…") to the team's. When the words point both ways, or name no one and
+or preferences ("I prefer…", "I format…", "I'd rather…", "Personally…", "my …", "remind me…")
+goes to theirs; a fact about the team's work (the deploy, a service, "we…") to the team's. When
+the words point both ways, name the person only as an object ("show me…"), or name no one and
 the person has only their own memory in mind, the router does not guess: `choose` raises
 `UnclearScope`, whose message names the choices, and the door asks the person. The org memory
 is never chosen by the rules; it is written only when asked for by name.
@@ -38,13 +39,17 @@ ALIASES = {
 
 Judge = Callable[[str], str | None]  # text → "me" | "team" | None (unclear)
 
-# First person singular about the person's own ways: habits, preferences, reminders.
+# First person singular about the person's own ways: "I" as the subject of a present habit
+# ("I format…", "I'd rather…", "I've never…", "I'm…"), "personally", "my", "remind me". A past
+# event ("I fixed the cache") is a report, not a habit, and does not count.
 _PERSONAL = re.compile(
-    r"\b(?:i(?:'m|\s+am)?\s+(?:always|usually|never|often|rather|tend|like|love|hate|prefer|"
-    r"want|need|use|work|start|take|keep|do\s+not|don'?t)\b|i'm|i\s+am|"
-    r"my|mine|myself|remind\s+me|for\s+me|to\s+me|me\s+know)\b",
+    r"\b(?:i(?:'m|'d|'ve|\s+am|\s+have|\s+would)?\s+(?!\w+ed\b)[a-z]\w*|"
+    r"personally|my|mine|myself|remind\s+me|(?:for|to|from)\s+me|me\s+know)\b",
     re.I,
 )
+# A bare "me" as an object ("show me…", "ping me…", "tell me…") names the person but says
+# nothing about them: alone it is a question, never the team's by default.
+_MENTION = re.compile(r"\bme\b", re.I)
 # The team's work: first person plural, the team, and the things a team runs together.
 _TEAM = re.compile(
     r"\b(?:we|we're|our|ours|us|team|teams|everyone|everybody|all\s+of\s+us|the\s+org|"
@@ -91,14 +96,17 @@ def normalise(name: str, open_: Sequence[str]) -> str:
 
 def classify(text: str) -> str | None:
     """ME for a fact about the person's own habits, TEAM for the team's work or an impersonal
-    fact, None when the words point both ways ("I prefer we deploy on Fridays")."""
+    fact, None when the words point both ways ("I prefer we deploy on Fridays") or only name
+    the person as an object ("show me the command first")."""
     if _OWN.search(text):
         return ME
     personal = bool(_PERSONAL.search(text))
     team = bool(_TEAM.search(text) or _PATHISH.search(text))
     if personal and team:
         return None
-    return ME if personal else TEAM
+    if personal:
+        return ME
+    return None if _MENTION.search(text) else TEAM
 
 
 def choose(text: str, open_: Sequence[str], *, given: str = "", judge: Judge | None = None) -> str:

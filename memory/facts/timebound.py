@@ -56,7 +56,9 @@ _MONTHS = {
     for m in names
 }
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? ({_MONTH})\b\.?(?:,? (\d{{4}}))?", re.I)
+_DAY_MONTH = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH})\b\.?(?:,? (\d{{4}}))?", re.I
+)
 _MONTH_DAY = re.compile(rf"\b({_MONTH})\.? (\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (\d{{4}}))?", re.I)
 
 
@@ -74,7 +76,8 @@ def _dates(text: str, today: date) -> list[date]:
 
 
 def date_spans(text: str, today: date) -> list[tuple[date, int, int, bool]]:
-    """Every calendar date `text` writes ("2026-12-15", "15 December", "Dec 15, 2027"), with
+    """Every calendar date `text` writes ("2026-12-15", "15 December", "the 15th of December",
+    "Dec 15, 2027"), with
     its span and whether it gave its year, in order; a date without a year is in `today`'s
     year. The reminders' due dates (memory/reminders/timing.py) read dates the same way."""
     found: list[tuple[date, int, int, bool]] = []

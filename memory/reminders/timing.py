@@ -1,14 +1,19 @@
 """When a reminder is due, read from its words: deterministic, relative to the day it was saved.
 
-"on Friday", "next week", "in 3 days", "tomorrow", "2026-12-15", "15 December", "by Dec 15"
-give a due date; "after 15 December" is due the day after, "before Friday" the day before;
-"until 20 December" is an expiry (shown until then, closed by the dream once it has passed);
-"after the migration", "once acme/shop#12 is merged", "when the vendor answers" is a trigger
+"on Friday", "next week", "in 3 days", "in a fortnight", "a week from now", "tomorrow", "the
+day after tomorrow", "this weekend" (the coming Saturday), "end of the month" (its last day),
+"on the 20th" (the next 20th), "2026-12-15", "15 December", "by Dec 15", "12/15" give a due
+date; "after 15 December" is due the day after, "before Friday" the day before; "until 20
+December" is an expiry (shown until then, closed by the dream once it has passed); "after the
+migration", "once acme/shop#12 is merged", "when the vendor answers" is a trigger
 without a date (pending until a person, or the dream for a pull request, closes it).
 
 Dates are read as memory/facts/timebound.py reads them (`date_spans`); `today` is the team's
 date (HIPPO_TIMEZONE) at the door, as for time-bound notes. A date without a year that has
-passed this year is next year's. Pure: no I/O, no clock.
+passed this year is next year's. What it must not guess at is refused with what to write
+(memory/reminders/wording.py): a recurring reminder ("every Monday", "daily at 9"), the format
+holding one-off times only, and a numeric date that reads two ways ("3/4"). Pure: no I/O, no
+clock.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from datetime import date, timedelta
 
 from memory.errors import NoteRejected
 from memory.facts.timebound import date_spans
+from memory.reminders import wording
 
 HOW = (
     "say when: 'on Friday', 'on 2026-12-15', 'after 15 December', 'in 3 days', 'next week', "
@@ -30,8 +36,23 @@ _NUMBERS = {
     for i, w in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine"))
 }
 _NUM = r"(\d{1,3}|" + "|".join(_NUMBERS) + r"|a|an)"
-_IN = re.compile(rf"\b(?:in|within) {_NUM} (day|week|month)s?\b", re.I)
-_WORDS = re.compile(r"\b(today|tonight|tomorrow|next week|next month|end of (?:the )?week)\b", re.I)
+_IN = re.compile(
+    rf"\b(?:(?:in|within) {_NUM} (day|week|fortnight|month)s?|"
+    rf"{_NUM} (day|week|fortnight|month)s? from (?:now|today))\b",
+    re.I,
+)
+# "next weekend" is left out: the coming one or the one after, people differ.
+_WORDS = re.compile(
+    r"\b((?:the )?day after tomorrow|today|tonight|tomorrow|next week|next month|"
+    r"end of (?:the )?week|end of (?:the )?month|(?:this|over the|by the|on the) weekend|"
+    r"before the weekend|after the weekend)\b",
+    re.I,
+)
+# "on the 20th": the next 20th ("the 20th of January" is a date, read by date_spans).
+_ORDINAL = re.compile(
+    r"\b(?:(on|by|before|after|until|till) )?the (\d{1,2})(?:st|nd|rd|th)\b",
+    re.I,
+)
 _WEEKDAY = re.compile(rf"\b(?:(on|by|before|after|next|this) )?({'|'.join(_WEEKDAYS)})\b", re.I)
 _PREP = re.compile(r"\b(on|by|before|after|until|till|from)\s+(?:the\s+)?$", re.I)
 # A trigger runs from its word to the end of its clause: "after the migration, re-check …"
@@ -65,12 +86,16 @@ class Timing:
 
 
 def read(text: str, today: date) -> Timing | None:
-    """The time `text` names (the first phrase that names one), or None when it names none."""
+    """The time `text` names (the first phrase that names one), or None when it names none,
+    repeats, or writes a numeric date that reads two ways (`require` says which)."""
+    if wording.recurring(text) or any(d is None for _, d, _ in wording.numeric_dates(text, today)):
+        return None
     found: list[tuple[int, Timing]] = []
     found += _explicit(text, today)
+    found += _days(text, today)
     for m in _IN.finditer(text):
-        n = _NUMBERS.get(m[1].lower(), 1) if not m[1].isdigit() else int(m[1])
-        found.append((m.start(), Timing(due=_plus(today, n, m[2].lower()))))
+        n, unit = _amount(m[1] or m[3]), (m[2] or m[4]).lower()
+        found.append((m.start(), Timing(due=_plus(today, n, unit))))
     for m in _WORDS.finditer(text):
         found.append((m.start(), Timing(due=_word(m[1].lower(), today))))
     for m in _WEEKDAY.finditer(text):
@@ -87,7 +112,9 @@ def read(text: str, today: date) -> Timing | None:
 
 
 def require(text: str, today: date) -> Timing:
-    """`read`, or NoteRejected saying how to write a time (or which date is not one)."""
+    """`read`, or NoteRejected saying how to write a time (or which date is not one, or that
+    a repeating reminder is not kept)."""
+    _refuse(text, today)
     for written in _ISOISH.findall(text):
         try:
             date.fromisoformat(_padded(written))
@@ -99,10 +126,21 @@ def require(text: str, today: date) -> Timing:
     return timing
 
 
+def _refuse(text: str, today: date) -> None:
+    """NoteRejected for what `read` will not guess at: a repeat, a two-way numeric date."""
+    repeat = wording.recurring(text)
+    if repeat:
+        raise NoteRejected(f"'{repeat}' repeats: {wording.ONE_OFF}")
+    for _, day, written in wording.numeric_dates(text, today):
+        if day is None:
+            raise NoteRejected(wording.ambiguous(written))
+
+
 def given(due: str, today: date) -> Timing:
     """The time a person gave apart from the text (`hippo remind --due …`, MCP `due`): a
     date or any phrase `read` knows; NoteRejected naming the value otherwise."""
     value = " ".join(due.split())
+    _refuse(value, today)
     if _ISOISH.fullmatch(value):
         try:
             return Timing(due=date.fromisoformat(_padded(value)))
@@ -136,12 +174,59 @@ def _explicit(text: str, today: date) -> list[tuple[int, Timing]]:
             continue
         shift = {"after": 1, "before": -1}.get(word, 0)
         out.append((at, Timing(due=day + timedelta(days=shift))))
+    for start, numeric, _written in wording.numeric_dates(text, today):
+        if numeric is not None:
+            out.append((start, Timing(due=numeric)))
     return out
+
+
+def _days(text: str, today: date) -> list[tuple[int, Timing]]:
+    """ "on the 20th": the next 20th after today (a month ahead on the 20th itself), unless
+    the words go on to name the month ("the 20th of January", read as a date)."""
+    spans = [(s, e) for _, s, e, _ in date_spans(text, today)]
+    out: list[tuple[int, Timing]] = []
+    for m in _ORDINAL.finditer(text):
+        if any(s < m.end() and m.start() < e for s, e in spans) or not 1 <= int(m[2]) <= 31:
+            continue
+        day = _next_monthday(today, int(m[2]))
+        word = (m[1] or "").lower()
+        if word in ("until", "till"):
+            out.append((m.start(), Timing(until=day)))
+            continue
+        shift = {"after": 1, "before": -1}.get(word, 0)
+        out.append((m.start(), Timing(due=day + timedelta(days=shift))))
+    return out
+
+
+def _next_monthday(today: date, day: int) -> date:
+    """The next date after today that is the `day`th of its month (a 31st skips short months)."""
+    year, month = today.year, today.month
+    for _ in range(13):
+        try:
+            found = date(year, month, day)
+        except ValueError:
+            found = today
+        if found > today:
+            return found
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    raise AssertionError("every day of a month comes within a year")
+
+
+def _amount(word: str) -> int:
+    return int(word) if word.isdigit() else _NUMBERS.get(word.lower(), 1)
 
 
 def _word(word: str, today: date) -> date:
     if word == "tomorrow":
         return today + timedelta(days=1)
+    if word.endswith("day after tomorrow"):
+        return today + timedelta(days=2)
+    if word.endswith("weekend"):
+        # The coming Saturday (today on a Saturday; on a Sunday, today: the weekend is now).
+        saturday = today if today.weekday() == 6 else _next_weekday(today, 5, same_day=True)
+        return saturday + timedelta(days={"before": -1, "after": 2}.get(word.split()[0], 0))
+    if word.startswith("end of") and word.endswith("month"):
+        return _plus(today, 1, "month").replace(day=1) - timedelta(days=1)
     if word == "next week":
         return today + timedelta(days=7 - today.weekday())  # next Monday
     if word == "next month":
@@ -152,6 +237,8 @@ def _word(word: str, today: date) -> date:
 
 
 def _plus(today: date, n: int, unit: str) -> date:
+    if unit == "fortnight":
+        return today + timedelta(weeks=2 * n)
     if unit == "day":
         return today + timedelta(days=n)
     if unit == "week":

@@ -158,3 +158,60 @@ def test_briefings_lead_with_what_is_due_and_pending_on_the_task(store: Store) -
     )
     assert "plan the offsite (" not in done.text  # upcoming: not shown, and never a memory hit
     assert all(ln.where.split(":")[0] != model.PATH for ln in done.lines if ln.section == "memory")
+
+
+@pytest.mark.parametrize(
+    ("text", "due", "until"),
+    [
+        ("close the incident the day after tomorrow", "2026-12-04", ""),
+        ("day after tomorrow: send the RFC", "2026-12-04", ""),
+        ("revisit the budget in a fortnight", "2026-12-16", ""),
+        ("ping legal a week from now", "2026-12-09", ""),
+        ("this weekend run the backfill", "2026-12-05", ""),  # the coming Saturday
+        ("before the weekend, clean up the flags", "2026-12-04", ""),
+        ("by the end of the month, close the old tickets", "2026-12-31", ""),
+        ("on the 20th, pay the hosting invoice", "2026-12-20", ""),  # the next 20th
+        ("on the 2nd, pay the hosting invoice", "2027-01-02", ""),  # today is the 2nd
+        ("keep the page up until the 5th", "", "2026-12-05"),
+        ("on the 15th of March review the access list", "2027-03-15", ""),
+        ("12/15 send the quarterly numbers", "2026-12-15", ""),  # no month 15: one reading
+        ("15/12 send the quarterly numbers", "2026-12-15", ""),
+        ("11/30/2027 renew the lease", "2027-11-30", ""),
+        ("check the weekly report on Friday", "2026-12-04", ""),  # "weekly" names a report
+    ],
+)
+def test_new_phrases_are_read(text: str, due: str, until: str) -> None:
+    got = timing.require(text, WED)
+    assert (str(got.due or ""), str(got.until or "")) == (due, until)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("every Monday, check the cost report", "every Monday"),
+        ("every other week review the on-call load", "every other week"),
+        ("daily at 9, look at the overnight alerts", "daily"),
+        ("weekly: prune the stale branches", "weekly"),
+        ("on Mondays, post the sprint goals", "on Mondays"),
+        ("on the first of every month, export the invoices", "of every month"),
+        ("check the backups twice a week", "twice a week"),
+        ("each week, review the budget", "each week"),
+    ],
+)
+def test_a_recurring_reminder_is_refused_not_read_as_its_first_day(text: str, words: str) -> None:
+    assert timing.read(text, WED) is None
+    with pytest.raises(NoteRejected, match=f"'{words}' repeats: hippo keeps one-off reminders"):
+        timing.require(text, WED)
+    with pytest.raises(NoteRejected, match="one-off"):
+        timing.given("every monday", WED)
+
+
+def test_a_numeric_date_that_reads_two_ways_is_refused_asking_for_the_months_name() -> None:
+    assert timing.read("on 3/4 migrate the DNS", WED) is None
+    with pytest.raises(NoteRejected, match=r"'3/4' is not clear.*'Dec 15'.*2026-12-15"):
+        timing.require("on 3/4 migrate the DNS", WED)
+    with pytest.raises(NoteRejected, match="'2/30' is not clear: no such date"):
+        timing.require("on 2/30 migrate the DNS", WED)  # no such date either way
+    assert timing.read("we are on call 24/7 tomorrow", WED) == timing.Timing(due=date(2026, 12, 3))
+    assert timing.read("split traffic 50/50 tomorrow", WED) == timing.Timing(due=date(2026, 12, 3))
+    assert timing.read("next weekend, rerun it", WED) is None  # this one or the next: refused

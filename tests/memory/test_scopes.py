@@ -78,3 +78,39 @@ def test_without_a_personal_memory_everything_goes_to_the_team() -> None:
     assert scopes.choose("I prefer tabs", (TEAM, ORG)) == TEAM
     assert scopes.choose("I prefer we deploy on Fridays", (TEAM,)) == TEAM
     assert scopes.label(ME) == "[me]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'd rather see type hints on every function",
+        "I format SQL with keywords in upper case",
+        "Personally I avoid one-letter variable names",
+        "I've never used Terraform",
+        "I write commit messages in the imperative",
+        "Don't expect replies from me at weekends",
+    ],
+)
+def test_first_person_habits_go_to_their_memory(text: str) -> None:
+    assert scopes.classify(text) == ME
+
+
+def test_a_past_event_told_in_the_first_person_is_not_a_habit() -> None:
+    assert scopes.classify("I fixed the cache key for the checkout service") == TEAM
+
+
+@pytest.mark.parametrize(
+    "text", ["Show me the command before you run it", "tell me which deploy broke"]
+)
+def test_a_bare_me_is_not_a_statement_about_oneself_so_the_door_asks(text: str) -> None:
+    assert scopes.classify(text) is None  # never the team's by default, nor the person's
+    with pytest.raises(UnclearScope) as caught:
+        scopes.choose(text, OPEN)
+    assert "me or team" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "text", ["I think we should squash-merge everything", "Personally I'd like our standups short"]
+)
+def test_a_stance_on_the_teams_practice_is_still_a_question(text: str) -> None:
+    assert scopes.classify(text) is None
