@@ -172,6 +172,8 @@ def one_size(tmp: Path, data: Path, parts: set[str], n_notes: int, seed: int) ->
     warm = [ms(lambda q=q: store.search(q, 20)) for q in qs]
     r["search_p50_ms"], r["search_p99_ms"] = pct(warm, 50), pct(warm, 99)
     r["rss_peak_search_mb"] = peak_mb()  # the fetch, the index's build and the searches
+    # A new process on this index (before writes move the tip), with this process's code.
+    r.update(child("--reopen", data.name.removeprefix("data-"), "--dir", str(tmp)))
     clone = tmp / f"{data.name}-git-clone.git"  # git's own protocol (upload-pack), no hard links
     timed(
         r,
@@ -271,7 +273,8 @@ def table(results: list[dict[str, Any]]) -> None:
 
 def child(*args: str, code: str | None = None) -> dict[str, Any]:
     """Run this script with `args` in a new process (its RSS its own); its last line is JSON.
-    `code`: a checkout whose `memory` package it imports instead of this one (a baseline)."""
+    `code`: a checkout whose `memory` package it imports instead of this one (a baseline;
+    without it a child imports what its parent does)."""
     env = dict(os.environ, HIPPO_BENCH_CODE=code) if code else None
     out = subprocess.run([sys.executable, __file__, *args], check=True, capture_output=True,
                          text=True, env=env).stdout  # fmt: skip
@@ -290,12 +293,10 @@ def run_size(n: int, opts: argparse.Namespace) -> tuple[dict[str, Any], dict[str
         if opts.baseline:
             base = child("--one", "base", "--dir", name, "--parts", "", "--seed", seed,
                          code=opts.baseline)  # fmt: skip
-            base.update(child("--reopen", "base", "--dir", name, code=opts.baseline))
         parts, notes_n = ",".join(opts.parts), str(opts.notes)
         r = child(
             "--one", "new", "--dir", name, "--parts", parts, "--notes", notes_n, "--seed", seed
         )
-        r.update(child("--reopen", "new", "--dir", name))
         r["setup_s"] = made
         return r, base
 
