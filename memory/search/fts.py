@@ -36,9 +36,10 @@ from memory.search.words import context_text, index_terms, line_words, stem, ter
 ALL_MATCHES = 500  # a query matching at most this many lines has them all scored exactly
 CANDIDATES = 200  # else FTS5's BM25 picks this many for the exact scoring (the most returned)
 RARE = 0.02  # ... among the lines holding a word at most this share of lines hold, if enough
-# A diff past this many files (and an eighth of them) rebuilds: a file's rows cost about 6 times
+# A diff past this many files (and an eighth of them) rebuilds: a file's rows cost about 5 times
 # as much to replace as to build afresh (after a dream changed 2,013 of 10,106 files, applying
-# the diff took 1.8 s of CPU, a rebuild 1.4 s), so past about 15% of the files a rebuild wins.
+# the diff took 1.8 s of CPU, a rebuild with its tree read 1.9 s), so an applied diff of an
+# eighth stays well under a rebuild's cost.
 REBUILD_FILES = 256
 REBUILD_SHARE = 8
 BATCH_BYTES = 4 << 20  # text folded and inserted at once by a build (its memory is this, not all)
