@@ -10,6 +10,7 @@ from pathlib import Path
 
 VERSION = "1"  # the schema and tokenization: another version is rebuilt
 _BUSY_MS = 30_000  # how long a process waits for another's write
+_WAL_BYTES = 8 << 20
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
@@ -33,6 +34,9 @@ def open_index(path: Path | None) -> sqlite3.Connection:
         # A crash may lose the last commits' rows, never corrupt them: the index is rebuilt
         # from git anyway, so no fsync on every commit.
         db.execute("PRAGMA synchronous = NORMAL")
+        # A full build is one transaction as large as the index (400 MB at 100,000 files): the
+        # WAL is cut back to this once checkpointed, not kept that size while a process is open.
+        db.execute(f"PRAGMA journal_size_limit = {_WAL_BYTES}")
     if version(db) == VERSION:
         return db
     db.execute("BEGIN IMMEDIATE")

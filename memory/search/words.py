@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import snowballstemmer
 
@@ -25,6 +25,7 @@ _RUN = re.compile(rb"[a-z0-9\x80-\xff]+")
 _UWORD = re.compile(r"[^\W_]+")
 _STEMMER = snowballstemmer.stemmer("english")
 _STEMS: dict[bytes, str] = {}
+_TERMS: dict[bytes, str] = {}  # token -> its FTS5 term, see index_terms
 _STEMS_MAX = 500_000  # a long-lived process serving many workspaces: start again past this
 _STEM_LOCK = threading.Lock()
 _SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
@@ -64,7 +65,24 @@ def line_words(blob: FoldedText, k: int, title: int) -> set[bytes]:
     if k == title and not blob.bullet[k]:
         return set()
     start = blob.lines[k]
-    return set(tokens(blob.data[start : start + blob.body[k]]))
+    text = blob.data[start : start + blob.body[k]]
+    return set(_RUN.findall(text) if text.isascii() else tokens(text))
+
+
+def index_terms(words: Iterable[bytes]) -> set[str]:
+    """`term(stem(w))` of each word: what an index build stores, a million lines at 100,000
+    files, so each word's term is looked up once rather than stemmed and encoded each time."""
+    get, out = _TERMS.get, set()
+    for w in words:
+        found = get(w)
+        if found is None:
+            found = term(stem(w))
+            with _STEM_LOCK:
+                if len(_TERMS) >= _STEMS_MAX:
+                    _TERMS.clear()
+                _TERMS[w] = found
+        out.add(found)
+    return out
 
 
 def context_text(path: str, title: bytes) -> bytes:

@@ -13,6 +13,7 @@ import memory
 from memory import writes as ops
 from memory.git import Author, Store
 from memory.search import FtsIndex
+from memory.search.folded import FoldedText
 
 CHECKOUT = Path(memory.__file__).resolve().parent.parent  # where `memory` is imported from
 QUERIES = ["redis", "redis timeout why", "kube config", "tiemout", '"vendor sandbox"', "+zebra"]
@@ -173,3 +174,28 @@ def test_a_new_store_process_searches_from_the_index_on_disk(tmp_path: Path) -> 
     again = Store.open(remote, tmp_path / "data")
     assert next(h.text for h in again.search("redis timeout")) == "timeout is 2s"
     assert FtsIndex(path).commit == again.head()
+
+
+def test_a_build_in_batches_holds_the_rows_of_one_fold(tmp_path: Path) -> None:
+    """A tree of more text than a batch is folded and inserted a batch at a time; its rows,
+    words and counts are those of one fold of the whole tree (the in-memory index's build)."""
+    tree = {
+        f"topics/t{i:04}.md": (
+            f"# Topic {i}\n\n- redis timeout {i} in checkout [added: 2026-01-02]\n"
+            + f"- prose line about gateway latency and replica {i % 97}\n" * (i % 5)
+        ).encode()
+        for i in range(300)
+    }
+    tree["forgotten.md"] = b"# Forgotten\n- redis timeout 7 in checkout\n"
+    assert sum(map(len, tree.values())) > 20 * 1000
+    batched = FtsIndex(tmp_path / "index.sqlite", batch_bytes=1000)
+    batched.sync("c1", lambda _: None, lambda _: tree)
+    whole = FtsIndex().build(FoldedText.build(tree))
+    for sql in (
+        "SELECT rowid, * FROM lines ORDER BY rowid",
+        "SELECT * FROM files ORDER BY path",
+        "SELECT * FROM words ORDER BY word",
+        "SELECT * FROM meta WHERE key IN ('docs', 'total', 'next') ORDER BY key",
+    ):
+        assert batched.db.execute(sql).fetchall() == whole.db.execute(sql).fetchall(), sql
+    assert where(batched, "redis timeout") == where(whole, "redis timeout")
