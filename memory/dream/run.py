@@ -24,6 +24,7 @@ from memory.dream import corrections, daily, index, plain_git, tag_vocabulary, t
 from memory.dream import state as st
 from memory.dream.changes import RenameFinder, changed_since, unmerged_since
 from memory.dream.checkable_claims import known_repos
+from memory.dream.collector import fewer_collections
 from memory.dream.commit import LIST_TRAILERS, stats
 from memory.dream.context import Context, StepResult, is_topic
 from memory.dream.report import Report, StepReport
@@ -40,6 +41,7 @@ def night_of(now: datetime) -> str:
     return (now - timedelta(hours=12)).date().isoformat()
 
 
+@fewer_collections
 def dream(
     store: Store,
     *,

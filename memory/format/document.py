@@ -13,6 +13,7 @@ metadata, case, punctuation and script aside (memory/format/folding.py), have th
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
@@ -29,9 +30,10 @@ _CODE = re.compile("%(" + "|".join(_UNESCAPES) + ")", re.IGNORECASE)
 LINK = re.compile(r"\[\[([^\[\]\n]*)\]\]")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
-    """One bullet on one line: its text, its metadata (ordered pairs) and its links."""
+    """One bullet on one line: its text, its metadata (ordered pairs) and its links. Slotted: a
+    dream holds every entry of the memory at once (670,000 at 100,000 files)."""
 
     line: int
     indent: int
@@ -88,17 +90,10 @@ def _parse_bullet(line: str, line_no: int) -> Entry | None:
     m = BULLET.match(line)
     if not m:
         return None
-    indent = len(m.group("indent").expandtabs(4))
-    body = m.group("rest").rstrip()
-    text, meta = split_metadata(body)
-    return Entry(
-        line=line_no,
-        indent=indent,
-        marker=m.group("marker"),
-        text=text,
-        meta=meta,
-        links=tuple(links_in(text)),
-    )
+    indent, marker, _, rest = m.groups()
+    text, meta = split_metadata(rest.rstrip())
+    links = tuple(LINK.findall(text)) if "[[" in text else ()
+    return Entry(line_no, len(indent.expandtabs(4)), marker, text, meta, links)
 
 
 def split_metadata(body: str) -> tuple[str, tuple[tuple[str, str], ...]]:
@@ -136,7 +131,9 @@ def _parse_pairs(inner: str) -> list[tuple[str, str]] | None:
         key, sep, value = part.partition(":")
         key = key.strip()
         if sep and _KEY.match(key):
-            pairs.append((key, value.strip()))
+            # one string per key name, shared by every entry ("source", "added"): a dream
+            # holds every entry's metadata at once
+            pairs.append((sys.intern(key), value.strip()))
         elif pairs and "://" in pairs[-1][1]:
             k, v = pairs[-1]
             pairs[-1] = (k, f"{v};{part}".strip())  # a raw ';' inside an old URL (decision 5)
@@ -316,7 +313,8 @@ def parse(text: str) -> Document:
     stack: list[tuple[int, int]] = []  # (indent, line) of open bullets
     for i, raw in enumerate(lines):
         line = raw.rstrip("\r\n")
-        fence = _FENCE.match(line)
+        # the patterns only where they can match: a night parses every line of the memory
+        fence = _FENCE.match(line) if "```" in line or "~~~" in line else None
         if in_fence is not None:
             fenced.add(i)
             if fence and fence.group(1) == in_fence:
@@ -326,13 +324,13 @@ def parse(text: str) -> Document:
             in_fence = fence.group(1)
             fenced.add(i)
             continue
-        heading = _HEADING.match(line)
+        heading = _HEADING.match(line) if line[:1] == "#" else None
         if heading:
             level, title = len(heading.group(1)), heading.group(2).strip()
             doc.headings.append(Heading(i, level, title))
             stack.clear()
             continue
-        entry = parse_entry(line, i)
+        entry = _parse_bullet(line, i)
         if entry is None:
             if line.strip() and not line[:1].isspace():
                 stack.clear()
