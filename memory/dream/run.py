@@ -19,6 +19,7 @@ import memory.dream.commit as committing
 import memory.dream.consolidate_lessons as outcomes
 import memory.facts.tombstones as tombstones
 import memory.format.version as version
+import memory.git.trees as trees
 import memory.trust.proposals as proposals
 from memory.dream import corrections, daily, index, plain_git, tag_vocabulary, tidy, unused
 from memory.dream import state as st
@@ -60,7 +61,7 @@ def dream(
     """Run (or continue) tonight's dream on `store`; `now` is local time in the team's zone."""
     run_id = night_of(now)
     head = store.sync() or store.head()
-    tree = {p: b.decode("utf-8", "replace") for p, b in store.tree(head).items()}
+    tree = trees.texts(store.mirror.repo, head)  # the night's copy of every file's text
     version.check(tree.get(st.PATH))  # a newer hippo's memory: refused before any step
     report = Report(run_id, head=head)
     foreign = plain_git.foreign_state(store) if st.PATH in tree else None

@@ -16,6 +16,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import NamedTuple
 
 import memory.format.folding as folding
@@ -256,12 +257,19 @@ class Heading(NamedTuple):
 
 @dataclass
 class Document:
-    """A parsed markdown file. `lines` keep their line endings, so rendering is byte-exact."""
+    """A parsed markdown file: its text, and its `lines` with their line endings, so rendering
+    is byte-exact. The lines are split again when first asked for, not kept from the parse: a
+    dream holds every file parsed and reads few files' lines (they were a copy of all text)."""
 
-    lines: list[str]
+    text: str
     entries: list[Entry] = field(default_factory=list)
     headings: list[Heading] = field(default_factory=list)
     index_span: tuple[int, int] | None = None  # [start, end) lines of the ## Index section
+    line_count: int = 0
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return textlines.split_keep(self.text)
 
     @property
     def title(self) -> str:
@@ -273,7 +281,7 @@ class Document:
         return ""
 
     def render(self) -> str:
-        return "".join(self.lines)
+        return self.text
 
     def links(self) -> list[str]:
         """Every [[link]] target in the file outside code fences, in order."""
@@ -292,7 +300,7 @@ class Document:
 
     def top_entries(self) -> list[Entry]:
         """Entries above ## Index (or all of them when there is none)."""
-        lo = self.index_span[0] if self.index_span else len(self.lines)
+        lo = self.index_span[0] if self.index_span else self.line_count
         return [e for e in self.entries if e.line < lo]
 
     def entry_at(self, line: int) -> Entry | None:
@@ -307,7 +315,7 @@ class Document:
 def parse(text: str) -> Document:
     """Parse a markdown note. Never raises."""
     lines = textlines.split_keep(text)  # decision 15
-    doc = Document(lines=lines)
+    doc = Document(text, line_count=len(lines))
     fenced: set[int] = set()
     in_fence: str | None = None
     stack: list[tuple[int, int]] = []  # (indent, line) of open bullets
