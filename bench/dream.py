@@ -1,6 +1,6 @@
 """Dream over a generated memory repository, without an LLM and without network.
 
-    .venv/bin/python bench/dream.py [--files 1000 10000] [--seed 7]
+    .venv/bin/python bench/dream.py [--files 1000 10000 100000] [--seed 7] [--baseline d686429]
 
 For each size: a repository of topic files with realistic entries (claims about pull requests,
 files, repositories, Slack messages; prose), duplicates across files, broken links, short-lived
@@ -10,7 +10,10 @@ the verifiers (bounded by the 25-file cap whatever the size), and where the time
 `load` (reading the tree, finding the repositories it names), `checks` (corrections' work),
 `tidy` (expiry, links, inbox, duplicates), `index`, `other` (daily, outcomes), `write` (every
 commit through the write path: validation, secret scan, staging, push) and `parse` (parsing
-markdown, wherever it happens: it is part of the phases before it). `--baseline d686429 …` first
+markdown, wherever it happens: it is part of the phases before it). The repository is committed
+with pygit2 in one commit (fast at 100,000 files); the dream runs in a child process, which
+reports its CPU (`dream_cpu_s`) and its peak resident memory (`dream_rss_mb`, imports and the
+store's caches included; `text_mb` is the memory's text). `--baseline d686429 …` first
 runs this same bench file on each release (its files from `git archive`, in a temporary
 directory), for a comparison in one run.
 """
