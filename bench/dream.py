@@ -1,6 +1,6 @@
 """Dream over a generated memory repository, without an LLM and without network.
 
-    .venv/bin/python bench/dream.py [--files 1000 10000] [--seed 7]
+    .venv/bin/python bench/dream.py [--files 1000 10000 100000] [--seed 7] [--baseline d686429]
 
 For each size: a repository of topic files with realistic entries (claims about pull requests,
 files, repositories, Slack messages; prose), duplicates across files, broken links, short-lived
@@ -10,7 +10,10 @@ the verifiers (bounded by the 25-file cap whatever the size), and where the time
 `load` (reading the tree, finding the repositories it names), `checks` (corrections' work),
 `tidy` (expiry, links, inbox, duplicates), `index`, `other` (daily, outcomes), `write` (every
 commit through the write path: validation, secret scan, staging, push) and `parse` (parsing
-markdown, wherever it happens: it is part of the phases before it). `--baseline d686429 …` first
+markdown, wherever it happens: it is part of the phases before it). The repository is committed
+with pygit2 in one commit (fast at 100,000 files); the dream runs in a child process, which
+reports its CPU (`dream_cpu_s`) and its peak resident memory (`dream_rss_mb`, imports and the
+store's caches included; `text_mb` is the memory's text). `--baseline d686429 …` first
 runs this same bench file on each release (its files from `git archive`, in a temporary
 directory), for a comparison in one run.
 """
@@ -19,13 +22,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import random
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
+
+import pygit2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -40,11 +47,13 @@ from memory.git.store import Store
 try:
     from memory.dream.checkable_claims import PATH, PR, REPO, SLACK, SYMBOL
     from memory.git.batch import Author
-    from memory.writes import Operation, WriteFile
 except ImportError:  # `--baseline`: the names these had in releases before the moves
     from memory.dream.claims import PATH, PR, REPO, SLACK, SYMBOL  # type: ignore[no-redef]
     from memory.git.request import Author  # type: ignore[no-redef]
-    from memory.ops import Operation, WriteFile  # type: ignore[no-redef]
+try:
+    import memory.git.prepared as prepared
+except ImportError:  # releases before it: every step's write went through Store.write
+    prepared = None  # type: ignore[assignment]
 
 FOLDERS = ("services", "teams", "runbooks", "decisions", "incidents", "vendors", "libraries")
 WORDS = [
@@ -183,7 +192,8 @@ def fake_verifiers(rng: random.Random) -> tuple[Verifiers, Truth]:
 
 class Phases:
     """Seconds spent in the write path (per step) and in parsing, measured by wrapping
-    `Store.write` and `format.parse` for the bench run (the code under test is unchanged)."""
+    `Store.write`, `prepared.write` (a step's commit of what the dream applied: the store's part)
+    and `format.parse` for the bench run (the code under test is unchanged)."""
 
     def __init__(self) -> None:
         self.write: dict[str, float] = {}
@@ -193,13 +203,16 @@ class Phases:
         self.saved = Store.write, fmt.parse
         write, parse = self.saved
 
-        def timed_write(store, ops, **kw):  # type: ignore[no-untyped-def]
-            t0 = time.perf_counter()
-            try:
-                return write(store, ops, **kw)
-            finally:
-                step = str(kw.get("message", "")).split(")", 1)[0].removeprefix("dream(")
-                self.write[step] = self.write.get(step, 0.0) + time.perf_counter() - t0
+        def timed(write):  # type: ignore[no-untyped-def]
+            def timed_write(store, ops, **kw):  # type: ignore[no-untyped-def]
+                t0 = time.perf_counter()
+                try:
+                    return write(store, ops, **kw)
+                finally:
+                    step = str(kw.get("message", "")).split(")", 1)[0].removeprefix("dream(")
+                    self.write[step] = self.write.get(step, 0.0) + time.perf_counter() - t0
+
+            return timed_write
 
         def timed_parse(*args, **kw):  # type: ignore[no-untyped-def]
             t0 = time.perf_counter()
@@ -208,11 +221,16 @@ class Phases:
             finally:
                 self.parse += time.perf_counter() - t0
 
-        Store.write, fmt.parse = timed_write, timed_parse  # type: ignore[method-assign,assignment]
+        Store.write, fmt.parse = timed(write), timed_parse  # type: ignore[method-assign,assignment]
+        if prepared is not None:  # a step's commit of what the dream applied (not in releases)
+            self.prepared_write = prepared.write
+            prepared.write = timed(prepared.write)
         return self
 
     def __exit__(self, *exc: object) -> None:
         Store.write, fmt.parse = self.saved  # type: ignore[method-assign]
+        if prepared is not None:
+            prepared.write = self.prepared_write  # type: ignore[assignment]
 
     def table(self, total: float, steps: dict[str, float]) -> dict[str, float]:
         def compute(step: str) -> float:
@@ -230,44 +248,84 @@ class Phases:
         return {k: round(v, 2) for k, v in out.items()}
 
 
+def setup(files: dict[str, str], tmp: Path) -> Store:
+    """A memory repository holding `files`: `hippo init`, then one commit made with pygit2 (the
+    write path's checks on 100,000 generated files took minutes and measure nothing here)."""
+    store = Store.open(str(tmp / "remote.git"), tmp / "data")
+    store.init()
+    remote = pygit2.Repository(str(tmp / "remote.git"))
+    parent = remote.references["refs/heads/main"].target
+    index = pygit2.Index()
+    index.read_tree(remote[parent].peel(pygit2.Commit).tree)
+    for path, text in files.items():
+        index.add(
+            pygit2.IndexEntry(path, remote.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB)
+        )
+    tree = index.write_tree(remote)
+    who = pygit2.Signature(ALICE.name, ALICE.email)
+    commit = remote.create_commit(None, who, who, "bench: generated memory\n", tree, [parent])
+    remote.references["refs/heads/main"].set_target(commit)
+    store.sync()
+    return store
+
+
 def bench(n_files: int, seed: int) -> dict[str, object]:
+    """Generate and commit the memory here; dream over it in a child process (its own peak RSS
+    and CPU), which continues this random stream (verifiers, recall counts) where it stands."""
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
-        store = Store.open(str(Path(tmp) / "remote.git"), Path(tmp) / "data")
-        store.init()
         files = generate(n_files, rng)
         t0 = time.perf_counter()
-        ops: list[Operation] = [WriteFile(p, t) for p, t in files.items()]
-        store.write(ops, author=ALICE, message="bench: generated memory")
-        setup = time.perf_counter() - t0
-        verifiers, truth = fake_verifiers(rng)
-        t0, c0 = time.perf_counter(), time.process_time()
-        # recall counts as search, the console and MCP keep them: a few files are read a lot
+        setup(files, Path(tmp))
+        took = time.perf_counter() - t0
         topics = [p for p in files if p.endswith(".md") and "/" in p]
-        recall = {p: rng.randint(1, 50) for p in rng.sample(topics, min(200, len(topics)))}
-        with Phases() as phases:
-            night = datetime(2026, 11, 30, 3, 0)
-            report = dream(store, now=night, verifiers=verifiers, recall=recall)
-        total, cpu = time.perf_counter() - t0, time.process_time() - c0
-        seconds = {s.step: s.seconds for s in report.steps}
-        steps = {k: round(v, 2) for k, v in seconds.items()}
-        return {
-            "files": len(files),
-            "setup_s": round(setup, 1),
-            "dream_s": round(total, 2),
-            "dream_cpu_s": round(cpu, 2),  # this process only: the rest is waiting on the cores
-            "steps_s": steps,
-            "phases_s": phases.table(total, seconds),
-            "claims_to_verifiers": verifiers.calls,
-            "files_checked": len(State.load(store.read(STATE)).checked),
-            "claims_seen_by_table": len(truth.seen),
-            "deleted": report.deleted,
-            "cap": report.cap,
-            "deferred": len(report.deferred),
-            "index_lines": store.read("MEMORY.md").count("\n"),
-            "index_bytes": len(store.read("MEMORY.md").encode()),
-            "commits": len(report.commits),
-        }
+        state = pickle.dumps((rng.getstate(), topics))
+        n, text_mb = len(files), sum(len(t.encode()) for t in files.values()) / 2**20
+        del files
+        child = subprocess.run(
+            [sys.executable, __file__, "--dream-in", tmp],
+            input=state,
+            capture_output=True,
+        )
+        if child.returncode:
+            raise SystemExit(child.stderr.decode())
+        measured = json.loads(child.stdout.decode().strip().splitlines()[-1])
+    return {"files": n, "text_mb": round(text_mb, 1), "setup_s": round(took, 1), **measured}
+
+
+def dream_in(tmp: Path) -> dict[str, object]:
+    """The dream over the repository `setup` made in `tmp` (the parent's random state on stdin)."""
+    rng_state, topics = pickle.loads(sys.stdin.buffer.read())
+    rng = random.Random()
+    rng.setstate(rng_state)
+    store = Store.open(str(tmp / "remote.git"), tmp / "data")
+    verifiers, truth = fake_verifiers(rng)
+    t0, c0 = time.perf_counter(), time.process_time()
+    # recall counts as search, the console and MCP keep them: a few files are read a lot
+    recall = {p: rng.randint(1, 50) for p in rng.sample(topics, min(200, len(topics)))}
+    with Phases() as phases:
+        night = datetime(2026, 11, 30, 3, 0)
+        report = dream(store, now=night, verifiers=verifiers, recall=recall)
+    total, cpu = time.perf_counter() - t0, time.process_time() - c0
+    seconds = {s.step: s.seconds for s in report.steps}
+    steps = {k: round(v, 2) for k, v in seconds.items()}
+    return {
+        "dream_s": round(total, 2),
+        "dream_cpu_s": round(cpu, 2),  # this process only: the rest is waiting on the cores
+        # the dream's process at its peak (Linux: kB), imports and the store's caches included
+        "dream_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "steps_s": steps,
+        "phases_s": phases.table(total, seconds),
+        "claims_to_verifiers": verifiers.calls,
+        "files_checked": len(State.load(store.read(STATE)).checked),
+        "claims_seen_by_table": len(truth.seen),
+        "deleted": report.deleted,
+        "cap": report.cap,
+        "deferred": len(report.deferred),
+        "index_lines": store.read("MEMORY.md").count("\n"),
+        "index_bytes": len(store.read("MEMORY.md").encode()),
+        "commits": len(report.commits),
+    }
 
 
 def baseline(rev: str, n_files: int, seed: int) -> str:
@@ -299,6 +357,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--dream-in", type=Path, help=argparse.SUPPRESS)  # the child's part
     parser.add_argument(
         "--baseline",
         nargs="*",
@@ -306,6 +365,9 @@ def main() -> None:
         help=f"also run these releases (the one before issue 26 is {REV}) the same way",
     )
     args = parser.parse_args()
+    if args.dream_in is not None:
+        print(json.dumps(dream_in(args.dream_in)), flush=True)
+        return
     for n in args.files:
         for rev in args.baseline:
             print(f"{rev}: {baseline(rev, n, args.seed)}", flush=True)

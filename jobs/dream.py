@@ -32,7 +32,8 @@ from jobs.task_messages import Dream, ForgetFile, MergePair, Revert, SlackDream
 from memory import notes
 from memory.dream import digest, merge
 from memory.dream.checkable_claims import Claim
-from memory.dream.run import Report, dream
+from memory.dream.report import Report
+from memory.dream.run import dream
 from memory.dream.verifiers import Verdict, Verifier, Verifiers
 from memory.errors import MemoryStoreError
 from memory.git.maintenance import maintain

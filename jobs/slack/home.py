@@ -28,7 +28,7 @@ from jobs.slack.replies import RETRY
 from jobs.task_base import HippoCelery, HippoTask, task
 from jobs.task_messages import Home
 from memory import format as fmt
-from memory.dream.run import TRAILER
+from memory.dream.commit import TRAILER
 from memory.dream.state import PATH as STATE_PATH
 from memory.dream.state import State
 

@@ -49,6 +49,9 @@ class Context:
     touched: dict[str, set[str]] = field(default_factory=dict)  # path → fact keys
     # fact keys of entries a person un-merged (state `apart`): tidy never merges them on its own
     apart: frozenset[str] = frozenset()
+    # the commit whose tree `tree` is (None once another writer moved the tip under the dream):
+    # each step's result is committed as the dream applied it (memory/dream/commit.py)
+    base: str | None = None
     _docs: dict[str, tuple[str, fmt.Document]] = field(default_factory=dict, repr=False)
     _settled: dict[str, tuple[fmt.Document, set[int]]] = field(default_factory=dict, repr=False)
 
@@ -62,7 +65,7 @@ class Context:
         self._docs[path] = (text, doc)
         return doc
 
-    def _parsed(self, path: str) -> fmt.Document | None:
+    def parsed(self, path: str) -> fmt.Document | None:
         """The parse kept for `path`'s text now, if there is one (never parses)."""
         hit = self._docs.get(path)
         return hit[1] if hit is not None and hit[0] is self.tree.get(path) else None
@@ -91,13 +94,35 @@ class Context:
 
     def apply(self, ops: list[Operation]) -> None:
         """Apply a step's operations to the working tree, as the store will (the same rules,
-        one parse per file); the store re-checks everything on write."""
-        out = apply_ops(ops, self.tree.get, dreamer=True, parsed=self._parsed)
-        for path, text in out.changes.items():
+        one parse per file, the same checks)."""
+        out = apply_ops(
+            ops, self.tree.get, dreamer=True, parsed=self.parsed, folder=folder_test(self.tree)
+        )
+        self.take(out.changes)
+
+    def take(self, changes: Mapping[str, str | None]) -> None:
+        """Files as a step's operations left them (None: deleted)."""
+        for path, text in changes.items():
             if text is None:
                 self.tree.pop(path, None)
             else:
                 self.tree[path] = text
+
+
+def folder_test(tree: Mapping[str, str]) -> Callable[[str], bool]:
+    """Whether a path is a folder of `tree` (as the store asks of its tip before a new file goes
+    there); the folders are listed on the first question only (most steps write no new file)."""
+    folders: set[str] = set()
+
+    def is_folder(path: str) -> bool:
+        if not folders:
+            for p in tree:
+                parts = p.split("/")
+                folders.update("/".join(parts[:i]) for i in range(1, len(parts)))
+            folders.add("\x00")  # listed, even when the tree has no folder
+        return path in folders
+
+    return is_folder
 
 
 @dataclass

@@ -20,7 +20,7 @@ from memory import format as fmt
 from memory import markup
 from memory.dream.merge import Possible
 from memory.dream.promote import Contradiction
-from memory.dream.run import Report, StepReport
+from memory.dream.report import Report, StepReport
 from memory.reminders import show as reminders
 from memory.trust.proposals import Proposal
 

@@ -25,7 +25,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from itertools import chain
 
 import memory.dream.checkable_claims as cl
@@ -44,6 +44,7 @@ from memory.writes.operations import AddTombstone, Operation, RemoveEntry, Repla
 Confirm = Callable[[str, str], bool]  # (older text, newer text) → the same fact?
 COMMON = 50  # entries per (rare) word compared at most: bounds the work on huge memories
 _DIGIT = re.compile(r"\d")
+_SEP = re.compile(r"[_/#.-]+")
 _RAW = re.compile(r"[a-z0-9](?:[a-z0-9_/#.-]*[a-z0-9])?")
 # negations spelled several ways are one key ("no longer logs" / "stopped logging")
 _FOLD = dict.fromkeys([*NEGATIONS, "stopped", "stops", "longer", "fails", "failed"], "not")
@@ -65,27 +66,35 @@ class Possible:
 
 class _Item:
     """One entry to compare; its comparable forms are worked out only when it is compared (a
-    night looks at every entry, and most are in no candidate pair)."""
+    night looks at every entry, and most are in no candidate pair). Slotted, its keys a tuple:
+    a night holds one per entry of the memory (670,000 at 100,000 files)."""
+
+    __slots__ = ("_claims", "_fact", "_idents", "entry", "keys", "path")
 
     def __init__(self, path: str, entry: fmt.Entry) -> None:
         self.path = path
         self.entry = entry
-        self.keys = _keys(entry.text)  # every item's: `candidates` reads them all
+        self.keys = tuple(_keys(entry.text))  # every item's: `candidates` reads them all
         self._idents: frozenset[str] | None = None
+        self._fact: facts.Fact | None = None
+        self._claims: frozenset[str] | None = None
 
-    @cached_property
+    @property
     def fact(self) -> facts.Fact:
-        return facts.fact(self.entry.text)
+        if self._fact is None:
+            self._fact = facts.fact(self.entry.text)
+        return self._fact
 
-    @cached_property
+    @property
     def claims(self) -> frozenset[str]:
-        return _claim_keys(self.entry)
+        if self._claims is None:
+            self._claims = _claim_keys(self.entry)
+        return self._claims
 
     @property
     def idents(self) -> frozenset[str]:
         """The identifiers among the keys (codes with a digit: "billing-806", "inc-1042"; not
-        plain numbers, quantities or times), as memory/facts/contradictions.py reads them.
-        Kept on first use without cached_property's lock (asked for every pair met)."""
+        plain numbers, quantities or times), as memory/facts/contradictions.py reads them."""
         if self._idents is None:
             self._idents = frozenset(filter(_is_ident, self.keys))
         return self._idents
@@ -96,7 +105,7 @@ def _is_ident(key: str) -> bool:
     return bool(_DIGIT.search(key)) and not cx.QUANTITY.fullmatch(key) and not key.isdigit()
 
 
-def _keys(text: str) -> frozenset[str]:
+def _keys(text: str) -> set[str]:
     """Cheap blocking keys: the words cut to 5 letters (inflections mostly agree there), codes
     with digits whole ("billing-806", "acme/api#12"), clock times as HH:MM, number words as
     digits, stop words out."""
@@ -104,8 +113,10 @@ def _keys(text: str) -> frozenset[str]:
     clock: list[str] = []
     if _DIGIT.search(text):
         text, clock = facts.times(text)
-    words = map(_word_keys, _RAW.findall(text))
-    return frozenset(set(clock).difference(facts.STOP).union(*words))
+    keys: set[str] = set().union(*map(_word_keys, _RAW.findall(text)))
+    if clock:
+        keys.update(c for c in clock if c not in facts.STOP)
+    return keys
 
 
 @lru_cache(maxsize=65536)
@@ -113,12 +124,12 @@ def _word_keys(w: str) -> tuple[str, ...]:
     """One word's blocking keys (`_Item.keys`), stop words out. Cached: a memory of thousands
     of entries repeats its vocabulary, and every entry is keyed each night."""
     if w.isalpha():
-        keys = [str(NUMBER_WORDS[w]) if w in NUMBER_WORDS else _FOLD.get(w, w[:5])]
-    elif _DIGIT.search(w):
-        keys = [w]
-    else:  # "on-call", "read-only": the words
-        keys = [p[:5] for p in re.split(r"[_/#.-]+", w) if p]
-    return tuple(k for k in keys if k not in facts.STOP)
+        key = str(NUMBER_WORDS[w]) if w in NUMBER_WORDS else _FOLD.get(w, w[:5])
+        return () if key in facts.STOP else (key,)
+    if _DIGIT.search(w):  # a code ("billing-806", "acme/api#12"): most words seen only once
+        return () if w in facts.STOP else (w,)
+    # "on-call", "read-only": the words
+    return tuple(k for k in (p[:5] for p in _SEP.split(w) if p) if k not in facts.STOP)
 
 
 def _claim_keys(entry: fmt.Entry) -> frozenset[str]:
@@ -168,11 +179,13 @@ def candidates(found: list[_Item]) -> list[tuple[int, int]]:
     measured here, once per pair met (set intersections), so the slower comparisons after see
     only the pairs that pass it: a large memory meets many pairs through a shared rare code.
     """
-    freq = Counter(chain.from_iterable(it.keys for it in found))
+    rank: dict[str, int] = Counter(chain.from_iterable(it.keys for it in found))
+    common = sum(1 for n in rank.values() if n <= COMMON)
     # every key's place among all keys, rarest first (ties by the word): one sort, not one per
-    # entry; the keys at places from `common` on are too common to say which fact it is
-    rank = {w: r for r, w in enumerate(sorted(freq, key=lambda w: (freq[w], w)))}
-    common = sum(1 for n in freq.values() if n <= COMMON)
+    # entry; the keys at places from `common` on are too common to say which fact it is. The
+    # counts' table becomes the places' (a million keys at 100,000 files: one table, not two)
+    for r, w in enumerate(sorted(rank, key=lambda w: (rank[w], w))):
+        rank[w] = r
     postings: dict[str, list[int]] = defaultdict(list)
     pairs: list[tuple[int, int]] = []
     for i, it in enumerate(found):
@@ -185,10 +198,12 @@ def candidates(found: list[_Item]) -> list[tuple[int, int]]:
             hits = postings[key]
             met.update(hits)
             hits.append(i)
-        mine = it.keys
+        mine, n = set(it.keys), len(it.keys)
         for j in met:
             theirs = found[j].keys
-            shared = len(mine & theirs)
+            if min(n, len(theirs)) < BLOCK * max(n, len(theirs)):
+                continue  # the overlap is at most the smaller set: below BLOCK of the larger
+            shared = len(mine.intersection(theirs))
             if shared >= BLOCK * (len(mine) + len(theirs) - shared) and _one_thing(found[j], it):
                 pairs.append((j, i))
     return sorted(pairs)
@@ -245,7 +260,7 @@ def _near(a: _Item, b: _Item) -> bool:
     """The cheap keys overlap enough to be worth the full comparison, and the two are about
     one thing: entries that each name an identifier the other lacks ("billing-806" /
     "billing-807", INC-1042 / INC-1043) are two facts, not one said twice."""
-    shared = len(a.keys & b.keys)
+    shared = len(set(a.keys).intersection(b.keys))
     if shared < BLOCK * (len(a.keys) + len(b.keys) - shared):
         return False
     return _one_thing(a, b)

@@ -1,98 +1,40 @@
 """One dream: the steps in order, each its own commit by the dreaming identity, resumable.
 
-Every step commits through `store.write(ops, author=DREAMER, message="dream(<step>): …",
-key="dream:<run id>:<step>", trailers={"Hippo-Dream": <run id>})`. The run id is the night's date,
-so a rerun the same night finds each step's key already in history and writes nothing again; a
-dream that crashed between steps continues with the first step whose key is missing. The state
-step marks the night done in `.dream/state.json`; after it a rerun returns at once.
+Every step commits by DREAMER with message "dream(<step>): …", key="dream:<run id>:<step>" and
+trailers {"Hippo-Dream": <run id>} (memory/dream/commit.py: its operations applied once, by
+the write path's rules, to the dream's tree, and that result committed). The run id is the
+night's date, so a rerun the same night finds each step's key already in history and writes
+nothing again; a dream that crashed between steps continues with the first step whose key is
+missing. The state step marks the night done in `.dream/state.json`; after it a rerun returns at
+once.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any, NamedTuple
 
+import memory.dream.commit as committing
 import memory.dream.consolidate_lessons as outcomes
 import memory.facts.tombstones as tombstones
-import memory.format.lines as textlines
 import memory.format.version as version
+import memory.git.trees as trees
 import memory.trust.proposals as proposals
-from memory import format as fmt
 from memory.dream import corrections, daily, index, plain_git, tag_vocabulary, tidy, unused
 from memory.dream import state as st
 from memory.dream.changes import RenameFinder, changed_since, unmerged_since
 from memory.dream.checkable_claims import known_repos
+from memory.dream.collector import fewer_collections
+from memory.dream.commit import LIST_TRAILERS, stats
 from memory.dream.context import Context, StepResult, is_topic
+from memory.dream.report import Report, StepReport
 from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
-from memory.errors import LockTimeout, MemoryStoreError, RemoteError
-from memory.git.batch import DREAMER
 from memory.git.store import Store
 from memory.reminders import dream as reminder_check
-from memory.writes.operations import AddEntry, ReplaceEntry
-from memory.writes.validate import MAX_TRAILER_CHARS
 
 STEPS = ("daily", "outcomes", "corrections", "tidy", "tags", "index", "state")
-TRAILER = "Hippo-Dream"
-_LIST_TRAILERS = {"checked": "Hippo-Dream-Checked", "unverified": "Hippo-Dream-Unverified"}
-_LIST_TRAILERS |= {"deferred": "Hippo-Dream-Deferred", "verified": "Hippo-Dream-Verified"}
-
-
-class FileStat(NamedTuple):
-    """One file a step's commit changed."""
-
-    path: str
-    added: int  # lines
-    removed: int
-
-
-@dataclass
-class StepReport:
-    step: str
-    commit: str | None
-    message: str
-    files: list[FileStat] = field(default_factory=list)
-    resumed: bool = False  # committed by an earlier, interrupted run of this night
-    seconds: float = 0.0  # time to compute and commit the step
-
-    @property
-    def subject(self) -> str:
-        return textlines.first(self.message) if self.message else f"dream({self.step})"
-
-    @property
-    def body(self) -> list[str]:
-        paragraphs = self.message.strip().split("\n\n")
-        lines = textlines.split(paragraphs[1]) if len(paragraphs) > 1 else []
-        return [ln for ln in lines if not ln.startswith("Hippo-")]
-
-
-@dataclass
-class Report:
-    """What one dream did: the digest is made from this."""
-
-    run_id: str
-    skipped: bool = False
-    steps: list[StepReport] = field(default_factory=list)
-    daily_path: str = ""
-    daily_text: str = ""
-    activated: list[str] = field(default_factory=list)
-    deleted: int = 0
-    deferred: list[str] = field(default_factory=list)
-    cap: int = 0
-    unverified: list[str] = field(default_factory=list)
-    claims_checked: int = 0
-    failed: list[str] = field(default_factory=list)  # steps the store refused, with the reason
-    unused: list[str] = field(default_factory=list)  # files nobody read in 60 days, unverifiable
-    head: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def commits(self) -> dict[str, str]:
-        return {s.step: s.commit for s in self.steps if s.commit}
 
 
 def night_of(now: datetime) -> str:
@@ -100,6 +42,7 @@ def night_of(now: datetime) -> str:
     return (now - timedelta(hours=12)).date().isoformat()
 
 
+@fewer_collections
 def dream(
     store: Store,
     *,
@@ -118,7 +61,7 @@ def dream(
     """Run (or continue) tonight's dream on `store`; `now` is local time in the team's zone."""
     run_id = night_of(now)
     head = store.sync() or store.head()
-    tree = {p: b.decode("utf-8", "replace") for p, b in store.tree(head).items()}
+    tree = trees.texts(store.mirror.repo, head)  # the night's copy of every file's text
     version.check(tree.get(st.PATH))  # a newer hippo's memory: refused before any step
     report = Report(run_id, head=head)
     foreign = plain_git.foreign_state(store) if st.PATH in tree else None
@@ -143,6 +86,7 @@ def dream(
         brought_back=lambda path, text: _pushed(store, path, text),
         apart=frozenset(state.apart)
         | unmerged_since(store, state.last_commit, tree.get(tombstones.PATH)),
+        base=head,
     )
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
@@ -156,7 +100,7 @@ def dream(
     steps = _steps(ctx, writer, checker or recheck, recheck, limit, recheck_calls)
     lists = _run_steps(store, ctx, report, steps, after_step)
     reminder_check.run(
-        store, ctx, verifiers, report, partial(_step, store, ctx, report, lists=lists)
+        store, ctx, verifiers, report, partial(committing.step, store, ctx, report, lists=lists)
     )
     report.claims_checked = verifiers.calls
     _record_state(store, ctx, report, lists, now)
@@ -204,13 +148,13 @@ def _run_steps(
     after_step: Callable[[str], None] | None,
 ) -> dict[str, list[str]]:
     """Run each step in order (committing it); return the files each trailer list named."""
-    lists: dict[str, list[str]] = {k: [] for k in _LIST_TRAILERS}
+    lists: dict[str, list[str]] = {k: [] for k in LIST_TRAILERS}
     for name, make in steps.items():
         if name == "tags":
             _tag_merges(store, ctx, report, lists)
             step = None
         else:
-            step = _step(store, ctx, report, name, make, lists)
+            step = committing.step(store, ctx, report, name, make, lists)
         if step is not None and name == "corrections":
             plan: corrections.Plan = step.facts["plan"]
             report.deleted, report.cap = len(plan.deleted), plan.cap
@@ -234,7 +178,8 @@ def _tag_merges(store: Store, ctx: Context, report: Report, lists: dict[str, lis
     ctx.apart |= tag_vocabulary.unmerged(store, ctx.state.last_commit)  # kept in the state
     merges, waiting = tag_vocabulary.plan(ctx)
     for merge in merges:
-        _step(store, ctx, report, merge.name, partial(tag_vocabulary.run, ctx, merge), lists)
+        make = partial(tag_vocabulary.run, ctx, merge)
+        committing.step(store, ctx, report, merge.name, make, lists)
     if waiting:
         report.extra["tags_waiting"] = waiting
 
@@ -263,111 +208,8 @@ def _record_state(
         f"- lastCommit {last[:12]}, {len(new_state.checked)} files ever checked",
         f"- unverified: {len(new_state.unverified)}, deferred: {len(new_state.deferred)}",
     ]
-    _step(store, ctx, report, "state", lambda: result, lists)
+    committing.step(store, ctx, report, "state", lambda: result, lists)
     report.head = store.head()
-
-
-def _step(
-    store: Store,
-    ctx: Context,
-    report: Report,
-    name: str,
-    make: Callable[[], StepResult],
-    lists: dict[str, list[str]],
-) -> StepResult | None:
-    """Commit one step unless an earlier run of this night already did; record it in `report`."""
-    key = f"dream:{report.run_id}:{name}"
-    done = store.find_key(key)
-    if done is not None:
-        _replay(store, report, name, done, lists)
-        return None
-    started = time.perf_counter()
-    result = make()
-    trailers, found = _trailers(report.run_id, name, result)
-    if not result.ops:
-        for k, values in found.items():
-            lists[k] += values
-        seconds = time.perf_counter() - started
-        report.steps.append(StepReport(name, None, result.message(), seconds=seconds))
-        return result
-    try:
-        written = store.write(
-            result.ops, author=DREAMER, message=result.message(), key=key, trailers=trailers
-        )
-    except (RemoteError, LockTimeout):
-        raise  # transient: the task retries, and the rerun continues from this step
-    except MemoryStoreError as exc:
-        # refused (a secret, a forgotten fact, a conflict): this step writes nothing tonight,
-        # the other steps go on, and the digest says why
-        report.failed.append(f"{name}: {exc}")
-        seconds = time.perf_counter() - started
-        message = f"dream({name}): not written: {exc}"
-        report.steps.append(StepReport(name, None, message, seconds=seconds))
-        return None
-    for k, values in found.items():
-        lists[k] += values  # written: tonight's checks count (a refused step checked nothing)
-    commit = written.commit if written.created else None
-    if commit:
-        _follow(ctx, result)
-    files = _stats(store.diff(commit)) if commit else []
-    seconds = time.perf_counter() - started
-    report.steps.append(StepReport(name, commit, result.message(), files, seconds=seconds))
-    return result
-
-
-def _replay(
-    store: Store, report: Report, name: str, done: str, lists: dict[str, list[str]]
-) -> None:
-    """A step an earlier run of this night committed: its trailer lists and its report."""
-    diff = store.diff(done)
-    for k, trailer in _LIST_TRAILERS.items():
-        for key, value in diff.commit.trailers.items():
-            if key == trailer or (
-                key.startswith(f"{trailer}-") and key[len(trailer) + 1 :].isdigit()
-            ):
-                lists[k] += [p for p in value.split(",") if p]
-    report.steps.append(StepReport(name, done, diff.commit.message, _stats(diff), True))
-
-
-def _trailers(
-    run_id: str, name: str, result: StepResult
-) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """The step's commit trailers, and the files corrections selected, verified, deferred…"""
-    trailers = {TRAILER: run_id}
-    found: dict[str, list[str]] = {}
-    if name == "corrections":
-        plan: corrections.Plan = result.facts["plan"]
-        for k in _LIST_TRAILERS:
-            found[k] = sorted(set(getattr(plan, "selected" if k == "checked" else k)))
-            for i, part in enumerate(_chunks(found[k])):
-                trailers[_LIST_TRAILERS[k] + (f"-{i + 1}" if i else "")] = part
-    return trailers, found
-
-
-def _chunks(paths: list[str]) -> list[str]:
-    """`paths` comma-joined in trailer values of at most MAX_TRAILER_CHARS each (a night that
-    defers hundreds of deletions names more files than one trailer holds: the step was refused
-    whole). The trailers are `<name>`, `<name>-2`, `<name>-3`…; `_replay` reads them all."""
-    out: list[str] = []
-    for p in paths:
-        if out and len(out[-1]) + 1 + len(p) <= MAX_TRAILER_CHARS:
-            out[-1] += "," + p
-        else:
-            out.append(p)
-    return out
-
-
-def _follow(ctx: Context, result: StepResult) -> None:
-    """The next step reads what this one wrote: applied here the way the store applied it; the
-    entries it wrote are `touched` (later steps leave them until the next night)."""
-    for op in result.ops:
-        if isinstance(op, AddEntry | ReplaceEntry) and op.path != tombstones.PATH:
-            ctx.touched.setdefault(op.path, set()).add(fmt.fact_key(op.text))
-    scratch = result.facts.get("tree")
-    if isinstance(scratch, dict):
-        ctx.tree = scratch
-    else:
-        ctx.apply(result.ops)
 
 
 def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.State) -> Report:
@@ -385,7 +227,7 @@ def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.St
         for step, done in found:
             if done is not None:
                 diff = store.diff(done)
-                report.steps.append(StepReport(step, done, diff.commit.message, _stats(diff), True))
+                report.steps.append(StepReport(step, done, diff.commit.message, stats(diff), True))
     fixes = next((s for s in report.steps if s.step == "corrections"), None)
     report.deleted = sum(1 for ln in fixes.body if ln.startswith("- deleted")) if fixes else 0
     report.cap = deletion_cap(sum(1 for p in tree if is_topic(p)))
@@ -393,7 +235,3 @@ def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.St
     report.daily_path = f"daily/{report.run_id}.md"
     report.daily_text = tree.get(report.daily_path, "")
     return report
-
-
-def _stats(diff: Any) -> list[FileStat]:
-    return [FileStat(f.path, f.additions, f.deletions) for f in diff.files]

@@ -54,6 +54,17 @@ class WriteResult:
     paths: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A write's operations already applied, by the write path's own rules (`apply_ops` with the
+    flags its author gets: memory/git/prepared.py makes these), to the tree at commit `base`. A
+    batch that lands it on `base` stages `applied` instead of applying the operations a second
+    time; on any other tip (another write came first) the operations are applied anew."""
+
+    base: str
+    applied: Applied
+
+
 @dataclass
 class WriteRequest:
     """One write queued for the group commit; the leader fills `result` or `error`."""
@@ -65,6 +76,7 @@ class WriteRequest:
     trailers: Mapping[str, str]
     force: bool
     revert: str | None = None  # a commit to undo, turned into operations on the tip it lands on
+    prepared: Prepared | None = None  # never handed to another process (it applies the ops)
     done: bool = False
     result: WriteResult | None = None
     error: MemoryStoreError | None = None
@@ -123,15 +135,11 @@ class _Batch:
     def apply(self, request: WriteRequest) -> WriteResult:
         if request.key and request.key in self.keys:
             return WriteResult(self.keys[request.key], created=False)
-        applied = apply_ops(
-            self._operations(request),
-            self.read,
-            dreamer=request.author == DREAMER,
-            force=request.force,
-            folder=self.is_folder,
-            restoring=request.revert is not None,
-            agent=request.author.agent,
-        )
+        prepared = request.prepared
+        if prepared is not None and prepared.base == self.head and request.revert is None:
+            applied = prepared.applied  # checked and applied on this very tree: not again
+        else:
+            applied = self._apply(request)
         changed = stage(self.repo, self.index, applied)
         for path in changed:  # as staged (a text that failed to encode raised before this)
             self.texts[path] = applied.changes[path]
@@ -142,6 +150,17 @@ class _Batch:
             self.keys[request.key] = self.head
         return WriteResult(
             self.head, created=True, removed=tuple(applied.removed), paths=tuple(changed)
+        )
+
+    def _apply(self, request: WriteRequest) -> Applied:
+        return apply_ops(
+            self._operations(request),
+            self.read,
+            dreamer=request.author == DREAMER,
+            force=request.force,
+            folder=self.is_folder,
+            restoring=request.revert is not None,
+            agent=request.author.agent,
         )
 
     def _operations(self, request: WriteRequest) -> list[Operation]:

@@ -133,3 +133,20 @@ def _walk(tree: pygit2.Tree, prefix: str, out: dict[str, bytes]) -> None:
             _walk(obj, path + "/", out)
         elif isinstance(obj, pygit2.Blob):
             out[path] = bytes(obj.data)
+
+
+def texts(repo: pygit2.Repository, sha: str) -> dict[str, str]:
+    """Every file at commit `sha` as path → text (undecodable bytes replaced), read for one
+    caller and not cached: a dream holds the text for the night, and a cached copy of every
+    file's bytes beside it was a second copy of the memory (100 MB at 100,000 files)."""
+    out: dict[str, str] = {}
+    stack = [("", repo[sha].peel(pygit2.Commit).tree)]
+    while stack:
+        prefix, tree = stack.pop()
+        for obj in tree:
+            path = prefix + (obj.name or "")
+            if isinstance(obj, pygit2.Tree):
+                stack.append((path + "/", obj))
+            elif isinstance(obj, pygit2.Blob):
+                out[path] = obj.data.decode("utf-8", "replace")
+    return dict(sorted(out.items()))

@@ -386,7 +386,7 @@ def test_the_digest_reports_the_agents_cache_hits(rt: Runtime, claude: FakeAnthr
     """Turn usage lands in per-day counters, and the dream's digest shows the cache share."""
     from jobs.agent.turn import agent_usage
     from memory.dream import digest
-    from memory.dream.run import Report
+    from memory.dream.report import Report
 
     claude.default = lambda body: claude.text("An answer.")
     take_turn(rt, _q("first?", n=1))

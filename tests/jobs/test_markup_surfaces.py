@@ -23,7 +23,7 @@ from memory import format as fmt
 from memory import markup, notes
 from memory.dream import digest
 from memory.dream.promote import Contradiction
-from memory.dream.run import Report, StepReport
+from memory.dream.report import Report, StepReport
 from memory.lessons.pitfalls import Finding
 from memory.lessons.planner import LessonPlan
 from memory.search import Hit

@@ -11,7 +11,8 @@ import pytest
 
 from memory import format as fmt
 from memory.dream import index as index_step
-from memory.dream.run import Report, dream
+from memory.dream.report import Report
+from memory.dream.run import dream
 from memory.dream.select import deletion_cap, select
 from memory.dream.state import State
 from memory.dream.verifiers import Verdict, Verifiers
@@ -446,3 +447,26 @@ def test_each_step_reverts_alone_with_plain_git(store: Store, tmp_path: Path) ->
     for commit in (fixed, tidied):
         subprocess.run([*git, "revert", "--no-edit", commit], check=True, capture_output=True)
         subprocess.run([*git, "reset", "-q", "--hard", "HEAD~1"], check=True)
+
+
+def test_a_write_between_steps_is_kept(store: Store) -> None:
+    """Each step commits what the dream applied to its own tree only while the tip is the commit
+    that tree was read from: a person's write in between is kept, and the steps after it are
+    applied by the store on the new tip (memory/dream/commit.py)."""
+    seed(store, {"teams/release.md": "# Release\n\n- deploys need a review before noon\n"})
+
+    def meanwhile(step: str) -> None:
+        if step == "corrections":
+            store.write(
+                [WriteFile("teams/release.md", "# Release\n\n- deploys freeze on Fridays\n")],
+                author=ALICE,
+                message="a person's edit",
+            )
+
+    report = dream(store, now=NIGHT, verifiers=Verifiers(), after_step=meanwhile)
+    assert report.failed == []
+    assert [s.step for s in report.steps if s.commit] == ["index", "state"]
+    assert store.read("teams/release.md") == "# Release\n\n- deploys freeze on Fridays\n"
+    assert "[[teams/release]]" in store.read("MEMORY.md")
+    person = store.log(limit=3)[-1]
+    assert person.summary == "a person's edit"  # the index step landed after it, on it

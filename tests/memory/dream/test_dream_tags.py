@@ -12,7 +12,8 @@ import pytest
 import memory.format.tags as tags
 from memory import format as fmt
 from memory.dream import tag_vocabulary
-from memory.dream.run import Report, dream
+from memory.dream.report import Report
+from memory.dream.run import dream
 from memory.dream.verifiers import Verifiers
 from memory.format.lint import lint
 from memory.git import DREAMER, Author, Store
