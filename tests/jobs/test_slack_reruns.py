@@ -11,6 +11,7 @@ from memory import notes
 from memory.git import Author
 from memory.writes import AddEntry
 from tests.fakes.slack import SlackFake
+from tests.waiting import until
 
 pytestmark = pytest.mark.integration
 PERSON = Author("test person", "person@example.com")
@@ -103,7 +104,11 @@ def test_instructions_remove_rerun_removes_nothing_more(
     kwargs = dict(key="slack:t-rm", channel="C111", user="W222", number="1", channel_name="dev")
     rt.celery.send_task("hippo.slack.instructions_remove", kwargs=kwargs, task_id="task-r")
     slack_fake.wait_for("chat.postMessage")
-    rt.redis.set("hippo:slack:replied:slack:t-rm", "sending:task-r")  # as if it died mid-reply
+    # The first run records its reply as sent just after the post: wait for it, or the test's
+    # "died mid-reply" marker below is overwritten and the rerun rightly posts nothing.
+    replied = "hippo:slack:replied:slack:t-rm"
+    until(lambda: (rt.redis.get(replied) or b"").startswith(b"sent:"), what="the reply recorded")
+    rt.redis.set(replied, "sending:task-r")  # as if it died mid-reply
     rt.celery.send_task("hippo.slack.instructions_remove", kwargs=kwargs, task_id="task-r")
     first, again = (c.form["text"] for c in slack_fake.wait_for("chat.postMessage", 2))
     assert first.startswith("Removed instruction 1") and again.startswith("Removed instruction 1")
