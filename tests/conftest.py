@@ -21,6 +21,7 @@ from tests.fakes.slack import SECRET as SLACK_SECRET
 from tests.fakes.slack import SlackFake
 from tests.gitservers import git_daemon_server, http_git, ssh_git  # noqa: F401 (fixtures)
 from tests.waiting import TaskLedger
+from tests.worker_thread import worker_thread
 
 if TYPE_CHECKING:
     from flask.testing import FlaskClient
@@ -237,7 +238,5 @@ def slack_runtime(
 @pytest.fixture
 def celery_worker_for(slack_runtime: Runtime) -> Iterator[Runtime]:
     """A real Celery worker thread (solo pool) consuming slack_runtime's Redis queue."""
-    from celery.contrib.testing.worker import start_worker
-
-    with start_worker(make_celery(slack_runtime), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(slack_runtime)):
         yield slack_runtime
