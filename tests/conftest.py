@@ -34,12 +34,14 @@ CONFORMANCE = ROOT / "tests" / "data"
 
 # -- the longest tests start first ----------------------------------------------------------------
 
-# Each of these runs for a minute or more (a virtualenv built from requirements.lock, the suite
-# again in a fresh clone). Under pytest-xdist (`make pytest`: -n) a worker takes them first and
-# the other workers share the rest meanwhile; last, they would each add their whole length.
+# Each of these runs for a minute or more on a busy machine (a virtualenv built from
+# requirements.lock, the suite again in a fresh clone, 200 Hypothesis examples of 300 searches
+# each). Under pytest-xdist (`make pytest`: -n) a worker takes them first and the other workers
+# share the rest meanwhile; last, they would each add their whole length.
 LONGEST_FIRST = (
     "tests/test_deploy.py::",
     "tests/test_self_contained.py::test_a_fresh_clone_in_an_empty_folder_reads_all_its_data",
+    "tests/memory/test_search_update.py::test_an_updated_index_answers_as_a_fresh_build",
 )
 
 
