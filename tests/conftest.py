@@ -207,7 +207,7 @@ def embedded_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
 @pytest.fixture
 def redis_url(embedded_redis_url: str) -> str:
     """The session's Redis, flushed: what a test's Runtime uses instead of starting (and, at its
-    close, saving and stopping: seconds each) an embedded Redis of its own."""
+    close, saving and stopping) an embedded Redis and its watchdog process of its own."""
     import redis
 
     sock = embedded_redis_url.removeprefix("redis+socket://")
