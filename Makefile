@@ -42,8 +42,12 @@ typecheck: setup
 
 # The suite mostly waits (on servers, workers and subprocesses), so more workers than cores
 # pays: 3 on a 2-core machine. `make pytest PYTEST_WORKERS=0` runs it in one process.
+# With PYTHONDONTWRITEBYTECODE set (this machine sets it), every Python process the suite starts
+# (hippo's CLI, web, worker and MCP, many times over) compiled hippo's modules again: compiled here
+# once (up-to-date files are skipped), they are read instead, ~0.3 s of CPU less per process.
 PYTEST_WORKERS ?= 3
 pytest: setup
+	$(BIN)/python -m compileall -q bot demo integrations jobs memory
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
 
 # mypy (about 25 s of CPU without its cache, as in a fresh clone) runs beside the suite, which

@@ -21,6 +21,7 @@ from tests.fakes.slack import SECRET as SLACK_SECRET
 from tests.fakes.slack import SlackFake
 from tests.gitservers import git_daemon_server, http_git, ssh_git  # noqa: F401 (fixtures)
 from tests.waiting import TaskLedger
+from tests.worker_thread import worker_thread
 
 if TYPE_CHECKING:
     from flask.testing import FlaskClient
@@ -33,12 +34,14 @@ CONFORMANCE = ROOT / "tests" / "data"
 
 # -- the longest tests start first ----------------------------------------------------------------
 
-# Each of these runs for a minute or more (a virtualenv built from requirements.lock, the suite
-# again in a fresh clone). Under pytest-xdist (`make pytest`: -n) a worker takes them first and
-# the other workers share the rest meanwhile; last, they would each add their whole length.
+# Each of these runs for a minute or more on a busy machine (a virtualenv built from
+# requirements.lock, the suite again in a fresh clone, 200 Hypothesis examples of 300 searches
+# each). Under pytest-xdist (`make pytest`: -n) a worker takes them first and the other workers
+# share the rest meanwhile; last, they would each add their whole length.
 LONGEST_FIRST = (
     "tests/test_deploy.py::",
     "tests/test_self_contained.py::test_a_fresh_clone_in_an_empty_folder_reads_all_its_data",
+    "tests/memory/test_search_update.py::test_an_updated_index_answers_as_a_fresh_build",
 )
 
 
@@ -204,7 +207,7 @@ def embedded_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
 @pytest.fixture
 def redis_url(embedded_redis_url: str) -> str:
     """The session's Redis, flushed: what a test's Runtime uses instead of starting (and, at its
-    close, saving and stopping: seconds each) an embedded Redis of its own."""
+    close, saving and stopping) an embedded Redis and its watchdog process of its own."""
     import redis
 
     sock = embedded_redis_url.removeprefix("redis+socket://")
@@ -237,7 +240,5 @@ def slack_runtime(
 @pytest.fixture
 def celery_worker_for(slack_runtime: Runtime) -> Iterator[Runtime]:
     """A real Celery worker thread (solo pool) consuming slack_runtime's Redis queue."""
-    from celery.contrib.testing.worker import start_worker
-
-    with start_worker(make_celery(slack_runtime), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(slack_runtime)):
         yield slack_runtime

@@ -41,6 +41,7 @@ from tests.github_scenario import (
     serve_taught,
 )
 from tests.waiting import TaskLedger, until
+from tests.worker_thread import worker_thread
 
 SECRET = "webhook-secret"
 MARKER = "<!-- hippo:lesson -->"
@@ -52,9 +53,8 @@ RT_SETTINGS = {"github_webhook_secret": SECRET, "public_url": "https://hippo.exa
 
 @pytest.fixture
 def worker(rt: Runtime) -> Iterator[Runtime]:
-    from celery.contrib.testing.worker import start_worker
 
-    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(rt)):
         yield rt
 
 

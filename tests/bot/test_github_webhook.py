@@ -37,6 +37,7 @@ from tests.fakes.github import (
 )
 from tests.fakes.slack import SlackFake
 from tests.waiting import TaskLedger, until
+from tests.worker_thread import worker_thread
 
 SECRET = "webhook-secret"
 AGENT = "hippo-agent[bot]"
@@ -155,9 +156,8 @@ def test_form_encoded_deliveries_are_read_too(client: FlaskClient, rt: Runtime) 
 
 @pytest.fixture
 def worker(rt: Runtime) -> Iterator[Runtime]:
-    from celery.contrib.testing.worker import start_worker
 
-    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(rt)):
         yield rt
 
 

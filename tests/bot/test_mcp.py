@@ -281,8 +281,9 @@ async def http_call(
     url: str, token: str, name: str, args: dict[str, Any], mode: str = "auto"
 ) -> CallToolResult:
     headers = {"Authorization": f"Bearer {token}"}
+    # 30 s, not httpx's 5 s: a write's commit on a loaded 2-core machine took longer (ReadTimeout).
     async with (
-        httpx2.AsyncClient(headers=headers) as http,
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
         Client(streamable_http_client(url, http_client=http), mode=mode) as client,
     ):
         return await client.call_tool(name, args)

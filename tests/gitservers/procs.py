@@ -59,13 +59,26 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _ignores_sigterm(pid: int) -> bool:
+    """Whether pid ignores SIGTERM (git daemon's upload-pack children do): waiting for it to
+    act on one would only wait out the timeout."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    for line in status.splitlines():
+        if line.startswith("SigIgn:"):
+            return bool(int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+    return False
+
+
 def stop_tree(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
     """Stop a server process and everything it started. Children first, so the server (still
     alive) reaps them and none is left a zombie of init; then the server itself; SIGKILL for
-    whatever ignores SIGTERM."""
+    whatever ignores SIGTERM (at once when it says so, else after `timeout`)."""
     children = _descendants(proc.pid)
     for pid in children:
-        _signal(pid, signal.SIGTERM)
+        _signal(pid, signal.SIGKILL if _ignores_sigterm(pid) else signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while any(_alive(p) for p in children) and time.monotonic() < deadline:
         time.sleep(0.02)

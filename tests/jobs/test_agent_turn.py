@@ -26,6 +26,7 @@ from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.slack import SECRET, SlackFake, payload_body
 from tests.slack_helpers import conformance, mention, post
 from tests.waiting import until
+from tests.worker_thread import worker_thread
 
 ALICE = Author("alice", "alice@example.com")
 TOPIC = "# checkout-api\n\n- 504s after deploys come from cold caches [source: https://x/pr/1]\n"
@@ -129,8 +130,6 @@ def test_question_in_a_thread_end_to_end(
     rt: Runtime, claude: FakeAnthropic, slack_fake: SlackFake
 ) -> None:
     """Mention → worker → tool calls → an edit → pushed commit → answer in thread → episode."""
-    from celery.contrib.testing.worker import start_worker
-
     claude.script(
         claude.tool_use("search", {"query": "checkout-api 504s after deploys"}),
         claude.tool_use("read_file", {"path": "services/checkout-api.md"}),
@@ -159,7 +158,7 @@ def test_question_in_a_thread_end_to_end(
         ),
     )
     client = create_app(rt.config, rt).test_client()
-    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(rt)):
         body = mention("why does checkout-api return 504s after deploys?", event_id="EvQ1",
                        ts="1700000000.000200", thread_ts="1700000000.000100")  # fmt: skip
         assert post(client, body).status_code == 200
@@ -246,7 +245,6 @@ def test_overloaded_to_the_end_offers_try_again_and_pushes_nothing(
 
     # Try again: the button (through /slack/events and a real worker) re-queues the turn, which
     # keeps the edit and pushes it with the answer; a second press does nothing.
-    from celery.contrib.testing.worker import start_worker
 
     claude.default = None
     claude.script(claude.text("Here you go."), claude.text('{"remember": [], "stale": []}'))
@@ -254,7 +252,7 @@ def test_overloaded_to_the_end_offers_try_again_and_pushes_nothing(
     click["actions"][0].update(action_id=RETRY_ACTION, value="EvF")
     click["container"].update(channel_id="C111", message_ts="1700000000.000400")
     client = create_app(rt.config, rt).test_client()
-    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(rt)):
         assert post(client, payload_body(click)).status_code == 200
         slack_fake.wait_for("chat.postMessage", 2)
         until(lambda: bool(_archive(rt)))

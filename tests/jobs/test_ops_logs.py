@@ -143,6 +143,9 @@ def test_beat_logs_json_lines(tmp_path: Path, embedded_redis_url: str) -> None:
         )
     try:
         until(lambda: "Starting" in log.read_text(), timeout=60)
+        # Beat opens its schedule file just after saying so: a SIGTERM in between ran Celery's
+        # handler inside the import of dbm (a traceback from celery.beat, seen under load).
+        until(lambda: any((tmp_path / "data").glob("celerybeat-schedule*")), timeout=60)
     finally:
         os.killpg(beat.pid, signal.SIGTERM)
         beat.wait(timeout=30)

@@ -28,6 +28,7 @@ from tests.fakes.slack import SlackFake
 from tests.ops_helpers import answers_ok, free_port
 from tests.slack_helpers import mention, post
 from tests.waiting import until
+from tests.worker_thread import worker_thread
 
 
 def _samples(client: FlaskClient) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -196,11 +197,9 @@ def test_a_worker_serves_its_metrics_on_hippo_metrics_port(slack_runtime: Runtim
     the port closes when the worker stops."""
     from dataclasses import replace
 
-    from celery.contrib.testing.worker import start_worker
-
     port = free_port()
     rt = Runtime(replace(slack_runtime.config, metrics_port=port))
-    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(rt)):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:
             text = resp.read().decode()
         assert "hippo_notes_saved_total" in text

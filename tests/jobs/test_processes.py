@@ -140,66 +140,6 @@ def _get(url: str) -> Any:
         return json.loads(resp.read())
 
 
-@pytest.mark.integration
-def test_hippo_dev_serves_slack_offline_until_interrupted(tmp_path: Path) -> None:
-    """`hippo dev` with no REDIS_URL and no bot token: a signed mention is committed and answered
-    in /outbox (web, worker, embedded Redis in one terminal); Ctrl-C stops all of it."""
-    port, log = _free_port(), tmp_path / "dev.log"
-    remote = tmp_path / "remote.git"
-    env = {
-        **os.environ,
-        "HIPPO_DATA_DIR": str(tmp_path / "data"),
-        "HIPPO_MEMORY_REMOTE": str(remote),
-        "SLACK_SIGNING_SECRET": SECRET,
-        "HIPPO_CONSOLE_TOKEN": "dev-token",
-    }
-    with log.open("wb") as out:
-        dev = subprocess.Popen(
-            [sys.executable, "-m", "bot.cli.main", "dev", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        until(lambda: _get(base + "/healthz"), 60, "/healthz", [log], tolerate=(OSError,))
-        raw = json.dumps(mention("remember the laptop runs everything offline"))
-        req = urllib.request.Request(
-            base + "/slack/events", data=raw.encode(), headers=signed_headers(raw), method="POST"
-        )
-        with urllib.request.urlopen(req, timeout=5) as resp:
-            assert resp.status == 200
-        console = signed_in_opener(base, "dev-token")  # the outbox is behind the sign-in
-
-        def outbox() -> Any:
-            with console.open(base + "/outbox", timeout=5) as resp:
-                return json.loads(resp.read())["messages"]
-
-        messages = until(outbox, 60, "a reply", [log], tolerate=(OSError,))
-        assert "Saved to" in messages[0]["text"] and "inbox.md" in messages[0]["text"]
-        # the worker's link points at the port dev serves on (no HIPPO_PUBLIC_URL, no PORT)
-        assert f"<http://localhost:{port}/console/file/inbox.md|" in messages[0]["text"]
-        repo = pygit2.Repository(str(remote))
-        assert (
-            "laptop runs everything offline" in repo.revparse_single("HEAD:inbox.md").data.decode()
-        )
-        time.sleep(1.0)
-        assert dev.poll() is None  # it keeps serving
-        children = psutil.Process(dev.pid).children(recursive=True)
-        assert children  # the worker (and the embedded redis-server)
-    finally:
-        dev.send_signal(signal.SIGINT)
-        try:
-            code = dev.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            dev.kill()
-            raise
-    assert code == 0
-    _, alive = psutil.wait_procs(children, timeout=10)
-    assert alive == []
-
-
 # -- every process hippo starts, hippo stops ------------------------------------------------------
 
 
@@ -362,10 +302,70 @@ def test_hippo_mcp_stopped_by_a_signal_leaves_no_process(tmp_path: Path, signum:
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_hippo_dev_forwards_the_signal_and_leaves_no_process(tmp_path: Path, signum: int) -> None:
-    """`hippo dev` stopped by SIGTERM or SIGINT stops its worker (with beat) and the embedded
-    Redis, and waits for them; while it runs, a second `hippo dev` on its folder refuses."""
+def test_hippo_dev_serves_slack_offline_until_interrupted(tmp_path: Path) -> None:
+    """`hippo dev` with no REDIS_URL and no bot token: a signed mention is committed and answered
+    in /outbox (web, worker, embedded Redis in one terminal); Ctrl-C (SIGINT) stops its worker
+    (with beat) and the embedded Redis, waits for them, and leaves no process and no traceback.
+    (SIGTERM: test_hippo_dev_forwards_sigterm_and_leaves_no_process.)"""
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    port, log = _free_port(), tmp_path / "dev.log"
+    env = _hippo_env(tmp_path, SLACK_SIGNING_SECRET=SECRET, HIPPO_CONSOLE_TOKEN="dev-token")
+    with log.open("wb") as out:
+        dev = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli.main", "dev", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        until(lambda: _get(base + "/healthz"), 60, "/healthz", [log], tolerate=(OSError,))
+        children = psutil.Process(dev.pid).children(recursive=True)
+        assert any("celery" in " ".join(c.cmdline()) for c in children)
+        assert _redis_users(tmp_path)["users"] == {
+            str(dev.pid): psutil.Process(dev.pid).create_time()
+        }
+        raw = json.dumps(mention("remember the laptop runs everything offline"))
+        req = urllib.request.Request(
+            base + "/slack/events", data=raw.encode(), headers=signed_headers(raw), method="POST"
+        )
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            assert resp.status == 200
+        console = signed_in_opener(base, "dev-token")  # the outbox is behind the sign-in
+
+        def outbox() -> Any:
+            with console.open(base + "/outbox", timeout=5) as resp:
+                return json.loads(resp.read())["messages"]
+
+        messages = until(outbox, 60, "a reply", [log], tolerate=(OSError,))
+        assert "Saved to" in messages[0]["text"] and "inbox.md" in messages[0]["text"]
+        # the worker's link points at the port dev serves on (no HIPPO_PUBLIC_URL, no PORT)
+        assert f"<http://localhost:{port}/console/file/inbox.md|" in messages[0]["text"]
+        repo = pygit2.Repository(str(tmp_path / "r.git"))
+        assert (
+            "laptop runs everything offline" in repo.revparse_single("HEAD:inbox.md").data.decode()
+        )
+        time.sleep(1.0)
+        assert dev.poll() is None  # it keeps serving
+        children = psutil.Process(dev.pid).children(recursive=True)
+        assert children  # the worker (and the embedded redis-server)
+        dev.send_signal(signal.SIGINT)
+        code = dev.wait(timeout=60)
+    finally:
+        dev.kill()
+    assert code == 0, log.read_text()
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert alive == []
+    assert _settle(tmp_path, before) == [], log.read_text()
+    assert "Traceback" not in log.read_text()
+
+
+@pytest.mark.integration
+def test_hippo_dev_forwards_sigterm_and_leaves_no_process(tmp_path: Path) -> None:
+    """`hippo dev` stopped by SIGTERM (a process manager) stops its worker (with beat) and the
+    embedded Redis, and waits for them; while it runs, a second `hippo dev` on its folder
+    refuses. (SIGINT: test_hippo_dev_serves_slack_offline_until_interrupted.)"""
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     port, log = _free_port(), tmp_path / "dev.log"
     with log.open("wb") as out:
@@ -389,14 +389,12 @@ def test_hippo_dev_forwards_the_signal_and_leaves_no_process(tmp_path: Path, sig
         assert _redis_users(tmp_path)["users"] == {
             str(dev.pid): psutil.Process(dev.pid).create_time()
         }
-        if signum == signal.SIGTERM:
-            second = _hippo(tmp_path, "dev", "--port", str(_free_port()))
-            assert second.returncode == 1
-            assert (
-                f"hippo dev is already running on {tmp_path / 'data'} (pid {dev.pid})"
-                in second.stderr
-            )
-        dev.send_signal(signum)
+        second = _hippo(tmp_path, "dev", "--port", str(_free_port()))
+        assert second.returncode == 1
+        assert (
+            f"hippo dev is already running on {tmp_path / 'data'} (pid {dev.pid})" in second.stderr
+        )
+        dev.send_signal(signal.SIGTERM)
         code = dev.wait(timeout=60)
     finally:
         dev.kill()

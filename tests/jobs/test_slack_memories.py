@@ -20,6 +20,7 @@ from tests.fakes.slack import SECRET as SLACK_SECRET
 from tests.fakes.slack import SlackFake
 from tests.memories_helpers import on_server, servers_fixture, urls  # noqa: F401
 from tests.slack_helpers import mention, post
+from tests.worker_thread import worker_thread
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +29,6 @@ pytestmark = pytest.mark.integration
 def worker(
     tmp_path: Path, servers: dict[str, Path], slack_fake: SlackFake, embedded_redis_url: str
 ) -> Iterator[Runtime]:
-    from celery.contrib.testing.worker import start_worker
 
     config = Config(
         redis_url=embedded_redis_url,
@@ -45,7 +45,7 @@ def worker(
     rt = Runtime(config)
     rt.redis.flushall()
     rt.store.init()
-    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(rt)):
         yield rt
     rt.redis.close()
 

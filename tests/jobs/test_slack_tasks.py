@@ -22,6 +22,7 @@ from tests.console_helpers import sign_in
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, mention, post, shortcut
 from tests.waiting import TaskLedger, until
+from tests.worker_thread import worker_thread
 
 pytestmark = pytest.mark.integration
 PERSON = Author("test person", "person@example.com")
@@ -417,10 +418,8 @@ def test_celery_redelivers_tasks_of_a_dead_worker(celery_worker_for: Runtime) ->
 @pytest.fixture
 def offline(slack_runtime: Runtime) -> Iterator[Runtime]:
     """A Runtime without SLACK_BOT_TOKEN (console outbox) and a worker for it."""
-    from celery.contrib.testing.worker import start_worker
-
     rt = Runtime(replace(slack_runtime.config, slack_bot_token="", console_token="console-token"))
-    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(rt)):
         yield rt
 
 

@@ -25,6 +25,7 @@ from tests.fakes.github import delivery_headers
 from tests.fakes.slack import SECRET, SlackFake
 from tests.remotes import Target, target
 from tests.waiting import until
+from tests.worker_thread import worker_thread
 
 ALICE = Author("alice", "alice@example.com")
 INDEX = "# Memory\n\n- deploys at 10:00\n"
@@ -129,8 +130,6 @@ def test_githubs_push_event_for_the_memory_repository_publishes_at_once(
     """The memory repository's push webhook: a git CLI push of MEMORY.md is published as the
     next snapshot by the worker, with no Slack thread and no dream; pushes to another
     repository or branch queue nothing."""
-    from celery.contrib.testing.worker import start_worker
-
     from memory.prompts import snapshot
 
     assert snapshot.current(rt.store) is not None  # version 1
@@ -140,7 +139,7 @@ def test_githubs_push_event_for_the_memory_repository_publishes_at_once(
     assert "ignored" in other.json and "ignored" in branch.json
     assert int(rt.redis.llen("celery")) == 0
     sha = _push_index_with_git(served, tmp_path / "work", INDEX + "- deploys at 11:00\n")
-    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(rt)):
         said = _push_event(client, served.remote, "refs/heads/main", sha)
         assert said.status_code == 202 and said.json["queued"] == "memory_pushed"
         server = pygit2.Repository(str(served.bare))

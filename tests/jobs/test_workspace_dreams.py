@@ -15,6 +15,7 @@ from memory import notes
 from memory.git import Author
 from tests.fakes.slack import SlackFake
 from tests.waiting import until
+from tests.worker_thread import worker_thread
 from tests.workspaces_helpers import installed, many_config
 
 
@@ -47,9 +48,7 @@ def test_beat_dreams_every_installed_workspace_with_its_own_digest(
         notes.save_note(rt.for_team(team).store, note, today="2026-11-29", author=who, key=team)
     rt.workspaces.installs.installations.delete_all(enterprise_id=None, team_id="TCCC")
 
-    from celery.contrib.testing.worker import start_worker
-
-    with start_worker(app, pool="solo", perform_ping_check=False):
+    with worker_thread(app):
         send(rt, DreamAll(now_iso="2026-11-30T03:00"))
         until(lambda: len(slack_fake.calls("chat.postMessage")) >= 2, timeout=60)
 

@@ -26,6 +26,7 @@ from jobs.runtime import Runtime
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, golden, mention, post
 from tests.waiting import until
+from tests.worker_thread import worker_thread
 from tests.workspaces_helpers import many_config
 
 PG = "postgresql://postgres@127.0.0.1:5432"
@@ -72,11 +73,10 @@ def rt(
 
 @pytest.fixture
 def worker(rt: Runtime) -> Iterator[Runtime]:
-    from celery.contrib.testing.worker import start_worker
 
     from jobs.celery_app import make_celery
 
-    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(rt)):
         yield rt
 
 

@@ -20,6 +20,7 @@ from tests.fakes.slack import SlackFake, payload_body
 from tests.jobs.test_dream_tasks import seeded
 from tests.slack_helpers import command, conformance, post
 from tests.waiting import until
+from tests.worker_thread import worker_thread
 
 pytestmark = pytest.mark.integration
 
@@ -66,12 +67,10 @@ def test_revert_by_a_member_is_refused_then_an_admin_reverts(
 @pytest.fixture
 def admins_worker(slack_runtime: Runtime) -> Iterator[Runtime]:
     """A real Celery worker on a Runtime whose HIPPO_ADMINS names the group S0ADMINS."""
-    from celery.contrib.testing.worker import start_worker
-
     from jobs.celery_app import make_celery
 
     rt = Runtime(replace(slack_runtime.config, slack_admins=("S0ADMINS",)))
-    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(rt)):
         yield rt
 
 

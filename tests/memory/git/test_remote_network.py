@@ -32,6 +32,7 @@ from tests.paths import ROOT
 from tests.remotes import Target, target
 from tests.slack_helpers import mention, post
 from tests.waiting import TaskLedger, until
+from tests.worker_thread import worker_thread
 
 A = Author("a", "a@example.com")
 
@@ -359,8 +360,6 @@ def test_slack_note_while_the_server_is_down_lands_once_when_it_returns(
     """A signed "save a note" is acked while the git server is down; the real Celery worker's
     task fails with RemoteUnreachable and retries with backoff; when the server is back the note
     lands once and is answered once."""
-    from celery.contrib.testing.worker import start_worker
-
     from bot.app import create_app
 
     with target("http", tmp_path) as t:
@@ -381,7 +380,7 @@ def test_slack_note_while_the_server_is_down_lands_once_when_it_returns(
         rt.store.init()
         before = commits(t.bare)
         t.server.go_down()
-        with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+        with worker_thread(make_celery(rt)):
             client = create_app(config, rt).test_client()
             text = "save a note: the staging database restarts at 02:00"
             assert post(client, mention(text)).status_code == 200
