@@ -27,6 +27,7 @@ from tests.fakes.slack import SlackFake, payload_body
 from tests.memories_helpers import config_for, on_server, servers_fixture  # noqa: F401
 from tests.slack_helpers import conformance, mention, post
 from tests.waiting import until
+from tests.worker_thread import worker_thread
 
 pytestmark = pytest.mark.integration
 
@@ -38,8 +39,6 @@ DIGEST_TS = "1700000100.000001"  # the DM digest's ts, as the button's payload n
 def worker(
     tmp_path: Path, servers: dict[str, Path], slack_fake: SlackFake, embedded_redis_url: str
 ) -> Iterator[Runtime]:
-    from celery.contrib.testing.worker import start_worker
-
     config = replace(
         config_for(tmp_path, servers, user=""),
         redis_url=embedded_redis_url,
@@ -53,7 +52,7 @@ def worker(
     rt = Runtime(config)
     rt.redis.flushall()
     rt.store.init()
-    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(rt)):
         yield rt
     rt.redis.close()
 

@@ -89,9 +89,7 @@ def test_each_workspaces_people_have_their_own_memories_dreamt_with_its_token(
         who = Author(person, f"{person}@users.slack.invalid")
         notes.save_note(own.store, "I review on Mondays", today="2026-11-29", author=who, key=team)
 
-    from celery.contrib.testing.worker import start_worker
-
-    with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+    with worker_thread(make_celery(rt)):
         send(rt, DreamMemories(now_iso="2026-11-30T03:00"))
         until(lambda: len(slack_fake.calls("chat.postMessage")) >= 2, timeout=90)
 
