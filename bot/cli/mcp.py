@@ -40,14 +40,17 @@ def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
         sys.stderr.flush()
         os._exit(128 + signum)
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, stop)
     name = args.author or _login()
     rt.store.init()  # a laptop's first run creates the local memory, as `hippo serve` does
     make_tools = mcp_memories.maker(rt, judge_for(rt.llm, rt.config.small_model), stdio=True)
     tools = make_tools(rt.store, rt.config.workspace)
     tools.memories = mcp_memories.for_door(rt, make_tools, stdio=True)
     server = build_server(tools, fixed(name))
+    # Only now: until here a signal unwinds like any command's (bot/cli/main.py), and `stop`
+    # run while this thread still held the Runtime's lock (starting the embedded Redis) would
+    # wait for that lock forever (seen under load: SIGINT during start-up never ended).
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
     try:
         anyio.run(server.run_stdio_async)
     finally:
