@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from memory import notes
 from memory.format import lines as textlines
 from memory.git import Author, Store
-from memory.git.transport import RemoteAuth
+from memory.git.credentials import RemoteAuth
 from tests.gitservers import GitDaemon, HttpGitServer, bare_repo, git_daemon, http_server
 
 PROCESSES, THREADS = 4, 10
@@ -78,10 +78,11 @@ class Served:
             return Remote(self.server.url(name), self.server.url(name), path)
         return Remote(str(path), str(path), path)  # local: Store.init creates it
 
-    @property
-    def pushes(self) -> int:
-        """receive-pack requests the server has served so far (one per push that reached it)."""
-        return self.server.receive_pack_requests if self.server is not None else 0
+    def served(self) -> tuple[int, int]:
+        """receive-pack requests served so far (one per push that reached the server) and, over
+        http, upload-pack ref advertisements (every fetch starts with one)."""
+        seen = self.server.counts if self.server is not None else {}
+        return seen.get("receive_pack", 0), seen.get("upload_pack_refs", 0)
 
 
 @contextmanager
@@ -200,7 +201,7 @@ def bench_hippo(
     for p in procs:
         p.start()
     ready.wait()
-    pushes0, cpu0 = served.pushes, _cpu()
+    (pushes0, fetches0), cpu0 = served.served(), _cpu()
     t0 = time.perf_counter()
     latencies: list[float] = []
     failures: list[str] = []
@@ -217,8 +218,9 @@ def bench_hippo(
     # What the producers did not spend themselves (their whole lives count as reaped children)
     # is the server's: its threads and its CGI runs.
     server_cpu = _cpu() - cpu0 - lifetime_cpu
-    r = _verify(remote.path, n, elapsed, latencies, failures, served.pushes - pushes0)
-    r.update(startup=t0 - started, cpu_hippo=hippo_cpu, cpu_server=server_cpu)
+    pushes, fetches = map(int.__sub__, served.served(), (pushes0, fetches0))
+    r = _verify(remote.path, n, elapsed, latencies, failures, pushes)
+    r.update(startup=t0 - started, cpu_hippo=hippo_cpu, cpu_server=server_cpu, fetches=fetches)
     return r
 
 
@@ -226,12 +228,9 @@ def bench_hippo(
 
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"GIT_TERMINAL_PROMPT": "0"}
     return subprocess.run(
-        ["git", "-c", "gc.auto=0", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=os.environ | {"GIT_TERMINAL_PROMPT": "0"},
+        ["git", "-c", "gc.auto=0", *args], cwd=cwd, capture_output=True, text=True, env=env
     )
 
 
@@ -249,7 +248,7 @@ def bench_git(served: Served, root: Path, n: int, producers: int) -> dict[str, A
     latencies: list[float] = []
     lock = threading.Lock()
     per = n // producers
-    pushes0 = served.pushes
+    pushes0 = served.served()[0]
 
     def produce(k: int) -> None:
         c = clones[k]
@@ -271,7 +270,7 @@ def bench_git(served: Served, root: Path, n: int, producers: int) -> dict[str, A
     for t in ths:
         t.join()
     elapsed = time.perf_counter() - t0
-    r = _verify(remote.path, per * producers, elapsed, latencies, [], served.pushes - pushes0)
+    r = _verify(remote.path, per * producers, elapsed, latencies, [], served.served()[0] - pushes0)
     r.update(cpu_hippo=0.0, cpu_server=_cpu() - cpu0)  # git's commands and the server's
     return r
 
@@ -326,7 +325,7 @@ def _print(rows: list[tuple[str, dict[str, Any]]], local: bool) -> None:
     print(
         f"{'':38}{'notes':>7}{'notes/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
         f"{'lost':>6}{'dup':>6}{'failed':>8}{'commits':>9}{'pushes':>8}"
-        f"{'CPU ms/note':>12}{'(hippo)':>8}  fsck"
+        f"{'CPU ms/note':>12}{'(hippo)':>8}{'fetches':>8}  fsck"
     )
     for name, r in rows:
         pushes = f"{r['pushes']:>8}" if not local else f"{'-':>8}"
@@ -336,6 +335,7 @@ def _print(rows: list[tuple[str, dict[str, Any]]], local: bool) -> None:
             f"{name:38}{r['notes']:>7}{r['notes_per_s']:>10.1f}{r['p50_ms']:>9.1f}"
             f"{r['p99_ms']:>9.1f}{r['lost']:>6}{r['duplicated']:>6}{r['failed']:>8}"
             f"{r['commits']:>9}{pushes}{(r['cpu_hippo'] + r['cpu_server']) * per:>12.1f}{own}"
+            f"{r.get('fetches', '-') if not local else '-':>8}"
             f"  {r['fsck']}"
         )
 
@@ -377,7 +377,8 @@ def main() -> int:
     if not local:
         print(
             "pushes: receive-pack requests the server served (http: pack POSTs; git daemon: "
-            "receive-pack connections, including those a client drops after seeing the refs)"
+            "receive-pack connections, including those a client drops after seeing the refs); "
+            "fetches: upload-pack ref advertisements over http while the clock ran (git's pulls too)"
         )
     ok = True
     for name, r in rows[: 2 if args.alone else 1]:

@@ -149,7 +149,10 @@ def save_note(
     ahead) is marked `scope: short-lived` (memory/facts/timebound.py): tidy lets it expire.
     A new file starts with `# <title>` (`topic_title`); an existing file is never retitled."""
     note = clean_note(text)
-    target = path or choose_topic(store.files(), note)
+    # The topic is chosen from the files as last fetched, never waiting for a fetch: it reads
+    # only which topic files exist (one made in the last seconds elsewhere is missed, and the
+    # note goes to the inbox the dream files from), and the write is applied on the true tip.
+    target = path or choose_topic(store.files(wait=False), note)
     meta: list[tuple[str, str]] = []
     if source:
         meta.append(("source", source))

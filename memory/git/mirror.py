@@ -19,6 +19,8 @@ from memory.errors import RemoteError
 from memory.git.flock import FileLock, Timeout
 from memory.git.transport import BRANCH, HEAD_REF, TRACK_REF, Transport
 
+BEHIND_AT_MOST = 30.0  # seconds: fresh(wait=False) uses a tip fetched at most this long ago
+
 
 class Mirror:
     """A bare repository at `path` whose `origin` is the transport's remote."""
@@ -31,6 +33,7 @@ class Mirror:
         self.synced_at = -1e9  # monotonic time of the last fetch (or push)
         self._misses: dict[str, float] = {}  # unknown name → when it last caused a fetch
         self._misses_lock = threading.Lock()
+        self._behind: threading.Thread | None = None  # fresh(wait=False)'s fetch, if running
         self._open_lock = threading.Lock()
         self._repo: pygit2.Repository | None = None
 
@@ -139,17 +142,34 @@ class Mirror:
         finally:
             lock.release()
 
-    def fresh(self) -> None:
+    def fresh(self, *, wait: bool = True) -> None:
         """Fetch when the last fetch is older than `max_age` seconds, so a long-lived process
         (web, worker) reads what other processes and people pushed. An unreachable remote
         leaves the last known tip: reading stale memory beats failing to read. While another
         thread of this process fetches, the tip we know is used rather than waited behind that
         fetch: a fetch over HTTP took 0.6 s on a loaded host, and every writer thread of a
-        process (each note reads the tree to choose its topic) stood still for it."""
-        if time.monotonic() - self.synced_at < self.max_age or self.fetch_lock.locked():
+        process (each note reads the tree to choose its topic) stood still for it.
+
+        `wait=False`: the fetch runs on a thread of its own and the caller goes on with the
+        tip it knows (about `max_age` plus one fetch old while writes keep coming). For the
+        note path, whose topic choice reads only which files exist and whose write is applied
+        on the true tip by the writer anyway: with 300 ms per request a process whose writes
+        are handed off stood ~1.1 s in this fetch every 2 s. A tip older than `BEHIND_AT_MOST`
+        (a process that never fetched: a CLI run; one idle for a while) is fetched first."""
+        age = time.monotonic() - self.synced_at
+        if age < self.max_age or self.fetch_lock.locked():
             return
-        with contextlib.suppress(RemoteError):
-            self.sync(max_age=self.max_age)
+        if wait or age > BEHIND_AT_MOST:
+            with contextlib.suppress(RemoteError):
+                self.sync(max_age=self.max_age)
+            return
+        with self._misses_lock:  # one fetch behind at a time
+            if self._behind is not None and self._behind.is_alive():
+                return
+            # Not a daemon: a process exiting waits for the fetch rather than cutting libgit2
+            # off while it holds a ref's lock file in the cache.
+            self._behind = threading.Thread(target=self.fresh, name="hippo-fresh")
+            self._behind.start()
 
     def refresh_for(self, name: str) -> bool:
         """Fetch because a read named something hippo does not know (a commit, a file at the

@@ -166,10 +166,6 @@ class Store:
         With `max_age`, only when no fetch (or push) of ours is younger than that."""
         return self.mirror.sync(max_age=max_age)
 
-    def fresh(self) -> None:
-        """Fetch when the last fetch is older than `max_age` seconds (see Mirror.fresh)."""
-        self.mirror.fresh()
-
     def heads(self) -> list[str]:
         """The remote's branch and tag names (connects and authenticates; fetches nothing)."""
         return self.transport.heads(self.mirror.repo)
@@ -238,9 +234,9 @@ class Store:
 
     # -- reading -----------------------------------------------------------------------------
 
-    def tip(self) -> str | None:
+    def tip(self, *, wait: bool = True) -> str | None:
         """The newest commit hippo knows (fetched again when older than `max_age`)."""
-        self.mirror.fresh()
+        self.mirror.fresh(wait=wait)
         return self.mirror.tracked()
 
     def head(self) -> str:
@@ -306,9 +302,10 @@ class Store:
         """Every file at `commit` (default: tip) as path → bytes; cached per commit."""
         return self.trees.files(str(self._commit(commit).id))
 
-    def files(self, prefix: str = "", commit: str | None = None) -> list[str]:
-        """Paths of every file at `commit` under `prefix`, sorted (no file contents read)."""
-        if commit is None and self.tip() is None:
+    def files(self, prefix: str = "", commit: str | None = None, *, wait: bool = True) -> list[str]:
+        """Paths of every file at `commit` (default: tip) under `prefix`, sorted (no contents
+        read). `wait=False`: at the tip as known, a due fetch run behind (Mirror.fresh)."""
+        if commit is None and (commit := self.tip(wait=wait)) is None:
             return []
         paths = self.trees.paths(str(self._commit(commit).id))
         return [p for p in paths if p.startswith(prefix)]

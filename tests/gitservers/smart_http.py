@@ -137,6 +137,10 @@ class _Handler(BaseHTTPRequestHandler):
                 headers.append((name, value.strip()))
         if self.command == "POST" and url.path.endswith("/git-receive-pack"):
             owner._count("receive_pack")
+        elif self.command == "POST" and url.path.endswith("/git-upload-pack"):
+            owner._count("upload_pack")  # a fetch that wanted objects
+        elif url.path.endswith("/info/refs") and "git-upload-pack" in url.query:
+            owner._count("upload_pack_refs")  # every fetch starts here (and `ls-remote`)
         if status >= 500 or (not out and err):
             owner.errors.append(err.decode(errors="replace"))
         self._reply(status, headers, payload, reason)
