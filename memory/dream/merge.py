@@ -197,7 +197,7 @@ def candidates(found: list[_Item]) -> list[tuple[int, int]]:
             hits.append(i)
         idents = [w for w in words if is_ident(w)]
         if met:
-            met = about.narrow(met, idents)
+            met = about.narrow(met, idents, keys)
         about.add(i, idents)
         n = len(mine_keys)
         lo, mine, it = BLOCK * n, set(mine_keys), found[i]
