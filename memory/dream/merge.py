@@ -30,10 +30,10 @@ from itertools import chain
 
 import memory.dream.checkable_claims as cl
 import memory.facts.comparison as facts
-import memory.facts.contradictions as cx
 import memory.facts.tombstones as tombstones
 from memory import format as fmt
 from memory.dream.context import DREAM_BY, Context, StepResult
+from memory.dream.same_thing import AboutIndex, is_ident
 from memory.facts import statements
 from memory.facts.lexicon import NEGATIONS, NUMBER_WORDS
 from memory.git.batch import Author, WriteResult
@@ -96,13 +96,8 @@ class _Item:
         """The identifiers among the keys (codes with a digit: "billing-806", "inc-1042"; not
         plain numbers, quantities or times), as memory/facts/contradictions.py reads them."""
         if self._idents is None:
-            self._idents = frozenset(filter(_is_ident, self.keys))
+            self._idents = frozenset(filter(is_ident, self.keys))
         return self._idents
-
-
-@lru_cache(maxsize=65536)
-def _is_ident(key: str) -> bool:
-    return bool(_DIGIT.search(key)) and not cx.QUANTITY.fullmatch(key) and not key.isdigit()
 
 
 def _keys(text: str) -> set[str]:
@@ -188,8 +183,10 @@ def candidates(found: list[_Item]) -> list[tuple[int, int]]:
         rank[w] = r
     postings: dict[str, list[int]] = defaultdict(list)
     pairs: list[tuple[int, int]] = []
-    for i, it in enumerate(found):
-        words = sorted(it.keys, key=rank.__getitem__)
+    keys = [it.keys for it in found]  # read once per pair met: no attribute look-up there
+    about = AboutIndex()
+    for i, mine_keys in enumerate(keys):
+        words = sorted(mine_keys, key=rank.__getitem__)
         keep = len(words) - math.ceil(BLOCK * len(words)) + 1
         met: set[int] = set()
         for key in words[:keep]:
@@ -198,13 +195,19 @@ def candidates(found: list[_Item]) -> list[tuple[int, int]]:
             hits = postings[key]
             met.update(hits)
             hits.append(i)
-        mine, n = set(it.keys), len(it.keys)
+        idents = [w for w in words if is_ident(w)]
+        if met:
+            met = about.narrow(met, idents, keys)
+        about.add(i, idents)
+        n = len(mine_keys)
+        lo, mine, it = BLOCK * n, set(mine_keys), found[i]
         for j in met:
-            theirs = found[j].keys
-            if min(n, len(theirs)) < BLOCK * max(n, len(theirs)):
+            theirs = keys[j]
+            m = len(theirs)
+            if m < lo or n < BLOCK * m:
                 continue  # the overlap is at most the smaller set: below BLOCK of the larger
             shared = len(mine.intersection(theirs))
-            if shared >= BLOCK * (len(mine) + len(theirs) - shared) and _one_thing(found[j], it):
+            if shared >= BLOCK * (n + m - shared) and _one_thing(found[j], it):
                 pairs.append((j, i))
     return sorted(pairs)
 
