@@ -220,9 +220,24 @@ def _publish(rt: Runtime, report: Report, workspace: str, now: datetime, posted:
             maintain(rt.store, only_if_needed=True)
         except MemoryStoreError as exc:  # the weekly run catches up; the dream succeeded
             log.warning("maintenance after the dream failed: %s", exc)
+    index_search(rt)
     rt.redis.set(posted, ts or "-", ex=DIGEST_TTL)
     refresh_homes(rt)  # App Home shows the last dream: republish it for recent viewers
     return Outcome("skipped" if report.skipped else "done", report, snap.version, ts)
+
+
+def index_search(rt: Runtime) -> None:
+    """Bring the search index on disk (beside this process's cache of the workspace, shared by
+    every process with the same HIPPO_DATA_DIR) to the tip the night left: a dream that changed
+    over an eighth of the files made the next search rebuild it (24.5 s of CPU at 100,000
+    files), the morning's first person's. A search applies any new commit first, so one with
+    no query is that and nothing more."""
+    import sqlite3  # with a dream, not with every process importing the task names
+
+    try:
+        rt.store.search("", limit=1)
+    except (MemoryStoreError, sqlite3.Error) as exc:  # the next search catches up instead
+        log.warning("the search index after the dream was not updated: %s", exc)
 
 
 def count_outcomes(rt: Runtime, workspace: str, report: Report) -> None:

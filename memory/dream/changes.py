@@ -3,11 +3,10 @@ and where a file a link names went (a rename git saw). The dream's run reads bot
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import memory.facts.tombstones as tombstones
 from memory import format as fmt
 from memory.errors import MemoryStoreError, NotFound
+from memory.git import trees
 from memory.git.store import Store
 
 
@@ -15,13 +14,11 @@ def changed_since(store: Store, last_commit: str, head: str) -> set[str]:
     """Files whose content differs between the last dream's commit and `head` (.dream/ aside)."""
     if not last_commit:
         return set()
-    try:
-        before = store.tree(last_commit)
-    except NotFound:
-        return set()
-    after = store.tree(head)
-    paths = set(before) | set(after)
-    return {p for p in paths if before.get(p) != after.get(p) and not p.startswith(".dream/")}
+    # a tree diff, no file read: comparing store.tree() of both commits cached two copies of
+    # the memory's bytes for the night. An unknown `last_commit` (history rewritten) is not
+    # fetched again: the dream synced at its start.
+    paths = trees.differing(store.mirror.repo, last_commit, head)
+    return {p for p in paths or () if not p.startswith(".dream/")}
 
 
 def unmerged_since(store: Store, last_commit: str, forgotten: str | None) -> set[str]:
@@ -51,17 +48,13 @@ class RenameFinder:
     def __init__(self, store: Store, last_commit: str = "") -> None:
         self.store = store
         self.cache: dict[str, str | None] = {}
-        self.before: Mapping[str, bytes] | None = None
         self.budget = self.LOOKUPS
-        if last_commit:
-            try:
-                self.before = store.tree(last_commit)
-            except NotFound:
-                self.before = None
+        # was the path a file at the last dream: looked up in its tree, none of it held
+        self.before = trees.file_at(store.mirror.repo, last_commit) if last_commit else None
 
     def __call__(self, path: str) -> str | None:
         if path not in self.cache:
-            if self.before is not None and path not in self.before:
+            if self.before is not None and not self.before(path):
                 return None
             if self.before is None:
                 if self.budget <= 0:

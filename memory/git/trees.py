@@ -150,3 +150,45 @@ def texts(repo: pygit2.Repository, sha: str) -> dict[str, str]:
             elif isinstance(obj, pygit2.Blob):
                 out[path] = obj.data.decode("utf-8", "replace")
     return dict(sorted(out.items()))
+
+
+def _commit_tree(repo: pygit2.Repository, sha: str) -> pygit2.Tree | None:
+    try:
+        return repo.revparse_single(sha).peel(pygit2.Commit).tree
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+
+
+def differing(repo: pygit2.Repository, old: str, new: str) -> set[str] | None:
+    """The files whose bytes differ between commits `old` and `new` (added, removed or changed;
+    a change of mode alone is not one), from a tree diff: no file is read, where comparing the
+    two whole trees held two copies of the memory (None: `old` is not a commit here)."""
+    before, after = _commit_tree(repo, old), _commit_tree(repo, new)
+    if before is None or after is None:
+        return None
+    was: dict[str, pygit2.Oid] = {}
+    now: dict[str, pygit2.Oid] = {}
+    for d in before.diff_to_tree(after).deltas:
+        kind = d.status_char()
+        # a submodule (a commit, not a file) is no file; same bytes under another mode: no change
+        if kind != "A" and d.old_file.mode != pygit2.GIT_FILEMODE_COMMIT:
+            was[d.old_file.path] = d.old_file.id
+        if kind != "D" and d.new_file.mode != pygit2.GIT_FILEMODE_COMMIT:
+            now[d.new_file.path] = d.new_file.id
+    return {p for p in was.keys() | now.keys() if was.get(p) != now.get(p)}
+
+
+def file_at(repo: pygit2.Repository, sha: str) -> Callable[[str], bool] | None:
+    """Whether a path is a file at commit `sha`, looked up in its tree path by path: nothing
+    but the tree's handle is held (None: `sha` is not a commit here)."""
+    tree = _commit_tree(repo, sha)
+    if tree is None:
+        return None
+
+    def is_file(path: str) -> bool:
+        try:
+            return isinstance(tree[path], pygit2.Blob)
+        except (KeyError, ValueError):
+            return False
+
+    return is_file

@@ -19,6 +19,7 @@ from jobs.dream import make_verifiers, parse_now, run_dream
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.git import Author
+from memory.search.fts import FtsIndex
 from memory.writes import WriteFile
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, post
@@ -325,3 +326,18 @@ def test_the_digest_lists_contradictions_and_the_agents_entries_made_active(
     )
     assert "*Lessons now active*\n• release trains skip bank holidays" in texts
     assert any(t.startswith("*Activity on 2026-11-29*:") and "2 contradictions" in t for t in texts)
+
+
+def test_after_a_dream_the_search_index_is_at_the_tip(slack_runtime: Runtime) -> None:
+    """The worker that dreamt brings the search index on disk to the night's last commit, so
+    the morning's first search (any process on this data dir) applies nothing: a dream that
+    changed over an eighth of the files would have made it rebuild the whole index."""
+    rt = seeded(slack_runtime)
+    rt.store.search("release train")  # the index at the seed, as a day of searches leaves it
+    index = FtsIndex(rt.store.cache.with_suffix(".search.sqlite"))
+    try:
+        seed = index.commit
+        assert run_dream(rt, now_iso="2026-11-30T03:00").status == "done"
+        assert index.commit == rt.store.head() != seed
+    finally:
+        index.close()
