@@ -31,7 +31,7 @@ from memory import format as fmt
 from memory.dream import merge, plain_git
 from memory.dream.context import Context, StepResult
 from memory.dream.select import deletion_cap
-from memory.errors import TombstoneConflict
+from memory.errors import TombstoneConflict, TooLarge
 from memory.notes import INBOX, STOP_WORDS, choose_topic
 from memory.writes.operations import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
@@ -285,8 +285,14 @@ def run(ctx: Context) -> StepResult:
     scratch = replace(ctx, tree=dict(ctx.tree))
     counts: list[int] = []
     for part in _PARTS:
+        removed, said, facts = scratch.removed, len(result.body), dict(result.facts)
         ops = part(scratch, result)
-        scratch.apply(ops)
+        try:
+            scratch.apply(ops)
+        except TooLarge as exc:  # forgotten.md at its cap: this part waits, the night goes on
+            scratch.removed, result.facts, ops = removed, facts, []
+            del result.body[said:]
+            result.body.append(f"- {part.__name__.replace('_', ' ')}: not written tonight: {exc}")
         result.ops.extend(ops)
         counts.append(len(ops))
     ctx.removed = scratch.removed
@@ -301,5 +307,10 @@ def run(ctx: Context) -> StepResult:
             f"{sum(1 for ln in result.body if ln.startswith('- merged'))} duplicates merged, "
             f"{filed // 2} inbox notes filed, {links} links repaired, {expired} expired"
             + (f", {back} forgotten facts removed again" if back else "")
+        )
+    waiting = [ln for ln in result.body if "not written tonight" in ln]
+    if waiting:  # the digest's list of steps says so, written or not
+        result.subject = (result.subject if result.ops else "nothing written") + (
+            f"; {len(waiting)} part(s) not written tonight (forgotten.md is at its size cap)"
         )
     return result

@@ -250,3 +250,29 @@ def test_a_close_pair_is_a_possible_duplicate_for_a_person(store: Store) -> None
         by="U1", today="2026-11-30", author=ALICE, key="k2",
     )  # fmt: skip
     assert again is None
+
+
+def test_a_full_forgotten_md_holds_back_merges_not_the_night(store: Store) -> None:
+    """forgotten.md a few bytes under its 2 MB cap: tonight's merge would push it over, so the
+    merge waits (both entries kept, said in tidy's subject) and the rest of the night runs; a
+    night at 100,000 files stopped whole on this (TooLarge out of the dream)."""
+    from memory.git.batch import DREAMER
+    from memory.writes.validate import MAX_FILE_BYTES
+
+    stones = "# Forgotten\n\n" + "".join(
+        f"- old fact {i} [removed: 2026-01-01; by: hippo-dream; reason: stale]\n"
+        for i in range(20_000)
+    )
+    stones += "- pad " + "x" * (MAX_FILE_BYTES - len(stones) - 100) + "\n"
+    store.write([WriteFile("forgotten.md", stones)], author=DREAMER, message="seed stones")
+    pair = [
+        "- The on call hands over every Monday at 10am. [source: https://b; added: 2026-11-01]\n",
+        "- the on-call hand over every Monday at 10:00 [source: https://c; added: 2026-11-02]\n",
+    ]
+    seed(store, {"teams/ops.md": "# Ops\n\n" + "".join(pair), "teams/x.md": "# X\n\n- x\n"})
+    report = dream(store, now=NIGHT, verifiers=Verifiers())
+    tidy = next(s for s in report.steps if s.step == "tidy")
+    assert "not written tonight (forgotten.md is at its size cap)" in tidy.subject
+    assert len(texts(store, "teams/ops.md")) == 2
+    assert store.read("forgotten.md") == stones
+    assert [s.step for s in report.steps][-2:] == ["index", "state"]
