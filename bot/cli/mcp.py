@@ -7,10 +7,13 @@ import getpass
 import os
 import signal
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the MCP SDK loads when `hippo mcp` serves, not for --help
     from jobs.runtime import Runtime
+
+CLOSE_WAIT = 5.0  # seconds a stop signal waits for the embedded Redis to be left
 
 
 def add_commands(sub: Any) -> None:
@@ -25,20 +28,28 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
-    import anyio
+    def stop(signum: int, _frame: object) -> None:
+        # The stdio reader thread is blocked in read(2) on stdin, which no signal interrupts,
+        # and both asyncio's SIGINT handling (it cancels the task, then waits for that thread)
+        # and interpreter shutdown would wait for it forever: leave the embedded Redis, then
+        # end. The leaving runs on a thread of its own, given CLOSE_WAIT seconds: a signal that
+        # lands while this thread holds a lock close() needs (start-up joining the embedded
+        # Redis) would otherwise wait forever; left unfinished, the Redis watchdog sees this
+        # process gone and stops the server itself.
+        closing = threading.Thread(target=rt.close, daemon=True)
+        closing.start()
+        closing.join(CLOSE_WAIT)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(128 + signum)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
+    import anyio  # the MCP SDK: seconds of imports, during which a stop signal ends us too
 
     from bot.mcp import memories as mcp_memories
     from bot.mcp.server import build_server, fixed
     from integrations.gate_llm import judge_for
-
-    def stop(signum: int, _frame: object) -> None:
-        # The stdio reader thread is blocked in read(2) on stdin, which no signal interrupts,
-        # and both asyncio's SIGINT handling (it cancels the task, then waits for that thread)
-        # and interpreter shutdown would wait for it forever. Leave the embedded Redis, then end.
-        rt.close()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(128 + signum)
 
     name = args.author or _login()
     rt.store.init()  # a laptop's first run creates the local memory, as `hippo serve` does
@@ -46,11 +57,6 @@ def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
     tools = make_tools(rt.store, rt.config.workspace)
     tools.memories = mcp_memories.for_door(rt, make_tools, stdio=True)
     server = build_server(tools, fixed(name))
-    # Only now: until here a signal unwinds like any command's (bot/cli/main.py), and `stop`
-    # run while this thread still held the Runtime's lock (starting the embedded Redis) would
-    # wait for that lock forever (seen under load: SIGINT during start-up never ended).
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, stop)
     try:
         anyio.run(server.run_stdio_async)
     finally:

@@ -443,3 +443,28 @@ def test_hippo_serve_passes_sigterm_to_gunicorn_and_leaves_no_process(tmp_path: 
     assert code == 128 + signal.SIGTERM, log.read_text()
     assert _settle(tmp_path, before) == [], log.read_text()
     assert "Traceback" not in log.read_text()
+
+
+def test_hippo_mcp_stopped_during_start_up_leaves_no_process(tmp_path: Path) -> None:
+    """SIGTERM while `hippo mcp` still starts (importing the SDK, joining the embedded Redis):
+    it ends at once all the same, without a traceback, and leaves nothing. (A stop that landed
+    while start-up held the Runtime's lock used to wait for that lock forever.)"""
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    for delay in (0.3, 0.6, 0.9):
+        child = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli.main", "mcp"],
+            cwd=ROOT,
+            env=_hippo_env(tmp_path),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        time.sleep(delay)
+        child.send_signal(signal.SIGTERM)
+        try:
+            code = child.wait(timeout=30)
+        finally:
+            child.kill()
+        assert code in (0, 128 + signal.SIGTERM, -signal.SIGTERM), delay
+        assert child.stderr is not None and b"Traceback" not in child.stderr.read()
+    assert _settle(tmp_path, before) == []
