@@ -19,7 +19,7 @@ from typing import Any
 
 from jobs import keys
 from memory.git.batch import WriteRequest
-from memory.git.handoff_codec import Outcome, dump_outcome, dump_request, load_outcome, load_request
+from memory.git.handoff import Outcome, dump_outcome, dump_request, load_outcome, load_request
 
 OFFER_TTL = 3600  # an offer nobody claimed for an hour is dropped (its process gave up long ago)
 DONE_TTL = 600

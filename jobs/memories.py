@@ -23,8 +23,7 @@ from datetime import date
 from typing import Any
 
 from jobs import people
-from jobs.config import Config
-from jobs.memory_scopes import open_scopes, scoped_config
+from jobs.config import Config, open_scopes, scoped_config
 from jobs.runtime import Runtime, TeamRuntime
 from memory import scopes
 from memory.prompts import briefing

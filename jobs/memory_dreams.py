@@ -28,10 +28,9 @@ from typing import TYPE_CHECKING, Any
 from celery.schedules import crontab
 
 from jobs import people
-from jobs.config import Config
+from jobs.config import Config, check_user, scoped_config
 from jobs.dream import run_dream
 from jobs.memories import MemoryRuntime
-from jobs.memory_scopes import check_user, scoped_config
 from jobs.runtime import Runtime
 from jobs.slack.replies import RETRY
 from jobs.task_base import HippoCelery, HippoTask, task

@@ -48,9 +48,9 @@ def scoped(args: argparse.Namespace, rt: Runtime) -> Runtime:
 
 def several(rt: Runtime) -> bool:
     """More than the team's memory is open for this CLI user (the settings tell: no store)."""
-    from jobs import memory_scopes
+    from jobs.config import open_scopes
 
-    return len(memory_scopes.open_scopes(rt.config, rt.config.user)) > 1
+    return len(open_scopes(rt.config, rt.config.user)) > 1
 
 
 def for_note(args: argparse.Namespace, rt: Runtime) -> tuple[str, Runtime]:

@@ -21,7 +21,8 @@ from flask import Blueprint, Flask, abort, g, has_request_context, redirect, req
 from werkzeug.wrappers import Response
 
 from bot.console.sessions import user as signed_in
-from jobs import memories, memory_scopes
+from jobs import memories
+from jobs.config import open_scopes
 from jobs.runtime import Runtime
 from memory.scopes import ME, ORDER, ORG, TEAM, UnknownMemory, normalise
 
@@ -51,7 +52,7 @@ def person() -> str:
 
 def open_here(rt: Runtime) -> tuple[str, ...]:
     """The memories this person may open in the console."""
-    return memory_scopes.open_scopes(rt.config, person())
+    return open_scopes(rt.config, person())
 
 
 def choose(rt: Runtime, asked: str) -> tuple[str, Runtime]:

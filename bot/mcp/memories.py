@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from jobs import asker_time, memories, memory_scopes, people
+from jobs import asker_time, memories, people
+from jobs.config import open_scopes
 from jobs.runtime import Runtime
 from memory.git import Store
 from memory.scopes import TEAM
@@ -34,7 +35,7 @@ class Memories:
     user_of: Callable[[str], str]
 
     def several(self, by: str) -> bool:
-        return len(memory_scopes.open_scopes(self.rt.config, self.user_of(by))) > 1
+        return len(open_scopes(self.rt.config, self.user_of(by))) > 1
 
     def tools(
         self, team: MemoryTools, by: str, memory: str = "", text: str | None = None

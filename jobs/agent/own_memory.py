@@ -15,8 +15,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
-from jobs import asker_time, memories, memory_scopes
+from jobs import asker_time, memories
 from jobs.agent.question_briefing import ThreadBriefing
+from jobs.config import open_scopes
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.errors import MemoryStoreError, RemoteError
@@ -66,7 +67,7 @@ def with_own(
     """`team` (the thread's briefing) followed by the asker's own memory, saying so (`own`);
     `team` unchanged when the answer is not private, without a personal memory, or with nothing
     in it."""
-    if not private or ME not in memory_scopes.open_scopes(rt.config, user):
+    if not private or ME not in open_scopes(rt.config, user):
         return team
     own = memories.runtime_for(rt, ME, user)
     try:

@@ -18,9 +18,9 @@ from typing import Any
 
 from integrations.agent_tools import TOOLS, Toolbox, ToolError
 from integrations.gate_llm import judge_for
-from jobs import memories, memory_scopes
+from jobs import memories
 from jobs.agent import own_memory
-from jobs.config import today
+from jobs.config import open_scopes, today
 from jobs.runtime import Runtime
 from memory.errors import MemoryStoreError, RemoteError
 from memory.git import Author
@@ -72,7 +72,7 @@ def toolbox(
     rt: Runtime, q: own_memory.Asked, root: Path, changes: Callable[[str | None], str]
 ) -> Toolbox:
     """The turn's toolbox: with the save tool where the asker's own memory is open to it."""
-    if own_memory.private(q) and ME in memory_scopes.open_scopes(rt.config, q.user):
+    if own_memory.private(q) and ME in open_scopes(rt.config, q.user):
         return OwnToolbox(root, changes)
     return Toolbox(root, changes)
 

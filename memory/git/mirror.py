@@ -16,7 +16,7 @@ from pathlib import Path
 import pygit2
 
 from memory.errors import RemoteError
-from memory.git.flock import FileLock, Timeout
+from memory.git.locks import FileLock, Timeout
 from memory.git.transport import BRANCH, HEAD_REF, TRACK_REF, Transport
 
 BEHIND_AT_MOST = 30.0  # seconds: fresh(wait=False) uses a tip fetched at most this long ago

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jobs import memory_scopes
-from jobs.config import Config, ConfigError
+from jobs.config import Config, ConfigError, open_scopes, scoped_config
 from memory.scopes import UnknownMemory
 
 
@@ -31,13 +30,13 @@ def test_the_settings_are_read() -> None:
             "HIPPO_WORKSPACE": "T1",
         }
     )
-    mine = memory_scopes.scoped_config(config, "me", config.user)
+    mine = scoped_config(config, "me", config.user)
     assert mine.remote == "https://h/T1/memory-ann.git" and mine.workspace == "T1.me.ann"
     assert (mine.memory_token, mine.memory_auth) == ("p", "token")
-    org = memory_scopes.scoped_config(config, "org")
+    org = scoped_config(config, "org")
     assert (org.remote, org.memory_token, org.workspace) == ("https://h/org.git", "o", "T1.org")
-    assert memory_scopes.open_scopes(config, "ann") == ("me", "team", "org")
-    assert memory_scopes.open_scopes(config, "") == ("team", "org")
+    assert open_scopes(config, "ann") == ("me", "team", "org")
+    assert open_scopes(config, "") == ("team", "org")
 
 
 def test_the_other_memories_settings_are_read() -> None:
@@ -58,4 +57,4 @@ def test_the_other_memories_settings_are_read() -> None:
 def test_a_persons_name_is_letters_digits_and_dots(user: str, tmp_path: Path) -> None:
     config = Config(data_dir=tmp_path, personal_remote_template="https://h/memory-{user}.git")
     with pytest.raises(UnknownMemory):
-        memory_scopes.scoped_config(config, "me", user)
+        scoped_config(config, "me", user)

@@ -1,4 +1,4 @@
-"""Handed-off writes and outcomes as JSON (memory/git/handoff_codec.py): what a holder reads
+"""Handed-off writes and outcomes as JSON (memory/git/handoff.py): what a holder reads
 back is the write that was offered, and only hippo's own types are ever read back."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from memory.errors import SecretFound, TooLarge
 from memory.format import parse_entry
 from memory.git import Author, WriteResult
 from memory.git.batch import WriteRequest
-from memory.git.handoff_codec import dump_outcome, dump_request, load_outcome, load_request
+from memory.git.handoff import dump_outcome, dump_request, load_outcome, load_request
 from memory.writes import AddEntry, MoveFile, ReplaceEntry
 
 

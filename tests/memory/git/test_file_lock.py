@@ -1,4 +1,4 @@
-"""memory/git/flock.py: one holder at a time across open files (as across processes), a wait
+"""memory/git/locks.py (FileLock): one holder at a time across open files (as across processes), a wait
 that ends, and the count filelock kept (held by the object, let go when released as often)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.git.flock import FileLock, Timeout
+from memory.git.locks import FileLock, Timeout
 
 
 def test_one_holder_at_a_time(tmp_path: Path) -> None:
