@@ -71,3 +71,29 @@ def search_hand_written() -> ModuleType:
         names[f"from memory.{part} import"] = f"from {part}_hand import"
     names["from memory import search_ranked"] = "import search_ranked_hand as search_ranked"
     return load("memory/search.py", "search_hand", names, rev=rev)
+
+
+def run_at(rev: str, script: str, args: list[str], today: tuple[str, ...] = ()) -> str:
+    """`bench/<script>` run with `args` on the release `rev`'s code (its memory/ and bench/ from
+    `git archive` in a temporary directory, this interpreter): the last line it printed, without
+    its "this tree: " label. `today`: bench files written over that release's copies (the bench
+    itself and what it imports), so the same bench measures the old code."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "baseline"
+        tree.mkdir()
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "--format=tar", rev, "memory", "bench"],
+            check=True,
+            capture_output=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        for name in {script, "baseline.py", *today}:
+            (tree / "bench" / name).write_text((ROOT / "bench" / name).read_text())
+        out = subprocess.run(
+            [sys.executable, f"bench/{script}", *args],
+            cwd=tree,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    return out.strip().splitlines()[-1].removeprefix("this tree: ")

@@ -36,7 +36,7 @@ import pygit2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.baseline import REV
+from bench.baseline import REV, run_at
 from memory import format as fmt
 from memory.dream.run import dream
 from memory.dream.state import PATH as STATE
@@ -329,28 +329,8 @@ def dream_in(tmp: Path) -> dict[str, object]:
 
 
 def baseline(rev: str, n_files: int, seed: int) -> str:
-    """This bench file, same sizes and seed, run on the release `rev` (its files from `git
-    archive` in a temporary directory, run by this interpreter): its JSON line."""
-    root = Path(__file__).resolve().parents[1]
-    with tempfile.TemporaryDirectory() as tmp:
-        tree = Path(tmp) / "baseline"
-        tree.mkdir()
-        archive = subprocess.run(
-            ["git", "-C", str(root), "archive", "--format=tar", rev, "memory", "bench"],
-            check=True,
-            capture_output=True,
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-        for name in ("dream.py", "baseline.py"):  # today's bench, on that release's code
-            (tree / "bench" / name).write_text((root / "bench" / name).read_text())
-        out = subprocess.run(
-            [sys.executable, "bench/dream.py", "--files", str(n_files), "--seed", str(seed)],
-            cwd=tree,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-    return out.strip().splitlines()[-1].removeprefix("this tree: ")
+    """This bench, same size and seed, run on the release `rev`'s code: its JSON line."""
+    return run_at(rev, "dream.py", ["--files", str(n_files), "--seed", str(seed)], ())
 
 
 def main() -> None:

@@ -30,6 +30,7 @@ import pygit2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.baseline import run_at
 from bench.dream import ALICE, fake_verifiers, generate, setup
 from memory.dream.run import dream
 from memory.git.store import Store
@@ -135,27 +136,10 @@ def files_hash(repo: pygit2.Repository, tree: pygit2.Tree) -> str:
 
 
 def baseline(rev: str, n_files: int, seed: int) -> str:
-    """This file, same size and seed, run on the release `rev`: its JSON line."""
-    root = Path(__file__).resolve().parents[1]
-    with tempfile.TemporaryDirectory() as tmp:
-        tree = Path(tmp) / "baseline"
-        tree.mkdir()
-        archive = subprocess.run(
-            ["git", "-C", str(root), "archive", "--format=tar", rev, "memory", "bench"],
-            check=True,
-            capture_output=True,
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-        name = Path(__file__).name
-        (tree / "bench" / name).write_text(Path(__file__).read_text())
-        out = subprocess.run(
-            [sys.executable, f"bench/{name}", "--files", str(n_files), "--seed", str(seed)],
-            cwd=tree,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-    return out.strip().splitlines()[-1].removeprefix("this tree: ")
+    """This bench, same size and seed, run on the release `rev`'s code: its JSON line."""
+    return run_at(
+        rev, "dream_nights.py", ["--files", str(n_files), "--seed", str(seed)], ("dream.py",)
+    )
 
 
 def main() -> None:
