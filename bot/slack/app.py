@@ -74,7 +74,10 @@ def make_slack_app(rt: Runtime, *, socket_mode: bool = False) -> App:
         if isinstance(error, (*BROKER_DOWN, ClaimPending)):
             # Nothing was queued (a claim taken before the failure was released or expires):
             # 503 makes Slack redeliver events (at once, then after 1 and 5 minutes).
-            log.warning("Redis unreachable, asking Slack to retry: %s", error)
+            if isinstance(error, ClaimPending):  # a copy of a delivery still being queued
+                log.info("asking Slack to retry a copy: %s", error)
+            else:
+                log.warning("Redis unreachable, asking Slack to retry: %s", error)
             return BoltResponse(
                 status=503,
                 body="hippo's queue (Redis) is unreachable; retry shortly",

@@ -1,19 +1,20 @@
 """Claim a Slack request once, then enqueue its task: what every listener shares.
 
-Dedupe is a Redis claim (jobs/keys.py) per Slack event_id (retries) and per (channel, ts) (the
-same message delivered as both `app_mention` and `message`). A claim is "pending" (30 s) until
-the task is queued, then "queued" for DEDUPE_TTL; it is released when the enqueue fails, so
-Slack's retry can still get through. If Redis went away before the release, the pending claim
-expires by itself, and a retry that meets a pending claim gets 503 (Slack tries again later),
+Dedupe is a Redis claim (jobs/keys.py) per Slack event_id (retries) and per (channel, ts) (the same
+message delivered as both `app_mention` and `message`). A claim is "pending" (30 s) until the task
+is queued, then "queued" for DEDUPE_TTL; it is released when the enqueue fails, so Slack's retry
+can still get through. If Redis went away before the release, the pending claim expires by itself,
+and a retry that meets a claim still pending after a short wait gets 503 (Slack tries again later),
 never a silent 200. The task's intake-journal entry (jobs/journal.py) is written in the claims'
-round trip and dropped again when a claim was already taken. Marking the claims "queued" is
-done after the ack has gone out when the web route allows it (`after_ack`): the task is queued
-and journaled before the answer, so the client waits on two Redis round trips, not three.
+round trip and dropped again when a claim was already taken. Marking the claims "queued" is done
+after the ack has gone out when the web route allows it (`after_ack`): the task is queued and
+journaled before the answer, so the client waits on two Redis round trips, not three.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
 
 DEDUPE_TTL = 3 * 24 * 3600  # Slack retries for ~5 minutes; a day-long margin costs nothing
 PENDING_TTL = 30  # a claim whose enqueue never finished: shorter than Slack's 1-minute retry
+# A copy (the `message` twin of an app_mention, sent with it) usually finds the first delivery's
+# claim still pending: its task is queued, the claim turns "queued" as its ack goes out. The copy
+# waits that out (a few ms) and is a duplicate, rather than a 503 that Slack redelivers a minute
+# later; a claim still pending after COPY_WAIT is a delivery that may have died: 503.
+COPY_WAIT, COPY_POLL = 0.25, 0.003
 SEEN = "1"  # claim(): seen once, nothing queued by it
 QUEUED = "queued"  # submit(): its task is queued (PENDING while it is being queued)
 
@@ -129,8 +135,13 @@ def _lost(
     journal.finished(pipe, task.task_id)
     if won:
         pipe.delete(*[c.key for c in won])
-    pipe.mget([c.key for c in wanted if c not in won])
+    others = [c.key for c in wanted if c not in won]
+    pipe.mget(others)
     held = pipe.execute()[-1]
+    deadline = time.monotonic() + COPY_WAIT
+    while PENDING.encode() in held and time.monotonic() < deadline:
+        time.sleep(COPY_POLL)
+        held = rt.redis.mget(others)
     if PENDING.encode() in held:
         raise ClaimPending("this request is being queued by another delivery")
     _count(intent, "duplicate")

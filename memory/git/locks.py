@@ -17,6 +17,7 @@ import contextlib
 import errno
 import fcntl
 import hashlib
+import logging
 import os
 import tempfile
 import threading
@@ -27,6 +28,8 @@ from typing import Any, Protocol
 
 from memory.errors import LockTimeout
 from memory.git.transport import is_local
+
+log = logging.getLogger("hippo.memory")
 
 _BUSY = (errno.EAGAIN, errno.EACCES)  # another process holds it (EACCES on some file systems)
 
@@ -188,7 +191,12 @@ class RedisWorkspaceLock:
             self._client.set(f"{self._name}:tip", tip, ex=24 * 3600)
 
     def acquire(self, timeout: float) -> bool:
-        lock = self._client.lock(self._name, timeout=self._ttl, blocking_timeout=timeout)
+        # thread_local=False: the writer passes a held lock from one of its threads to the next
+        # (memory/git/writer.py), and redis-py keeps the token per thread by default, so the
+        # next thread's release failed and the lock stayed taken until its TTL.
+        lock = self._client.lock(
+            self._name, timeout=self._ttl, blocking_timeout=timeout, thread_local=False
+        )
         if not lock.acquire():
             return False
         self._held = lock
@@ -205,6 +213,7 @@ class RedisWorkspaceLock:
     def release(self) -> None:
         lock, self._held = self._held, None
         if lock is not None:
-            # If it expired under us, the TTL already freed it: nothing to release.
-            with contextlib.suppress(Exception):
+            try:
                 lock.release()
+            except Exception as exc:  # expired under us (the TTL freed it), or Redis away
+                log.warning("could not release %s: %s", self._name, exc)

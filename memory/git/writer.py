@@ -14,6 +14,7 @@ the fetch-and-re-apply loop, so the lock is about throughput, not correctness.
 from __future__ import annotations
 
 import contextlib
+import logging
 import random
 import threading
 import time
@@ -37,6 +38,8 @@ from memory.git.locks import WorkspaceLock
 from memory.git.mirror import Mirror
 from memory.git.transport import Transport
 from memory.writes.operations import Operation, check_write
+
+log = logging.getLogger("hippo.memory")
 
 MAX_ATTEMPTS = 25
 MAX_BATCH = 256
@@ -279,7 +282,8 @@ class Writer:
         assert self.handoff is not None
         try:
             return self.handoff.claim(max(0, limit))
-        except Exception:
+        except Exception as exc:
+            log.warning("could not take other processes' writes (%s): writing ours alone", exc)
             return []
 
     def _gather(self, have: int = 0) -> None:
@@ -295,8 +299,9 @@ class Writer:
             try:
                 if have + self.queued + self.handoff.waiting() >= size:
                     return
-            except Exception:
-                return  # a count to wait for, nothing more: without it, write what is here
+            except Exception as exc:  # a count to wait for, nothing more: write what is here
+                log.warning("could not count the writes handed over: %s", exc)
+                return
             time.sleep(0.002)
 
     def _held_too_long(self) -> bool:

@@ -132,3 +132,32 @@ def test_a_hand_off_store_that_went_away_loses_no_write(url: str, tmp_path: Path
     assert len(out) == 8
     text = Store.open(url, tmp_path / "reader", auth=AUTH).read("inbox.md")
     assert all(f"fact {n} while redis is gone" in text for n in range(8))
+
+
+def test_the_lock_passes_between_one_hosts_threads_without_stalling(
+    client: redis.Redis, tmp_path: Path
+) -> None:
+    """A worker's threads (a Celery thread pool) write one after another, overlapping: the lock a
+    leader keeps for the next thread of its process is released by that thread. redis-py's Lock
+    keeps its token per thread by default, so that release failed silently and every write after
+    it waited out the lock's 60 s (bench/slack.py: 60 notes took 120 s)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    remote = tmp_path / "memory.git"
+    store = Store.open(str(remote), tmp_path / "host", redis=client)
+    store.writer.handoff = RedisHandoff(client, "default")
+    store.lock.wait = 3.0
+    store.init()
+
+    def write(i: int) -> float:
+        time.sleep((i % 5) * 0.004)  # arrivals overlap, as tasks taken off a queue do
+        started = time.monotonic()
+        store.write([AddEntry("inbox.md", f"fact {i} about widget {i * 7}")], author=P, message="m")
+        return time.monotonic() - started
+
+    with ThreadPoolExecutor(8) as pool:
+        took = list(pool.map(write, range(120)))
+    assert sum(line.startswith("- ") for line in store.read("inbox.md").splitlines()) == 120
+    assert max(took) < 2.0
+    assert not client.exists(LOCK)  # let go once nobody writes
+    store.write([AddEntry("inbox.md", "a later fact")], author=P, message="m")  # not LockTimeout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from dataclasses import replace
 from typing import Any
@@ -118,6 +119,30 @@ def test_claims_are_marked_queued_once_the_ack_has_gone_out(
     resp.close()
     assert slack_runtime.redis.get(claim) == b"queued"
     assert slack_runtime.redis.ttl(claim) > 24 * 3600
+
+
+def test_a_copy_sent_with_the_first_waits_for_it_and_a_stuck_one_gets_503(
+    client: FlaskClient, slack_runtime: Runtime
+) -> None:
+    """Slack sends a mention's `message` copy with it: met while the first's claim is still
+    pending, the copy waits until it turns "queued" and is a duplicate (200, nothing queued),
+    not a 503 Slack redelivers a minute later. A claim that stays pending (its delivery died
+    before queueing) still gets 503 after the short wait, so nothing is acked and dropped."""
+    first = mention("remember the copy waits", event_id="EvFirst")
+    raw = json.dumps(first)
+    resp = client.post("/slack/events", data=raw, headers=signed_headers(raw))  # not closed yet
+    assert resp.status_code == 200
+    threading.Timer(0.05, resp.close).start()  # the first's ack goes out while the copy waits
+    copy = mention("remember the copy waits", event_id="EvCopy", kind="message")
+    assert post(client, copy).status_code == 200
+    assert len(queued(slack_runtime)) == 1
+    stuck = mention("remember the stuck one", event_id="EvStuck")
+    claim = keys.slack_seen("event", "EvStuck")
+    slack_runtime.redis.set(claim, "pending", ex=30)
+    started = time.monotonic()
+    assert post(client, stuck).status_code == 503
+    assert 0.2 < time.monotonic() - started < 2.0
+    assert len(queued(slack_runtime)) == 1
 
 
 def test_mention_and_message_copies_make_one_task(
