@@ -4,6 +4,7 @@ run the same workload through the git CLI against the same kind of remote in the
     .venv/bin/python bench/notes.py [--remote local|http|git] [--notes N] [--git-notes N]
                                     [--git-writers N] [--no-http-auth] [--processes P]
                                     [--threads T] [--latency MS] [--no-alone] [--shared-data]
+                                    [--redis URL]
 
 --remote local: a bare repository on disk; http: git's own `git http-backend` behind the threaded
 loopback server of tests/gitservers (smart HTTP, as GitHub/GitLab speak it); git: `git daemon`.
@@ -12,6 +13,8 @@ note through `memory.notes.save_note`; a process waiting for the writer lock han
 the holder (memory/git/handoff.py), and a second run (--no-alone skips it) batches each process's
 own writers only. The clock starts once every process has opened its store and fetched.
 --latency MS: the HTTP server waits MS before answering each request (a slow git host).
+--redis URL: the writer lock and the hand-off in that Redis, as hosts sharing a REDIS_URL have them
+(jobs/handoff.py); without it, a file lock and a folder on this host.
 git CLI: N writers, each with its own clone: append, commit, push; on rejection pull (merge,
 union for inbox.md) and push again; and one writer alone. The remote is verified from the
 server's bare repository: every note claimed saved is on main exactly once (lost / duplicated),
@@ -37,8 +40,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import redis
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from jobs.handoff import RedisHandoff
 from memory import notes
 from memory.format import lines as textlines
 from memory.git import Author, Store
@@ -65,6 +71,7 @@ class Served:
 
     def __init__(self, kind: str, root: Path, server: HttpGitServer | GitDaemon | None) -> None:
         self.kind, self.root, self.server = kind, root, server
+        self.redis_url = ""  # --redis: every process's lock and hand-off in that Redis
 
     def repo(self, name: str) -> Remote:
         path = self.root / name
@@ -99,9 +106,16 @@ def serve(kind: str, root: Path, http_auth: bool) -> Iterator[Served]:
         yield Served(kind, srv, None)
 
 
-def _open_store(remote: str, cache: Path, auth: bool, handoff: bool = True) -> Store:
+def _open_store(
+    remote: str, cache: Path, auth: bool, handoff: bool = True, redis_url: str = ""
+) -> Store:
     creds = RemoteAuth(username=USER, token=PASSWORD) if auth else None
-    store = Store.open(remote, cache, auth=creds)
+    if redis_url:  # as jobs/runtime.py opens it with a shared REDIS_URL: hosts sharing a Redis
+        client = redis.Redis.from_url(redis_url)
+        shared = RedisHandoff(client, "default")
+        store = Store.open(remote, cache, auth=creds, redis=client, handoff=shared)
+    else:
+        store = Store.open(remote, cache, auth=creds)
     if not handoff:
         store.writer.handoff = None
     return store
@@ -118,12 +132,13 @@ def _producer_process(
     count: int,
     threads: int,
     handoff: bool,
+    redis_url: str,
     q: mp.Queue,  # type: ignore[type-arg]
     ready: Any,  # a multiprocessing Barrier: every process opened its store
 ) -> None:
     # Opened and fetched before the clock starts, as a running web or worker process is: the
     # rate is of writes, not of four Python start-ups (about 3 s of a 400-note run).
-    store = _open_store(remote, Path(cache), auth, handoff)
+    store = _open_store(remote, Path(cache), auth, handoff, redis_url)
     store.files()
     latencies: list[float] = []
     failures: list[str] = []
@@ -191,6 +206,7 @@ def bench_hippo(
                 per_proc,
                 threads,
                 handoff,
+                served.redis_url,
                 q,
                 ready,
             ),
@@ -318,6 +334,7 @@ def _args() -> argparse.Namespace:
     ap.add_argument("--no-alone", dest="alone", help="skip the run without hand-off", **off)
     ap.add_argument("--shared-data", action="store_true", help="one data folder for all")
     ap.add_argument("--no-http-auth", dest="http_auth", help="serve http without auth", **off)
+    ap.add_argument("--redis", default="", help="a Redis URL: the lock and hand-off of hosts")
     return ap.parse_args()
 
 
@@ -353,6 +370,7 @@ def main() -> int:
         root = Path(tmp)
         if isinstance(s.server, HttpGitServer):
             s.server.delay = args.latency / 1000
+        s.redis_url = args.redis
         h = bench_hippo(s, root, n, shape, shared=args.shared_data, handoff=True)
         rows.append((f"hippo ({label})", h))
         if args.alone:
@@ -364,7 +382,10 @@ def main() -> int:
         rows.append(("git CLI (1 writer)", g1))
     where = {"local": "a local bare remote", "http": "loopback smart HTTP", "git": "git daemon"}
     slow = f", {args.latency:.0f} ms added per request" if args.latency else ""
-    print(f"remote: {where[args.remote]}" + (" (basic auth)" if args.http_auth else "") + slow)
+    lock = f"; lock and hand-off in Redis ({args.redis})" if args.redis else ""
+    print(
+        f"remote: {where[args.remote]}" + (" (basic auth)" if args.http_auth else "") + slow + lock
+    )
     print(f"load average {os.getloadavg()[0]:.1f} (1 min) at the end of the run")
     _print(rows, local)
     print(
