@@ -20,6 +20,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -203,6 +204,33 @@ def test_the_documented_deploy_boots_and_serves(
             interval=0.2,
         )
         assert "Saved to" in replies[0].form["text"]
+
+        # A burst, as a team's channel sends them: the worker's threads pass the Redis writer
+        # lock between them (a lock kept per thread stalled every write after it for 60 s).
+        def send(i: int) -> None:
+            text = f"save a note: burst fact {i} is on host {i * 7}"
+            raw = json.dumps(mention(text, event_id=f"EvBurst{i}", ts=f"1700000100.{i:06d}"))
+            req = urllib.request.Request(
+                base + "/slack/events", data=raw.encode(), headers=signed_headers(raw)
+            )
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                assert resp.status == 200
+
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(send, range(24)))
+
+        def burst_committed() -> bool:
+            procs.alive()
+            return _inbox(bare).count("burst fact") == 24
+
+        until(
+            burst_committed,
+            30,
+            "the burst's 24 commits",
+            logs,
+            tolerate=(OSError,),
+            interval=0.2,
+        )
 
         ping = (ROOT / "tests/data/github-webhooks/ping").glob("*.json")
         hook = next(iter(sorted(ping))).read_bytes()
