@@ -56,7 +56,7 @@ def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
     make_tools = mcp_memories.maker(rt, judge_for(rt.llm, rt.config.small_model), stdio=True)
     tools = make_tools(rt.store, rt.config.workspace)
     tools.memories = mcp_memories.for_door(rt, make_tools, stdio=True)
-    server = build_server(tools, fixed(name))
+    server = build_server(tools, mcp_memories.recording(rt, fixed(name), stdio=True))
     try:
         anyio.run(server.run_stdio_async)
     finally:
