@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
-from jobs import people
 from jobs.config import Config, open_scopes, scoped_config
 from jobs.runtime import Runtime, TeamRuntime
 from memory import scopes
@@ -45,10 +44,8 @@ def runtime_for(rt: Runtime, scope: str, user: str = "") -> Runtime:
     """The Runtime of memory `scope` for `user` (`rt` itself for the team's)."""
     if scope == TEAM:
         return rt
-    config = scoped_config(rt.config, scope, user)
-    if scope == ME:  # the nightly dream tends the memories of the people seen (jobs/people.py)
-        people.seen(rt, user)
-    return MemoryRuntime(rt, config, scope)
+    # writes nothing: the doors record who acted, once per request (jobs/people.py)
+    return MemoryRuntime(rt, scoped_config(rt.config, scope, user), scope)
 
 
 def judge(rt: Runtime) -> scopes.Judge | None:

@@ -7,8 +7,9 @@ note` needs the store only, and importing anthropic, Celery and slack_sdk cost i
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,6 +76,34 @@ class Runtime:
         self.stores = StoreCache()  # the other memories' stores this process opened
         self._lock = threading.Lock()
         self._embedded: embedded_redis.Server | None = None
+        self._holding = threading.local()  # per thread: inside `_locked` (see `after_lock`)
+        self._after: list[Callable[[], None]] = []
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The Runtime's lock, marked held by this thread from before it is taken until after
+        it is let go, so a signal handler running on this thread meanwhile knows (`after_lock`);
+        what it deferred runs once the lock is let go."""
+        depth = getattr(self._holding, "depth", 0)
+        self._holding.depth = depth + 1
+        try:
+            with self._lock:
+                yield
+        finally:
+            self._holding.depth = depth
+            while depth == 0 and self._after:  # also when the body failed: a stop still stops
+                self._after.pop(0)()
+
+    def after_lock(self, fn: Callable[[], None]) -> bool:
+        """For a signal handler, which Python runs on the main thread between two of its
+        bytecodes: True when that thread was interrupted inside this Runtime's lock (joining
+        the embedded Redis: starting redis-server, for seconds at most), and `fn` will run as
+        soon as it lets go. Run now, `fn` would wait for a lock its own thread holds, forever
+        (close() needs it). False: nothing held here, run `fn` now."""
+        if not getattr(self._holding, "depth", 0):
+            return False
+        self._after.append(fn)
+        return True
 
     @property
     def redis_url(self) -> str:
@@ -84,14 +113,15 @@ class Runtime:
         return "redis+socket://" + str(self._embedded_server().socket_file)
 
     def _embedded_server(self) -> embedded_redis.Server:
-        with self._lock:
+        with self._locked():
             if self._embedded is None:
                 from jobs import embedded_redis
 
                 # A real redis-server on a socket, shared with the other hippo processes on this
                 # data folder and stopped by the last of them to leave (jobs/embedded_redis.py).
                 self._embedded = embedded_redis.acquire(Path(self.config.data_dir))
-            return self._embedded
+            server = self._embedded
+        return server
 
     @cached_property
     def redis(self) -> redis.Redis:
@@ -195,7 +225,7 @@ class Runtime:
     def close(self) -> None:
         """Leave the embedded Redis, if this Runtime used it; the last process to leave stops it.
         (Exiting without close() leaves it too, from atexit.)"""
-        with self._lock:
+        with self._locked():
             server, self._embedded = self._embedded, None
         if "redis" in self.__dict__ and server is not None:
             self.redis.close()

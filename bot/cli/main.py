@@ -138,7 +138,9 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
     rt: Runtime = Runtime(config)
     previous = _exit_on_sigterm()
     try:
-        return int(args.func(args, scopes.scoped(args, rt)))
+        code = int(args.func(args, scopes.scoped(args, rt)))
+        _record_person(rt)
+        return code
     except ConfigError as exc:  # a setting a command reads late (e.g. the remote's auth)
         out.error(str(exc))
         return out.USAGE
@@ -179,6 +181,16 @@ def _config(args: argparse.Namespace, given: Config | None) -> Config:
     if args.data_dir:
         config = replace(config, data_dir=Path(args.data_dir))
     return config
+
+
+def _record_person(rt: Any) -> None:
+    """Who used hippo, once per command, when the command talked to Redis (jobs/people.py: the
+    nightly dream tends their own memory). `hippo note` and `hippo search` load no Redis, so
+    jobs.people is not even imported for them."""
+    if "redis" in vars(rt):
+        from jobs import people
+
+        people.seen(rt, rt.config.user)
 
 
 def _is_redis_error(exc: Exception) -> bool:

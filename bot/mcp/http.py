@@ -141,7 +141,8 @@ def register(app: Flask, rt: Runtime) -> None:
                 tools = make_tools(rt.store, rt.config.workspace)
                 tools.memories = mcp_memories.for_door(rt, make_tools, stdio=False)
                 # Over HTTP the author is always the token's name; "mcp" is never used.
-                bridge = Bridge(build_server(tools, fixed("mcp")))
+                who = mcp_memories.recording(rt, fixed("mcp"), stdio=False)
+                bridge = Bridge(build_server(tools, who))
                 app.extensions[EXTENSION] = bridge
             return bridge
 

@@ -21,6 +21,7 @@ from memory.git import Store
 from memory.scopes import TEAM
 
 if TYPE_CHECKING:
+    from bot.mcp.server import Who
     from bot.mcp.tools import MemoryTools
 
 
@@ -68,6 +69,18 @@ def for_door(
     if not (config.personal_remote_template or config.org_memory_remote):
         return None
     return Memories(rt, make, lambda by: people.mcp_person(rt, by, stdio=stdio))
+
+
+def recording(rt: Runtime, who: Who, *, stdio: bool) -> Who:
+    """`who` that also records, on each tool call, the person calling (jobs/people.py: the
+    nightly dream tends their own memory): HIPPO_USER over stdio, the token's person over HTTP."""
+
+    def by(ctx: Any) -> str:
+        name = who(ctx)
+        people.seen(rt, people.mcp_person(rt, name, stdio=stdio))
+        return name
+
+    return by
 
 
 def maker(rt: Runtime, judge: Any, *, stdio: bool = False) -> Callable[[Store, str], MemoryTools]:

@@ -8,13 +8,15 @@ imported here and added to LISTENERS.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any, Protocol
 
-from slack_bolt import App, BoltResponse
+from slack_bolt import App, BoltContext, BoltResponse
 from slack_bolt.authorization import AuthorizeResult
 
 from bot.slack import agent, commands, dream, forget, home, install, mentions, notes, reminders
 from bot.slack.dedupe import ClaimPending
+from jobs import people
 from jobs.broker import BROKER_DOWN
 from jobs.runtime import Runtime
 
@@ -68,6 +70,13 @@ def make_slack_app(rt: Runtime, *, socket_mode: bool = False) -> App:
     )
     for listen in LISTENERS:
         listen(bolt, rt)
+
+    @bolt.use
+    def record_person(context: BoltContext, next: Callable[[], BoltResponse]) -> BoltResponse:
+        # Who used hippo, once per request: the nightly dream tends their own memory
+        # (jobs/people.py); one SADD per person and process, so the ack stays milliseconds.
+        people.seen(rt, context.user_id or "", team=context.team_id or "")
+        return next()
 
     @bolt.error
     def on_error(error: Exception, body: dict[str, Any]) -> BoltResponse | None:

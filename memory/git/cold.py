@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pygit2
 
 from memory.errors import RemoteError
+from memory.git.fetch import fetch
 
 if TYPE_CHECKING:
     from memory.git.batch import Author
@@ -74,7 +75,7 @@ class ColdStore:
         the remote has none yet. A remote without the ref is not an error."""
         if time.monotonic() - self.fetched_at >= max_age:
             try:
-                self.store.transport.fetch(self.repo, COLD_SPECS)
+                fetch(self.repo, self.store.transport, COLD_SPECS)
             except RemoteError:
                 if self.store.transport.gone():
                     raise

@@ -16,8 +16,7 @@ import pygit2
 
 from memory.errors import RemoteError
 from memory.git.credentials import Callbacks, RemoteAuth, redact
-from memory.git.git_fetch import fetch_with_git
-from memory.git.transport import BRANCH, FETCH_SPECS, HEAD_REF, TRACK_REF, Refetch
+from memory.git.transport import BRANCH, FETCH_SPECS, HEAD_REF, Refetch
 
 GITATTRIBUTES = "inbox.md merge=union\narchive/*.jsonl merge=union\n"
 
@@ -52,28 +51,14 @@ class LocalTransport:
         return None  # a path answers at once: nothing to wait for twice
 
     def fetch(self, repo: pygit2.Repository, specs: list[str] | None = None) -> None:
-        if (
-            specs is None
-            and self._first(repo)
-            and fetch_with_git(repo.path, self.remote, FETCH_SPECS)
-        ):
-            return
+        # libgit2's local transport; a new cache's first fetch goes through git's CLI instead
+        # (memory/git/fetch.py chooses)
         try:
             repo.remotes["origin"].fetch(specs or FETCH_SPECS, callbacks=None)
         except (pygit2.GitError, OSError) as exc:
             raise RemoteError(
                 f"cannot fetch {self.shown}: {exc}; check HIPPO_MEMORY_REMOTE"
             ) from exc
-
-    def _first(self, repo: pygit2.Repository) -> bool:
-        """The cache's first fetch (nothing fetched yet) of a remote whose branch exists: the
-        whole memory comes at once, which git's CLI fetches many times faster (git_fetch.py)."""
-        if repo.references.get(TRACK_REF) is not None:
-            return False
-        try:
-            return self.target().references.get(HEAD_REF) is not None
-        except (RemoteError, pygit2.GitError):
-            return False  # libgit2's fetch says what is wrong
 
     def still_at(self, known: str, *, optimistic: bool) -> bool:
         # Fetched only when it moved: a fetch costs milliseconds even when there is nothing new.

@@ -12,11 +12,11 @@ from pathlib import Path
 
 TREE = b"40000"
 SUBMODULE = b"160000"
-FAR_APART = 500  # as memory/git/trees.py: beyond this many changed files the Store rebuilds
+FAR_APART = 500  # changed files beyond which the Store (one fetch, a tree diff) is the cheaper
 
 
 class Unreadable(Exception):
-    """Not to be read this way: ask git."""
+    """Not to be read this way: ask git. Its message says what was met."""
 
 
 Entries = dict[str, tuple[bytes, str]]  # name → (mode, sha)
@@ -32,18 +32,20 @@ class Loose:
         """The body of object `sha`, which must be a `kind` ("commit", "tree", "blob")."""
         try:
             raw = zlib.decompress((self.objects / sha[:2] / sha[2:]).read_bytes())
+        except FileNotFoundError as exc:
+            raise Unreadable(f"{kind.decode()} {sha} is not loose (packed, or absent)") from exc
         except (OSError, zlib.error) as exc:
-            raise Unreadable(sha) from exc
+            raise Unreadable(f"{kind.decode()} {sha}: {exc}") from exc
         header, _, body = raw.partition(b"\0")
         found, _, size = header.partition(b" ")
         if found != kind or size != str(len(body)).encode():
-            raise Unreadable(sha)
+            raise Unreadable(f"{sha} is a {found.decode(errors='replace')}, not a {kind.decode()}")
         return body
 
     def tree_of(self, commit: str) -> str:
         first = self.read(commit, b"commit").split(b"\n", 1)[0]
         if not first.startswith(b"tree "):
-            raise Unreadable(commit)
+            raise Unreadable(f"commit {commit} names no tree first")
         return first[5:].decode()
 
     def entries(self, tree: str) -> Entries:
@@ -53,11 +55,11 @@ class Loose:
             nul = body.index(b"\0", space)
             mode, name = body[at:space], body[space + 1 : nul]
             if mode == SUBMODULE:
-                raise Unreadable(tree)
+                raise Unreadable(f"tree {tree} holds a submodule")
             try:
                 out[name.decode()] = (mode, body[nul + 1 : nul + 21].hex())
             except UnicodeDecodeError as exc:
-                raise Unreadable(tree) from exc
+                raise Unreadable(f"tree {tree} holds a name that is not UTF-8") from exc
             at = nul + 21
         return out
 
@@ -66,7 +68,7 @@ class Loose:
         out: list[str] = []
         self._diff(self.tree_of(old), self.tree_of(new), "", out)
         if len(out) > FAR_APART:
-            raise Unreadable(new)
+            raise Unreadable(f"more than {FAR_APART} files changed")
         return out
 
     def _diff(self, a: str | None, b: str | None, prefix: str, out: list[str]) -> None:
@@ -84,13 +86,13 @@ class Loose:
             if (ma and ma != TREE) or (mb and mb != TREE):
                 out.append(path)
             if len(out) > FAR_APART:
-                raise Unreadable(path)
+                raise Unreadable(f"more than {FAR_APART} files changed")
 
     def files(self, commit: str, paths: list[str] | None) -> dict[str, bytes]:
         """The files `paths` at `commit` that are files there, as path → bytes (None, every
         file: more than an index following a few commits reads, so the Store's)."""
         if paths is None:
-            raise Unreadable(commit)
+            raise Unreadable("every file asked for: the index is made again from the tree")
         root, out = self.tree_of(commit), {}
         for path in paths:
             *folders, name = path.split("/")

@@ -16,6 +16,7 @@ from pathlib import Path
 import pygit2
 
 from memory.errors import RemoteError
+from memory.git.fetch import fetch
 from memory.git.locks import FileLock, Timeout
 from memory.git.transport import BRANCH, HEAD_REF, TRACK_REF, Transport
 
@@ -118,7 +119,7 @@ class Mirror:
         .../refs/remotes/origin/main.lock" while a push of the same process updated that ref."""
         for attempt in range(4):
             try:
-                self.transport.fetch(repo)
+                fetch(repo, self.transport)
                 return
             except RemoteError as exc:
                 if "failed to lock" not in str(exc) or attempt == 3:

@@ -55,7 +55,8 @@ class Transport(Protocol):
 
     def fetch(self, repo: pygit2.Repository, specs: list[str] | None = None) -> None:
         """Fetch the branch and refs/hippo/* into `repo` (or the refspecs `specs`, such as the
-        cold archive's, memory/git/cold.py). Raises a RemoteError."""
+        cold archive's, memory/git/cold.py) with libgit2. Raises a RemoteError. Callers use
+        memory/git/fetch.py's `fetch`, which chooses between this and the git CLI."""
 
     def still_at(self, known: str, *, optimistic: bool) -> bool:
         """Whether the write path may build on `known` without fetching."""

@@ -445,10 +445,49 @@ def test_hippo_serve_passes_sigterm_to_gunicorn_and_leaves_no_process(tmp_path: 
     assert "Traceback" not in log.read_text()
 
 
+# `hippo mcp` with its stop's bound (CLOSE_WAIT, 5 s) raised to a minute: a stop that ends fast
+# was not cut short by the bound
+MCP_UNBOUNDED = (
+    "import bot.cli.mcp as m; m.CLOSE_WAIT = 60.0\n"
+    "from bot.cli.main import main\n"
+    "raise SystemExit(main(['mcp']))\n"
+)
+
+
+def test_hippo_mcp_stopped_while_joining_the_embedded_redis_ends_at_once(tmp_path: Path) -> None:
+    """SIGTERM just as `hippo mcp` joins the embedded Redis (redis.lock appears: the Runtime's
+    lock held on the main thread, where the handler runs): the stop waits for the join, not
+    for a lock its own thread holds, then leaves; no bound needed, nothing left behind."""
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    for delay in (0.0, 0.02, 0.1):
+        data = tmp_path / f"d{delay}"
+        env = _hippo_env(tmp_path, HIPPO_DATA_DIR=str(data))
+        child = subprocess.Popen(
+            [sys.executable, "-c", MCP_UNBOUNDED],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            until((data / "redis.lock").exists, 60, "the join", interval=0.001)
+            time.sleep(delay)
+            child.send_signal(signal.SIGTERM)
+            started = time.monotonic()
+            code = child.wait(timeout=50)
+            took = time.monotonic() - started
+        finally:
+            child.kill()
+        assert code == 128 + signal.SIGTERM and took < 30, (delay, took)
+        assert child.stderr is not None and b"Traceback" not in child.stderr.read()
+        assert not (data / "redis.json").exists(), delay  # left, and the server stopped by it
+    assert _settle(tmp_path, before) == []
+
+
 def test_hippo_mcp_stopped_during_start_up_leaves_no_process(tmp_path: Path) -> None:
     """SIGTERM while `hippo mcp` still starts (importing the SDK, joining the embedded Redis):
-    it ends at once all the same, without a traceback, and leaves nothing. (A stop that landed
-    while start-up held the Runtime's lock used to wait for that lock forever.)"""
+    it ends at once all the same, without a traceback, and leaves nothing."""
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     for delay in (0.3, 0.6, 0.9):
         child = subprocess.Popen(

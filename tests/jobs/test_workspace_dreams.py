@@ -77,14 +77,15 @@ def test_each_workspaces_people_have_their_own_memories_dreamt_with_its_token(
     person of TBBB is dreamt in TBBB; no one is dreamt in a workspace they were not seen in."""
     from dataclasses import replace
 
-    from jobs import memories
+    from jobs import memories, people
     from jobs.task_messages import DreamMemories
 
     template = str(tmp_path / "people" / "memory-{team}-{user}.git")
     rt = Runtime(replace(rt.config, personal_remote_template=template))
     for team, token, person in (("TAAA", "xoxb-aaa", "WANN"), ("TBBB", "xoxb-bbb", "WBOB")):
         installed(rt, team, token)
-        rt.redis.ping()  # the doors hold a Redis connection: opening one's memory records them
+        rt.redis.ping()  # the doors hold a Redis connection: one records who acted
+        people.seen(rt, person, team=team)
         own = memories.runtime_for(rt.for_team(team), "me", person)
         who = Author(person, f"{person}@users.slack.invalid")
         notes.save_note(own.store, "I review on Mondays", today="2026-11-29", author=who, key=team)

@@ -1,5 +1,5 @@
 """The first fetch of a new cache from a local remote goes through git's own fetch when git is
-on PATH (memory/git/git_fetch.py), and through libgit2 when it is not or when git fails; later
+on PATH (memory/git/fetch.py), and through libgit2 when it is not or when git fails; later
 fetches stay in libgit2. A `git` script first on PATH logs each call and runs the real git (or
 fails): the far end, not hippo, is what the test replaces."""
 
@@ -13,8 +13,11 @@ import pytest
 
 from memory import writes
 from memory.git import Author, Store
+from memory.git.credentials import RemoteAuth
+from tests import gitservers
 
 ALICE = Author("alice", "alice@example.com")
+AUTH = RemoteAuth(username="hippo", token="s3cret")
 
 
 def remote_with_history(tmp_path: Path) -> tuple[str, Store]:
@@ -77,3 +80,43 @@ def test_first_fetch_of_an_empty_remote(tmp_path: Path) -> None:
     empty = tmp_path / "empty.git"
     pygit2.init_repository(str(empty), bare=True)
     assert Store.open(str(empty), tmp_path / "data-b").sync() is None
+
+
+def fetched_by_git(log: Path) -> int:
+    lines = log.read_text().splitlines() if log.exists() else []
+    return sum("fetch" in line.split() for line in lines)
+
+
+def test_a_git_server_is_fetched_by_libgit2_even_the_first_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over the network libgit2 was as fast as git: a new cache's first fetch runs no git
+    (memory/git/fetch.py chooses, whatever the caller)."""
+    root = tmp_path / "srv"
+    root.mkdir()
+    gitservers.bare_repo(root, "memory.git")
+    with gitservers.http_server(root) as http:
+        url = http.url("memory.git")
+        writer = Store(url, tmp_path / "writer", auth=AUTH)
+        writer.init()
+        writer.write([writes.AddEntry("a.md", "one")], author=ALICE, message="a")
+        log = git_on_path(tmp_path, monkeypatch, works=True)
+        reader = Store(url, tmp_path / "reader", auth=AUTH)
+        assert reader.sync() == writer.head()
+        assert reader.files(wait=False) == writer.files()
+    assert fetched_by_git(log) == 0
+
+
+def test_the_cold_archive_is_fetched_by_libgit2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cold archive's refspecs come through the same entry point: a few objects, libgit2."""
+    from memory.git.cold import ColdStore
+
+    remote, writer = remote_with_history(tmp_path)
+    log = git_on_path(tmp_path, monkeypatch, works=True)
+    reader = Store.open(remote, tmp_path / "data-reader")
+    assert reader.sync() == writer.head()
+    assert fetched_by_git(log) == 1  # the first fetch of the branch
+    assert ColdStore(reader).fetch() is None  # no cold archive yet: not an error
+    assert fetched_by_git(log) == 1
