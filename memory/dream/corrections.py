@@ -214,6 +214,7 @@ def _check_file(
             new = cl.apply_fixes(entry.text, [(c, v.fix or "") for c, v in fixable])
             try:
                 tombstones.check(new, tombstones.load(ctx.tree.get(tombstones.PATH)))
+                tombstones.check(new, ctx.cold_stones())  # rolled out, still never re-written
             except TombstoneConflict:
                 deletions.append(
                     Deletion(path, entry, _evidence(fixable) + "; the fix is forgotten")

@@ -12,9 +12,10 @@ once.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from functools import partial
 
+import memory.archive.forgotten as forgotten
 import memory.dream.commit as committing
 import memory.dream.consolidate_lessons as outcomes
 import memory.facts.tombstones as tombstones
@@ -31,6 +32,7 @@ from memory.dream.context import Context, StepResult, is_topic
 from memory.dream.report import Report, StepReport
 from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
+from memory.errors import MemoryStoreError
 from memory.git.store import Store
 from memory.reminders import dream as reminder_check
 
@@ -73,6 +75,10 @@ def dream(
         report.extra["foreign_state"] = f"{foreign.short} by {foreign.author}"
     if state.last_run == run_id:
         return recorded(store, report, tree, state)
+    if roll_tombstones(store, report, tree, now.date()):  # the night reads the tree after it
+        head = store.head()
+        tree = trees.texts(store.mirror.repo, head)
+    cold = forgotten.lazily(lambda: forgotten.cold_stones(store))
     finder = RenameFinder(store, state.last_commit)
     ctx = Context(
         run_id=run_id,
@@ -85,8 +91,9 @@ def dream(
         confirm=confirm,
         brought_back=lambda path, text: _pushed(store, path, text),
         apart=frozenset(state.apart)
-        | unmerged_since(store, state.last_commit, tree.get(tombstones.PATH)),
+        | unmerged_since(store, state.last_commit, tree.get(tombstones.PATH), rolled=cold),
         base=head,
+        cold_stones=cold,
     )
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
@@ -133,6 +140,26 @@ def _steps(
         "tags": lambda: StepResult("tags"),  # one commit per merge: _tag_merges
         "index": lambda: index.run(ctx),
     }
+
+
+def roll_tombstones(store: Store, report: Report, tree: Mapping[str, str], today: date) -> bool:
+    """Before the steps: forgotten.md over its high-water mark sheds its oldest months into the
+    cold store (memory/archive/forgotten.py), each month its own commit listed with the steps
+    (`forgotten:<month>`, revertable), so tonight's merges and forgets have room. True when a
+    commit landed. A failure is said in the digest and left for the next night."""
+    if len(tree.get(tombstones.PATH, "").encode("utf-8")) <= forgotten.HIGH:
+        return False  # the usual night: no fetch of the cold store
+    try:
+        rolled = forgotten.roll(store, today)
+    except MemoryStoreError as exc:  # the cold store unreachable, a record not arrived
+        report.failed.append(f"forgotten.md roll-over: {exc}")
+        return False
+    for r in rolled:
+        if r.created and r.commit is not None:
+            diff = store.diff(r.commit)
+            step = StepReport(f"forgotten:{r.month}", r.commit, diff.commit.message, stats(diff))
+            report.steps.append(step)
+    return any(r.created for r in rolled)
 
 
 def _pushed(store: Store, path: str, text: str) -> str:
