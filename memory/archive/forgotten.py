@@ -35,14 +35,14 @@ from memory import format as fmt
 from memory.archive.rollup import TRIES, missing
 from memory.errors import MemoryStoreError, RemoteError
 from memory.git.batch import DREAMER, Author
-from memory.git.cold import COLD_REF, ColdStore
+from memory.git.cold import COLD_REF, FORGOTTEN, ColdStore
 from memory.writes.operations import RemoveEntry
 from memory.writes.validate import MAX_FILE_BYTES
 
 if TYPE_CHECKING:
     from memory.git.store import Store
 
-FOLDER = "forgotten"
+FOLDER = FORGOTTEN
 HIGH = MAX_FILE_BYTES * 3 // 4  # over this many bytes, forgotten.md sheds its oldest months…
 LOW = MAX_FILE_BYTES // 2  # …until it is at most this many (or no month is old enough)
 _MONTH = re.compile(r"^(\d{4}-\d{2})-\d{2}")

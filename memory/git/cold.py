@@ -55,6 +55,7 @@ COLD_REF = "refs/hippo-cold/archive"
 COLD_SPECS = [f"+{COLD_REF}:{COLD_REF}"]
 INDEX = "index.json"
 MONTHS = "months"
+FORGOTTEN = "forgotten"  # forgotten/YYYY-MM.md: tombstones (memory/archive/forgotten.py)
 FORMAT_VERSION = 1
 
 

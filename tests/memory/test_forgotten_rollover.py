@@ -223,3 +223,20 @@ def test_a_forget_at_the_cap_is_refused_saying_how_then_lands_after_the_roll(sto
     forgotten.roll(store, TODAY)
     forget(store, "the primary db is pg-7", today="2026-11-30", author=ALICE, by="U1")
     assert "pg-7" not in store.read("ops/db.md") and "pg-7" in store.read("forgotten.md")
+
+
+def test_search_on_purpose_finds_a_rolled_record_at_its_line(store: Store) -> None:
+    _seed(
+        store,
+        TITLE
+        + "- the invoices bucket is s3://inv-old [removed: 2026-02-03; by: U1; reason: moved]\n"
+        + "- the invoices queue is sqs-inv [removed: 2026-11-03; by: U1; reason: gone]\n",
+    )
+    forgotten.roll(store, TODAY, high=0, low=0)
+    hits = store.search("invoices bucket", archive=True, limit=5)
+    path = f"{COLD_REF}:forgotten/2026-02.md"
+    (hit,) = [h for h in hits if h.path == path]
+    cold = ColdStore(store)
+    text = cold.text(forgotten.held_months(cold, cold.fetch())["2026-02"])
+    assert text.split("\n")[hit.line - 1] == hit.text and "s3://inv-old" in hit.text
+    assert not [h for h in hits if "sqs-inv" in h.text]  # still in the tree: not archive
