@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 FOLDER = FORGOTTEN
 HIGH = MAX_FILE_BYTES * 3 // 4  # over this many bytes, forgotten.md sheds its oldest months…
 LOW = MAX_FILE_BYTES // 2  # …until it is at most this many (or no month is old enough)
+MONTH_TRAILER = "Hippo-Forgotten-Month"
 _MONTH = re.compile(r"^(\d{4}-\d{2})-\d{2}")
 
 
@@ -91,9 +92,16 @@ def due(text: str | None, today: date) -> dict[str, list[tuple[fmt.Entry, str]]]
 
 
 def roll(
-    store: Store, today: date, *, author: Author = DREAMER, high: int = HIGH, low: int = LOW
+    store: Store,
+    today: date,
+    *,
+    author: Author = DREAMER,
+    high: int = HIGH,
+    low: int = LOW,
+    trailers: Mapping[str, str] | None = None,
 ) -> list[Rolled]:
-    """Roll the oldest due months while forgotten.md is over `low`, if it is over `high`."""
+    """Roll the oldest due months while forgotten.md is over `low`, if it is over `high`;
+    `trailers` go on each branch commit (the dream's run id)."""
     tip = store.tip()
     text = store.read_or_none(tombstones.PATH, tip) if tip is not None else None
     size = len((text or "").encode("utf-8"))
@@ -103,7 +111,7 @@ def roll(
     for month, found in due(text, today).items():
         if size <= low:
             break
-        done = roll_month(store, cold, month, found, author=author)
+        done = roll_month(store, cold, month, found, author=author, trailers=trailers)
         out.append(done)
         size -= done.shed if done.created else 0
     return out
@@ -116,6 +124,7 @@ def roll_month(
     found: list[tuple[fmt.Entry, str]],
     *,
     author: Author,
+    trailers: Mapping[str, str] | None = None,
 ) -> Rolled:
     lines = [line for _, line in found]
     shed = sum(len(line.encode("utf-8")) + 1 for line in lines)
@@ -131,7 +140,7 @@ def roll_month(
             "Reverting this commit puts them back."
         ),
         key=f"forgotten:roll:{month}:{digest}",
-        trailers={"Hippo-Forgotten-Cold": cold_tip, "Hippo-Forgotten-Month": month},
+        trailers={**(trailers or {}), "Hippo-Forgotten-Cold": cold_tip, MONTH_TRAILER: month},
     )
     if result.created:  # what the commit removed is its parent's lines: every one must be cold
         # lines compared as text (a parse of each copy was most of a roll's time); only the

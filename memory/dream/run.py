@@ -78,6 +78,7 @@ def dream(
     if roll_tombstones(store, report, tree, now.date()):  # the night reads the tree after it
         head = store.head()
         tree = trees.texts(store.mirror.repo, head)
+    report.steps += rolled_tonight(store, run_id)
     cold = forgotten.lazily(lambda: forgotten.cold_stones(store))
     finder = RenameFinder(store, state.last_commit)
     ctx = Context(
@@ -150,16 +151,27 @@ def roll_tombstones(store: Store, report: Report, tree: Mapping[str, str], today
     if len(tree.get(tombstones.PATH, "").encode("utf-8")) <= forgotten.HIGH:
         return False  # the usual night: no fetch of the cold store
     try:
-        rolled = forgotten.roll(store, today)
+        rolled = forgotten.roll(store, today, trailers={committing.TRAILER: report.run_id})
     except MemoryStoreError as exc:  # the cold store unreachable, a record not arrived
         report.failed.append(f"forgotten.md roll-over: {exc}")
         return False
-    for r in rolled:
-        if r.created and r.commit is not None:
-            diff = store.diff(r.commit)
-            step = StepReport(f"forgotten:{r.month}", r.commit, diff.commit.message, stats(diff))
-            report.steps.append(step)
     return any(r.created for r in rolled)
+
+
+def rolled_tonight(store: Store, run_id: str) -> list[StepReport]:
+    """Tonight's roll-over commits, oldest first, as steps of the night (a night that resumes
+    after a crash, or is read back once done, lists them too)."""
+    found = [
+        c
+        for c in reversed(store.log(limit=100))
+        if c.trailers.get(committing.TRAILER) == run_id and forgotten.MONTH_TRAILER in c.trailers
+    ]
+    out = []
+    for c in found:
+        diff = store.diff(c.sha)
+        name = f"forgotten:{c.trailers[forgotten.MONTH_TRAILER]}"
+        out.append(StepReport(name, c.sha, diff.commit.message, stats(diff)))
+    return out
 
 
 def _pushed(store: Store, path: str, text: str) -> str:
@@ -243,6 +255,7 @@ def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.St
     """Tonight's dream as history and state record it (it already ran): `skipped`, with its
     steps, so a digest lost to a crash after the state commit can still be posted."""
     report.skipped = True
+    report.steps += rolled_tonight(store, report.run_id)
     night = f"dream:{report.run_id}:"
     merged = [  # the tags step: one commit per merge, keys dream:<night>:tags:<tag>, in order
         (c.trailers["Hippo-Key"][len(night) :], c.sha)

@@ -146,6 +146,12 @@ def test_a_night_blocked_by_a_full_forgotten_md_rolls_then_merges(store: Store) 
     blocks = digest.blocks(report, console_url="https://hippo.example")
     roll = next(b for b in blocks if b.get("block_id") == "dream_step_forgotten:2026-01")
     assert roll["accessory"]["text"]["text"] == "Revert"
+    # the night read back (a rerun once done) lists its rolls with its steps
+    again = dream(store, now=NIGHT, verifiers=Verifiers())
+    rolls = [n for n in names if n.startswith("forgotten:")]
+    assert again.skipped and [s.step for s in again.steps][: len(rolls)] == rolls
+    night = store.diff(report.steps[0].commit or "").commit.trailers
+    assert night["Hippo-Dream"] == "2026-11-29" and night["Hippo-Forgotten-Month"] == "2026-01"
 
 
 def test_a_person_may_say_a_rolled_fact_again_never_one_still_in_the_tree(store: Store) -> None:
