@@ -16,7 +16,7 @@ from memory.dream import digest
 from memory.dream.changes import unmerged_since
 from memory.dream.run import dream
 from memory.dream.verifiers import Verdict, Verifiers
-from memory.errors import TombstoneConflict, TooLarge
+from memory.errors import EntryConflict, TombstoneConflict, TooLarge
 from memory.git import DREAMER, Author, Store
 from memory.git.cold import COLD_REF, ColdStore
 from memory.notes import forget
@@ -246,3 +246,19 @@ def test_search_on_purpose_finds_a_rolled_record_at_its_line(store: Store) -> No
     text = cold.text(forgotten.held_months(cold, cold.fetch())["2026-02"])
     assert text.split("\n")[hit.line - 1] == hit.text and "s3://inv-old" in hit.text
     assert not [h for h in hits if "sqs-inv" in h.text]  # still in the tree: not archive
+
+
+def test_an_old_merge_whose_record_rolled_reverts_after_its_roll(store: Store) -> None:
+    """Reverting the merge alone is a named conflict (its record left forgotten.md); reverting
+    the roll first puts the record back, and then the merge reverts."""
+    store.write([WriteFile(p, t) for p, t in _pair().items()], author=ALICE, message="seed")
+    tidy = next(s for s in dream(store, now=datetime(2026, 8, 2, 3, 0)).steps if s.step == "tidy")
+    assert tidy.commit is not None and "1 duplicates merged" in tidy.subject
+    (rolled,) = forgotten.roll(store, TODAY, high=0, low=0)
+    assert rolled.month == "2026-08" and rolled.commit is not None
+    with pytest.raises(EntryConflict):
+        store.revert(tidy.commit, ALICE)
+    assert len(fmt.parse(store.read("teams/ops.md")).entries) == 1
+    store.revert(rolled.commit, ALICE)
+    store.revert(tidy.commit, ALICE)
+    assert len(fmt.parse(store.read("teams/ops.md")).entries) == 2
