@@ -262,3 +262,35 @@ def test_an_old_merge_whose_record_rolled_reverts_after_its_roll(store: Store) -
     store.revert(rolled.commit, ALICE)
     store.revert(tidy.commit, ALICE)
     assert len(fmt.parse(store.read("teams/ops.md")).entries) == 2
+
+
+def test_a_full_forgotten_md_defers_corrections_deletions_not_its_fixes(store: Store) -> None:
+    """A file too recent to roll, a few bytes under its cap: the correction's fix is written and
+    its deletion waits for the next night (the whole step was refused before)."""
+    text = TITLE + "".join(_record("2026-11", i) for i in range(1_000))
+    text += "- pad " + "x" * (MAX_FILE_BYTES - len(text.encode()) - 100) + "\n"
+    _seed(store, text)
+    store.write(
+        [
+            WriteFile(
+                "services/api.md",
+                "# API\n\n- deploys wait for acme/api#12 which is open\n"
+                "- the old worker is in acme/api:worker.py\n",
+            )
+        ],
+        author=ALICE,
+        message="seed",
+    )
+    verdicts = {
+        "acme/api#12": Verdict.fixable("merged", "pull request acme/api#12 is merged"),
+        "acme/api:worker.py": Verdict.unfixable("acme/api:worker.py was deleted in abc123"),
+    }
+    verifiers = Verifiers([TableVerifier("github", ["pr", "path"], verdicts)])
+    report = dream(store, now=NIGHT, verifiers=verifiers)
+    step = next(s for s in report.steps if s.step == "corrections")
+    assert step.commit is not None and "1 fixed, 0 deleted" in step.subject
+    assert any(ln.startswith("- forgotten.md is full: 1 deletions wait") for ln in step.body)
+    api = store.read("services/api.md")
+    assert "acme/api#12 which is merged" in api and "acme/api:worker.py" in api
+    assert store.read("forgotten.md") == text
+    assert report.deferred == ["services/api.md"]
