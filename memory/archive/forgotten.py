@@ -17,7 +17,7 @@ always stay), oldest first:
    against the cold store once more and any missing one is rolled in a further cold commit.
 
 A record in the cold store refuses nothing in the write path (a person or an agent may say the
-fact again); the dream's own corrections still check it (memory/dream/run.py `cold_stones`).
+fact again); the dream's own corrections still check it (`cold_stones`, as `Context.cold_stones`).
 """
 
 from __future__ import annotations
