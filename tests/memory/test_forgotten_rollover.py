@@ -215,7 +215,13 @@ def test_the_cold_tombstones_sit_beside_the_archive_months(store: Store) -> None
     assert cold.advance(made, tip)
     assert forgotten.month_lines(cold, made, "2026-02") == [_record("2026-02", 1).rstrip("\n")]
     assert "2026-03" in cold.months(made) and COLD_REF == "refs/hippo-cold/archive"
-    assert date(2026, 11, 30) == TODAY
+    # a later roll of tombstones keeps the archive month and its count in the index
+    _seed(store, TITLE + _record("2026-04", 2))
+    forgotten.roll(store, date(2026, 11, 30), high=0, low=0)
+    tip = cold.fetch()
+    assert "2026-03" in cold.months(tip) and cold.month_lines(tip, "2026-03") == ["{}"]
+    assert sorted(forgotten.held_months(cold, tip)) == ["2026-02", "2026-04"]
+    assert set(cold.index(tip)["forgotten"]) == {"2026-02", "2026-04"}
 
 
 def test_a_forget_at_the_cap_is_refused_saying_how_then_lands_after_the_roll(store: Store) -> None:
