@@ -74,13 +74,17 @@ class InvalidMetadata(MemoryStoreError):
 class TooLarge(MemoryStoreError):
     code = "too_large"
 
-    def __init__(self, what: str, size: int, limit: int, unit: str = "bytes") -> None:
+    def __init__(
+        self,
+        what: str,
+        size: int,
+        limit: int,
+        unit: str = "bytes",
+        hint: str = "Keep memory to short facts and link to the rest",
+    ) -> None:
         self.size = size
         self.limit = limit
-        super().__init__(
-            f"refused: {what} is {size:,} {unit}; the limit is {limit:,}. "
-            "Keep memory to short facts and link to the rest"
-        )
+        super().__init__(f"refused: {what} is {size:,} {unit}; the limit is {limit:,}. {hint}")
 
 
 class AppendOnly(MemoryStoreError):

@@ -6,7 +6,8 @@ The cold index is filled month by month from the cold ref's gzip files and follo
 each month file's blob id, so a night's roll-up re-reads only the month it changed. A cold hit's
 path is git's `<rev>:<path>` of the month file, `refs/hippo-cold/archive:months/2026-08.jsonl.gz`
 (never a path of the tree, so no file an agent creates there can pass for it), and its line is
-the line's number in that month. Cold ranking is FTS5's
+the line's number in that month; the tombstones forgotten.md shed (decision 19) are searched
+too, `refs/hippo-cold/archive:forgotten/2026-01.md` at the record's line. Cold ranking is FTS5's
 BM25 over Porter stems (deploy, deploys, deployed are one word; no typo tolerance, unlike the
 ranked search): every word counts and a missing one costs rank; `all_words` keeps only lines
 holding every word.
@@ -19,7 +20,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from memory.git.cold import COLD_REF, ColdStore, month_path
+import memory.format.lines as textlines
+from memory.git.cold import COLD_REF, FORGOTTEN, ColdStore, month_path
 from memory.git.cold import Backing as Store
 from memory.search import Hit, SearchIndex
 from memory.search.fts_file import immediate
@@ -32,6 +34,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS episodes USING fts5(
 );
 """
 LINES_PER_MONTH = 10_000_000  # rowid = month number × this + line: a month's rows are a range
+STONES = 10_000 * 12  # a tombstone month's number: past every archive month's
 
 
 def search(store: Store, sha: str, query: str, limit: int, *, all_words: bool) -> list[Hit]:
@@ -92,6 +95,9 @@ class ColdIndex:
         number of months read again."""
         tip = self.cold.fetch(max_age=self.cold.store.max_age)
         wanted = self.cold.months(tip)
+        # the tombstones forgotten.md shed (decision 19), as "forgotten/<month>"
+        stones = self.cold.folder(tip, FORGOTTEN, ".md")
+        wanted |= {f"{FORGOTTEN}/{m}": b for m, b in stones.items()}
         with self._lock, immediate(self.db):
             have = dict(self.db.execute("SELECT month, blob FROM months").fetchall())
             changed = [m for m, b in wanted.items() if have.get(m) != b]
@@ -108,7 +114,11 @@ class ColdIndex:
 
     def _insert(self, month: str, blob: str) -> None:
         low = _number(month) * LINES_PER_MONTH
-        rows = ((low + n, line) for n, line in enumerate(self.cold.lines(blob), 1))
+        if month.startswith(f"{FORGOTTEN}/"):  # markdown: each record at its line in the file
+            lines = enumerate(textlines.split(self.cold.text(blob)), 1)
+            rows = ((low + n, line) for n, line in lines if line.startswith(("-", "*", "+")))
+        else:
+            rows = ((low + n, line) for n, line in enumerate(self.cold.lines(blob), 1))
         self.db.executemany("INSERT INTO episodes(rowid, text) VALUES (?, ?)", rows)
         self.db.execute("INSERT INTO months(month, blob) VALUES (?, ?)", (month, blob))
 
@@ -134,12 +144,15 @@ class ColdIndex:
 
 
 def _number(month: str) -> int:
-    year, mon = month.split("-")
-    return int(year) * 12 + int(mon) - 1
+    """The month's number (its rows are a range of rowids); a tombstone month is past them all."""
+    stones = month.startswith(f"{FORGOTTEN}/")
+    year, mon = month.removeprefix(f"{FORGOTTEN}/").split("-")
+    return int(year) * 12 + int(mon) - 1 + (STONES if stones else 0)
 
 
 def _hit(rowid: int, text: str, score: float) -> Hit:
     number, line = divmod(rowid, LINES_PER_MONTH)
-    year, mon = divmod(number, 12)
-    path = f"{COLD_REF}:{month_path(f'{year:04d}-{mon + 1:02d}')}"  # git's <rev>:<path>
-    return Hit(path, line, text, {}, round(score, 3), entry=False)
+    year, mon = divmod(number % STONES, 12)
+    month = f"{year:04d}-{mon + 1:02d}"
+    where = f"{FORGOTTEN}/{month}.md" if number >= STONES else month_path(month)
+    return Hit(f"{COLD_REF}:{where}", line, text, {}, round(score, 3), entry=False)

@@ -1,10 +1,12 @@
 """How many episodes the archive holds, in the tree and in the cold ref (`hippo archive status`,
-and the count a roll-up must keep)."""
+and the count a roll-up must keep), and how many tombstones forgotten.md and the cold ref do."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import memory.facts.tombstones as tombstones
+from memory.archive import forgotten
 from memory.archive.rollup import episodes
 from memory.git.cold import COLD_REF, ColdStore
 
@@ -20,7 +22,19 @@ def status(store: Store) -> dict[str, Any]:
     cold = ColdStore(store)
     at = cold.fetch()
     months = {m: len(cold.month_lines(at, m)) for m in sorted(cold.months(at))}
+    stones = store.read_or_none(tombstones.PATH, tip) if tip is not None else None
+    held = {
+        m: len(forgotten.month_lines(cold, at, m)) for m in sorted(forgotten.held_months(cold, at))
+    }
     return {
+        "forgotten": {
+            "tree": {
+                "records": len(forgotten.records(stones)),
+                "bytes": len((stones or "").encode("utf-8")),
+                "high": forgotten.HIGH,
+            },
+            "cold": {"months": held, "records": sum(held.values())},
+        },
         "tree": {"files": len(paths), "episodes": in_tree},
         "cold": {
             "ref": COLD_REF,

@@ -3,6 +3,8 @@ and where a file a link names went (a rename git saw). The dream's run reads bot
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import memory.facts.tombstones as tombstones
 from memory import format as fmt
 from memory.errors import MemoryStoreError, NotFound
@@ -21,10 +23,18 @@ def changed_since(store: Store, last_commit: str, head: str) -> set[str]:
     return {p for p in paths or () if not p.startswith(".dream/")}
 
 
-def unmerged_since(store: Store, last_commit: str, forgotten: str | None) -> set[str]:
+def unmerged_since(
+    store: Store,
+    last_commit: str,
+    forgotten: str | None,
+    *,
+    rolled: Callable[[], Sequence[tombstones.Tombstone]] = lambda: (),
+) -> set[str]:
     """Fact keys of the entries whose `merged into` record left forgotten.md since the last
     dream (`forgotten`: the file now): a person undid that merge (the console's revert, `git
-    revert`, an edit), saying the two are different facts, so tidy must not merge them again."""
+    revert`, an edit), saying the two are different facts, so tidy must not merge them again.
+    A record the roll-over moved to the cold store (`rolled`: its records, read only when a
+    record left) was not undone."""
     if not last_commit:
         return set()
     try:
@@ -32,7 +42,11 @@ def unmerged_since(store: Store, last_commit: str, forgotten: str | None) -> set
     except NotFound:
         return set()
     now = {s.key for s in tombstones.load(forgotten) if s.merged}
-    return {fmt.fact_key(s.text) for s in tombstones.load(before) if s.merged and s.key not in now}
+    gone = [s for s in tombstones.load(before) if s.merged and s.key not in now]
+    if gone:
+        cold = {s.key for s in rolled() if s.merged}
+        gone = [s for s in gone if s.key not in cold]
+    return {fmt.fact_key(s.text) for s in gone}
 
 
 class RenameFinder:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 from memory import format as fmt
 from memory.dream.state import State
+from memory.facts.tombstones import Tombstone
 from memory.writes.apply import apply_ops
 from memory.writes.operations import Operation
 from memory.writes.validate import MAX_MESSAGE_CHARS
@@ -52,6 +53,9 @@ class Context:
     # the commit whose tree `tree` is (None once another writer moved the tip under the dream):
     # each step's result is committed as the dream applied it (memory/dream/commit.py)
     base: str | None = None
+    # the tombstones forgotten.md shed into the cold store (memory/archive/forgotten.py), read
+    # on first use: they refuse no one's note, but the dream never writes such a fact again
+    cold_stones: Callable[[], Sequence[Tombstone]] = lambda: ()
     _docs: dict[str, tuple[str, fmt.Document]] = field(default_factory=dict, repr=False)
     _settled: dict[str, tuple[fmt.Document, set[int]]] = field(default_factory=dict, repr=False)
 

@@ -27,6 +27,7 @@ from memory.dream.loose import Known
 from memory.dream.select import deletion_cap, select
 from memory.dream.verifiers import FIXABLE, NOT_CHECKABLE, TRUE, UNFIXABLE, Verdict, Verifiers
 from memory.errors import TombstoneConflict
+from memory.writes.validate import MAX_FILE_BYTES
 
 if TYPE_CHECKING:  # pydantic and yaml load with the first dream, not with every process
     from memory.dream.declared_checks import Declared
@@ -164,8 +165,10 @@ def _summarise(result: StepResult, plan: Plan, *, waiting: int) -> None:
     if plan.rechecked:
         result.body.append(f"- re-checked the claims of {len(plan.rechecked)} more files")
     if plan.deferred:
+        capped = len(plan.deleted) >= plan.cap
+        why = f"deletion cap reached ({plan.cap} a night)" if capped else "forgotten.md is full"
         result.body.append(
-            f"- deletion cap reached ({plan.cap} a night): {waiting} "
+            f"- {why}: {waiting} "
             f"deletions wait for the next night in {', '.join(sorted(set(plan.deferred)))}"
         )
     if plan.unverified:
@@ -214,6 +217,7 @@ def _check_file(
             new = cl.apply_fixes(entry.text, [(c, v.fix or "") for c, v in fixable])
             try:
                 tombstones.check(new, tombstones.load(ctx.tree.get(tombstones.PATH)))
+                tombstones.check(new, ctx.cold_stones())  # rolled out, still never re-written
             except TombstoneConflict:
                 deletions.append(
                     Deletion(path, entry, _evidence(fixable) + "; the fix is forgotten")
@@ -268,19 +272,26 @@ def _deletions(
     body: list[str],
 ) -> list[Operation]:
     ops: list[Operation] = []
+    # bytes forgotten.md can still take: a deletion whose tombstone does not fit waits like one
+    # over the cap (the night's roll-over makes room when it can), and the fixes are written
+    room = MAX_FILE_BYTES - len(ctx.tree.get(tombstones.PATH, "").encode("utf-8")) - 200
     for path, entry, evidence in found:
-        if len(plan.deleted) >= plan.cap:
+        key = fmt.normalise(entry.text)
+        text, meta = tombstones.entry_for(
+            entry, path=path, removed=today, by=DREAM_BY, reason=f"wrong: {evidence}"
+        )
+        fresh = bool(key) and key not in stones
+        cost = len(fmt.render_entry(text, meta).encode("utf-8")) + 1 if fresh else 0
+        if len(plan.deleted) >= plan.cap or cost > room:
             plan.deferred.append(path)
-            body.append(f"- deferred {path}: {_quote(entry.text)} (evidence: {evidence})")
+            why = "forgotten.md is at its size cap; " if cost > room else ""
+            body.append(f"- deferred {path}: {_quote(entry.text)} ({why}evidence: {evidence})")
             continue
         plan.deleted.append(path)
         ops.append(RemoveEntry(path, entry.text))
-        key = fmt.normalise(entry.text)
-        if key and key not in stones:
+        if fresh:
             stones.add(key)
-            text, meta = tombstones.entry_for(
-                entry, path=path, removed=today, by=DREAM_BY, reason=f"wrong: {evidence}"
-            )
+            room -= cost
             ops.append(AddEntry(tombstones.PATH, text, meta, title=tombstones.TITLE))
         body.append(f"- deleted {path}: {_quote(entry.text)}")
         body.append(f"  evidence: {evidence}")

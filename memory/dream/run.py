@@ -12,9 +12,10 @@ once.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from functools import partial
 
+import memory.archive.forgotten as forgotten
 import memory.dream.commit as committing
 import memory.dream.consolidate_lessons as outcomes
 import memory.facts.tombstones as tombstones
@@ -31,6 +32,7 @@ from memory.dream.context import Context, StepResult, is_topic
 from memory.dream.report import Report, StepReport
 from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
+from memory.errors import MemoryStoreError
 from memory.git.store import Store
 from memory.reminders import dream as reminder_check
 
@@ -73,6 +75,11 @@ def dream(
         report.extra["foreign_state"] = f"{foreign.short} by {foreign.author}"
     if state.last_run == run_id:
         return recorded(store, report, tree, state)
+    if roll_tombstones(store, report, tree, now.date()):  # the night reads the tree after it
+        head = store.head()
+        tree = trees.texts(store.mirror.repo, head)
+    report.steps += rolled_tonight(store, run_id)
+    cold = forgotten.lazily(lambda: forgotten.cold_stones(store))
     finder = RenameFinder(store, state.last_commit)
     ctx = Context(
         run_id=run_id,
@@ -85,8 +92,9 @@ def dream(
         confirm=confirm,
         brought_back=lambda path, text: _pushed(store, path, text),
         apart=frozenset(state.apart)
-        | unmerged_since(store, state.last_commit, tree.get(tombstones.PATH)),
+        | unmerged_since(store, state.last_commit, tree.get(tombstones.PATH), rolled=cold),
         base=head,
+        cold_stones=cold,
     )
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
@@ -133,6 +141,37 @@ def _steps(
         "tags": lambda: StepResult("tags"),  # one commit per merge: _tag_merges
         "index": lambda: index.run(ctx),
     }
+
+
+def roll_tombstones(store: Store, report: Report, tree: Mapping[str, str], today: date) -> bool:
+    """Before the steps: forgotten.md over its high-water mark sheds its oldest months into the
+    cold store (memory/archive/forgotten.py), each month its own commit listed with the steps
+    (`forgotten:<month>`, revertable), so tonight's merges and forgets have room. True when a
+    commit landed. A failure is said in the digest and left for the next night."""
+    if len(tree.get(tombstones.PATH, "").encode("utf-8")) <= forgotten.HIGH:
+        return False  # the usual night: no fetch of the cold store
+    try:
+        rolled = forgotten.roll(store, today, trailers={committing.TRAILER: report.run_id})
+    except MemoryStoreError as exc:  # the cold store unreachable, a record not arrived
+        report.failed.append(f"forgotten.md roll-over: {exc}")
+        return False
+    return any(r.created for r in rolled)
+
+
+def rolled_tonight(store: Store, run_id: str) -> list[StepReport]:
+    """Tonight's roll-over commits, oldest first, as steps of the night (a night that resumes
+    after a crash, or is read back once done, lists them too)."""
+    found = [
+        c
+        for c in reversed(store.log(limit=100))
+        if c.trailers.get(committing.TRAILER) == run_id and forgotten.MONTH_TRAILER in c.trailers
+    ]
+    out = []
+    for c in found:
+        diff = store.diff(c.sha)
+        name = f"forgotten:{c.trailers[forgotten.MONTH_TRAILER]}"
+        out.append(StepReport(name, c.sha, diff.commit.message, stats(diff)))
+    return out
 
 
 def _pushed(store: Store, path: str, text: str) -> str:
@@ -216,6 +255,7 @@ def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.St
     """Tonight's dream as history and state record it (it already ran): `skipped`, with its
     steps, so a digest lost to a crash after the state commit can still be posted."""
     report.skipped = True
+    report.steps += rolled_tonight(store, report.run_id)
     night = f"dream:{report.run_id}:"
     merged = [  # the tags step: one commit per merge, keys dream:<night>:tags:<tag>, in order
         (c.trailers["Hippo-Key"][len(night) :], c.sha)

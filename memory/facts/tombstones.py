@@ -18,6 +18,11 @@ from memory.errors import TombstoneConflict
 PATH = "forgotten.md"
 MERGED = "merged into "
 TITLE = "Forgotten: facts removed on purpose, with when, why and by whom"
+# what a forget refused at the cap is told (decision 19: memory/archive/forgotten.py)
+FULL = (
+    "forgotten.md sheds its records of months before last month into the cold store once past "
+    "1.5 MiB: the next dream makes room (or `hippo archive roll-up` now)"
+)
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,10 @@ DECISIONS = {
     "to the ref refs/hippo-cold/archive (months/YYYY-MM.jsonl.gz and index.json), outside what "
     "git clone and hippo fetch, one revertable commit per month; searched on purpose only "
     "(memory/archive/).",
+    19: "forgotten.md holds recent tombstones: past 75% of the file cap (1.5 MiB), its records of "
+    "months before last month (by their `removed:` date), oldest first, move to the same cold ref "
+    "as forgotten/YYYY-MM.md until it is under 50%, one revertable commit per month. A cold "
+    "record refuses no write; the dream never writes its fact again (memory/archive/forgotten.py).",
 }
 
 KNOWN_KEYS = frozenset(

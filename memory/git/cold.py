@@ -6,11 +6,15 @@ docs/MEMORY.md), holding one gzip file per rolled-up month and an index.
 clone of the memory nor hippo's first fetch carries the cold months: they are fetched only when
 asked for (a search of the archive on purpose, a roll-up). Its tree:
 
-    index.json               {"formatVersion": 1, "months": {"2026-01": {...}, ...}}
+    index.json               {"formatVersion": 1, "months": {"2026-01": {...}, ...},
+                              "forgotten": {"2025-11": {"records": 812}, ...}}
     months/2026-01.jsonl.gz  the month's episodes, one JSON line each, day files in order
+    forgotten/2025-11.md     tombstones forgotten.md shed, by the month of their `removed:` date
+                             (memory/archive/forgotten.py, decision 19)
 
-Only the roll-up (memory/archive/rollup.py) commits here; no write door names this ref, so
-agents (and every other writer of the memory) cannot write the cold store.
+Only the roll-ups (memory/archive/rollup.py, memory/archive/forgotten.py) commit here; no write
+door names this ref, so agents (and every other writer of the memory) cannot write the cold
+store.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ COLD_REF = "refs/hippo-cold/archive"
 COLD_SPECS = [f"+{COLD_REF}:{COLD_REF}"]
 INDEX = "index.json"
 MONTHS = "months"
+FORGOTTEN = "forgotten"  # forgotten/YYYY-MM.md: tombstones (memory/archive/forgotten.py)
 FORMAT_VERSION = 1
 
 
@@ -97,18 +102,25 @@ class ColdStore:
 
     def months(self, commit: str | None) -> dict[str, str]:
         """Month → the blob id of its gzip file, at `commit`."""
+        return self.folder(commit, MONTHS, ".jsonl.gz")
+
+    def folder(self, commit: str | None, name: str, suffix: str) -> dict[str, str]:
+        """File name without `suffix` → blob id, for the files of folder `name` at `commit`."""
         if commit is None:
             return {}
         tree = self.repo[commit].peel(pygit2.Commit).tree
-        if MONTHS not in tree:
+        if name not in tree:
             return {}
-        folder = self.repo[tree[MONTHS].id]
+        folder = self.repo[tree[name].id]
         assert isinstance(folder, pygit2.Tree)
         return {
-            (e.name or "").removesuffix(".jsonl.gz"): str(e.id)
+            (e.name or "").removesuffix(suffix): str(e.id)
             for e in folder
-            if (e.name or "").endswith(".jsonl.gz")
+            if (e.name or "").endswith(suffix)
         }
+
+    def text(self, blob: str) -> str:
+        return bytes(self.repo[blob].read_raw()).decode("utf-8")
 
     def lines(self, blob: str) -> list[str]:
         """The episodes of one month file (its blob id), without line endings."""
@@ -140,15 +152,30 @@ class ColdStore:
         message: str,
     ) -> str:
         """A new cold commit on `parent`: the month's file holding `episodes`, and `index`."""
-        repo = self.repo
         data = ("\n".join(episodes) + "\n").encode("utf-8")
         packed = gzip.compress(data, compresslevel=6, mtime=0)  # same episodes, same bytes
+        return self.put(parent, month_path(month), packed, index, author=author, message=message)
+
+    def put(
+        self,
+        parent: str | None,
+        path: str,
+        data: bytes,
+        index: dict[str, Any],
+        *,
+        author: Author,
+        message: str,
+    ) -> str:
+        """A new cold commit on `parent` with `path` (`<folder>/<name>`) holding `data`, and
+        `index`; every other file as `parent` has it."""
+        repo = self.repo
+        name, file = path.split("/", 1)
         base = repo[parent].peel(pygit2.Commit).tree if parent else None
-        folder = base[MONTHS] if base is not None and MONTHS in base else None
-        months = repo.TreeBuilder(folder.id) if folder is not None else repo.TreeBuilder()
-        months.insert(f"{month}.jsonl.gz", repo.create_blob(packed), pygit2.GIT_FILEMODE_BLOB)
+        folder = base[name] if base is not None and name in base else None
+        files = repo.TreeBuilder(folder.id) if folder is not None else repo.TreeBuilder()
+        files.insert(file, repo.create_blob(data), pygit2.GIT_FILEMODE_BLOB)
         root = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
-        root.insert(MONTHS, months.write(), pygit2.GIT_FILEMODE_TREE)
+        root.insert(name, files.write(), pygit2.GIT_FILEMODE_TREE)
         text = json.dumps(index, indent=1, sort_keys=True) + "\n"
         root.insert(INDEX, repo.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB)
         sig = pygit2.Signature(author.name, author.email)

@@ -237,7 +237,8 @@ class _Edit:
         # The same fact already there: two adds of one fact make one entry.
         if not (fmt.normalise(op.text) and doc.has(op.text)):
             line = fmt.render_entry(op.text, op.meta)
-            validate.size(op.path, doc.text(), line)
+            full = tombstones.FULL if op.path == tombstones.PATH else ""
+            validate.size(op.path, doc.text(), line, hint=full)
             doc.append(line)
 
     def replace_entry(self, op: ReplaceEntry) -> None:

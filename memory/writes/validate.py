@@ -90,13 +90,13 @@ def _scan(value: str) -> str | None:
 _secret_kind = functools.lru_cache(maxsize=32_768)(_scan)
 
 
-def size(what: str, *parts: str, limit: int = MAX_FILE_BYTES) -> None:
+def size(what: str, *parts: str, limit: int = MAX_FILE_BYTES, hint: str = "") -> None:
     """TooLarge when the `parts` together are more than `limit` bytes of UTF-8."""
     if sum(len(p) for p in parts) * 4 <= limit:
         return  # cannot be over: skip encoding
     n = sum(len(p.encode("utf-8", "surrogatepass")) for p in parts)
     if n > limit:
-        raise TooLarge(what, n, limit)
+        raise TooLarge(what, n, limit, hint=hint) if hint else TooLarge(what, n, limit)
 
 
 def entry(text_: str, meta: Sequence[tuple[str, str]], *, path: str) -> None:

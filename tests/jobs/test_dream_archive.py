@@ -62,3 +62,33 @@ def test_cli_archive_roll_up_and_status(
     found = json.loads(capsys.readouterr().out)
     assert found["tree"] == {"files": 1, "episodes": 1}
     assert found["cold"]["months"] == {"2026-08": 1, "2026-09": 1} and found["episodes"] == 3
+
+
+def test_cli_rolls_a_full_forgotten_md_and_counts_its_records(
+    slack_runtime: Runtime, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`hippo archive roll-up` also rolls forgotten.md past its mark; status counts both sides."""
+    from memory.archive.forgotten import HIGH, LOW
+    from memory.git.batch import DREAMER
+
+    rt = slack_runtime
+    stones = "# Forgotten\n\n" + "".join(
+        f"- fact {i} of {m} is stale now [removed: {m}-03; by: U1; reason: stale]\n"
+        for m in ("2026-05", "2026-06", "2026-07", "2026-11")
+        for i in range(6_000)
+    )
+    assert len(stones.encode()) > HIGH
+    rt.store.write([WriteFile("forgotten.md", stones)], author=DREAMER, message="seed")
+    assert main(["archive", "roll-up", "--today", "2026-12-02", "--json"], rt.config) == 0
+    rolled = [r for r in json.loads(capsys.readouterr().out) if r["kind"] == "forgotten"]
+    assert [(r["month"], r["records"], r["created"]) for r in rolled] == [
+        ("2026-05", 6_000, True),
+        ("2026-06", 6_000, True),
+    ]
+    assert len(rt.store.read("forgotten.md").encode()) <= LOW
+    assert main(["archive", "status", "--json"], rt.config) == 0
+    found = json.loads(capsys.readouterr().out)["forgotten"]
+    assert found["cold"] == {"months": {"2026-05": 6_000, "2026-06": 6_000}, "records": 12_000}
+    assert found["tree"]["records"] == 12_000  # July and November: 24,000 in all, none lost
+    assert main(["archive", "status"], rt.config) == 0
+    assert "forgotten.md: 12000 records" in capsys.readouterr().out

@@ -253,14 +253,15 @@ def test_a_close_pair_is_a_possible_duplicate_for_a_person(store: Store) -> None
 
 
 def test_a_full_forgotten_md_holds_back_merges_not_the_night(store: Store) -> None:
-    """forgotten.md a few bytes under its 2 MB cap: tonight's merge would push it over, so the
-    merge waits (both entries kept, said in tidy's subject) and the rest of the night runs; a
-    night at 100,000 files stopped whole on this (TooLarge out of the dream)."""
+    """forgotten.md a few bytes under its 2 MB cap, all of it this month's (too recent to roll
+    into the cold store, tests/memory/test_forgotten_rollover.py): tonight's merge would push it
+    over, so the merge waits (both entries kept, said in tidy's subject) and the rest of the
+    night runs; a night at 100,000 files stopped whole on this (TooLarge out of the dream)."""
     from memory.git.batch import DREAMER
     from memory.writes.validate import MAX_FILE_BYTES
 
     stones = "# Forgotten\n\n" + "".join(
-        f"- old fact {i} [removed: 2026-01-01; by: hippo-dream; reason: stale]\n"
+        f"- old fact {i} [removed: 2026-11-01; by: hippo-dream; reason: stale]\n"
         for i in range(20_000)
     )
     stones += "- pad " + "x" * (MAX_FILE_BYTES - len(stones) - 100) + "\n"
