@@ -20,36 +20,33 @@ deletion cap (`budget`); groups beyond it wait for the next night.
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
 
 import memory.dream.checkable_claims as cl
 import memory.facts.comparison as facts
 import memory.facts.tombstones as tombstones
 from memory import format as fmt
 from memory.dream.context import DREAM_BY, Context, StepResult
-from memory.dream.same_thing import AboutIndex, is_ident
+from memory.dream.same_thing import BLOCK, candidates, is_ident
 from memory.facts import statements
 from memory.facts.lexicon import NEGATIONS, NUMBER_WORDS
+from memory.format import lines as textlines
 from memory.git.batch import Author, WriteResult
 from memory.git.store import Store
 from memory.notes import INBOX
 from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 
 Confirm = Callable[[str, str], bool]  # (older text, newer text) → the same fact?
-COMMON = 50  # entries per (rare) word compared at most: bounds the work on huge memories
 _DIGIT = re.compile(r"\d")
 _SEP = re.compile(r"[_/#.-]+")
 _RAW = re.compile(r"[a-z0-9](?:[a-z0-9_/#.-]*[a-z0-9])?")
 # negations spelled several ways are one key ("no longer logs" / "stopped logging")
 _FOLD = dict.fromkeys([*NEGATIONS, "stopped", "stops", "longer", "fails", "failed"], "not")
 CLAIM_OVERLAP = 0.5  # same claims: the shorter says at least this share of the longer's words
-BLOCK = 0.5  # key-set Jaccard from which two entries are compared at all (`candidates`)
 MAX_POSSIBLE = 50  # possible duplicates kept for the digest per night (it shows the first few)
 
 
@@ -67,17 +64,26 @@ class Possible:
 class _Item:
     """One entry to compare; its comparable forms are worked out only when it is compared (a
     night looks at every entry, and most are in no candidate pair). Slotted, its keys a tuple:
-    a night holds one per entry of the memory (670,000 at 100,000 files)."""
+    a night holds one per entry of the memory (670,000 at 100,000 files). While candidate pairs
+    are sought it holds its file and line, not the parsed entry (`items`); the entries of the
+    few in a pair are read again from their lines (`resolve`)."""
 
-    __slots__ = ("_claims", "_fact", "_idents", "entry", "keys", "path")
+    __slots__ = ("_claims", "_entry", "_fact", "_idents", "keys", "line", "path")
 
-    def __init__(self, path: str, entry: fmt.Entry) -> None:
+    def __init__(self, path: str, entry: fmt.Entry, *, keep: bool = True) -> None:
         self.path = path
-        self.entry = entry
+        self.line = entry.line
+        self._entry = entry if keep else None
         self.keys = tuple(_keys(entry.text))  # every item's: `candidates` reads them all
         self._idents: frozenset[str] | None = None
         self._fact: facts.Fact | None = None
         self._claims: frozenset[str] | None = None
+
+    @property
+    def entry(self) -> fmt.Entry:
+        if self._entry is None:
+            raise LookupError(f"{self.path}:{self.line}: not read again (`resolve`)")
+        return self._entry
 
     @property
     def fact(self) -> facts.Fact:
@@ -138,15 +144,31 @@ def _claim_keys(entry: fmt.Entry) -> frozenset[str]:
 
 def items(ctx: Context, paths: list[str]) -> list[_Item]:
     """Top-level entries of `paths` (nested ones belong with their parent: never merged), but
-    not those an earlier step wrote tonight (they merge the next night)."""
+    not those an earlier step wrote tonight (they merge the next night). A file is parsed here
+    without keeping its parse, and its items keep no entry: a night held every entry of the
+    memory parsed at once (its text, its metadata: 300 MB at 100,000 files) for the few in a
+    candidate pair."""
     out = []
     for path in paths:
-        doc = ctx.doc(path)
+        doc = ctx.parsed(path) or fmt.parse(ctx.tree.get(path, ""))
         parents = {e.parent for e in doc.entries if e.parent is not None}
         for e in doc.entries:
             if e.parent is None and e.line not in parents and not ctx.settled(path, e):
-                out.append(_Item(path, e))
+                out.append(_Item(path, e, keep=False))
     return out
+
+
+def resolve(ctx: Context, found: list[_Item], which: Iterable[int]) -> None:
+    """The entries of `found[i]` for each i of `which`, read again from their lines (the same
+    parse as the file's: a top-level bullet is its line alone)."""
+    by_path: dict[str, list[_Item]] = defaultdict(list)
+    for i in which:
+        if found[i]._entry is None:
+            by_path[found[i].path].append(found[i])
+    for path, waiting in by_path.items():
+        lines = textlines.split_keep(ctx.tree.get(path, ""))
+        for it in waiting:
+            it._entry = fmt.parse_entry(lines[it.line], it.line)
 
 
 def _verdict(a: _Item, b: _Item) -> tuple[statements.Verdict, str]:
@@ -162,63 +184,13 @@ def _verdict(a: _Item, b: _Item) -> tuple[statements.Verdict, str]:
     return verdict, why
 
 
-def candidates(found: list[_Item]) -> list[tuple[int, int]]:
-    """Pairs worth comparing: sharing a word among each one's rarest words (not all pairs),
-    whose keys overlap by at least BLOCK (Jaccard) and that are about one thing, as `_near`
-    asks.
-
-    Prefix filtering on the cheap keys: two key sets with Jaccard ≥ BLOCK share at least one of
-    the |A| - ceil(BLOCK·|A|) + 1 rarest keys of each, so only those are indexed and probed.
-    BLOCK is below facts.SAME: keys are rougher than a fact's words (no synonyms, no stems), and
-    pairs with the same claims share their repository, number or path words. The overlap is
-    measured here, once per pair met (set intersections), so the slower comparisons after see
-    only the pairs that pass it: a large memory meets many pairs through a shared rare code.
-    """
-    rank: dict[str, int] = Counter(chain.from_iterable(it.keys for it in found))
-    common = sum(1 for n in rank.values() if n <= COMMON)
-    # every key's place among all keys, rarest first (ties by the word): one sort, not one per
-    # entry; the keys at places from `common` on are too common to say which fact it is. The
-    # counts' table becomes the places' (a million keys at 100,000 files: one table, not two)
-    for r, w in enumerate(sorted(rank, key=lambda w: (rank[w], w))):
-        rank[w] = r
-    postings: dict[str, list[int]] = defaultdict(list)
-    pairs: list[tuple[int, int]] = []
-    keys = [it.keys for it in found]  # read once per pair met: no attribute look-up there
-    about = AboutIndex()
-    for i, mine_keys in enumerate(keys):
-        words = sorted(mine_keys, key=rank.__getitem__)
-        keep = len(words) - math.ceil(BLOCK * len(words)) + 1
-        met: set[int] = set()
-        for key in words[:keep]:
-            if rank[key] >= common:
-                break  # this word and the rest are too common to say which fact it is
-            hits = postings[key]
-            met.update(hits)
-            hits.append(i)
-        idents = [w for w in words if is_ident(w)]
-        if met:
-            met = about.narrow(met, idents, keys)
-        about.add(i, idents)
-        n = len(mine_keys)
-        lo, mine, it = BLOCK * n, set(mine_keys), found[i]
-        for j in met:
-            theirs = keys[j]
-            m = len(theirs)
-            if m < lo or n < BLOCK * m:
-                continue  # the overlap is at most the smaller set: below BLOCK of the larger
-            shared = len(mine.intersection(theirs))
-            if shared >= BLOCK * (n + m - shared) and _one_thing(found[j], it):
-                pairs.append((j, i))
-    return sorted(pairs)
-
-
 def _keeper_order(it: _Item) -> tuple[int, bool, str, str, int]:
     return (
         -len(it.fact.words),
         it.path == INBOX,
         it.entry.get("added") or "9999",
         it.path,
-        it.entry.line,
+        it.line,
     )
 
 
@@ -228,13 +200,15 @@ def merge(
     """Operations merging duplicates among `paths`, and how many entries they remove."""
     found = items(ctx, paths)
     possible: list[Possible] = []
-    groups = _groups(found, out, confirm, possible, ctx.apart)
+    pairs = candidates(found)
+    resolve(ctx, found, {i for pair in pairs for i in pair})
+    groups = _groups(found, pairs, out, confirm, possible, ctx.apart)
     out.facts["possible"] = possible[:MAX_POSSIBLE]
     removes: list[Operation] = []
     others: list[Operation] = []
     removed = 0
     today = ctx.today.isoformat()
-    for members in sorted(groups, key=lambda m: (m[0].path, m[0].entry.line)):
+    for members in sorted(groups, key=lambda m: (m[0].path, m[0].line)):
         if len(members) < 2:
             continue
         members.sort(key=_keeper_order)
@@ -281,6 +255,7 @@ def _agrees(keep: _Item, m: _Item) -> bool:
 
 def _groups(
     found: list[_Item],
+    pairs: list[tuple[int, int]],
     out: StepResult,
     confirm: Confirm | None,
     possible: list[Possible],
@@ -289,7 +264,8 @@ def _groups(
     """The entries that say the same fact, grouped (union-find over candidate pairs); the pairs
     that may be one fact but are not provably so (without Claude) go to `possible`, and so do
     pairs holding an entry a person un-merged (`apart`): only a person merges those again."""
-    parent = list(range(len(found)))
+    members = sorted({i for pair in pairs for i in pair})
+    parent = {i: i for i in members}  # only entries in a pair: the rest are groups of one
 
     def root(i: int) -> int:
         while parent[i] != i:
@@ -297,14 +273,14 @@ def _groups(
             i = parent[i]
         return i
 
-    for i, j in candidates(found):
+    for i, j in pairs:
         if root(i) == root(j) or not _near(found[i], found[j]):
             continue
         if _same(found[i], found[j], out, confirm, possible, apart):
             parent[root(j)] = root(i)
     groups: dict[int, list[_Item]] = defaultdict(list)
-    for i, it in enumerate(found):
-        groups[root(i)].append(it)
+    for i in members:  # a list per entry of the memory was 25 MB at 30,000 files
+        groups[root(i)].append(found[i])
     return list(groups.values())
 
 
