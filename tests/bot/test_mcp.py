@@ -17,7 +17,6 @@ import redis
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, TextContent
-from werkzeug.serving import make_server
 
 from bot.app import create_app
 from bot.mcp.http import EXTENSION, token_name
@@ -27,6 +26,7 @@ from jobs.config import Config
 from jobs.read_counts import read_counts
 from jobs.runtime import Runtime
 from memory.git import Store
+from tests.mcp_helpers import serving_mcp
 from tests.paths import ROOT
 
 
@@ -261,20 +261,9 @@ def served(tmp_path: Path, embedded_redis_url: str) -> Iterator[tuple[str, Runti
         mcp_tokens={"tok-claude": "claude-code", "tok-ci": "ci-bot"},
         mcp_people=frozenset({"ci-bot"}),  # HIPPO_MCP_PEOPLE: this token is a person's
     )
-    rt = Runtime(config)
-    rt.store.init()
-    app = create_app(config, rt)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/mcp", rt
-    server.shutdown()
-    thread.join(5)
-    bridge = app.extensions.get(EXTENSION)
-    if bridge is not None:
-        bridge.close()
-    rt.redis.delete(f"hippo:recall:{config.workspace}")
-    rt.redis.close()
+    with serving_mcp(config) as (url, rt):
+        yield url, rt
+        rt.redis.delete(f"hippo:recall:{config.workspace}")
 
 
 async def http_call(

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -17,16 +16,15 @@ import anyio
 import pytest
 import redis
 from mcp import Client, StdioServerParameters
-from werkzeug.serving import make_server
 
 from bot.app import create_app
 from bot.cli.main import main
-from bot.mcp.http import EXTENSION
 from jobs import keys, memories, people
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory.scopes import ME
 from tests.bot.test_mcp import http_call, text_of
+from tests.mcp_helpers import serving_mcp
 from tests.paths import ROOT
 from tests.slack_helpers import command, post
 
@@ -85,19 +83,8 @@ def mcp_http(tmp_path: Path, redis_url: str) -> Iterator[tuple[str, Runtime]]:
         mcp_users={"ann-laptop": "W444"},  # the token is bound to a Slack user
         personal_remote_template=template(tmp_path),
     )
-    rt = Runtime(config)
-    rt.store.init()
-    app = create_app(config, rt)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/mcp", rt
-    server.shutdown()
-    thread.join(5)
-    bridge = app.extensions.get(EXTENSION)
-    if bridge is not None:
-        bridge.close()
-    rt.close()
+    with serving_mcp(config) as (url, rt):
+        yield url, rt
 
 
 def test_mcp_over_http_records_the_tokens_person(mcp_http: tuple[str, Runtime]) -> None:
