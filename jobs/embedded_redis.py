@@ -32,6 +32,7 @@ import json
 import os
 import shutil
 import signal
+import site
 import subprocess
 import sys
 import tempfile
@@ -77,7 +78,14 @@ def _alive(pid: int, started: float) -> bool:
 
 
 def _pings(sock: str) -> bool:
-    client = redis.Redis(unix_socket_path=sock, socket_timeout=2, socket_connect_timeout=2)
+    # No retries: a server that died starting left its socket file, and redis-py's default
+    # policy retried the refused connection with backoff for ~3.5 s per look.
+    client = redis.Redis(
+        unix_socket_path=sock,
+        socket_timeout=2,
+        socket_connect_timeout=2,
+        retry=Retry(NoBackoff(), 0),
+    )
     try:
         return bool(client.ping())
     except (redis.RedisError, OSError):
@@ -202,9 +210,12 @@ class Server:
         it is never waited for (a Popen object would warn at exit that it still runs); _reap
         collects it once it has ended."""
         _reap()
-        argv = [sys.executable, "-m", "jobs.embedded_redis", str(self.data_dir), folder]
+        # -P: the working folder, which `-m` would put first, holds no `jobs` that shadows this
+        # module (without the watchdog there is no server); hippo's own folder comes first.
+        argv = [sys.executable, "-P", "-m", "jobs.embedded_redis", str(self.data_dir), folder]
         null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
-        pid = os.posix_spawn(sys.executable, argv, environment(), file_actions=null, setsid=True)
+        env = _own_path(environment())
+        pid = os.posix_spawn(sys.executable, argv, env, file_actions=null, setsid=True)
         _watchdogs.append(pid)
         return pid
 
@@ -212,13 +223,14 @@ class Server:
         """The watchdog: start the server as a child that dies with it, and stop the server
         once nobody records it or uses it; end when it is gone (see the module doc)."""
         log = self.data_dir / "redis.log"
-        # Its own words before it opens its log (a bad option) go to the log too.
+        # Its words before it opens its log (a bad option) go to the log too; not its stdout,
+        # where it prints a whole check of a redis.db it refused after logging why.
         out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             proc = subprocess.Popen(
                 _argv(self.data_dir, folder),
                 stdin=subprocess.DEVNULL,
-                stdout=out,
+                stdout=subprocess.DEVNULL,
                 stderr=out,
                 umask=UMASK,
                 preexec_fn=die_with_parent(),
@@ -317,6 +329,16 @@ def _ended(watchdog: int) -> bool:
     """Whether a watchdog this process started has ended (and then collects it)."""
     _reap()
     return watchdog not in _watchdogs
+
+
+def _own_path(env: dict[str, str]) -> dict[str, str]:
+    """`env` with the folder this module's package is in first on PYTHONPATH, unless it is a
+    site-packages folder (there first, it would shadow the standard library's modules)."""
+    root = str(Path(__file__).resolve().parents[1])
+    sites = {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    if root not in sites:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH", "")]))
+    return env
 
 
 def _executable() -> str:
