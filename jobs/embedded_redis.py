@@ -42,10 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-import redis
 from filelock import FileLock, Timeout
-from redis.backoff import NoBackoff
-from redis.retry import Retry
 
 from integrations.private_files import UMASK, private_dir, private_file
 from jobs.config import environment
@@ -77,15 +74,27 @@ def _alive(pid: int, started: float) -> bool:
     return now is not None and abs(now - started) < 0.5
 
 
-def _pings(sock: str) -> bool:
-    # No retries: a server that died starting left its socket file, and redis-py's default
-    # policy retried the refused connection with backoff for ~3.5 s per look.
-    client = redis.Redis(
+def _client(sock: str, timeout: float) -> Any:
+    """A client without retries: a server that died starting left its socket file, and
+    redis-py's default policy retried the refused connection with backoff, ~3.5 s per look;
+    SHUTDOWN's answer is the connection closing, which it retried, ~4.7 s per stop. redis is
+    imported here: the watchdog starts the server sooner without it (~90 ms of its ~150)."""
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return redis.Redis(
         unix_socket_path=sock,
-        socket_timeout=2,
-        socket_connect_timeout=2,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
         retry=Retry(NoBackoff(), 0),
     )
+
+
+def _pings(sock: str) -> bool:
+    import redis
+
+    client = _client(sock, 2)
     try:
         return bool(client.ping())
     except (redis.RedisError, OSError):
@@ -289,14 +298,12 @@ class Server:
 
     @staticmethod
     def _stop(state: dict[str, Any]) -> None:
+        import redis
+
         server, sock = state.get("server"), state.get("socket", "")
         if server and _alive(*server):
             pid, started = server
-            # No retries: SHUTDOWN's answer is the connection closing, which redis-py's default
-            # retry policy took for a failure and retried with backoff, ~4.7 s per stop.
-            client = redis.Redis(
-                unix_socket_path=sock, socket_timeout=STOP_TIMEOUT, retry=Retry(NoBackoff(), 0)
-            )
+            client = _client(sock, STOP_TIMEOUT)
             try:
                 client.shutdown(save=True)
             except (redis.RedisError, OSError):
