@@ -25,6 +25,35 @@ from memory.dream.verifiers import FIXABLE, Verdict, Verifiers
 log = logging.getLogger("hippo.dream")
 
 MAX_TURNS = 6
+# Calls in a row that failed with the API unavailable (overloaded, 5xx, rate limit, no
+# connection), each after the SDK's own retries, before the night stops asking: a dream makes a
+# call per checkable entry and per duplicate pair, and an outage otherwise meets thousands of them
+# (bench/faults.py: 2,630 requests to an API answering 529 for 30 s), each taking retries' time.
+UNAVAILABLE_AFTER = 3
+
+
+# The API refusing every call alike: down, overloaded, rate-limited, or the key refused.
+_UNAVAILABLE = (
+    anthropic.APIConnectionError,
+    anthropic.InternalServerError,
+    anthropic.RateLimitError,
+    anthropic.AuthenticationError,
+    anthropic.PermissionDeniedError,
+    anthropic.PaymentRequiredError,
+)
+
+
+class ClaudeUnavailable(Exception):
+    """Claude was unavailable for UNAVAILABLE_AFTER calls in a row: this night goes on without it
+    (every caller falls back to its deterministic path, as on any API error)."""
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(f"Claude unavailable tonight ({cause}); not asked again")
+
+
+_FAILED = (anthropic.APIError, ClaudeUnavailable)
+
+
 _HINTS = ("/", "#", "http", "`", "[[")  # an entry with none of these has nothing to check
 
 SYSTEM = """You check one entry of a team's memory against ground truth, using only the tools.
@@ -114,6 +143,8 @@ class ClaudeDreamer:
         self.fallback = ClaimChecker(verifiers, allowed_hosts)
         self.hosts = tuple(allowed_hosts)
         self.totals: dict[str, int] = {}
+        self._down = 0  # calls failed in a row with the API unavailable
+        self.unavailable: str | None = None  # why this night stopped asking, once it has
 
     def usage(self) -> dict[str, int]:
         return dict(self.totals)
@@ -125,14 +156,31 @@ class ClaudeDreamer:
         self.totals["calls"] = self.totals.get("calls", 0) + 1
 
     def _create(self, messages: Any, **kw: Any) -> Any:
-        # Plain dicts, typed Any: the SDK's TypedDict unions add nothing over the API's own checks.
-        msg = self.client.messages.create(
-            model=self.model,
-            max_tokens=800,
-            system=[{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}],
-            messages=messages,
-            **kw,
-        )
+        if self.unavailable is not None:
+            self.totals["skipped"] = self.totals.get("skipped", 0) + 1
+            raise ClaudeUnavailable(self.unavailable)
+        try:
+            # Plain dicts, typed Any: the SDK's TypedDict unions add nothing over the API's own
+            # checks.
+            msg = self.client.messages.create(
+                model=self.model,
+                max_tokens=800,
+                system=[{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}],
+                messages=messages,
+                **kw,
+            )
+        except _UNAVAILABLE as exc:
+            self._down += 1
+            if self._down >= UNAVAILABLE_AFTER:
+                self.unavailable = f"{type(exc).__name__}: {exc}"[:200]
+                log.warning(
+                    "Claude failed %d calls in a row (%s); the rest of this night runs "
+                    "deterministically",
+                    self._down,
+                    self.unavailable,
+                )
+            raise
+        self._down = 0
         self._count(msg.usage)
         return msg
 
@@ -143,7 +191,7 @@ class ClaudeDreamer:
             return []
         try:
             return self._check(path, entry)
-        except anthropic.APIError as exc:
+        except _FAILED as exc:
             log.warning("Claude failed on %s (%s); checking deterministically", path, exc)
             return self.fallback.check(path, entry)
 
@@ -186,7 +234,7 @@ class ClaudeDreamer:
         )
         try:
             msg = self._create([{"role": "user", "content": prompt}])
-        except anthropic.APIError as exc:
+        except _FAILED as exc:
             log.warning("Claude failed on a duplicate pair (%s); both kept", exc)
             return False
         return _final_text(msg).strip().upper().startswith("SAME")
@@ -208,7 +256,7 @@ class ClaudeDreamer:
         try:
             msg = self._create([{"role": "user", "content": prompt}])
             data = json.loads(_strip_fence(_final_text(msg)))
-        except (anthropic.APIError, ValueError) as exc:
+        except (*_FAILED, ValueError) as exc:
             log.warning(
                 "Claude could not write the daily note (%s); writing it deterministically", exc
             )

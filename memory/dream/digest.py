@@ -171,6 +171,8 @@ def usage_line(report: Report) -> str:
     cached = int(usage.get("cache_read_input_tokens", 0))
     claims = f"{report.claims_checked} claims sent to verifiers"
     llm = f"Claude: {tokens:,} tokens, {cached:,} read from cache" if usage else "Claude: not used"
+    if usage.get("skipped"):  # integrations/dream_llm.py stopped asking an unavailable Claude
+        llm += f" (unavailable: {int(usage['skipped']):,} checks done without it)"
     line = f"{claims} · {llm}"
     agent = report.extra.get("agent_usage") or {}
     if agent.get("turns"):

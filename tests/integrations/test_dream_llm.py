@@ -12,7 +12,7 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from integrations.dream_llm import ClaudeDreamer
+from integrations.dream_llm import UNAVAILABLE_AFTER, ClaudeDreamer
 from memory import format as fmt
 from memory.dream.daily import Episode
 from memory.dream.run import dream
@@ -105,6 +105,23 @@ def test_api_failure_falls_back_to_deterministic_checks(fake: FakeAnthropic) -> 
     fake.script(fake.error(529))
     ((claim, verdict),) = dreamer.check("a.md", entry("acme/api#12 is open"))
     assert (claim.key, verdict.status, verifiers.calls) == ("acme/api#12", "true", 1)
+
+
+def test_a_night_stops_asking_an_unavailable_claude(fake: FakeAnthropic) -> None:
+    """Calls failing in a row with the API unavailable (529 here) stop the night's asking after
+    UNAVAILABLE_AFTER: the rest goes the deterministic way without a request each (an outage
+    met 2,630 requests in bench/faults.py). A call that succeeds in between starts the count
+    again."""
+    dreamer, _ = claude(fake, {})
+    fake.script(fake.error(529), fake.error(529), fake.text("DIFFERENT"), fake.error(529))
+    assert [dreamer.same("a", "b") for _ in range(4)] == [False] * 4
+    assert dreamer.unavailable is None and len(fake.requests) == 4
+    fake.default = lambda body: fake.error(529)
+    assert not any(dreamer.same("a", "b") for _ in range(10))
+    assert len(fake.requests) == 4 + UNAVAILABLE_AFTER - 1
+    assert dreamer.unavailable is not None and "OverloadedError" in dreamer.unavailable
+    assert dreamer.usage()["skipped"] == 10 - (UNAVAILABLE_AFTER - 1)
+    assert dreamer.daily("2026-11-29", []) is None  # the daily note, too, is written without it
 
 
 def test_claude_writes_the_daily_note_with_the_episodes_sources(fake: FakeAnthropic) -> None:

@@ -51,6 +51,9 @@ def test_digest_says_the_cap_was_hit_names_active_lessons_and_claude_usage(
     assert f"*Lessons now active*\n• {LESSON}" in texts
     usage = blocks[-1]["elements"][0]["text"]
     assert usage == "5 claims sent to verifiers · Claude: 1,500 tokens, 900 read from cache"
+    report.extra["usage"]["skipped"] = 1204  # a night that stopped asking an unavailable Claude
+    usage = digest.blocks(report, console_url="http://hippo.test")[-1]["elements"][0]["text"]
+    assert usage.endswith("900 read from cache (unavailable: 1,204 checks done without it)")
 
 
 def test_digest_shows_the_days_activity_and_the_lessons_briefed_most() -> None:
