@@ -128,7 +128,7 @@ def _lessons(rt: Runtime) -> list[fmt.Entry]:
 
 
 def run(ctx: Demo) -> None:
-    from celery.contrib.testing.worker import start_worker  # an in-process worker thread
+    from demo.worker import worker_thread  # an in-process worker thread
 
     deliveries = json.loads((SAMPLES / "deliveries.json").read_text())
     ctx.heading("github: REPLAY of two agent pull requests people edited the same way")
@@ -148,7 +148,7 @@ def run(ctx: Demo) -> None:
         rt = Runtime(config)
         rt.store.init()
         web = create_app(config, rt).test_client()
-        with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+        with worker_thread(make_celery(rt)):
             _replay(ctx, rt, web, deliveries, api)
             _repeat(ctx, web, deliveries[0], api)
         ctx.say(f"GitHub API requests served by the replay: {api.served}")

@@ -114,7 +114,7 @@ def wait_for(box: Outbox, count: int, timeout: float = 60.0) -> None:
 
 
 def run(ctx: Demo) -> None:
-    from celery.contrib.testing.worker import start_worker  # an in-process worker thread
+    from demo.worker import worker_thread  # an in-process worker thread
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request is noise here
     day = json.loads(DAY.read_text())
@@ -129,7 +129,7 @@ def run(ctx: Demo) -> None:
     url = f"http://127.0.0.1:{web.server_port}/slack/events"
     base, posted = int(time.time()) - 3600, len(box.messages(1000))
     try:
-        with start_worker(make_celery(rt), pool="solo", perform_ping_check=False):
+        with worker_thread(make_celery(rt)):
             for item in day["requests"]:
                 raw, ctype = request_body(item, day["channel"], base)
                 status, text, ms = send(url, raw, ctype, int(item.get("retry", 0)))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import psutil
 import pytest
 
+from demo.worker import worker_thread
 from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
@@ -21,7 +22,6 @@ from tests.fakes.slack import SECRET as SLACK_SECRET
 from tests.fakes.slack import SlackFake
 from tests.gitservers import git_daemon_server, http_git, ssh_git  # noqa: F401 (fixtures)
 from tests.waiting import TaskLedger
-from tests.worker_thread import worker_thread
 
 if TYPE_CHECKING:
     from flask.testing import FlaskClient

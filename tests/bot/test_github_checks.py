@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from demo.worker import worker_thread
 from jobs.celery_app import make_celery
 from jobs.github.backfill import learn_one
 from jobs.github.checks import check_pull
@@ -41,7 +42,6 @@ from tests.github_scenario import (
     serve_taught,
 )
 from tests.waiting import TaskLedger, until
-from tests.worker_thread import worker_thread
 
 SECRET = "webhook-secret"
 MARKER = "<!-- hippo:lesson -->"

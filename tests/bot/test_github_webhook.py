@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 import pytest
 from flask.testing import FlaskClient
 
+from demo.worker import worker_thread
 from jobs import oplog
 from jobs.briefing import brief
 from jobs.celery_app import make_celery
@@ -37,7 +38,6 @@ from tests.fakes.github import (
 )
 from tests.fakes.slack import SlackFake
 from tests.waiting import TaskLedger, until
-from tests.worker_thread import worker_thread
 
 SECRET = "webhook-secret"
 AGENT = "hippo-agent[bot]"

@@ -14,6 +14,7 @@ import pytest
 
 from bot.app import create_app
 from bot.slack.agent import parse
+from demo.worker import worker_thread
 from jobs.agent.tasks import MAX_RETRIES, RETRY_ACTION, answer
 from jobs.agent.turn import NO_KEY_NOTE, Question, changes_since, take_turn
 from jobs.celery_app import make_celery
@@ -26,7 +27,6 @@ from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.slack import SECRET, SlackFake, payload_body
 from tests.slack_helpers import conformance, mention, post
 from tests.waiting import until
-from tests.worker_thread import worker_thread
 
 ALICE = Author("alice", "alice@example.com")
 TOPIC = "# checkout-api\n\n- 504s after deploys come from cold caches [source: https://x/pr/1]\n"

@@ -16,6 +16,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
+from demo.worker import worker_thread
 from jobs.celery_app import make_celery
 from jobs.dream import run_dream
 from jobs.memory_buttons import memory_of
@@ -27,7 +28,6 @@ from tests.fakes.slack import SlackFake, payload_body
 from tests.memories_helpers import config_for, on_server, servers_fixture  # noqa: F401
 from tests.slack_helpers import conformance, mention, post
 from tests.waiting import until
-from tests.worker_thread import worker_thread
 
 pytestmark = pytest.mark.integration
 

@@ -19,6 +19,7 @@ from flask.testing import FlaskClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.app import create_app
+from demo.worker import worker_thread
 from jobs import health
 from jobs.celery_app import make_celery
 from jobs.config import Config
@@ -28,7 +29,6 @@ from tests.fakes.slack import SlackFake
 from tests.ops_helpers import answers_ok, free_port
 from tests.slack_helpers import mention, post
 from tests.waiting import until
-from tests.worker_thread import worker_thread
 
 
 def _samples(client: FlaskClient) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

@@ -13,6 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
+from demo.worker import worker_thread
 from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
@@ -20,7 +21,6 @@ from tests.fakes.slack import SECRET as SLACK_SECRET
 from tests.fakes.slack import SlackFake
 from tests.memories_helpers import on_server, servers_fixture, urls  # noqa: F401
 from tests.slack_helpers import mention, post
-from tests.worker_thread import worker_thread
 
 pytestmark = pytest.mark.integration
 

@@ -12,6 +12,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
+from demo.worker import worker_thread
 from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
 from jobs.task_messages import SaveNote, send
@@ -22,7 +23,6 @@ from tests.console_helpers import sign_in
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, mention, post, shortcut
 from tests.waiting import TaskLedger, until
-from tests.worker_thread import worker_thread
 
 pytestmark = pytest.mark.integration
 PERSON = Author("test person", "person@example.com")

@@ -13,6 +13,7 @@ import pygit2
 import pytest
 
 from bot.app import create_app
+from demo.worker import worker_thread
 from jobs.agent.turn import Question, take_turn
 from jobs.celery_app import make_celery
 from jobs.config import Config
@@ -25,7 +26,6 @@ from tests.fakes.github import delivery_headers
 from tests.fakes.slack import SECRET, SlackFake
 from tests.remotes import Target, target
 from tests.waiting import until
-from tests.worker_thread import worker_thread
 
 ALICE = Author("alice", "alice@example.com")
 INDEX = "# Memory\n\n- deploys at 10:00\n"

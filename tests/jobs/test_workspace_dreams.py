@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from demo.worker import worker_thread
 from jobs.celery_app import make_celery
 from jobs.runtime import Runtime
 from jobs.task_messages import DreamAll, send
@@ -15,7 +16,6 @@ from memory import notes
 from memory.git import Author
 from tests.fakes.slack import SlackFake
 from tests.waiting import until
-from tests.worker_thread import worker_thread
 from tests.workspaces_helpers import installed, many_config
 
 

@@ -22,11 +22,11 @@ import pytest
 from flask.testing import FlaskClient
 
 from bot.app import create_app
+from demo.worker import worker_thread
 from jobs.runtime import Runtime
 from tests.fakes.slack import SlackFake, payload_body
 from tests.slack_helpers import command, conformance, golden, mention, post
 from tests.waiting import until
-from tests.worker_thread import worker_thread
 from tests.workspaces_helpers import many_config
 
 PG = "postgresql://postgres@127.0.0.1:5432"

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from bot.app import create_app
+from demo.worker import worker_thread
 from jobs.config import Config, ConfigError
 from jobs.dream import run_dream
 from jobs.runtime import Runtime
@@ -20,7 +21,6 @@ from tests.fakes.slack import SlackFake, payload_body
 from tests.jobs.test_dream_tasks import seeded
 from tests.slack_helpers import command, conformance, post
 from tests.waiting import until
-from tests.worker_thread import worker_thread
 
 pytestmark = pytest.mark.integration
 

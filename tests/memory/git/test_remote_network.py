@@ -15,6 +15,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from demo.worker import worker_thread
 from jobs.celery_app import make_celery
 from jobs.config import Config
 from jobs.runtime import Runtime
@@ -32,7 +33,6 @@ from tests.paths import ROOT
 from tests.remotes import Target, target
 from tests.slack_helpers import mention, post
 from tests.waiting import TaskLedger, until
-from tests.worker_thread import worker_thread
 
 A = Author("a", "a@example.com")
 

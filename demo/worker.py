@@ -1,4 +1,5 @@
-"""A real Celery worker in a thread of the test process: the one way the suite starts one."""
+"""A real Celery worker in a thread of this process: how the demo and the test suite start one
+(the suite starts no other kind in-process)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ if TYPE_CHECKING:
 
 # How long the worker's BRPOP asks Redis to hold an empty queue (kombu's default is 1 s). Stopping
 # the worker waits for the BRPOP in flight to return: a second of sleep for every test that
-# started a worker (~100 tests). Redis (6.0+) takes a fractional timeout; an idle worker asks ten
-# times a second instead of once.
+# started a worker (~100 tests), and for each of the demo's two. Redis (6.0+) takes a fractional
+# timeout; an idle worker asks ten times a second instead of once.
 BRPOP_TIMEOUT = 0.1
 
 
