@@ -8,8 +8,9 @@ console outbox. Then sends "@hippo save a note: …" app_mentions open-loop at -
 (each signed), a share of them sent again as Slack would: a retry (same event_id,
 X-Slack-Retry-Num) or the `message` copy of the same mention (another event_id, same ts).
 
-Reports ack latency p50/p99 (target p99 ≤ 50 ms), end-to-end notes/s from the first request to
-the last note commit on the remote, and lost / duplicated counts for commits and replies.
+Reports ack latency p50/p99 (target p99 ≤ 50 ms; issue 30's goal with two workspaces on a quiet
+machine: 20 ms), end-to-end notes/s from the first request to the last note commit on the
+remote, and lost / duplicated counts for commits and replies.
 
 `--workspaces N` installs hippo in N workspaces (OAuth mode: installations in the SQLite store,
 each workspace's memory its own bare remote, replies to a loopback Slack with each workspace's
@@ -142,6 +143,7 @@ def main() -> int:
         p99 = result["ack_p99_ms"]
         print(
             f"{label}: p99 ack {p99:.1f} ms, {'within' if p99 <= 50 else 'OVER'} the 50 ms target"
+            f" ({'within' if p99 <= 20 else 'over'} the 20 ms goal on a quiet machine)"
         )
     return 1 if any(r["bad"] for r in results) else 0
 
