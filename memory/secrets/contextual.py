@@ -198,7 +198,7 @@ def _cli(text: str, m: re.Match[str]) -> int | None:
 
 _NETRC = re.compile(r"machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<value>\S+)")
 _CREDENTIAL_CALL = re.compile(
-    r"(?i)(?:NetworkCredential|DirectoryEntry)\(\s*(?:@?\"[^\"\n]*\"\s*,\s*){1,2}@?\"(?P<value>[^\"]{1,128})\""
+    r"(?:networkcredential|directoryentry)\(\s*(?:@?\"[^\"\n]*\"\s*,\s*){1,2}@?\"(?P<value>[^\"]{1,128})\""
 )
 
 
@@ -301,8 +301,14 @@ def _alone(text: str, m: re.Match[str]) -> int | None:
 _ORACLE = r"/(?P<value>[^\s/@\"']{4,64})@(?://)?[\w.-]+(?::\d{2,5})?"
 
 
+@functools.lru_cache(maxsize=1)
+def _names_oracle(text: str) -> bool:
+    """Whether `text` names sqlplus or Oracle's port (once per text, not once per slash)."""
+    return "sqlplus" in text or ":1521" in text
+
+
 def _oracle(text: str, m: re.Match[str]) -> int | None:
-    if "sqlplus" not in text and ":1521" not in text:
+    if not _names_oracle(text):
         return None
     if not re.search(
         r"(?:^|[\s\"'])[A-Za-z_][\w$#]{0,30}\Z", text[max(0, m.start() - 32) : m.start()]
@@ -343,11 +349,16 @@ CONTEXT: list[Detector] = [
             (m.start(), m.end()) if password_like(m.group("value"), quoted=True) else None
         ),
     ),
-    _d(
+    Detector(
         "password in NetworkCredential",
         ("networkcredential", "directoryentry"),
-        _CREDENTIAL_CALL.pattern,
-        lambda text, m: m.start("value") if password_like(m.group("value"), quoted=True) else None,
+        _CREDENTIAL_CALL,
+        lambda text, m: (
+            m.start("value")
+            if password_like(text[m.start("value") : m.end("value")], quoted=True)
+            else None
+        ),
+        lower=True,
     ),
     _d("Kubernetes Secret data", ("kind: Secret",), _K8S_PAIR.pattern, _k8s_secret),
     Detector(

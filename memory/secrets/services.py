@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-from memory.secrets.patterns import Check, Detector
+from memory.secrets.patterns import Check, Detector, back
+
+ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 B = r"(?![A-Za-z0-9])"
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -114,7 +116,7 @@ SERVICES: list[Detector] = [
     _d("ReadMe key", ("rdme_",), r"rdme_[a-z0-9]{70}" + B),
     _d("Defined Networking key", ("dnkey-",), r"dnkey-[A-Z0-9]{26}-[A-Z0-9]{52}"),
     _d("New Relic license key", ("NRAL",), r"[0-9a-f]{36}NRAL" + B),
-    _d("Azure DevOps PAT", ("AZDO",), r"[A-Za-z0-9]{52}AZDO[A-Za-z0-9]{4,}"),
+    _d("Azure DevOps PAT", ("AZDO",), r"AZDO[A-Za-z0-9]{4,}", back(ALNUM, 52, 52)),
     _d("Slack token", ("xoxe",), r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}"),
     _d(
         "Azure App Configuration secret",
