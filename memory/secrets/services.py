@@ -115,7 +115,7 @@ SERVICES: list[Detector] = [
     _d("Beamer key", ("b_",), r"b_[A-Za-z0-9_-]{44}=" + B, _not_after_alnum),
     _d("ReadMe key", ("rdme_",), r"rdme_[a-z0-9]{70}" + B),
     _d("Defined Networking key", ("dnkey-",), r"dnkey-[A-Z0-9]{26}-[A-Z0-9]{52}"),
-    _d("New Relic license key", ("NRAL",), r"[0-9a-f]{36}NRAL" + B),
+    _d("New Relic license key", ("NRAL",), r"NRAL" + B, back("0123456789abcdef", 36, 36)),
     _d("Azure DevOps PAT", ("AZDO",), r"AZDO[A-Za-z0-9]{4,}", back(ALNUM, 52, 52)),
     _d("Slack token", ("xoxe",), r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}"),
     _d(
