@@ -8,7 +8,7 @@ bench/secret_eval.real_texts) and on generated look-alikes (bench/secret_study_t
 throughput over the real text. Each tree runs in its own process (bench/secret_study_worker.py):
 this tree, and the baseline's memory/ extracted from git into a temporary folder.
 
-    .venv/bin/python bench/secret_study.py [--baseline main] [--seed N] [--per-format 8]
+    .venv/bin/python bench/secret_study.py [--baseline main ...] [--seed N] [--per-format 8]
         [--lines 4000] [--show 12]
 
 Both doors are measured: `lint` (memory.secrets.scan of the text as a file holds it) and `note`
@@ -83,6 +83,7 @@ class Tree:
 
 def extract(rev: str, into: Path) -> Path:
     """`rev`'s memory/ package, extracted under `into`."""
+    into.mkdir(parents=True, exist_ok=True)
     archive = subprocess.run(
         ["git", "-C", str(ROOT), "archive", "--format=tar", rev, "memory"],
         check=True,
@@ -182,22 +183,36 @@ def throughput(trees: list[Tree], texts: dict[str, list[str]]) -> None:
         print(f"  {name:10s} {size / wall / 1e6:6.2f} MB/s wall, {size / cpu / 1e6:6.2f} MB/s CPU")
 
 
+def _short(rev: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", rev],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--baseline", default="main", help="a commit: its memory/ is measured too")
+    parser.add_argument(
+        "--baseline",
+        action="append",
+        help="a commit whose memory/ is measured too (repeatable; default: main)",
+    )
     parser.add_argument("--seed", type=int, default=int.from_bytes(os.urandom(4), "big"))
     parser.add_argument("--per-format", type=int, default=8)
     parser.add_argument("--lines", type=int, default=4000, help="lines per kind of real text")
     parser.add_argument("--show", type=int, default=12)
     args = parser.parse_args()
     r = random.Random(args.seed)
-    base = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip()  # fmt: skip
-    print(f"seed {args.seed}; baseline {args.baseline} ({base}); load {os.getloadavg()[0]:.1f}")
+    baselines = args.baseline or ["main"]
+    shas = [_short(rev) for rev in baselines]
+    named = ", ".join(f"{b} ({s})" for b, s in zip(baselines, shas, strict=True))
+    print(f"seed {args.seed}; baselines {named}; load {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
-        trees = [Tree("now", ROOT), Tree(args.baseline, extract(args.baseline, Path(tmp)))]
+        trees = [Tree("now", ROOT)] + [
+            Tree(rev, extract(rev, Path(tmp, str(i)))) for i, rev in enumerate(baselines)
+        ]
         try:
             all_cases = list(cases(r, args.per_format))
             disagree = recall(trees, all_cases, args.show)

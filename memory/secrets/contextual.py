@@ -289,9 +289,15 @@ _ALONE = re.compile(r"\n" + _TOKEN_LINE)
 _FIRST_ALONE = re.compile(r"\A" + _TOKEN_LINE)
 
 
+@functools.lru_cache(maxsize=1)
+def _holds_pem(text: str) -> bool:
+    """Whether `text` holds a PEM block (looked for once per text, not once per token line)."""
+    return "-----BEGIN" in text
+
+
 def _alone(text: str, m: re.Match[str]) -> int | None:
     v = m.group("value")
-    if "-----BEGIN" in text or _SRI.match(v) or is_name(v):
+    if _holds_pem(text) or _SRI.match(v) or is_name(v):
         return None
     if v.lower() != v and v.upper() != v:
         digits = sum(c.isdigit() for c in v)

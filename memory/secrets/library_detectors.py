@@ -3,10 +3,12 @@
 detect-secrets (Yelp) keeps a rule set of its own for about 25 formats; running its plugins
 rather than copies of their patterns means every credential it recognises is refused here too,
 and its fixes arrive with an upgrade. Its keyword and high-entropy plugins are left out: they
-judge a line without knowing prose from config, and hippo's own (memory.secrets.contextual) replace
-them; so is its basic-auth plugin, which flags `redis://user:password@host` placeholders that
-memory.secrets.contextual's URL check knows to pass, and its public-IP plugin (an address is no
-credential).
+judge a line without knowing prose from config, and hippo's own (memory.secrets.contextual)
+replace them; so are its IBM Cloud IAM, IBM COS HMAC, Cloudant and SoftLayer plugins, keyword
+plugins too (a key word, then 24+ characters: hippo's key-word detector refuses every case they
+did, and they cost a quarter of a 6 MB scan, issue 41); so is its basic-auth plugin, which
+flags `redis://user:password@host` placeholders that memory.secrets.contextual's URL check knows
+to pass, and its public-IP plugin (an address is no credential).
 
 Importing detect-secrets costs a fifth of a second or more (it brings requests and PyYAML), so
 nothing is imported until a text holds what one of its formats needs: a literal every match
@@ -22,8 +24,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from memory.secrets.anchors import Anchors
 from memory.secrets.patterns import GITLAB_PREFIXES
-from memory.secrets.values import is_code, names_a_secret, placeholder
 
 
 @dataclass(frozen=True)
@@ -36,17 +38,9 @@ class Plugin:
     # searches it fast (the plugins' own patterns start with classes and look-behinds).
     gate: tuple[re.Pattern[str], ...] = ()
     lower: tuple[re.Pattern[str], ...] = ()
-    keyword: bool = False  # a key word then a value: placeholders, names and code pass
     # When set, the plugin reads each match of this pattern (group `token`), not whole lines:
     # its own pattern is quadratic in a long line, and this one finds the same spans in one pass.
     spans: re.Pattern[str] | None = None
-
-
-# detect-secrets' assignment patterns (Cloudant, IBM, SoftLayer): a key word, an optional quote
-# or bracket, `=`/`:`/`=>`/spaces, an optional quote, then a value of 24 or more [\w-].
-_ASSIGNED = tuple(
-    re.compile(word + r"[\"']?\]?[ :=>]+[\"']?[\w-]{24}") for word in ("key", "pw", "pass", "token")
-)
 
 
 # What detect-secrets' JWT pattern, `eyJ[A-Za-z0-9-_=]+\.[A-Za-z0-9-_=]+\.?…*?`, matches: from the
@@ -75,7 +69,6 @@ PLUGINS: list[Plugin] = [
         _rx(r"aws[^\n]{0,80}?[\"'][0-9a-z/+]{40}[\"']"),
     ),
     Plugin("azure_storage_key", "AzureStorageKeyDetector", ("accountkey=",)),
-    Plugin("cloudant", "CloudantDetector", ("cl",), lower=_ASSIGNED, keyword=True),
     Plugin(
         "discord",
         "DiscordBotTokenDetector",
@@ -84,14 +77,6 @@ PLUGINS: list[Plugin] = [
     ),
     Plugin("github_token", "GitHubTokenDetector", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
     Plugin("gitlab_token", "GitLabTokenDetector", (*GITLAB_PREFIXES, "gr1348941")),
-    Plugin(
-        "ibm_cloud_iam",
-        "IbmCloudIamDetector",
-        ("key", "pwd", "pass", "token"),
-        lower=_ASSIGNED,
-        keyword=True,
-    ),
-    Plugin("ibm_cos_hmac", "IbmCosHmacDetector", ("secret",), lower=_ASSIGNED, keyword=True),
     Plugin("jwt", "JwtTokenDetector", ("eyj",), spans=_JWT_SPANS),
     Plugin("mailchimp", "MailchimpDetector", ("-us",), _rx(r"-us\d")),
     Plugin("npm", "NpmDetector", ("_authtoken",)),
@@ -100,7 +85,6 @@ PLUGINS: list[Plugin] = [
     Plugin("pypi_token", "PypiTokenDetector", ("pypi-",)),
     Plugin("sendgrid", "SendGridDetector", ("sg.",)),
     Plugin("slack", "SlackDetector", ("xox", "hooks.slack.com")),
-    Plugin("softlayer", "SoftlayerDetector", ("sl",), lower=_ASSIGNED, keyword=True),
     Plugin("square_oauth", "SquareOAuthDetector", ("sq0csp-",)),
     Plugin("stripe", "StripeDetector", ("k_live_",)),
     Plugin("telegram_token", "TelegramBotTokenDetector", (":",), _rx(r":[\w-]{35}")),
@@ -114,6 +98,7 @@ for _i, _plugin in enumerate(PLUGINS):
     for _anchor in _plugin.anchors:
         _BY_ANCHOR.setdefault(_anchor, []).append(_i)
 ANCHORS = tuple(_BY_ANCHOR)
+_ANCHORS = Anchors(ANCHORS)
 
 
 @cache
@@ -130,7 +115,11 @@ def _sequential() -> Any:
 
 
 def _positions(
-    text: str, lowered: str, plugin: Plugin, gated: dict[re.Pattern[str], list[int]]
+    text: str,
+    lowered: str,
+    plugin: Plugin,
+    gated: dict[re.Pattern[str], list[int]],
+    present: set[str],
 ) -> list[int]:
     """Where the plugin's gates match (each gate searched once per text, for every plugin that
     shares it), or where its anchors are when it has no gate (or lower-cased positions would
@@ -145,7 +134,7 @@ def _positions(
             positions += gated[gate]
         return positions
     positions = []
-    for anchor in plugin.anchors:
+    for anchor in [a for a in plugin.anchors if a in present]:
         at = lowered.find(anchor)
         while at >= 0:
             positions.append(at)
@@ -165,18 +154,22 @@ def _lines(text: str, lowered: str, plugin: Plugin, positions: list[int]) -> dic
     return {s: e for s, e in spans.items() if any(a in lowered[s:e] for a in plugin.anchors)}
 
 
-def scan(text: str, lowered: str | None = None) -> list[tuple[str, int, int]]:
-    """(kind, start, end) of every value detect-secrets' plugins report in `text`."""
+def scan(
+    text: str, lowered: str | None = None, present: set[str] | None = None
+) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of every value detect-secrets' plugins report in `text` (`lowered`:
+    text.lower(), and `present`: the anchors it holds, a superset of ANCHORS', if known)."""
     lowered = text.lower() if lowered is None else lowered
+    present = _ANCHORS.present(lowered) if present is None else present
     out: list[tuple[str, int, int]] = []
-    chosen = {i for a in ANCHORS if a in lowered for i in _BY_ANCHOR[a]}
+    chosen = {i for a in ANCHORS if a in present for i in _BY_ANCHOR.get(a, ())}
     gated: dict[re.Pattern[str], list[int]] = {}
     for plugin in [PLUGINS[i] for i in sorted(chosen)]:
         if plugin.spans is not None:
             for m in plugin.spans.finditer(text):
                 out += _found(plugin, m.group("token"), m.start("token"))
             continue
-        positions = _positions(text, lowered, plugin, gated)
+        positions = _positions(text, lowered, plugin, gated, present)
         if positions:
             for start, end in _lines(text, lowered, plugin, positions).items():
                 out += _found(plugin, text[start:end], start)
@@ -189,8 +182,6 @@ def _found(plugin: Plugin, line: str, offset: int) -> list[tuple[str, int, int]]
     for value in set(detector.analyze_string(line)):
         if len(set(value)) < 10 or _sequential()(value):
             continue  # xoxb-1234-1243: docs' made-up examples repeat a few characters
-        if plugin.keyword and (placeholder(value) or names_a_secret(value) or is_code(value)):
-            continue
         at = line.find(value)
         while at >= 0:
             out.append(
