@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.secret_eval import real_texts  # noqa: E402
+from bench.secret_heldout import heldout_cases, heldout_negatives  # noqa: E402
 from bench.secret_study_sets import Case, cases  # noqa: E402
 from bench.secret_study_text import generated_texts  # noqa: E402
 
@@ -199,6 +200,13 @@ def main() -> None:
         action="append",
         help="a commit whose memory/ is measured too (repeatable; default: main)",
     )
+    parser.add_argument(
+        "--set",
+        choices=("study", "heldout"),
+        default="study",
+        help="study: written from the four scanners the rules came from; heldout: from others "
+        "(bench/secret_heldout.py)",
+    )
     parser.add_argument("--seed", type=int, default=int.from_bytes(os.urandom(4), "big"))
     parser.add_argument("--per-format", type=int, default=8)
     parser.add_argument("--lines", type=int, default=4000, help="lines per kind of real text")
@@ -214,10 +222,15 @@ def main() -> None:
             Tree(rev, extract(rev, Path(tmp, str(i)))) for i, rev in enumerate(baselines)
         ]
         try:
-            all_cases = list(cases(r, args.per_format))
+            if args.set == "heldout":
+                all_cases = list(heldout_cases(r, args.per_format))
+            else:
+                all_cases = list(cases(r, args.per_format))
             disagree = recall(trees, all_cases, args.show)
             real = real_texts(r, args.lines)
             texts = {**real, **generated_texts(r, max(200, args.lines // 10))}
+            if args.set == "heldout":
+                texts["held-out sources' look-alikes"] = heldout_negatives(r, 400)
             disagree += false_alarms(trees, texts, args.show)
             print(f"\nDoors disagree (now: lint and note differ) on {len(disagree)} texts")
             for text in disagree[: args.show]:
