@@ -28,6 +28,7 @@ from typing import Final
 
 from memory import format as fmt
 from memory.errors import ProtectedPath
+from memory.trust import episodes
 from memory.writes.operations import (
     AddEntry,
     AddTombstone,
@@ -176,8 +177,10 @@ class Rules:
         """What `op` may become when this agent asks for it (ProtectedPath when nothing)."""
         check_paths(op)
         assert not isinstance(op, MoveFile)
-        if isinstance(op, AddTombstone) or op.path.startswith(NOT_ENTRIES):
+        if isinstance(op, AddTombstone):
             return [op]
+        if op.path.startswith(NOT_ENTRIES):
+            return [self._episodes(op)]
         if isinstance(op, AppendLine):  # a raw line in a file of entries would skip every rule
             raise ProtectedPath(op.path, "agents append raw lines only to archive/: add entries")
         if isinstance(op, AddEntry):
@@ -189,6 +192,19 @@ class Rules:
         if isinstance(op, WriteFile):
             return self._write(op)
         return self._delete(op)
+
+    def _episodes(self, op: Operation) -> Operation:
+        """An agent's lines appended to archive/, each stamped with its name (the dream's daily
+        note then knows them for an agent's words: memory/trust/episodes.py); any other
+        operation there is left for the write path to refuse (append only)."""
+        if isinstance(op, AppendLine):
+            return AppendLine(op.path, episodes.stamp(op.path, op.line, self.agent.name))
+        if isinstance(op, WriteFile):
+            before = self.current(op.path) or ""
+            if op.content.startswith(before) and before.endswith("\n" if before else ""):
+                added = episodes.stamp_lines(op.path, op.content[len(before) :], self.agent.name)
+                return WriteFile(op.path, before + added)
+        return op
 
     def _entry(self, path: str, match: str) -> fmt.Entry | None:
         """The entry `match` names in `path` as the batch has it now (one parse per version
