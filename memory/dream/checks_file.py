@@ -206,6 +206,7 @@ class Resolved:
     contains: str = ""
     line: str = ""
     claimed: str | None = None  # the entry's `value` group; None: the check has none
+    pattern: str = ""  # the check's match.pattern: what a value written into the entry must fit
 
     @property
     def key(self) -> str:
@@ -216,7 +217,9 @@ class Resolved:
 def resolve(check: Check, groups: Mapping[str, str]) -> Resolved:
     """`check` for an entry whose pattern matched with `groups` (URL parts are quoted)."""
     claimed = groups.get(VALUE) if check.has_value else None
-    base = Resolved(check.name, check.kind, check.action, claimed=claimed)
+    base = Resolved(
+        check.name, check.kind, check.action, claimed=claimed, pattern=check.match.pattern
+    )
     quoted = {k: quote(v, safe="") for k, v in groups.items()}
     if isinstance(check, HttpJson):
         return _replace(

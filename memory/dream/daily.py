@@ -19,12 +19,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import memory.format.lines as textlines
+import memory.trust.episodes as trust_episodes
+import memory.trust.standing as standing
 from memory import episodes as cases
 from memory import format as fmt
 from memory import secrets
 from memory.dream.context import DREAM_BY, Context, StepResult
-from memory.trust import episodes as trust_episodes
-from memory.trust import standing
 from memory.writes.operations import AddEntry
 
 ARCHIVE = "archive/"

@@ -18,6 +18,7 @@ from typing import Any
 
 from memory import format as fmt
 from memory import markup
+from memory.dream.corrections import FAILED
 from memory.dream.merge import Possible
 from memory.dream.promote import Contradiction
 from memory.dream.report import Report, StepReport
@@ -116,6 +117,10 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
         evidence = [ln.lstrip("- ").strip() for ln in corrections.body if _is_correction(ln)]
         if evidence:
             out.append(_section("*Corrections*\n" + _listed(evidence)))
+        failed = [ln[len(FAILED) :].strip() for ln in corrections.body if ln.startswith(FAILED)]
+        if failed:
+            title = "*Checks that failed* (an answer that is no value of its claim's kind; "
+            out.append(_section(title + "nothing written)\n" + _listed(failed)))
     if report.failed:
         out.append(
             _section(

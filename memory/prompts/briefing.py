@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+import memory.trust.standing as standing
 from memory import format as fmt
 from memory import repo_prefs
 from memory.errors import MemoryStoreError
 from memory.lessons.pull_requests import Signature, file_kind
 from memory.lessons.thread_planner import TEAM_CONVENTIONS
-from memory.trust import standing
 
 DEFAULT_BUDGET = 1500
 MIN_BUDGET = 100

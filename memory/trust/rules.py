@@ -26,9 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+import memory.trust.episodes as episodes
 from memory import format as fmt
 from memory.errors import ProtectedPath
-from memory.trust import episodes
 from memory.writes.operations import (
     AddEntry,
     AddTombstone,
