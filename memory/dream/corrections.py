@@ -232,11 +232,17 @@ def _check_file(
             fixes.append(f"- fixed {path}: {_quote(entry.text)} → {_quote(new)}")
             fixes.append(f"  evidence: {_evidence(fixable)}")
             plan.fixed.append(path)
-        elif TRUE in statuses and entry.get("verified") != today and not claims_only:
+        elif _proves(pairs) and entry.get("verified") != today and not claims_only:
             # a re-check that finds the claim still true writes nothing: no nightly churn
             meta = entry.with_meta(verified=today).meta
             result.ops.append(ReplaceEntry(path, entry.text, entry.text, meta))
     return unknown
+
+
+def _proves(pairs: Checked) -> bool:
+    """A claim about the world was found true: a [[link]] to a file that exists says nothing
+    of the fact (and `verified:` promotes an agent's entry: memory/dream/promote.py)."""
+    return any(v.status == TRUE and c.kind != cl.LINK for c, v in pairs)
 
 
 def _recheck(

@@ -27,12 +27,14 @@ from dataclasses import replace
 from datetime import timedelta
 
 import memory.facts.tombstones as tombstones
+import memory.trust.standing as standing
 from memory import format as fmt
 from memory.dream import merge, plain_git
 from memory.dream.context import Context, StepResult
 from memory.dream.select import deletion_cap
 from memory.errors import TombstoneConflict, TooLarge
 from memory.notes import INBOX, STOP_WORDS, choose_topic
+from memory.trust.rules import people_only
 from memory.writes.operations import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 SHORT_LIVED = frozenset({"short-lived", "transient", "temporary", "short", "today", "this-week"})
@@ -177,6 +179,10 @@ def file_inbox(ctx: Context, out: StepResult) -> list[Operation]:
             continue
         target = _named_topic(e, known) or chooser.choose(e.text)
         if target == INBOX:
+            continue
+        if people_only(target) and standing.of(e) != standing.ACTIVE:
+            # the instructions agents follow are people's: an agent's note is never filed there
+            out.body.append(f"- inbox: left {e.text!r}: an agent's note stays out of {target}")
             continue
         try:
             tombstones.check(e.text, stones)

@@ -248,8 +248,11 @@ def test_a_bad_checks_file_is_named_and_the_built_in_checks_run(tmp_path: Path) 
     )
     errors = report.extra["checks_errors"]
     assert f"{PATH} line 2, checks[0].url: Field required; fix {PATH}" in "\n".join(errors)
+    step = next(s for s in report.steps if s.step == "corrections")
+    # the built-in link check ran: payments' link was found (only the runbook is unverified)
+    assert "- unverified (nothing could check them): runbooks/deploy.md\n" in step.message
     entry = fmt.parse(store.read("services/payments.md")).entries[0]
-    assert entry.get("verified") == "2026-11-30"  # the built-in link check ran
+    assert entry.get("verified") is None  # a link to a file that exists proves no fact
     shown = str(digest.blocks(report, console_url=""))
     assert "Declared checks not run" in shown and "checks[0].url: Field required" in shown
 
