@@ -22,6 +22,7 @@ Pure: operations and file texts in, operations out.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
@@ -56,6 +57,7 @@ NOT_ENTRIES: Final = ("archive/",)  # append-only JSON lines, not entries
 TENTATIVE: Final = "tentative"
 DEFAULT_KIND: Final = "fact"
 MAX_QUOTE: Final = 120
+LINKS: Final = ("contradicts", "refines")  # an agent's line naming the entry it disputes
 
 Reader = Callable[[str], str | None]
 
@@ -221,7 +223,18 @@ class Rules:
         return cached[1].get(fmt.fact_key(match))
 
     def _add(self, op: AddEntry) -> AddEntry:
-        return AddEntry(op.path, op.text, stamp(op.meta, self.agent.name), title=op.title)
+        meta = self.linked(op.path, stamp(op.meta, self.agent.name))
+        return AddEntry(op.path, op.text, meta, title=op.title)
+
+    def linked(self, path: str, meta: Meta) -> Meta:
+        """`meta` with each `contradicts:`/`refines:` kept only when it names exactly one entry of
+        `path` as hippo quotes it (`quote`, as the gate and `beside` write it): a quote an agent
+        typed ("Checkout…") never points at a person's entry by a prefix
+        (memory/trust/proposals.py settles on the same exact match)."""
+        if not any(k.lower() in LINKS for k, _ in meta):
+            return meta
+        quotes = Counter(quote(e.text) for e in fmt.parse(self.current(path) or "").entries)
+        return tuple((k, v) for k, v in meta if k.lower() not in LINKS or quotes[v] == 1)
 
     def _replace(self, op: ReplaceEntry) -> list[Operation]:
         old = self._entry(op.path, op.match)
@@ -231,13 +244,14 @@ class Rules:
             if fmt.same_fact(old.text, op.text):
                 return []  # another writer's metadata is theirs: nothing of it changes
             return [self.beside(op.path, old, op.text, op.meta)]
-        return [ReplaceEntry(op.path, op.match, op.text, self.merged(old, op.meta))]
+        meta = self.linked(op.path, self.merged(old, op.meta))
+        return [ReplaceEntry(op.path, op.match, op.text, meta)]
 
     def beside(self, path: str, old: fmt.Entry, text: str, meta: Meta) -> AddEntry:
         """The agent's edit of an entry it may not change: a tentative entry beside it that
         names it (`contradicts:`, unless the gate already said how the two relate)."""
-        stamped = stamp(meta, self.agent.name)
-        if not any(k.lower() in ("contradicts", "refines") for k, _ in stamped):
+        stamped = self.linked(path, stamp(meta, self.agent.name))
+        if not any(k.lower() in LINKS for k, _ in stamped):
             stamped = (*stamped, ("contradicts", quote(old.text)))
         return AddEntry(path, text, stamped)
 
@@ -287,7 +301,7 @@ class Rules:
             key = fmt.fact_key(e.text)
             was = old.get(key)
             if was is None:
-                meta = stamp(e.meta, self.agent.name)
+                meta = self.linked(op.path, stamp(e.meta, self.agent.name))
                 line = fmt.render_entry(e.text, meta, indent=e.indent, marker=e.marker)
             elif key in placed:
                 line = None  # the same entry twice: it is written once
