@@ -28,6 +28,7 @@ import memory.facts.tombstones as tombstones
 import memory.trust.rules as trust
 from memory import format as fmt
 from memory.errors import NotFound
+from memory.trust.standing import is_agents
 from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 
 Kind = Literal["delete", "edit"]
@@ -76,7 +77,7 @@ def pending(tree: Mapping[str, str]) -> list[Proposal]:
             about = e.get("contradicts")
             # an edit names the entry it replaces exactly, as hippo quotes it, and only one:
             # a quote an agent typed ("Checkout…") settles nothing (nor a plain push's)
-            if about and trust.is_agents(e) and quotes[about] == 1:
+            if about and is_agents(e) and quotes[about] == 1:
                 out.append(Proposal("edit", path, e.text, e.get("by") or "", about))
     return out
 

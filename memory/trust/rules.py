@@ -15,7 +15,8 @@ inside the write path:
 - an edit of anyone else's entry (a person's, or one already active) lands beside it as a
   tentative entry that `contradicts:` it: a proposal, never an overwrite;
 - a deletion of such an entry becomes a proposal in `proposals.md`, which a person accepts or
-  drops (memory/trust/proposals.py); a whole-file write or delete is the same entry operations.
+  drops (memory/trust/proposals.py); a whole-file write or delete keeps every line of a
+  person's or proposes it (memory/trust/whole_file.py).
 
 Pure: operations and file texts in, operations out.
 """
@@ -28,13 +29,14 @@ from dataclasses import dataclass, field
 from typing import Final
 
 import memory.trust.episodes as episodes
+import memory.trust.whole_file as whole_file
 from memory import format as fmt
 from memory.errors import ProtectedPath
+from memory.trust.standing import is_agents
 from memory.writes.operations import (
     AddEntry,
     AddTombstone,
     AppendLine,
-    DeleteFile,
     Meta,
     MoveFile,
     Operation,
@@ -98,11 +100,6 @@ def check_paths(op: Operation) -> None:
         check_path(path)
     if isinstance(op, MoveFile):
         raise ProtectedPath(op.src, "agents do not move files: write the new file instead")
-
-
-def is_agents(entry: fmt.Entry) -> bool:
-    """An entry an agent may still edit or delete: tentative (an agent's, not yet confirmed)."""
-    return (entry.get("status") or "").strip().lower() == TENTATIVE
 
 
 def kind_of(value: str | None, default: str = DEFAULT_KIND) -> str:
@@ -192,8 +189,8 @@ class Rules:
         if isinstance(op, RemoveEntry):
             return self._remove(op)
         if isinstance(op, WriteFile):
-            return self._write(op)
-        return self._delete(op)
+            return whole_file.write(self, op)
+        return whole_file.delete(self, op)
 
     def _episodes(self, op: Operation) -> Operation:
         """An agent's lines appended to archive/, each stamped with its name (the dream's daily
@@ -283,40 +280,6 @@ class Rules:
         meta += [("by", self.agent.name)] + ([("reason", reason)] if reason else [])
         return AddEntry(PROPOSALS, old.text, tuple(meta), title=PROPOSALS_TITLE)
 
-    def _delete(self, op: DeleteFile) -> list[Operation]:
-        doc = fmt.parse(self.current(op.path) or "")
-        if all(is_agents(e) for e in doc.entries):
-            return [op]
-        return [self._remove(RemoveEntry(op.path, e.text))[0] for e in doc.entries]
-
-    def _write(self, op: WriteFile) -> list[Operation]:
-        """A whole file, entry by entry: new entries stamped, an agent's tentative entries merged
-        as an edit, everyone else's kept as they were (where the agent put them, or at the end
-        when it left them out, then proposed for deletion)."""
-        before = fmt.parse(self.current(op.path) or "")
-        old = {fmt.fact_key(e.text): e for e in reversed(before.entries)}
-        doc = fmt.parse(op.content)
-        lines, placed, extra = list(doc.lines), set[str](), list[Operation]()
-        for e in doc.entries:
-            key = fmt.fact_key(e.text)
-            was = old.get(key)
-            if was is None:
-                meta = self.linked(op.path, stamp(e.meta, self.agent.name))
-                line = fmt.render_entry(e.text, meta, indent=e.indent, marker=e.marker)
-            elif key in placed:
-                line = None  # the same entry twice: it is written once
-            elif is_agents(was):
-                line = fmt.render_entry(
-                    e.text, self.merged(was, e.meta), indent=e.indent, marker=e.marker
-                )
-            else:
-                line = before.lines[was.line].rstrip("\r\n")
-            placed.add(key)
-            raw = lines[e.line]
-            lines[e.line] = "" if line is None else line + raw[len(raw.rstrip("\r\n")) :]
-        content = "".join(lines)
-        for e in before.entries:
-            if fmt.fact_key(e.text) not in placed and not is_agents(e):
-                content = fmt.append_line(content, before.lines[e.line].rstrip("\r\n"))
-                extra.append(self.proposal(op.path, e))
-        return [WriteFile(op.path, content), *extra]
+    def stamped(self, path: str, meta: Meta) -> Meta:
+        """A new entry's metadata as this agent's (memory/trust/whole_file.py)."""
+        return stamp(meta, self.agent.name)

@@ -41,6 +41,11 @@ def holds_facts(path: str) -> bool:
     return not path.startswith(NOT_FACTS) and path not in NOT_FACT_FILES
 
 
+def is_agents(entry: fmt.Entry) -> bool:
+    """An entry an agent may still edit or delete: tentative (an agent's, not yet confirmed)."""
+    return (entry.get("status") or "").strip().lower() == TENTATIVE
+
+
 def of_meta(meta: Mapping[str, str]) -> str:
     """The standing an entry's metadata gives it (keys lower-cased, as search hits hold them)."""
     status = (meta.get("status") or "").strip().lower()
