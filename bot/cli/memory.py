@@ -241,7 +241,9 @@ def _plain_git_problems(rt: Runtime, tree: dict[str, bytes]) -> list[Any]:
         if pushed is not None:
             why = (
                 f"brings back a forgotten fact ({stone}) in {pushed.short} by "
-                f"{pushed.author}; the next dream removes it again"
+                f"{pushed.author}; the dream removes it again (within its nightly deletion "
+                "cap, over the nights after if more wait), and briefings never serve it as "
+                "active meanwhile"
             )
             out.append(Problem(path, entry.line + 1, "resurrected", why))
     return out

@@ -112,10 +112,18 @@ def expire(ctx: Context, out: StepResult) -> list[Operation]:
 
 def remove_resurrected(ctx: Context, out: StepResult) -> list[Operation]:
     """A forgotten fact a plain git push brought back goes again (within the cap), naming that
-    commit; one brought back through hippo (`--force`, a revert) stays (memory/dream/plain_git)."""
+    commit; one brought back through hippo (`--force`, a revert) stays (memory/dream/plain_git).
+    Looked for in the files changed since the last dream and those where one was found before
+    (it may have waited for the cap), in every file when the forgotten facts changed or on the
+    first night."""
     cap = deletion_cap(len(ctx.topics()))
     ops: list[Operation] = []
-    for path, e, stone in plain_git.resurrected(ctx.tree, ctx.changed):
+    anchors = plain_git.Anchors.of(ctx.tree.get(tombstones.PATH, ""))
+    every = ctx.state.resurrected is None or anchors.key != ctx.state.forgotten
+    paths = None if every else ctx.changed | set(ctx.state.resurrected or ())
+    found = plain_git.resurrected(ctx.tree, paths, parse=ctx.doc) if anchors else []
+    ctx.resurrected, ctx.forgotten = {p for p, _, _ in found}, anchors.key
+    for path, e, stone in found:
         pushed = ctx.brought_back(path, e.text)
         if not pushed:
             continue
@@ -289,6 +297,7 @@ _PARTS = (expire, remove_resurrected, repair_links, file_inbox, merge_duplicates
 def run(ctx: Context) -> StepResult:
     result = StepResult("tidy")
     scratch = replace(ctx, tree=dict(ctx.tree))
+    start = ctx.removed
     counts: list[int] = []
     for part in _PARTS:
         removed, said, facts = scratch.removed, len(result.body), dict(result.facts)
@@ -301,11 +310,16 @@ def run(ctx: Context) -> StepResult:
             result.body.append(f"- {part.__name__.replace('_', ' ')}: not written tonight: {exc}")
         result.ops.extend(ops)
         counts.append(len(ops))
-    ctx.removed = scratch.removed
+    ctx.removed, ctx.resurrected, ctx.forgotten = (
+        scratch.removed,
+        scratch.resurrected,
+        scratch.forgotten,
+    )
     expired, back, links, filed, merged = counts
     possible = result.facts.get("possible", [])
     result.facts = {"expired": expired, "links": links, "filed": filed // 2, "merged": merged}
     result.facts["resurrected"] = back
+    result.facts["removed"] = scratch.removed - start  # entries gone: the digest's deletions
     result.facts["possible"] = possible
     result.facts["tree"] = scratch.tree  # the tree after these operations, for the next step
     if result.ops:

@@ -18,10 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+import memory.facts.tombstones as tombstones
 import memory.trust.standing as standing
 from memory import format as fmt
 from memory import repo_prefs
-from memory.errors import MemoryStoreError
+from memory.errors import MemoryStoreError, TombstoneConflict
 from memory.lessons.pull_requests import Signature, file_kind
 from memory.lessons.thread_planner import TEAM_CONVENTIONS
 
@@ -31,6 +32,7 @@ MAX_BUDGET = 50_000
 BYTES_PER_TOKEN = 4
 ESTIMATE = "estimated at 4 bytes of UTF-8 per token, no tokenizer"
 MEMORY_HITS = 12
+MAX_CITE = 160  # characters of a forgotten fact's record quoted beside a line repeating it
 MAX_TASK = 2000  # characters of a task that count; a longer one is cut (its words still rank)
 INDEX_FILE = "MEMORY.md"  # its `## Index` lines are links, not facts
 
@@ -233,6 +235,7 @@ def memory_hits(reader: Reader, words: Sequence[str], skip: set[str]) -> list[Li
     if not words:
         return []
     out = []
+    stones = _stones(reader.read_or_none(tombstones.PATH) or "")
     for hit in reader.search(" ".join(words), limit=MEMORY_HITS * 2):
         # reminders.md: its open reminders lead the briefing; closed ones are not knowledge
         if hit.path in skip or hit.path == fmt.REMINDERS or not standing.holds_facts(hit.path):
@@ -247,6 +250,9 @@ def memory_hits(reader: Reader, words: Sequence[str], skip: set[str]) -> list[Li
         where = f"{hit.path}:{hit.line}"
         source, kind = meta.get("source") or where, meta.get("kind", "")
         disputed = meta.get("contradicts", "")
+        forgotten = _forgotten(text, stones)
+        if forgotten:  # a plain push brought it back: the dream removes it, never active
+            status, disputed = standing.TENTATIVE, forgotten
         out.append(Line(MEMORY, text, source, status, where, kind, disputed))
     return out[:MEMORY_HITS]
 
@@ -263,6 +269,21 @@ def _entry_of(reader: Reader, hit: Any) -> tuple[str, dict[str, str]] | None:
     if entry is None or (span is not None and span[0] <= entry.line < span[1]):
         return None
     return entry.text, entry.metadata
+
+
+@functools.lru_cache(maxsize=4)
+def _stones(text: str) -> tombstones.Stones:
+    return tombstones.load(text)
+
+
+def _forgotten(text: str, stones: tombstones.Stones) -> str:
+    """The forgotten fact (forgotten.md) `text` says again, quoted, or ''."""
+    try:
+        tombstones.check(text, stones, person=True)
+    except TombstoneConflict as exc:
+        cited = " ".join(exc.tombstone.split())
+        return cited if len(cited) <= MAX_CITE else cited[: MAX_CITE - 1] + "…"
+    return ""
 
 
 @functools.lru_cache(maxsize=16)
