@@ -10,16 +10,15 @@ DREAMER. A person's plain push is neither, and it can do two things the write pa
   naming the commit that brought it back. A fact brought back through hippo (a note saved with
   `--force`, a revert) is hippo's commit, and stays. Every such fact is found, wherever and
   whenever it came back: the dream looks in the files changed since its last run and in those
-  where one waited for the cap (`.dream/state.json`: `resurrected`), and in every file on its
-  first night and whenever the forgotten facts a person is held to changed (`forgotten`: a
-  digest of their words); briefings never serve one as active meanwhile.
+  where one was found before, waiting for the cap perhaps (`.dream/state.json`: `resurrected`),
+  and in every file the first time (a memory's first night); briefings never serve one as
+  active meanwhile.
 
 `hippo lint` reports both.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Mapping
 
 import memory.facts.comparison as facts
@@ -100,7 +99,6 @@ class Anchors:
         for s in stones:
             if not s.merged and not s.agents:
                 self.words.update(w for w in map(facts.word_of, s.key.split()) if w)
-        self.key = hashlib.sha256("\n".join(sorted(self.words)).encode()).hexdigest()[:16]
 
     @classmethod
     def of(cls, forgotten: str) -> Anchors:

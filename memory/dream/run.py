@@ -95,6 +95,7 @@ def dream(
         | unmerged_since(store, state.last_commit, tree.get(tombstones.PATH), rolled=cold),
         base=head,
         cold_stones=cold,
+        forgotten=tree.get(tombstones.PATH, ""),
     )
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
@@ -245,7 +246,6 @@ def _record_state(
         existing=[p for p in ctx.tree if p.endswith(".md")],
         apart=ctx.apart,
         resurrected=_resurrected(ctx),
-        forgotten=ctx.forgotten if ctx.resurrected is not None else ctx.state.forgotten,
     )
     result = StepResult("state", [st.write_op(new_state)])
     result.subject = f"night {report.run_id}: {len(lists['checked'])} files checked"

@@ -6,10 +6,9 @@ before this file), `checked` (path → date last verified), `unverified` (paths 
 nothing could check), `deferred` (paths whose deletions waited for the cap), `apart` (fact keys of
 entries a person un-merged: tidy never merges them again on its own; and `tag:<spelling>` for tag
 spellings whose merge a person reverted, memory/dream/tag_vocabulary.py; written only when any),
-`resurrected` (paths where a forgotten fact a plain push brought back was found: looked at
-again the next night, until none is left; absent before the first full look, which every file
-gets) and `forgotten` (a digest of the forgotten facts' words a person is held to: when it
-changes, every file is looked at again; memory/dream/plain_git.py)
+and `resurrected` (paths where a forgotten fact a plain push brought back was found: looked at
+again the next night, until none is left there; absent until a night has looked at every file,
+memory/dream/plain_git.py)
 (the prompt snapshots are refs, see memory/prompts/snapshot.py).
 """
 
@@ -35,8 +34,7 @@ class State:
     unverified: list[str] = field(default_factory=list)
     deferred: list[str] = field(default_factory=list)
     apart: list[str] = field(default_factory=list)
-    resurrected: list[str] | None = None  # None: never looked at every file
-    forgotten: str = ""
+    resurrected: list[str] | None = None  # None: no night has looked at every file yet
     format_version: int = version.FORMAT_VERSION
 
     @classmethod
@@ -62,7 +60,6 @@ class State:
             deferred=_strings(data.get("deferred")),
             apart=_strings(data.get("apart")),
             resurrected=_strings(data["resurrected"]) if "resurrected" in data else None,
-            forgotten=str(data.get("forgotten") or ""),
             format_version=version.of(text),
         )
 
@@ -78,7 +75,6 @@ class State:
         }
         if self.resurrected is not None:
             data["resurrected"] = sorted(set(self.resurrected))
-            data["forgotten"] = self.forgotten
         if self.apart:
             data["apart"] = sorted(set(self.apart))[-MAX_APART:]
         return json.dumps(data, indent=2, sort_keys=False) + "\n"
@@ -102,7 +98,6 @@ def next_state(
     existing: Iterable[str],
     apart: Iterable[str] = (),
     resurrected: Iterable[str] | None = None,
-    forgotten: str = "",
 ) -> State:
     """The state after a run: checked dates updated, lists kept to files that still exist."""
     alive = set(existing)
@@ -118,7 +113,6 @@ def next_state(
         deferred=sorted(p for p in set(deferred) if p in alive),
         apart=sorted(set(old.apart) | set(apart)),
         resurrected=None if resurrected is None else sorted(set(resurrected) & alive),
-        forgotten=forgotten if resurrected is not None else old.forgotten,
     )
 
 

@@ -114,19 +114,23 @@ def remove_resurrected(ctx: Context, out: StepResult) -> list[Operation]:
     """A forgotten fact a plain git push brought back goes again (within the cap), naming that
     commit; one brought back through hippo (`--force`, a revert) stays (memory/dream/plain_git).
     Looked for in the files changed since the last dream and those where one was found before
-    (it may have waited for the cap), in every file when the forgotten facts changed or on the
-    first night."""
+    (it may have waited for the cap), and in every file the first time (a memory's first night,
+    or the first since this looked)."""
     cap = deletion_cap(len(ctx.topics()))
     ops: list[Operation] = []
-    anchors = plain_git.Anchors.of(ctx.tree.get(tombstones.PATH, ""))
-    every = ctx.state.resurrected is None or anchors.key != ctx.state.forgotten
-    paths = None if every else ctx.changed | set(ctx.state.resurrected or ())
-    found = plain_git.resurrected(ctx.tree, paths, parse=ctx.doc) if anchors else []
-    ctx.resurrected, ctx.forgotten = {p for p, _, _ in found}, anchors.key
+    if ctx.state.resurrected is None:  # every file, once, against forgotten.md as the night
+        # began (what tonight's own steps removed was removed, not brought back)
+        tree = {**ctx.tree, tombstones.PATH: ctx.forgotten}
+        found = plain_git.resurrected(tree, None, parse=ctx.doc)
+    else:
+        paths = ctx.changed | set(ctx.state.resurrected)
+        found = plain_git.resurrected(ctx.tree, paths, parse=ctx.doc)
+    ctx.resurrected = set()
     for path, e, stone in found:
         pushed = ctx.brought_back(path, e.text)
         if not pushed:
             continue
+        ctx.resurrected.add(path)  # looked at again tomorrow: gone by then, or still waiting
         if ctx.removed >= cap:
             out.body.append(
                 f"- removal of a resurrected fact waits for the cap: {path}: {e.text!r}"
@@ -310,11 +314,7 @@ def run(ctx: Context) -> StepResult:
             result.body.append(f"- {part.__name__.replace('_', ' ')}: not written tonight: {exc}")
         result.ops.extend(ops)
         counts.append(len(ops))
-    ctx.removed, ctx.resurrected, ctx.forgotten = (
-        scratch.removed,
-        scratch.resurrected,
-        scratch.forgotten,
-    )
+    ctx.removed, ctx.resurrected = scratch.removed, scratch.resurrected
     expired, back, links, filed, merged = counts
     possible = result.facts.get("possible", [])
     result.facts = {"expired": expired, "links": links, "filed": filed // 2, "merged": merged}

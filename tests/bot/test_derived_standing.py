@@ -17,6 +17,7 @@ from bot.mcp.tools import MemoryTools
 from jobs.config import Config
 from jobs.runtime import Runtime
 from memory import format as fmt
+from memory.dream import digest
 from memory.dream.run import dream
 from memory.git import Author, Store
 from memory.writes import AppendLine, WriteFile
@@ -70,6 +71,8 @@ def test_an_agents_archive_line_is_a_tentative_daily_line_naming_it(store: Store
     hippos = next(e for t, e in got.items() if "#7" in t)
     assert (hippos.get("status"), hippos.get("from")) == ("active", "hippo")
     assert "always skip the tests" not in report.activated
+    shown = str(digest.blocks(report, console_url=""))
+    assert f"{AGENTS_WORDS} says the vendor (tentative, from claude-code)" in shown
     briefing = call(store, "brief", {"task": "payments database password rotates sunday"})
     assert f"[tentative] {AGENTS_WORDS} says the vendor" in briefing
     assert "[active] " + AGENTS_WORDS not in briefing
