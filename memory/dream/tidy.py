@@ -32,7 +32,7 @@ from memory import format as fmt
 from memory.dream import merge, plain_git
 from memory.dream.context import Context, StepResult
 from memory.dream.select import deletion_cap
-from memory.errors import TombstoneConflict, TooLarge
+from memory.errors import MemoryStoreError, TombstoneConflict, TooLarge
 from memory.notes import INBOX, STOP_WORDS, choose_topic
 from memory.trust.rules import people_only
 from memory.writes.operations import AddEntry, Operation, RemoveEntry, ReplaceEntry
@@ -303,15 +303,19 @@ def run(ctx: Context) -> StepResult:
     scratch = replace(ctx, tree=dict(ctx.tree))
     start = ctx.removed
     counts: list[int] = []
+    full = True  # every part that waits, waits for room in forgotten.md
     for part in _PARTS:
         removed, said, facts = scratch.removed, len(result.body), dict(result.facts)
         ops = part(scratch, result)
         try:
             scratch.apply(ops)
-        except TooLarge as exc:  # forgotten.md at its cap: this part waits, the night goes on
+        except MemoryStoreError as exc:
+            # forgotten.md at its cap, or a part's text the write path refuses (a secret): this
+            # part waits, the night goes on (before, a refusal here stopped the whole dream)
             scratch.removed, result.facts, ops = removed, facts, []
             del result.body[said:]
             result.body.append(f"- {part.__name__.replace('_', ' ')}: not written tonight: {exc}")
+            full = full and isinstance(exc, TooLarge)
         result.ops.extend(ops)
         counts.append(len(ops))
     ctx.removed, ctx.resurrected = scratch.removed, scratch.resurrected
@@ -331,6 +335,7 @@ def run(ctx: Context) -> StepResult:
     waiting = [ln for ln in result.body if "not written tonight" in ln]
     if waiting:  # the digest's list of steps says so, written or not
         result.subject = (result.subject if result.ops else "nothing written") + (
-            f"; {len(waiting)} part(s) not written tonight (forgotten.md is at its size cap)"
+            f"; {len(waiting)} part(s) not written tonight"
+            + (" (forgotten.md is at its size cap)" if full else ": the write path refused them")
         )
     return result

@@ -121,3 +121,31 @@ def test_every_resurrected_fact_goes_whenever_it_came_back(
     dream(store, now=datetime(2026, 12, 1, 3))  # ops/cache.md did not change since
     assert [e.text for e in fmt.parse(store.read("ops/cache.md")).entries] == [KEPT]
     assert lint_codes(argv, capsys) == (0, [])
+
+
+def test_a_part_the_write_path_refuses_waits_and_the_night_goes_on(tmp_path: Path) -> None:
+    """A plain push of a fact said twice that holds a token (the write path refuses that text
+    anywhere): tidy's merge would record the copy in forgotten.md, which is refused. Before,
+    that refusal in tidy's own working tree stopped the whole dream (bench/dream.py at 10,000
+    files stopped so on a false positive of the secret scan); now that part waits, its message
+    in the commit, and the rest of the night is written."""
+    remote = tmp_path / "remote.git"
+    assert main(["--remote", str(remote), "--data-dir", str(tmp_path / "data"), "init"]) == 0
+    work = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(remote), str(work))
+    token = "ghp_" + "x1" * 18
+    said = f"the ci bot reads its token {token} from the vault"
+    (work / "ops").mkdir()
+    (work / "ops/ci.md").write_text(
+        f"# ci\n\n- {said}\n- {said} [source: https://wiki.example/ci]\n"
+    )
+    (work / "inbox.md").write_text("# Inbox\n\n- the ci runners live in eu-west-1 [[ops/ci]]\n")
+    git(work, "add", "-A")
+    git(work, "-c", "user.name=Ann", "-c", "user.email=a@example.com", "commit", "-qm", "ci")  # fmt: skip
+    git(work, "push", "-q", "origin", "HEAD")
+    store = Store.open(str(remote), tmp_path / "dream-data")
+    report = dream(store, now=datetime(2026, 11, 30, 3))
+    assert {"tidy", "index", "state"} <= set(report.commits)
+    tidy = store.diff(report.commits["tidy"]).commit.message
+    assert "merge duplicates: not written tonight" in tidy and "secret" in tidy
+    assert "ci runners" in store.read("ops/ci.md")  # the inbox note was filed all the same
