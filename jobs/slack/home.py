@@ -20,7 +20,7 @@ from slack_sdk.errors import SlackApiError
 
 from jobs import keys
 from jobs.runtime import Runtime
-from jobs.slack import permissions
+from jobs.slack import permissions, speaker
 from jobs.slack.channels import channel_slug
 from jobs.slack.home_view import Glance, LastDream, home_view
 from jobs.slack.instructions import path_for
@@ -127,9 +127,10 @@ def channel_preferences(rt: Runtime, user: str) -> list[tuple[str, list[str]]]:
     return sorted(out)
 
 
-def publish(rt: Runtime, user: str) -> None:
-    """Build and publish `user`'s Home."""
-    admin = permissions.is_admin(rt, user)
+def publish(rt: Runtime, user: str, admin: bool | None = None) -> None:
+    """Build and publish `user`'s Home; its dream button for admins (asked of Slack unless the
+    caller already knows)."""
+    admin = permissions.is_admin(rt, user) if admin is None else admin
     glance = memory_glance(rt)
     if rt.config.slack_bot_token:
         glance = replace(glance, channels=channel_preferences(rt, user))
@@ -148,8 +149,9 @@ def remember_viewer(rt: Runtime, user: str) -> None:
 def home(self: HippoTask, *, user: str, **ctx: Any) -> None:
     """Someone opened hippo's Home tab: publish it, and remember them for later refreshes."""
     rt = self.runtime
+    who = speaker.actor(rt, user, ctx, admin=True)  # Home is for anyone; its dream button is not
     remember_viewer(rt, user)
-    publish(rt, user)
+    publish(rt, user, who.admin)
 
 
 def refresh_homes(rt: Runtime) -> None:
