@@ -26,8 +26,6 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from slack_sdk.errors import SlackApiError
-
 from jobs import keys
 from jobs.runtime import Runtime
 from memory.trust.actors import Actor, Kind, slack_kind
@@ -83,11 +81,14 @@ class HippoRequest:
 Request = SlackRequest | GitHubRequest | McpRequest | ConsoleRequest | CliRequest | HippoRequest
 
 
-def resolve(rt: Runtime, request: Request, *, admin: bool = False) -> Actor:
+def resolve(rt: Runtime | None, request: Request, *, admin: bool = False) -> Actor:
     """The actor behind `request`. `admin`: the request is for an admin action, so Slack is
-    asked afresh whether the person is an admin (HIPPO_ADMINS' groups included)."""
+    asked afresh whether the person is an admin (HIPPO_ADMINS' groups included). Only Slack
+    needs `rt` (to ask Slack); the other doors know their actor from the request alone."""
     match request:
         case SlackRequest():
+            if rt is None:
+                raise TypeError("resolving a Slack user needs the Runtime (its Slack client)")
             return _slack(rt, request, admin=admin)
         case GitHubRequest(login=login, writer=writer, bot=bot):
             kind = Kind.GITHUB_WRITER if writer and not bot else Kind.GITHUB_OTHER
@@ -145,6 +146,8 @@ def _is_admin(rt: Runtime, user: str, info: dict[str, Any]) -> bool:
 
 
 def _group(rt: Runtime, group: str) -> list[str]:
+    from slack_sdk.errors import SlackApiError  # Slack's SDK: only where Slack is asked
+
     try:
         resp = rt.slack.usergroups_users_list(usergroup=group)
     except SlackApiError as exc:
@@ -162,6 +165,8 @@ def slack_user(rt: Runtime, user: str, *, fresh: bool = False) -> dict[str, Any]
         if kept:
             found: dict[str, Any] = json.loads(kept)
             return found
+    from slack_sdk.errors import SlackApiError
+
     try:
         got = rt.slack.users_info(user=user).get("user") or {}
     except SlackApiError as exc:
@@ -194,6 +199,8 @@ def own_team(rt: Runtime) -> tuple[str, str]:
     with _TEAMS_LOCK:
         if token in _TEAMS:
             return _TEAMS[token]
+    from slack_sdk.errors import SlackApiError
+
     try:
         said = rt.slack.auth_test()
     except SlackApiError as exc:

@@ -137,6 +137,9 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
 
     rt: Runtime = Runtime(config)
     previous = _exit_on_sigterm()
+    from jobs import actors  # who is at the command, once: a person holding the remote's keys
+
+    args.actor = actors.resolve(rt, actors.CliRequest(config.user or "hippo cli"))
     try:
         code = int(args.func(args, scopes.scoped(args, rt)))
         _record_person(rt)

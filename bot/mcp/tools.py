@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import memory.format.tags as fmt_tags
-from jobs import oplog
+from jobs import actors, oplog
 from jobs.briefing import brief
 from jobs.read_counts import HashStore, count_read
 from memory import format as fmt
@@ -27,6 +27,7 @@ from memory.git import Author, Store, WriteResult, changes
 from memory.prompts import snapshot
 from memory.search import Hit
 from memory.trust import rules as trust
+from memory.trust.actors import Kind
 from memory.trust.agent_gate import Gate, Landed
 from memory.trust.rules import kind_of
 from memory.writes import validate
@@ -40,7 +41,9 @@ def author_for(name: str, *, person: bool = False) -> Author:
     caller is an agent (memory/trust/rules.py) unless configuration declares its token a
     person's."""
     slug = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-") or "agent"
-    return Author(name, f"{slug}@mcp.hippo", role=trust.PERSON if person else trust.AGENT)
+    who = actors.resolve(None, actors.McpRequest(name, person))  # the MCP door's one call
+    role = trust.PERSON if who.kind is Kind.MCP_PERSON else trust.AGENT
+    return Author(name, f"{slug}@mcp.hippo", role=role)
 
 
 def parse_line(line: str) -> tuple[str, writes.Meta]:

@@ -247,3 +247,18 @@ def test_a_note_lint_would_report_is_refused(
     assert run(argv, "note", note) == 1
     assert said in capsys.readouterr().err
     assert run(argv, "lint") == 0
+
+
+def test_the_person_at_the_cli_writes_as_themselves(
+    argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 37: the CLI resolves who is at it once (HIPPO_USER, a person): a note or a reminder
+    without `--by` is theirs, not an anonymous "hippo cli"'s."""
+    monkeypatch.setenv("HIPPO_USER", "W111")
+    assert run(argv, "init") == 0
+    assert run(argv, "note", "the batch alert is expected", "--source", "https://s/1") == 0
+    assert run(argv, "remind", "rotate the TLS certificate on 30 December") == 0
+    capsys.readouterr()
+    assert run(argv, "log") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(": ", 1)[0].rsplit(" ", 1)[-1] for line in out[:2]] == ["W111", "W111"]
