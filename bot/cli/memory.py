@@ -133,6 +133,11 @@ def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
+    from memory.search.bounds import bound
+
+    cut = bound(args.query).note
+    if cut:  # on stderr: the hits (and --json) stay what they were
+        out.error(cut)
     if args.history:
         return history.show(args, rt, args.query)
     if not scopes.named(args) and scopes.several(rt):

@@ -32,6 +32,7 @@ from jobs.task_messages import Forget, ForgetPick, Recall, SaveNote, SaveReacted
 from memory import notes
 from memory.markup import slack
 from memory.scopes import UnclearScope
+from memory.search.bounds import bound
 from memory.trust.actors import Action
 
 QUESTION_TTL = 7 * 24 * 3600  # a forget question stays answerable for a week
@@ -223,7 +224,8 @@ def recall(self: HippoTask, *, key: str, channel: str, query: str, **ctx: Any) -
     to = ReplyTo.of(channel, ctx, thread_ts=ctx.get("thread_ts"))
     if not speaker.allowed(self, key, to, ctx, Action.ASK):
         return
-    found = rt.store.search(query, limit=10) if query.strip() else []
+    asked = bound(query)  # what search reads of it; what was cut is said with the answer
+    found = rt.store.search(asked.query, limit=10) if asked.query.strip() else []
     hits = ([h for h in found if h.entry] or found)[:5]  # facts first; prose only if nothing else
     for path in {hit.path for hit in hits}:  # feeds dreaming's "no session used this"
         count_read(rt.redis, rt.config.workspace, path)
@@ -231,6 +233,7 @@ def recall(self: HippoTask, *, key: str, channel: str, query: str, **ctx: Any) -
     private = channel.startswith("D") or bool(ctx.get("response_url") and not ctx.get("share"))
     own = memories.own_hits(rt, str(ctx.get("user") or ""), query)
     text += say.own_recall(own, private=private)
+    text += f"\n_{asked.note}_" if asked.cut else ""
     reply_once(rt, self, key, to, text)
 
 

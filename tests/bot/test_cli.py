@@ -262,3 +262,17 @@ def test_the_person_at_the_cli_writes_as_themselves(
     assert run(argv, "log") == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split(": ", 1)[0].rsplit(" ", 1)[-1] for line in out[:2]] == ["W111", "W111"]
+
+
+def test_search_of_a_huge_word_says_what_was_cut(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 37: `hippo search` with a 10,000-character word answers at once; stderr says
+    what was left out, stdout (and --json) stay the hits."""
+    assert run(argv, "init") == 0
+    assert run(argv, "note", "checkout retries vendor calls", "--by", "U1") == 0
+    capsys.readouterr()
+    assert run(argv, "search", "checkout " + "q" * 10_000) == 0
+    said = capsys.readouterr()
+    assert "checkout retries vendor calls" in said.out
+    assert "hippo: Searched a shorter query: only its first 1,000 characters" in said.err
