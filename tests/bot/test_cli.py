@@ -276,3 +276,22 @@ def test_search_of_a_huge_word_says_what_was_cut(
     said = capsys.readouterr()
     assert "checkout retries vendor calls" in said.out
     assert "hippo: Searched a shorter query: only its first 1,000 characters" in said.err
+
+
+def test_lint_names_json_nested_too_deep_to_read(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 37: an archive line nested 50,000 deep (Python's JSON parser gives up with a
+    RecursionError, which crashed `hippo lint`) is a lint problem like any bad line."""
+    from memory.git import Author, Store
+    from memory.writes import WriteFile
+
+    assert run(argv, "init") == 0
+    store = Store.open(str(tmp_path / "remote.git"), tmp_path / "seed")
+    deep = "[" * 50_000 + "]" * 50_000
+    store.write([WriteFile("archive/2026-01-01.jsonl", deep + "\n")], author=Author("a", "a@x"),
+                message="seed")  # fmt: skip
+    capsys.readouterr()
+    run(argv, "lint")
+    out = capsys.readouterr().out
+    assert "archive/2026-01-01.jsonl:1" in out and "nested too deep to read" in out
