@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from redis.exceptions import LockError
 
-from jobs import actors, keys
+from jobs import keys
 from jobs.runtime import Runtime
+from jobs.slack import speaker
 from jobs.task_base import HippoCelery, HippoTask, task
 from jobs.task_messages import Answer
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
@@ -70,16 +71,12 @@ def answer(
     retry_of: str = "",
     response_url: str = "",
     share: bool = False,
-    user_team: str = "",
-    app: str = "",
-    **_: Any,
+    **ctx: Any,
 ) -> AnswerOutcome:
     """Answer a question asked in Slack (see jobs.agent.turn.take_turn).
 
     Takes the mention router's context (`key`, `channel`, `ts`, `thread_ts`, `user`) or the
-    explicit `team`/`event_id`; `retry_of` is the ts of a "Try again" message to replace. Anyone
-    in the channel may ask (memory/trust/actors.py); only an asker who may save has the agent
-    write (jobs/actors.py resolves who, once, here)."""
+    explicit `team`/`event_id`; `retry_of` is the ts of a "Try again" message to replace."""
     from jobs.agent.turn import Question, take_turn
 
     rt = self.runtime
@@ -87,14 +84,13 @@ def answer(
     q = Question(team, channel, thread_ts or ts, ts, user, text, asked, response_url, share)
     if rt.redis.exists(keys.agent_done(q.event_id)):
         return "duplicate"
-    asker = actors.resolve(rt, actors.SlackRequest(user, user_team, app))
     if retry_of:
         rt.poster.update(channel, retry_of, "Trying again…")
     lock = rt.redis.lock(keys.agent_lock(q.thread), timeout=LOCK_TTL, blocking_timeout=LOCK_WAIT)
     if not lock.acquire():
         raise self.retry(countdown=BACKOFF)
     try:
-        take_turn(rt, q, writes=may(asker, Action.SAVE))
+        take_turn(rt, q, writes=may(speaker.actor(rt, user, ctx), Action.SAVE))  # else it reads
     except retryable() as exc:
         retries = int(self.request.retries or 0)
         if retries < MAX_RETRIES:
