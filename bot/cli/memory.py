@@ -21,7 +21,8 @@ Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands 
 def _author(args: argparse.Namespace) -> Author:
     from memory.git import Author
 
-    who = getattr(args, "by", None) or "hippo cli"
+    actor = getattr(args, "actor", None)  # resolved once by bot/cli/main.py: who is at it
+    who = getattr(args, "by", None) or (actor.id if actor is not None else "hippo cli")
     return Author(who, f"{who.replace(' ', '.')}@cli.hippo.invalid")
 
 
@@ -132,6 +133,11 @@ def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
+    from memory.search.bounds import bound
+
+    cut = bound(args.query).note
+    if cut:  # on stderr: the hits (and --json) stay what they were
+        out.error(cut)
     if args.history:
         return history.show(args, rt, args.query)
     if not scopes.named(args) and scopes.several(rt):

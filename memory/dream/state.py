@@ -44,7 +44,7 @@ class State:
             return cls()
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # damaged, or nested thousands deep
             return cls()
         if not isinstance(data, dict):
             return cls()
