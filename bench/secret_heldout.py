@@ -148,7 +148,9 @@ ROWS: list[Row] = [
     (PAY, GH, "Paystack key", "sk_live_{H:40}", ("PAYSTACK_SECRET_KEY={v}", "{v}")),
     (PAY, GH, "Square token", "EAAA{U:60}", ("SQUARE_ACCESS_TOKEN={v}", "{v}")),
     (PAY, GH, "Braintree token", "access_token$production${L:16}${H:32}", ("{v}", "BRAINTREE_TOKEN={v}")),
-    (PAY, GH, "Adyen API key", "AQE{A:2}hmfxK{A:20}.{U:58}", ("ADYEN_API_KEY={v}", "{v}")),
+    (PAY, GH, "Adyen credentials (documented headers)", "{U:64}", (
+        "x-API-key: {v}", "Authorization: Basic {adyen_basic}",
+    )),
     (PAY, SG, "Stripe restricted key", "rk_live_{A:99}", ("{v}", "STRIPE_KEY={v}")),
     # -- other services ----------------------------------------------------------------------------
     (OTHER, SL, "Docker PAT", "dckr_pat_{U:27}", ("DOCKERHUB_TOKEN={v}", "{v}", "docker login -u acme -p {v}")),
@@ -272,6 +274,9 @@ def _case(r: random.Random, row: Row) -> Case:
         "v_upper": value.upper(),
         "basic": base64.b64encode(f"{r.choice(_CHOICES['user'])}:{pw}".encode()).decode(),
         "b64pw": base64.b64encode(pw.encode()).decode(),
+        "adyen_basic": base64.b64encode(
+            f"ws_{r.randint(10**5, 10**6)}@Company.Acme:{pw}".encode()
+        ).decode(),
     }
     text = _fill(r, form.replace("{{", "\0").replace("}}", "\1"), ctx)
     return Case(family, fmt, form[:40], source, text.replace("\0", "{").replace("\1", "}"))

@@ -36,7 +36,9 @@ from memory.secrets.values import (
 # `token: String =`), prose ("is", "was", "for staging is") or a bare space.
 _TYPE = r"(?:\s*:?\s*(?:string|str)(?=\s*:?=))?"
 _SEP = (
-    r"(?P<sep>" + _TYPE + r"\s*(?::{1,3}=|=>|\|\|=|\?\?=|[?+.]=|\[\]\s*=|[:=])\s*(?:[|>][-+]?\s+)?"
+    r"(?P<sep>"
+    + _TYPE
+    + r"\s*(?::{1,3}=|=>|<-|\|\|=|\?\?=|[?+.]=|\[\]\s*=|[:=])\s*(?:[|>][-+]?\s+)?"
     r"|\s*(?:\?\?|\|\|?|>|,)\s*|\(\s*|\s+-\s+|(?<=[\"'])"
     r"|(?:\s+(?:for|of|in|on)\s+[\w.-]{1,20}){0,2}\s+(?:is|was|are|=|to)\s+|\s+)"
 )
@@ -61,7 +63,8 @@ _KEY_DENY = re.compile(
 _PASSWORD_KEYS = ("pass", "pwd")
 # After "password" and a space: both cases and a digit (wil8822VEL), not a word or a version.
 _MIXED_PASSWORD = re.compile(r"(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])(?=\D*\d)[A-Za-z0-9!@#$%^&*]{8,64}")
-_PROSE = ("to", "is", "was", "are")
+_CHOSEN = re.compile(r"[A-Z][a-z]{2,}\.[A-Z][a-z]{2,}\d{1,4}")
+_WORD_NUMBER = re.compile(r"[a-z]{3,}(?:-[a-z]{3,})*-\d{1,6}")
 
 
 def _judge(key: str, sep: str, quote: str, value: str, before: str, config: bool = False) -> bool:
@@ -77,12 +80,14 @@ def _judge(key: str, sep: str, quote: str, value: str, before: str, config: bool
             return random_looking(value, strict=True) or bool(_MIXED_PASSWORD.fullmatch(value))
         if op:
             setting = config and not prose and op not in ("+=", ".=")
-            return password_like(value, quoted=bool(quote), config=setting)
+            # password=Cobalt.Meadow7 (a JDBC URL's host list): words a person chose, tight
+            chosen = sep == "=" and _CHOSEN.fullmatch(value.rstrip(").,;")) is not None
+            return chosen or password_like(value, quoted=bool(quote), config=setting)
         if quote in ('"', "'"):
             return password_like(value, quoted=True)  # `password "…";`
         return random_looking(value, strict=True) or _MIXED_PASSWORD.fullmatch(value) is not None
-    if not quote and is_code(value):
-        return False
+    if not quote and (is_code(value) or _WORD_NUMBER.fullmatch(value)):
+        return False  # a call; `auth-13 schema-370`: a word and a number name a thing
     if key == "key" and not _KEY_PREFIX.search(before):
         # A bare "key" (cache keys, map keys, a monkey): only a long random value, and after a
         # space only a longer one.
@@ -101,6 +106,7 @@ _NOT_A_SECRET_NAME = re.compile(
     r"label|description|hint|source|store|manager|vault|arn|location|env|var|variable)\Z"
 )
 _INNER_KEY = re.compile(r"(?i)pass|pwd|secret|token|cred")
+_SYMBOLIC = re.compile(r"[/~+=]")
 _DOC_FIELD = re.compile(r"[:@]param\s+$|:type\s+$")
 _NAME_TAIL = re.compile(r"[\w.-]*\Z")
 
@@ -125,8 +131,10 @@ def _keyval(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     if _DOC_FIELD.search(before) or _DIGEST_NAME.search(before):
         return None  # a docstring's `:param password: …`; Helm's `checksum/secret: <sha256>`
     keyname = text[m.start() : m.end("sep") - len(m.group("sep"))].rstrip("\"'[]")
-    if _NOT_A_SECRET_NAME.search(keyname):
-        return None  # credentialsId, token_url, secret_name, key_file, password_length
+    tail = _NOT_A_SECRET_NAME.search(keyname)
+    if tail and not (tail.group().lower().lstrip("_") in ("id", "ids") and _SYMBOLIC.search(value)):
+        return None  # credentialsId, token_url, secret_name, key_file, password_length; an id
+        # with / ~ + or = in it is no identifier (GitGuardian's `secret_id := hj65_klhz/tr…`)
     found = _NAME_TAIL.search(before)
     name = (found.group() if found else "") + text[m.start() : m.end("sep") - len(m.group("sep"))]
     name = name.rstrip(".-")
@@ -148,7 +156,8 @@ def _name_value(text: str, m: re.Match[str]) -> int | None:
     value = text[m.start("value") : m.end("value")]
     name = m.group("name")
     key = "pass" if any(w in name for w in _PASSWORD_KEYS) else "secret"
-    return m.start("value") if _judge(key, "=", m.group("quote"), value, "", True) else None
+    ok = not _NOT_A_SECRET_NAME.search(name) and _judge(key, "=", m.group("quote"), value, "", True)
+    return m.start("value") if ok else None  # not db_password_length, token_ttl
 
 
 # -- passwords in URLs and connection strings -----------------------------------------------------
@@ -186,6 +195,7 @@ _CLI = [
     r"--pass(?:word)?(?:\s+|=)[\"']?" + _VALUE,
     r"login\b[^\n|;&]{0,80}?\s-p\s+[\"']?" + _VALUE,
     r"mysql(?:dump|admin)?\b[^\n|;&]{0,80}?\s-p" + _VALUE,
+    r"sshpass\s+-p\s*[\"']?" + _VALUE,
 ]
 
 
@@ -351,6 +361,7 @@ CONTEXT: list[Detector] = [
     _d("password on a command line", ("--pass",), _CLI[1], _cli),
     _d("password on a command line", ("login",), _CLI[2], _cli),
     _d("password on a command line", ("mysql",), _CLI[3], _cli),
+    _d("password on a command line", ("sshpass",), _CLI[4], _cli),
     Detector(
         "password in a .netrc",
         ("machine",),

@@ -99,10 +99,21 @@ def _not_after_alnum(text: str, m: re.Match[str]) -> int | None:
     return None if m.start() and text[m.start() - 1].isalnum() else m.start()
 
 
+def _not_placeholder(text: str, m: re.Match[str]) -> int | None:
+    """`xoxb-your-token-here`: docs' stand-ins say what goes there."""
+    words = re.findall(r"[a-z]{4,}", m.group()[5:])
+    return None if {"your", "token", "here", "example", "placeholder"} & set(words) else m.start()
+
+
 def _token_start(text: str, m: re.Match[str]) -> int | None:
     """Not inside a longer base64 run (a lock file's integrity hash holds every prefix)."""
     before = text[m.start() - 1] if m.start() else " "
     return None if before.isalnum() or before in "+/" else m.start()
+
+
+def _mixed_token(text: str, m: re.Match[str]) -> int | None:
+    """Both cases and a digit, and not inside a longer base64 run (an integrity hash)."""
+    return _token_start(text, m) if _mixed(text, m) is not None else None
 
 
 def _legacy_vault(text: str, m: re.Match[str]) -> int | None:
@@ -152,7 +163,7 @@ PREFIXED: list[Detector] = [
         r"(?:(?:\\n|(?!-----BEGIN )[A-Za-z0-9+/=\s:,-])*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         r"|(?:\\n|\r?\n|[A-Za-z0-9+/=])*)",
     ),
-    _d("Slack token", ("xox",), r"xox[abposre]-[0-9A-Za-z-]{10,}"),
+    _d("Slack token", ("xox",), r"xox[abposre]-[0-9A-Za-z-]{10,}", _not_placeholder),
     _d("Slack app token", ("xapp-",), r"xapp-\d-[0-9A-Za-z-]{10,}"),
     _d(
         "Slack webhook URL",
@@ -271,11 +282,12 @@ PREFIXED: list[Detector] = [
         back("0123456789", 8, 10),
     ),
     _d("Artifactory token", ("AKC",), r"AKC[a-zA-Z0-9]{60,}"),
-    _d("Artifactory token", ("AP",), r"AP[0-9A-F][a-zA-Z0-9]{40,}" + B, _token_start),
+    # Not a base64 run's start either (go.sum's `h1:AP0X…=`).
+    _d("Artifactory token", ("AP",), r"AP[0-9A-F][a-zA-Z0-9]{40,}(?![A-Za-z0-9+/=])", _token_start),
     _d("PuTTY private key", ("PuTTY-User-Key-File-",), r"PuTTY-User-Key-File-\d+: \S+"),
     _d("Square token", ("sq0",), r"sq0(?:csp|atp|idp)-[0-9A-Za-z_-]{22,43}"),
     _d("Square token", ("EAAA",), r"EAAA[0-9A-Za-z_-]{60}"),
-    _d("Meta access token", ("EAA",), r"EAA[A-Z][0-9A-Za-z]{30,}" + B, _mixed),
+    _d("Meta access token", ("EAA",), r"EAA[A-Z][0-9A-Za-z]{30,}" + B, _mixed_token),
     _d("Twitter bearer token", ("AAAAAAAAAAAAAAAAAAAAA",), r"A{21}[0-9A-Za-z%]{30,}"),
     _d("HashiCorp Vault token", ("hvs.", "hvb.", "hvr."), r"hv[sbr]\.[0-9A-Za-z_-]{24,}"),
     _d("HashiCorp Vault token", ("s.",), r"s\.[A-Za-z0-9]{24}" + B, _legacy_vault),

@@ -182,7 +182,7 @@ _HUMAN = re.compile(
 )
 
 
-_SETTING = re.compile(r"[A-Za-z_][\w.]*=")
+_SETTING = re.compile(r"[A-Za-z_][\w.]*=(?!=*\Z)")  # not base64's padding
 
 
 def password_like(value: str, *, quoted: bool, config: bool = False) -> bool:
