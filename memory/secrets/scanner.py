@@ -25,6 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 
 import memory.secrets.library_detectors as library_detectors
+from memory.invisible import INVISIBLE as _INVISIBLE
 from memory.secrets.anchors import Anchors
 from memory.secrets.contextual import CONTEXT
 from memory.secrets.patterns import PREFIXED, Detector
@@ -33,11 +34,6 @@ from memory.secrets.services import SERVICES
 # Prefixed formats first: the order decides the kind reported when two overlap.
 DETECTORS: list[Detector] = [*PREFIXED, *SERVICES, *CONTEXT]
 
-# Characters that render as nothing: removed before matching (Cf format characters and friends).
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
-)
 _ESCAPE = re.compile(r"\\(?:[nrtfbv0]|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|(?P<char>[\"'\\/`]))")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
 
