@@ -76,13 +76,14 @@ def _judge(key: str, sep: str, quote: str, value: str, before: str, config: bool
     if key.startswith(_PASSWORD_KEYS):
         if prose and not value[:1].isalnum():
             return False  # "options to pass to :class:`…`": prose runs on
+        # password=Cobalt.Meadow7 (a JDBC host list), `password: …`, CSV: words a person chose
+        if (sep == "=" or op in (":", ",")) and _CHOSEN.fullmatch(value.rstrip(").,;")):
+            return True
         if op in (",", "(") and not quote:  # a call's next argument: f(password, timeout=3)
             return random_looking(value, strict=True) or bool(_MIXED_PASSWORD.fullmatch(value))
         if op:
             setting = config and not prose and op not in ("+=", ".=")
-            # password=Cobalt.Meadow7 (a JDBC URL's host list): words a person chose, tight
-            chosen = sep == "=" and _CHOSEN.fullmatch(value.rstrip(").,;")) is not None
-            return chosen or password_like(value, quoted=bool(quote), config=setting)
+            return password_like(value, quoted=bool(quote), config=setting)
         if quote in ('"', "'"):
             return password_like(value, quoted=True)  # `password "…";`
         return random_looking(value, strict=True) or _MIXED_PASSWORD.fullmatch(value) is not None

@@ -36,6 +36,9 @@ MISSED = [
     "CLOUDFLARE=cfut_Kx8Lm2Qp7Rz4Tw9Vb3Nc6Yd1Hf5Gj0Sa2Xe7Ui4Oq8Lm2Qp7",
     "dckr_oat_Kx8Lm2Qp7Rz4Tw9Vb3Nc6Yd1Hf5Gj0S",
     "mdb_sa_sk_Kx8Lm2Qp7Rz4Tw9Vb3Nc6Yd1Hf5Gj0Sa2Xe7Ui4O",
+    # the study set's own misses at seed 41: a chosen password after `password:` and in CSV
+    "password: Granite.Harbor7",
+    "pwd,Granite.Velvet3,",
     # kingfisher's Okta example in Terraform (seed 777)
     'variable "corp_okta_api_token" {\n  default = "00kq3Lm8Xw2Rz7Tp4Vb9Nc1Yd6Hf0Gj5Sa8Xe3Ui7"\n}',
 ]
@@ -48,6 +51,8 @@ LOOK_ALIKES = [
     'rgcCoMT+t7hFgQ==",',
     "password = os.environ['DB_PASSWORD']  # never password=getpass",
     'variable "db_password_length" {\n  default = "thirty-two"\n}',
+    "password = Config.Value7",
+    "password: Optional[str]",
 ]
 
 
