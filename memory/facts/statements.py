@@ -68,7 +68,7 @@ _AFTER_AGENT = _words(
     "under when while because every each"
 )
 # Spellings of one thing (not near-synonyms: those are for a person or Claude to judge).
-_SPELLINGS = {
+SPELLINGS = {
     "db": "database",
     "dbs": "database",
     "repo": "repository",
@@ -207,7 +207,7 @@ def _canon(word: str) -> str:
             else ("not" if word in ("nt", "cant", "cannot") else word)
         )
     word = UNITS.get(word, word)
-    word = _SPELLINGS.get(word, word)
+    word = SPELLINGS.get(word, word)
     return _stem(word)
 
 
@@ -243,9 +243,10 @@ def statement(text: str) -> Statement:
     return Statement(tokens, _passive(raw), numbers, negations, frozenset(tokens))
 
 
-def conflict(a: Statement, b: Statement) -> str | None:
-    """Why `a` and `b` cannot be one statement whatever else they share, or None."""
-    if a.numbers != b.numbers:
+def conflict(a: Statement, b: Statement, *, numbers: bool = True) -> str | None:
+    """Why `a` and `b` cannot be one statement whatever else they share, or None (their
+    numbers not compared when `numbers` is false)."""
+    if numbers and a.numbers != b.numbers:
         return "numbers differ"
     if a.negations % 2 != b.negations % 2:
         return "one negates the other"
@@ -277,6 +278,28 @@ def judge(a: str, b: str) -> tuple[Verdict, str]:
     if close and facts.conflict(fa, fb) is None:
         return POSSIBLE, "close in words, not provably one statement"
     return DIFFERENT, facts.conflict(fa, fb) or "different words"
+
+
+def apart(a: str, b: str) -> str | None:
+    """Why `a` and `b` are not one fact even to be offered as a possible duplicate, or None:
+    each states a number the other does not (one stating more is not apart), one negates the
+    other, an antonym across, or terms swapped around an order word ("from X to Y" / "from Y
+    to X", before, than, over, instead, until)."""
+    sa, sb = statement(a), statement(b)
+    na, nb = set(sa.numbers), set(sb.numbers)
+    if na - nb and nb - na:
+        return "numbers differ"
+    if sa.negations != sb.negations:  # "no boy … and no man" / "the boy … and the man"
+        return "one negates what the other does not"
+    why = conflict(sa, sb, numbers=False)
+    if why is not None:
+        return why
+    fa, fb = facts.fact(a), facts.fact(b)
+    for word in fa.sides.keys() & fb.sides.keys():
+        (left_a, right_a), (left_b, right_b) = fa.sides[word], fb.sides[word]
+        if left_a & right_b and right_a & left_b:
+            return f"terms swapped around {word!r}"
+    return None
 
 
 def same(a: str, b: str) -> bool:
