@@ -20,22 +20,21 @@ from memory.format.document import (
     Entry,
     Heading,
     append_line,
+    escape_text,
     escape_value,
-    fact_key,
     link_for,
     link_target,
     links_in,
-    normalise,
     parse,
     parse_entry,
     render_entry,
     render_meta,
     replace_line,
-    same_fact,
     split_metadata,
+    unescape_text,
     unescape_value,
-    words,
 )
+from memory.format.facts import fact_key, normalise, same_fact, words
 
 __all__ = [
     "DECISIONS",
@@ -49,6 +48,7 @@ __all__ = [
     "Entry",
     "Heading",
     "append_line",
+    "escape_text",
     "escape_value",
     "fact_key",
     "link_for",
@@ -62,6 +62,7 @@ __all__ = [
     "replace_line",
     "same_fact",
     "split_metadata",
+    "unescape_text",
     "unescape_value",
     "words",
 ]

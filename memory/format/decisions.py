@@ -65,6 +65,11 @@ DECISIONS = {
     "months before last month (by their `removed:` date), oldest first, move to the same cold ref "
     "as forgotten/YYYY-MM.md until it is under 50%, one revertable commit per month. A cold "
     "record refuses no write; the dream never writes its fact again (memory/archive/forgotten.py).",
+    20: "An entry's text is text: when it ends in a bracket a reader would take for metadata "
+    "(every ';'-part 'something: …', or pairs the parser reads), it is written with '\\[' "
+    "(a markdown escape), and a text whose trailing bracket already has backslashes before its "
+    "'[' gets one more; reading removes one (escape_text/unescape_text, one bijection). Lint "
+    "reports no malformed key in an escaped bracket.",
 }
 
 KNOWN_KEYS = frozenset(

@@ -1,13 +1,13 @@
 """A markdown note parsed: its lines, headings, `## Index` section and entries, edits of its text
 by line; and one entry: a bullet on one line, its text, its metadata brackets and its [[links]],
-parsed and rendered, and its text reduced for comparing facts (`fact_key`, `same_fact`).
+parsed and rendered (memory/format/facts.py reduces its text for comparing facts).
 
 The parser never raises: any text parses to a Document whose unchanged rendering is
 byte-identical. Lines are split as git counts them (decision 15, memory/format/lines.py).
 Decisions 2–7 (memory/format/decisions.py): metadata brackets trail the text, keys are
 case-insensitive, values percent-escaped by one bijection (`escape_value`/`unescape_value`).
-Decision 9: a [[link]] names a repository path. Two entries say the same fact when their texts,
-metadata, case, punctuation and script aside (memory/format/folding.py), have the same words.
+Decision 9: a [[link]] names a repository path. Decision 20: an entry's text that ends in a
+bracket a reader would take for metadata is written with `\\[` (escape_text/unescape_text).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-import memory.format.folding as folding
 import memory.format.lines as textlines
 from memory.format.decisions import KNOWN_KEYS
 
@@ -106,8 +105,8 @@ def split_metadata(body: str) -> tuple[str, tuple[tuple[str, str], ...]]:
         start = _bracket_start(rest)
         if start is None:
             break
-        if start > 0 and rest[start - 1] == "[":
-            break  # the tail of a [[link]]
+        if start > 0 and rest[start - 1] in "[\\":
+            break  # the tail of a [[link]], or an escaped bracket: text (decision 20)
         pairs = _parse_pairs(rest[start + 1 : -1])
         if pairs is None:
             break
@@ -116,7 +115,44 @@ def split_metadata(body: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     meta: list[tuple[str, str]] = []
     for pairs in reversed(groups):
         meta.extend(pairs)
-    return rest, tuple(meta)
+    return unescape_text(rest), tuple(meta)
+
+
+def _text_bracket(text: str) -> tuple[int, int] | None:
+    """(where the text's trailing bracket opens, how many backslashes stand before it), when the
+    text ends in one bracket (not a [[link]]); else None."""
+    if not text.endswith("]") or text.endswith("]]"):
+        return None
+    start = _bracket_start(text)
+    if start is None:
+        return None
+    slashes = start - len(text[:start].rstrip("\\"))
+    return start, slashes
+
+
+def escape_text(text: str) -> str:
+    """An entry's text as written (decision 20): a trailing bracket a reader would take for
+    metadata (`[a: 1; b: 2]`, `["x", "host:5000"]`) or one already escaped gets one more `\\`
+    before its `[`, so the text reads back as itself, never as metadata."""
+    found = _text_bracket(text)
+    if found is None:
+        return text
+    start, slashes = found
+    inner = text[start + 1 : -1]
+    if not slashes and (
+        (start and text[start - 1] == "[")
+        or (_parse_pairs(inner) is None and not all(":" in p for p in inner.split(";")))
+    ):
+        return text  # [WIP], [sic], [[x]: text as it is
+    return f"{text[:start]}\\{text[start:]}"
+
+
+def unescape_text(text: str) -> str:
+    """The inverse of `escape_text`: one `\\` before a trailing bracket's `[` removed."""
+    found = _text_bracket(text)
+    if found is None or not found[1]:
+        return text
+    return text[: found[0] - 1] + text[found[0] :]
 
 
 def _bracket_start(s: str) -> int | None:
@@ -194,7 +230,7 @@ def render_entry(
     marker: str = "-",
 ) -> str:
     """One entry line, without the newline. Newlines in the text become spaces (one line)."""
-    flat = " ".join(text.split())
+    flat = escape_text(" ".join(text.split()))
     tail = render_meta(meta)
     return f"{' ' * indent}{marker} {flat}{' ' + tail if tail else ''}"
 
@@ -221,39 +257,6 @@ def link_target(link: str) -> str | None:
 def link_for(path: str) -> str:
     """The [[link]] text for a repository path: drop .md, keep other extensions."""
     return path[:-3] if path.endswith(".md") else path
-
-
-# Entry texts reduced for comparing facts: the same fact, whatever its metadata, case,
-# punctuation or script (memory/format/folding.py).
-def words(text: str) -> str:
-    """All of `text`'s words, folded (memory/format/folding.py: any script, case, look-alikes and
-    invisible characters folded), joined by single spaces (no grammar applied)."""
-    return " ".join(folding.words(text))
-
-
-def normalise(text: str) -> str:
-    """Text reduced for comparing facts: metadata, links' brackets, case, punctuation and
-    invisible characters dropped, letters and digits of every script kept, look-alike letters
-    folded. "" when the text has no words at all: such an entry has no key and is never matched
-    by one (see `same_fact`)."""
-    body, _ = split_metadata(text.strip())
-    m = BULLET.match(body)
-    if m:
-        body, _ = split_metadata(m.group("rest"))
-    return " ".join(folding.words(body))
-
-
-def fact_key(text: str) -> str:
-    """A key for indexing entries by fact: the normalised text, or, for a text with no words,
-    its exact characters marked so that no normalised key can equal them."""
-    key = normalise(text)
-    return key if key else "\x00" + " ".join(text.split())
-
-
-def same_fact(a: str, b: str) -> bool:
-    """True when entry texts `a` and `b` say the same thing: equal non-empty keys, or, for texts
-    with no words (an emoji, a dash), the same characters."""
-    return fact_key(a) == fact_key(b)
 
 
 # -- a note ---------------------------------------------------------------------------------------

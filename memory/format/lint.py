@@ -23,6 +23,7 @@ from memory.format import (
     REMINDERS,
     STATUSES,
     Document,
+    escape_text,
     link_target,
     links_in,
     parse,
@@ -143,6 +144,11 @@ def _check_metadata(path: str, doc: Document) -> Iterator[Problem]:
     for entry in doc.entries:
         for code, message in entry_problems(entry.text, entry.meta, path=path):
             yield Problem(path, entry.line + 1, code, message)
+        written = escape_text(entry.text)
+        escaped = written != entry.text and written in doc.lines[entry.line]
+        bad_bracket = None if escaped else _malformed_bracket(entry.text)
+        if bad_bracket:
+            yield Problem(path, entry.line + 1, "bad-key", bad_bracket)
 
 
 def entry_problems(
@@ -150,7 +156,8 @@ def entry_problems(
 ) -> list[tuple[str, str]]:
     """(code, message) for each metadata rule the entry (`text` and `meta`, in the file `path`)
     breaks. The write path (memory/writes/apply.py) refuses what this reports, so what lint
-    rejects is never committed."""
+    rejects is never committed. A text's own trailing bracket is no metadata rule: hippo writes
+    it escaped (decision 20); lint reports one a person left unescaped (`_check_metadata`)."""
     out: list[tuple[str, str]] = []
     if path == REMINDERS and not any(k.lower() in REMINDER_TIMES for k, _ in meta):
         out.append(
@@ -160,9 +167,6 @@ def entry_problems(
                 "[until: YYYY-MM-DD] or [when: <trigger>]",
             )
         )
-    bad_bracket = _malformed_bracket(text)
-    if bad_bracket:
-        out.append(("bad-key", bad_bracket))
     for key, value in meta:
         k = key.lower()
         if not _KEY.match(key):
@@ -195,8 +199,8 @@ def _malformed_bracket(text: str) -> str | None:
     if not stripped.endswith("]") or stripped.endswith("]]"):
         return None
     start = stripped.rfind("[")
-    if start < 0 or (start > 0 and stripped[start - 1] == "["):
-        return None
+    if start < 0 or (start > 0 and stripped[start - 1] in "[\\"):
+        return None  # a [[link]]'s tail, or an escaped bracket: text (decision 20)
     parts = stripped[start + 1 : -1].split(";")
     if not all(_KEYISH.match(p) for p in parts):
         return None

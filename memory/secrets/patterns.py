@@ -304,7 +304,7 @@ PREFIXED: list[Detector] = [
     _d(
         "Braintree access token",
         ("access_token$",),
-        r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}",
+        r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}(?:\$[0-9a-f]{32})?",
     ),
     _d("Flutterwave secret key", ("FLWSECK",), r"FLWSECK(?:_TEST)?-[a-f0-9]{32}-X"),
     _d("Terraform Cloud token", ("atlasv1",), r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}"),

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 import memory.secrets.library_detectors as library_detectors
 from memory.secrets.contextual import CONTEXT
 from memory.secrets.patterns import PREFIXED, Detector
+from memory.secrets.services import SERVICES
 
 # Prefixed formats first: the order decides the kind reported when two overlap.
-DETECTORS: list[Detector] = [*PREFIXED, *CONTEXT]
+DETECTORS: list[Detector] = [*PREFIXED, *SERVICES, *CONTEXT]
 
 # Characters that render as nothing: removed before matching (Cf format characters and friends).
 _INVISIBLE = re.compile(

@@ -28,7 +28,7 @@ _PLACEHOLDER = re.compile(
     r"not[-_ ]?a[-_ ]?real|fake|bogus|invalid|notreal|"
     r"example|placeholder|changeme|change[_-]me|redacted|your[_-]?|dummy|sample|"
     r"^my[_-]?(?:pass|secret|token|key|api|app|db|user|name|pw)|"
-    r"xxxx|\*\*\*|0{8}|1234567|abcdef|^(?:fake|test|demo|foo|bar)[_-]?[a-z]*\d{0,3}$|"
+    r"xxxx|\*\*\*|0{8}|1234567|abcdef|abc123|^(?:fake|test|demo|foo|bar)[_-]?[a-z]*\d{0,3}$|"
     r"^(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|api[_-]?key|credentials?|none|null|nil|true|false|"
     r"undefined|string|str|bytes|required|optional|hidden|empty|default|admin|root|user(?:name)?|"
     r"guest|letmein|qwerty|s3cr3t|p@ssw0rd|passw0rd|tiger|scott)\d{0,4}$"
@@ -39,7 +39,7 @@ _SEGMENTS = re.compile(r"\.|->|::|_+")
 # two or more letters, an upper-case run before it, another at the end), a digit or two after.
 # The runs are possessive so a segment splits one way only: `(?:[A-Z]?[a-z]{2,}|[A-Z]{2,})+`
 # tried every split of a long run (2^n steps: `A`*40 + `1e1_x` took minutes).
-_WORD_SEGMENT = re.compile(r"(?:[a-z]+|[A-Z]+|(?:[A-Z]*+[a-z]{2,}+)+(?:[A-Z]{2,}+)?)\d{0,2}")
+_WORD_SEGMENT = re.compile(r"(?:[a-z]+|[A-Z]+|(?:[A-Z]*+[a-z]{2,}+)+(?:[A-Z]{2,}+)?)\d{0,5}")
 _PARTS = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|[^A-Za-z]|$)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _CODE = re.compile(r"[()\[\]{}]|^(?:self|this|os|process|config|settings|env|ENV|cls)\W")
 _NAMING = {
@@ -119,6 +119,8 @@ def _reference(value: str) -> bool:
     if not _IDENT.fullmatch(value):
         return False
     segments = re.split(r"\.|->|::", value)
+    if all(re.fullmatch(r"[A-Z][a-z]+\d*", s) for s in segments) and value[-1].isdigit():
+        return False  # Tundra.Maple8: words a person chose, not an attribute
     return len(segments) > 1 and any(re.fullmatch(r"[A-Za-z_]{4,}", s) for s in segments)
 
 
@@ -131,6 +133,16 @@ def _pathy(value: str) -> bool:
     # base64 has no words.
     segs = re.split(r"[/:]", value)
     return all(re.fullmatch(r"[a-z0-9._-]*", seg) or is_name(seg) for seg in segs)
+
+
+def _kebab_words(value: str) -> bool:
+    """`harbor-weekly-v2`, `ecr-credential-provider`: words joined by hyphens, a name."""
+    parts = value.split("-")
+    return (
+        len(parts) > 1
+        and all(_WORD_SEGMENT.fullmatch(p) for p in parts)
+        and max(map(len, parts)) >= 4
+    )
 
 
 def random_looking(value: str, *, strict: bool = False, quoted: bool = False) -> bool:
@@ -149,13 +161,13 @@ def random_looking(value: str, *, strict: bool = False, quoted: bool = False) ->
     others = len(value) - letters - digits
     if letters == 0:
         return False  # a number, a date, a version
-    if re.match(r"[A-Za-z][\w.-]{2,}=\S", value) or (not quoted and "=" in value.rstrip("=")):
+    if re.match(r"[A-Za-z][\w.-]{2,}=[^\s=]", value) or (not quoted and "=" in value.rstrip("=")):
         return False  # key=value pairs inside the value: a setting, not a token
     if digits == 0 and others == 0:
         # Letters only: random mixed case (about half upper), not camelCase or a word.
         upper = sum(c.isupper() for c in value) / len(value)
         return len(value) >= 20 and 0.25 <= upper <= 0.75 and entropy(value) >= 4.0
-    if _WORDY.match(value):
+    if _WORDY.match(value) or _kebab_words(value):
         return False
     bits = entropy(value)
     if strict or len(value) < 12:
@@ -170,6 +182,9 @@ _HUMAN = re.compile(
 )
 
 
+_SETTING = re.compile(r"[A-Za-z_][\w.]*=")
+
+
 def password_like(value: str, *, quoted: bool, config: bool = False) -> bool:
     """A value after a password word: people choose passwords (`rootpasswd`, `Winter2024!`), so
     a word counts when it is quoted (or `config`: after a name like DB_PASSWORD) or carries a
@@ -178,16 +193,18 @@ def password_like(value: str, *, quoted: bool, config: bool = False) -> bool:
     value = value.strip("\"'`") if quoted else value.rstrip(".,;:!?)]}'\"`")
     if not 6 <= len(value) <= 128 or placeholder(value) or placeholder(value.rstrip("?!*.")):
         return False
-    if not quoted and (is_code(value) or _reference(value)):
-        return False
+    if not quoted and (is_code(value) or _reference(value) or _SETTING.match(value)):
+        return False  # a call, an attribute, `first_pass=False`
     if random_looking(value, quoted=quoted):
         return True
     if _pathy(value) or names_a_secret(value):
         return False  # `sasl_password`, `user_pw` name one
     if _HUMAN.fullmatch(value):
         return True
-    if is_name(value):  # `PasswordField`, `passphrase`; a quoted lower-case word may be one
-        return (quoted or config) and value.isalpha() and value.islower()
+    if is_name(value):  # `PasswordField`, `passphrase`; a quoted lower-case word may be one,
+        # and a quoted name with a digit is one (Tundra.Maple8)
+        lower_word = value.isalpha() and value.islower()
+        return (quoted or config) and (lower_word or any(c.isdigit() for c in value))
     if any(c in value for c in " \t") or value.isdigit():
         return False
     if quoted or config:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main
+from memory import format as fmt
 
 
 @pytest.fixture
@@ -230,20 +231,21 @@ def test_note_in_memory_md_publishes_a_snapshot(argv: list[str], tmp_path: Path)
 
 
 @pytest.mark.parametrize(
-    ("note", "said"),
-    [
-        ("the deploy bot needs VPN [added: yesterday]", "'added: yesterday' is not a date"),
-        ("payments run nightly [status: bogus]", "'status: bogus' is not one of"),
-    ],
+    "note",
+    ["the deploy bot needs VPN [added: yesterday]", "payments run nightly [status: bogus]"],
 )
-def test_a_note_lint_would_report_is_refused(
-    argv: list[str], capsys: pytest.CaptureFixture[str], note: str, said: str
+def test_a_note_ending_in_a_bracket_is_saved_as_its_text(
+    argv: list[str], capsys: pytest.CaptureFixture[str], note: str
 ) -> None:
-    """Issue 23 item 5: a note whose text ends in a metadata bracket is read back with it as
-    metadata (beside the note's own `added:`), so it is checked that way: refused, nothing
-    committed, and lint stays clean."""
+    """Issue 41 item 3 (decision 20): a person's text is text. A note ending in a bracket that
+    reads like metadata is saved with the bracket escaped, reads back as the note, and lint
+    stays clean (issue 23 refused it as metadata with a bad date or status)."""
     run(argv, "init")
     capsys.readouterr()
-    assert run(argv, "note", note) == 1
-    assert said in capsys.readouterr().err
+    assert run(argv, "note", note) == 0
+    capsys.readouterr()
+    assert run(argv, "show", "inbox.md") == 0
+    shown = capsys.readouterr().out
+    entry = fmt.parse(shown).entries[-1]
+    assert entry.text == note and [k for k, _ in entry.meta] == ["added"]
     assert run(argv, "lint") == 0

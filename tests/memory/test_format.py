@@ -218,8 +218,9 @@ def test_decision_11_our_keys() -> None:
 def test_all_decisions_are_written_down() -> None:
     """Each of the 14 ambiguities of SPEC-NOTES section 3 has a written decision, and so has
     what a line is (15), what a tag is (16), how a reminder is written (17), where old archive
-    months go (18) and where forgotten.md's old records go (19)."""
-    assert set(fmt.DECISIONS) == set(range(1, 20))
+    months go (18), where forgotten.md's old records go (19) and how a text's own trailing
+    bracket is written (20)."""
+    assert set(fmt.DECISIONS) == set(range(1, 21))
 
 
 # -- editing ----------------------------------------------------------------------------------
