@@ -8,6 +8,7 @@ from datetime import date
 from typing import Any
 
 from memory import format as fmt
+from memory.dream.judged import Judge
 from memory.dream.state import State
 from memory.facts.tombstones import Tombstone
 from memory.writes.apply import apply_ops
@@ -40,8 +41,9 @@ class Context:
     recall: Mapping[str, int] = field(default_factory=dict)
     renamed: Callable[[str], str | None] = lambda _p: None
     removed: int = 0  # entries removed tonight so far: every removal counts against the cap
-    # With Claude: (older, newer) entry texts → are they one fact? Asked before every merge.
-    confirm: Callable[[str, str], bool] | None = None
+    # With Claude: (older, newer) entry texts → its judgment (memory/dream/judged.py), asked
+    # once per possible duplicate
+    confirm: Judge | None = None
     # (path, entry text) → the plain push that brought a forgotten fact back ("<sha> by <who>"),
     # or "" when hippo's write path did (memory/dream/plain_git.py)
     brought_back: Callable[[str, str], str] = lambda _p, _t: ""

@@ -24,14 +24,16 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import memory.facts.comparison as facts
 import memory.facts.tombstones as tombstones
 from memory import format as fmt
 from memory.dream.context import DREAM_BY, Context, StepResult
+from memory.dream.judged import PATH as JUDGED
+from memory.dream.judged import Judge, Judged, Judgment, key
 from memory.dream.same_thing import MEANING, Pair, Weights, candidates, closeness, is_ident
 from memory.facts import statements, wording
 from memory.facts.lexicon import NUMBER_WORDS
@@ -39,13 +41,27 @@ from memory.format import lines as textlines
 from memory.git.batch import Author, WriteResult
 from memory.git.store import Store
 from memory.notes import INBOX
-from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
+from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry, WriteFile
 
-Confirm = Callable[[str, str], bool]  # (older text, newer text) → the same fact?
+JUDGE_CAP = 50  # pairs Claude is asked about a night at most, the surest first; the rest wait
 _DIGIT = re.compile(r"\d")
 _SEP = re.compile(r"[_/#.-]+")
 _RAW = re.compile(r"[a-z0-9](?:[a-z0-9_/#.-]*[a-z0-9])?")
 MAX_POSSIBLE = 50  # possible duplicates kept for the digest per night (it shows the first few)
+
+
+@dataclass
+class _Night:
+    """What judging tonight's candidate pairs reads and leaves: Claude (`judge`, None without a
+    key), its answers so far (`judged`), the questions asked, the possible duplicates."""
+
+    out: StepResult
+    today: str
+    judge: Judge | None
+    judged: Judged
+    apart: frozenset[str] = frozenset()
+    asked: int = 0
+    possible: list[Possible] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -181,20 +197,22 @@ def _keeper_order(it: _Item) -> tuple[int, bool, str, str, int]:
 
 
 def merge(
-    ctx: Context, out: StepResult, paths: list[str], budget: int, confirm: Confirm | None
+    ctx: Context, out: StepResult, paths: list[str], budget: int, judge: Judge | None
 ) -> tuple[list[Operation], int]:
     """Operations merging duplicates among `paths`, and how many entries they remove."""
     found = items(ctx, paths)
-    possible: list[Possible] = []
+    today = ctx.today.isoformat()
+    night = _Night(out, today, judge, Judged(ctx.tree.get(JUDGED)), ctx.apart)
     pairs = candidates(found)
     resolve(ctx, found, {i for j, i, _ in pairs} | {j for j, _, _ in pairs})
-    groups = _groups(found, pairs, out, confirm, possible, ctx.apart)
-    possible.sort(key=lambda p: -p.close)  # surest first: the digest lists the first few
-    out.facts["possible"] = possible[:MAX_POSSIBLE]
+    groups = _groups(found, pairs, night)
+    night.possible.sort(key=lambda p: -p.close)  # surest first: the digest lists the first few
+    out.facts["possible"] = night.possible[:MAX_POSSIBLE]
     removes: list[Operation] = []
-    others: list[Operation] = []
+    others: list[Operation] = (
+        [WriteFile(JUDGED, night.judged.dump())] if night.judged.changed else []
+    )
     removed = 0
-    today = ctx.today.isoformat()
     for members in sorted(groups, key=lambda m: (m[0].path, m[0].line)):
         if len(members) < 2:
             continue
@@ -235,17 +253,11 @@ def _agrees(keep: _Item, m: _Item) -> bool:
     return facts.conflict(keep.fact, m.fact) is None and statements.conflict(a, b) is None
 
 
-def _groups(
-    found: list[_Item],
-    pairs: list[Pair],
-    out: StepResult,
-    confirm: Confirm | None,
-    possible: list[Possible],
-    apart: frozenset[str] = frozenset(),
-) -> list[list[_Item]]:
-    """The entries that say the same fact, grouped (union-find over candidate pairs); the pairs
-    that may be one fact but are not provably so (without Claude) go to `possible`, and so do
-    pairs holding an entry a person un-merged (`apart`): only a person merges those again."""
+def _groups(found: list[_Item], pairs: list[Pair], night: _Night) -> list[list[_Item]]:
+    """The entries that say the same fact, grouped (union-find over candidate pairs, the
+    surest first); the pairs that may be one fact but are not provably so (and that Claude, if
+    asked, did not settle) go to `night.possible`, and so do pairs holding an entry a person
+    un-merged (`apart`): only a person merges those again."""
     members = sorted({j for j, _, _ in pairs} | {i for _, i, _ in pairs})
     parent = {i: i for i in members}  # only entries in a pair: the rest are groups of one
 
@@ -255,10 +267,8 @@ def _groups(
             i = parent[i]
         return i
 
-    for j, i, close in pairs:
-        if root(i) == root(j):
-            continue
-        if _same(found[j], found[i], close, out, confirm, possible, apart):
+    for j, i, close in sorted(pairs, key=lambda p: (-p[2], p[0], p[1])):
+        if root(i) != root(j) and _same(found[j], found[i], close, night):
             parent[root(i)] = root(j)
     groups: dict[int, list[_Item]] = defaultdict(list)
     for i in members:  # a list per entry of the memory was 25 MB at 30,000 files
@@ -266,34 +276,43 @@ def _groups(
     return list(groups.values())
 
 
-def _same(
-    a: _Item,
-    b: _Item,
-    close: float,
-    out: StepResult,
-    confirm: Confirm | None,
-    possible: list[Possible],
-    apart: frozenset[str],
-) -> bool:
-    """Whether the night merges the candidate pair `a`, `b`; a pair it may not merge alone
-    goes to `possible`. A pair holding an entry a person un-merged is a person's to merge
+def _same(a: _Item, b: _Item, close: float, night: _Night) -> bool:
+    """Whether the night merges the candidate pair `a`, `b`: provably one statement, or so
+    judged by Claude (asked once per pair, within JUDGE_CAP a night); a pair it may not merge
+    goes to `night.possible`. A pair holding an entry a person un-merged is a person's to merge
     again (not the rule's, not Claude's)."""
     verdict, why = _verdict(a, b)
     if verdict == statements.DIFFERENT:
         return False
-    undone = bool(apart and apart & {fmt.fact_key(a.entry.text), fmt.fact_key(b.entry.text)})
-    if undone:
-        verdict, why = statements.POSSIBLE, "a person undid a merge of these before"
     older, newer = sorted((a, b), key=lambda it: it.entry.get("added") or "")
-    if confirm is not None and not undone:
-        if not confirm(older.entry.text, newer.entry.text):
-            out.body.append(f"- not merged (Claude: different facts): {newer.entry.text!r}")
-            return False
-    elif verdict == statements.POSSIBLE:
-        pair = (older.path, older.entry.text, newer.path, newer.entry.text)
-        possible.append(Possible(*pair, why, close))
+    texts = (older.path, older.entry.text, newer.path, newer.entry.text)
+    undone = night.apart & {fmt.fact_key(a.entry.text), fmt.fact_key(b.entry.text)}
+    if undone:
+        night.possible.append(Possible(*texts, "a person undid a merge of these before", close))
         return False
-    return True
+    if verdict == statements.SAME:
+        return True
+    said = _ask(older.entry.text, newer.entry.text, night)
+    if said is not None and said.same is not None:
+        word = "same fact" if said.same else "kept apart"
+        night.out.body.append(f"- Claude ({word}): {newer.entry.text!r}: {said.reason}")
+        return said.same
+    night.possible.append(Possible(*texts, said.reason if said else why, close))
+    return False
+
+
+def _ask(older: str, newer: str, night: _Night) -> Judgment | None:
+    """Claude's word on the pair: remembered, else asked (within the cap) and remembered; None
+    without a key, past the cap, or on an error (asked again another night)."""
+    pair = key(older, newer)
+    said = night.judged.get(pair)
+    if said is not None or night.judge is None or night.asked >= JUDGE_CAP:
+        return said
+    night.asked += 1
+    said = night.judge(older, newer)
+    if said is not None:
+        night.judged.put(pair, said, night.today)
+    return said
 
 
 def merge_pair(
