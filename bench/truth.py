@@ -58,6 +58,7 @@ class Score:
     index: list[tuple[int, int]] = field(default_factory=list)  # MEMORY.md (lines, bytes)
     entries: int = 0
     calls: int = 0
+    offered: set[str] = field(default_factory=set)  # duplicate groups a night listed as possible
 
 
 def day_of(n: int) -> str:
@@ -86,8 +87,20 @@ def where(store: Store) -> tuple[dict[str, list[tuple[str, fmt.Entry]]], list[fm
     return found, stones, tree.get("MEMORY.md", "")
 
 
+def score_offered(store: Store, all_facts: list[Fact], sc: Score) -> None:
+    """Duplicate groups two of whose members the night's tidy listed as a possible duplicate
+    (its commit message: `- possible duplicate, not merged: 'a' / 'b'`)."""
+    tidy = next((c.message for c in store.log(limit=30) if c.summary.startswith("dream(tidy)")), "")
+    listed = [ln for ln in tidy.splitlines() if ln.startswith("- possible duplicate")]
+    for g in {f.group for f in all_facts if f.kind == "dup"}:
+        texts = [repr(f.text) for f in all_facts if f.group == g]
+        if any(sum(t in ln for t in texts) > 1 for ln in listed):
+            sc.offered.add(g)
+
+
 def score_night(night: int, store: Store, all_facts: list[Fact], sc: Score) -> None:
     found, stones, index = where(store)
+    score_offered(store, all_facts, sc)
     sc.index.append((index.count("\n"), len(index.encode())))
     sc.entries = sum(len(v) for v in found.values())
     gone_for = {
@@ -209,7 +222,7 @@ def report(
     row = (
         f"{name:<12}{len(sc.lost):>5}{len(sc.true_deleted):>8}"
         f"{len(in_two):>6}/{len(stale):<3}{100 * len(in_two) / max(1, len(stale)):>5.0f}%"
-        f"{merged:>5}/{len(groups):<3}{pairs - len(sc.opposites_merged):>6}/{pairs:<3}"
+        f"{merged:>5}/{len(groups):<3}{len(sc.offered & groups):>5}{pairs - len(sc.opposites_merged):>6}/{pairs:<3}"
         f"{len(sc.resurrected):>6}{sc.refused:>9}{lines:>7}{size:>7}{sc.entries:>8}{sc.calls:>7}{seconds:>7.0f}"
     )  # fmt: skip
     return [row, *(f"    stale not fixed within two nights: {x}" for x in late)]
@@ -221,7 +234,8 @@ def main_bench() -> None:
     args = parser.parse_args()
     print(f"{len(facts('http://x'))} facts, {args.days} nights, no LLM key")
     header = (
-        f"{'':<12}{'lost':>5}{'true del':>8}{'stale ≤2 nights':>15}{'dups':>9}{'opp kept':>10}"
+        f"{'':<12}{'lost':>5}{'true del':>8}{'stale ≤2 nights':>15}{'dups':>9}{'offrd':>5}"
+        f"{'opp kept':>10}"
         f"{'resurr':>6}{'refused':>9}{'idx ln':>7}{'idx B':>7}{'entries':>8}{'GH calls':>7}{'s':>7}"
     )
     print(header)

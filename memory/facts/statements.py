@@ -17,6 +17,9 @@ read as the same sequence of words once each is reduced to its canonical form.
   "often"/"always") do not fold.
 - A simple passive ("X was acquired in 1997 by Y") reads as its active ("Y acquired X in 1997"),
   roles kept.
+- Irregular forms take their base ("ran" = "run", "children" = "child", memory/facts/lexicon.py)
+  and the items of a list of single words are in sorted order ("redis, postgres and kafka" =
+  "kafka, postgres and redis"; two items only where the list ends the clause).
 
 `judge(a, b)` says SAME (merge), DIFFERENT (a number, the polarity or an antonym differs, or the
 words are far apart) or POSSIBLE (close but not provably one statement: a person or Claude
@@ -36,7 +39,7 @@ import snowballstemmer
 import memory.facts.comparison as facts
 import memory.format.folding as folding
 from memory import format as fmt
-from memory.facts.lexicon import NEGATIONS, NUMBER_WORDS, OPPOSITES, SCALES, UNITS
+from memory.facts.lexicon import IRREGULAR, NEGATIONS, NUMBER_WORDS, OPPOSITES, SCALES, UNITS
 
 Verdict = Literal["same", "possible", "different"]
 SAME: Final = "same"
@@ -99,6 +102,15 @@ _PHRASES = (
     ("'", re.compile(r"'(?:s|re|ll|ve|m|d)\b"), ""),
     (",", re.compile(r"(?<=\d),(?=\d{3}\b)"), ""),
     ("%", re.compile(r"(\d)\s*%"), r"\1 percent"),
+)
+# a list of one-word items: three or more with commas anywhere ("redis, postgres and kafka"),
+# two where nothing follows them but the end, a stop or a preposition ("slack and pagerduty."):
+# "a beat b and c beat d" is no list
+_ITEM = r"[\w][\w.-]*"
+_LIST = re.compile(
+    rf"\b({_ITEM}(?:\s*,\s*{_ITEM})+),?\s+(and|or)\s+({_ITEM})\b"
+    rf"|\b({_ITEM})\s+(and|or)\s+({_ITEM})(?=\s*(?:$|[.;:,!?)]|\s(?:in|on|at|for|to|from|with|"
+    r"by|during|after|before|since|until|under|over|every|each)\b))"
 )
 _TOKEN = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*(?:[-./_][\p{L}\p{N}][\p{L}\p{N}\p{M}]*)*")
 _NUM = re.compile(r"\d+(?:\.\d+)?")
@@ -186,6 +198,8 @@ def _read(text: str) -> list[str]:
     for needle, pattern, repl in _PHRASES:
         if needle in plain:
             plain = pattern.sub(repl, plain)
+    if " and " in plain or " or " in plain:
+        plain = _LIST.sub(_sorted_list, plain)
     raw: list[str] = []
     for w in _TOKEN.findall(plain):
         m = _NUM_UNIT.fullmatch(w)
@@ -195,6 +209,17 @@ def _read(text: str) -> list[str]:
             raw.append(w)
     out = _numbers(raw)
     return out + clock if clock else out
+
+
+def _sorted_list(m: re.Match[str]) -> str:
+    """A list's items in sorted order, joined as written: the order of a list says nothing."""
+    if m.group(1) is not None:
+        items = [*re.split(r"\s*,\s*", m.group(1)), m.group(3)]
+        conj = m.group(2)
+    else:
+        items, conj = [m.group(4), m.group(6)], m.group(5)
+    items.sort()
+    return f"{', '.join(items[:-1])} {conj} {items[-1]}"
 
 
 def _canon(word: str) -> str:
@@ -208,7 +233,7 @@ def _canon(word: str) -> str:
         )
     word = UNITS.get(word, word)
     word = SPELLINGS.get(word, word)
-    return _stem(word)
+    return _stem(IRREGULAR.get(word, word))
 
 
 def _passive(raw: list[str]) -> tuple[str, ...] | None:
