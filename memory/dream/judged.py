@@ -54,7 +54,7 @@ class Judged:
         except ValueError:
             data = {}  # a damaged file: asked again, as on a first night
         for k, v in (data.get("pairs") or {}).items() if isinstance(data, dict) else ():
-            if isinstance(v, list) and len(v) == 3 and v[0] in (True, False, None):
+            if isinstance(v, list) and len(v) == 3 and (v[0] is None or isinstance(v[0], bool)):
                 self.answers[str(k)] = (v[0], str(v[1]), str(v[2]))
 
     def get(self, pair_key: str) -> Judgment | None:

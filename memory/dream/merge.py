@@ -83,11 +83,14 @@ class _Item:
     are sought it holds its file and line, not the parsed entry (`items`); the entries of the
     few in a pair are read again from their lines (`resolve`)."""
 
-    __slots__ = ("_entry", "_fact", "_idents", "keys", "line", "path")
+    __slots__ = ("_entry", "_fact", "_idents", "keys", "line", "path", "settled")
 
-    def __init__(self, path: str, entry: fmt.Entry, *, keep: bool = True) -> None:
+    def __init__(
+        self, path: str, entry: fmt.Entry, *, keep: bool = True, settled: bool = False
+    ) -> None:
         self.path = path
         self.line = entry.line
+        self.settled = settled  # an earlier step wrote it (or a line beside it) tonight
         self._entry = entry if keep else None
         self.keys = tuple(_keys(entry.text))  # every item's: `candidates` reads them all
         self._idents: frozenset[str] | None = None
@@ -146,8 +149,9 @@ def _word_keys(w: str) -> tuple[str, ...]:
 
 
 def items(ctx: Context, paths: list[str]) -> list[_Item]:
-    """Top-level entries of `paths` (nested ones belong with their parent: never merged), but
-    not those an earlier step wrote tonight (they merge the next night). A file is parsed here
+    """Top-level entries of `paths` (nested ones belong with their parent: never merged); those
+    an earlier step wrote tonight are marked `settled` (offered, never merged tonight, so that
+    step's commit still reverts alone). A file is parsed here
     without keeping its parse, and its items keep no entry: a night held every entry of the
     memory parsed at once (its text, its metadata: 300 MB at 100,000 files) for the few in a
     candidate pair."""
@@ -156,8 +160,8 @@ def items(ctx: Context, paths: list[str]) -> list[_Item]:
         doc = ctx.parsed(path) or fmt.parse(ctx.tree.get(path, ""))
         parents = {e.parent for e in doc.entries if e.parent is not None}
         for e in doc.entries:
-            if e.parent is None and e.line not in parents and not ctx.settled(path, e):
-                out.append(_Item(path, e, keep=False))
+            if e.parent is None and e.line not in parents:
+                out.append(_Item(path, e, keep=False, settled=ctx.settled(path, e)))
     return out
 
 
@@ -289,6 +293,9 @@ def _same(a: _Item, b: _Item, close: float, night: _Night) -> bool:
     undone = night.apart & {fmt.fact_key(a.entry.text), fmt.fact_key(b.entry.text)}
     if undone:
         night.possible.append(Possible(*texts, "a person undid a merge of these before", close))
+        return False
+    if a.settled or b.settled:
+        night.possible.append(Possible(*texts, "an earlier step wrote one of them tonight", close))
         return False
     if verdict == statements.SAME:
         return True
