@@ -11,7 +11,7 @@ key, against a real git remote and an embedded Redis (one redis-server, stopped 
 
 Scored each night: lost (a true fact gone without a trace), true deleted (a true fact removed by
 the dream), stale fixed or removed within two nights, duplicate groups merged (and offered: two
-of a group listed as a possible duplicate by a night's tidy), opposite pairs
+of a group in a digest's Merge buttons), opposite pairs
 kept apart, forgotten facts resurrected, index size. Baseline, in the same run: the same month
 with no dreaming; with `--judge`, a third month with a key, Claude on loopback answering each
 possible duplicate by the scenario's truth (the plumbing of issue 40's judge, not Claude's
@@ -25,6 +25,7 @@ import argparse
 import contextlib
 import io
 import json
+import logging
 import sys
 import tempfile
 import time
@@ -44,6 +45,7 @@ from bot.cli.main import main
 from integrations.dream_llm import JUDGE_SYSTEM
 from jobs.config import Config
 from memory import format as fmt
+from memory.dream import digest
 from memory.errors import TombstoneConflict
 from memory.facts import comparison as same
 from memory.git import Author, Store
@@ -66,7 +68,8 @@ class Score:
     index: list[tuple[int, int]] = field(default_factory=list)  # MEMORY.md (lines, bytes)
     entries: int = 0
     calls: int = 0
-    offered: set[str] = field(default_factory=set)  # duplicate groups a night listed as possible
+    offered: set[str] = field(default_factory=set)  # duplicate groups a digest offered a person
+    digests: int = 0  # Slack posts already read for them
 
 
 def day_of(n: int) -> str:
@@ -95,20 +98,26 @@ def where(store: Store) -> tuple[dict[str, list[tuple[str, fmt.Entry]]], list[fm
     return found, stones, tree.get("MEMORY.md", "")
 
 
-def score_offered(store: Store, all_facts: list[Fact], sc: Score) -> None:
-    """Duplicate groups two of whose members the night's tidy listed as a possible duplicate
-    (its commit message: `- possible duplicate, not merged: 'a' / 'b'`)."""
-    tidy = next((c.message for c in store.log(limit=30) if c.summary.startswith("dream(tidy)")), "")
-    listed = [ln for ln in tidy.splitlines() if ln.startswith("- possible duplicate")]
-    for g in {f.group for f in all_facts if f.kind == "dup"}:
-        texts = [repr(f.text) for f in all_facts if f.group == g]
-        if any(sum(t in ln for t in texts) > 1 for ln in listed):
-            sc.offered.add(g)
+def score_offered(srv: Servers, store: Store, all_facts: list[Fact], sc: Score) -> None:
+    """Duplicate groups two of whose members a digest offered to a person (its Merge buttons,
+    memory/dream/digest.py), the entries known by the sources they hold tonight."""
+    found, _, _ = where(store)
+    group = {
+        e.text: f.group for f in all_facts if f.kind == "dup" for _, e in found.get(f.source, [])
+    }
+    for call in srv.slack.calls("chat.postMessage")[sc.digests :]:
+        blocks = call.form.get("blocks") or "[]"
+        for block in json.loads(blocks) if isinstance(blocks, str) else blocks:
+            button = block.get("accessory") or {}
+            if button.get("action_id") == digest.MERGE_ACTION:
+                _, a, _, b = json.loads(button["value"].split("|", 1)[1])
+                if a in group and group[a] == group.get(b):
+                    sc.offered.add(group[a])
+    sc.digests = len(srv.slack.calls("chat.postMessage"))
 
 
 def score_night(night: int, store: Store, all_facts: list[Fact], sc: Score) -> None:
     found, stones, index = where(store)
-    score_offered(store, all_facts, sc)
     sc.index.append((index.count("\n"), len(index.encode())))
     sc.entries = sum(len(v) for v in found.values())
     gone_for = {
@@ -178,29 +187,32 @@ def oracle(fake: FakeAnthropic, all_facts: list[Fact]) -> Callable[[dict[str, An
     return answer
 
 
+def env(tmp: Path, srv: Servers, socket: str, fake: FakeAnthropic | None) -> dict[str, str]:
+    """The month's settings: loopback Slack, GitHub and Redis; with `fake`, Claude on loopback
+    answering duplicates by the truth."""
+    judge = {"ANTHROPIC_API_KEY": "bench", "ANTHROPIC_BASE_URL": fake.url} if fake else {}
+    if fake is not None:
+        fake.default = oracle(fake, facts(srv.site_url))
+    return judge | {
+        "HIPPO_MEMORY_REMOTE": str(tmp / "remote.git"),
+        "HIPPO_DATA_DIR": str(tmp / "hippo"),
+        "REDIS_URL": f"redis+socket://{socket}",
+        "SLACK_BOT_TOKEN": "xoxb-bench",
+        "SLACK_API_URL": srv.slack.url.rstrip("/") + "/",
+        "GITHUB_TOKEN": "ghp-bench",
+        "GITHUB_API_URL": srv.github.url,
+        "HIPPO_VERIFY_HOSTS": "127.0.0.1",
+        "HIPPO_DIGEST_CHANNEL": "C0DIGEST",
+    }
+
+
 def month(
     days: int, dreaming: bool, fake: FakeAnthropic | None = None
 ) -> tuple[Score, list[Fact], float, Found]:
     with tempfile.TemporaryDirectory() as tmp, Servers(World()) as srv:
         redis = EmbeddedRedis(str(Path(tmp) / "redis.db"))
         try:
-            judge = {"ANTHROPIC_API_KEY": "bench", "ANTHROPIC_BASE_URL": fake.url} if fake else {}
-            if fake is not None:
-                fake.default = oracle(fake, facts(srv.site_url))
-            config = Config.from_env(
-                judge
-                | {
-                    "HIPPO_MEMORY_REMOTE": str(Path(tmp) / "remote.git"),
-                    "HIPPO_DATA_DIR": str(Path(tmp) / "hippo"),
-                    "REDIS_URL": f"redis+socket://{redis.socket_file}",
-                    "SLACK_BOT_TOKEN": "xoxb-bench",
-                    "SLACK_API_URL": srv.slack.url.rstrip("/") + "/",
-                    "GITHUB_TOKEN": "ghp-bench",
-                    "GITHUB_API_URL": srv.github.url,
-                    "HIPPO_VERIFY_HOSTS": "127.0.0.1",
-                    "HIPPO_DIGEST_CHANNEL": "C0DIGEST",
-                }
-            )
+            config = Config.from_env(env(Path(tmp), srv, redis.socket_file, fake))
             quiet = io.StringIO()
             with contextlib.redirect_stdout(quiet):
                 assert main(["init"], config=config) == 0
@@ -227,6 +239,7 @@ def month(
                         raise SystemExit(f"hippo dream --now {now} failed ({code})")
                 sc.calls += len(srv.github.requests) - before
                 score_night(day, store, all_facts, sc)
+                score_offered(srv, store, all_facts, sc)
             return sc, all_facts, time.perf_counter() - t0, where(store)[0]
         finally:
             redis.shutdown()
@@ -280,6 +293,7 @@ def main_bench() -> None:
         for line in report(name, sc, all_facts, args.days, seconds, found):
             print(line, flush=True)
     if args.judge:
+        logging.getLogger("hippo.dream").setLevel(logging.ERROR)  # the fake's 400s, expected
         with FakeAnthropic() as fake:
             sc, all_facts, seconds, found = month(args.days, True, fake)
         for line in report("+judge", sc, all_facts, args.days, seconds, found)[:1]:
