@@ -116,6 +116,9 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 
+WRITES = frozenset({"write_file", "replace_in_file", "delete_file"})
+
+
 @dataclass
 class Toolbox:
     """The tools bound to one working copy; records what was read, found and touched."""
@@ -128,7 +131,7 @@ class Toolbox:
 
     def call(self, name: str, args: dict[str, Any]) -> str:
         """Run tool `name`; ToolError for anything the model should hear about."""
-        handler = getattr(self, f"_tool_{name}", None)
+        handler = getattr(self, f"_tool_{name}", None) if name in self.names else None
         if handler is None:
             raise ToolError(f"unknown tool {name!r}; use one of: {', '.join(self.names)}")
         try:
@@ -292,3 +295,17 @@ def _line(hit: SearchHit) -> str:
     """A hit as the model should see it: the entry with its metadata (sources, dates)."""
     tail = fmt.render_meta(hit.meta) if hit.meta else ""
     return f"{hit.text} {tail}".strip()
+
+
+@dataclass
+class ReadOnlyToolbox(Toolbox):
+    """The tools that read: for a question whose asker may not have hippo write (a Slack guest,
+    another organisation's user, another app; memory/trust/actors.py)."""
+
+    @property
+    def names(self) -> list[str]:
+        return [t["name"] for t in self.specs]
+
+    @property
+    def specs(self) -> list[dict[str, Any]]:
+        return [t for t in TOOLS if t["name"] not in WRITES]

@@ -13,6 +13,7 @@ a missing JSON key or a repository hippo cannot see is "not checkable" and never
 from __future__ import annotations
 
 import base64
+import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -59,7 +60,7 @@ class DeclaredVerifier:
         if r is None:
             return Verdict.unknown("not a declared check")
         verdict = self._http(r) if r.kind == "http_json" else self._github(r)
-        return Verdict(verdict.status, verdict.evidence, verdict.fix, f"check {r.check}")
+        return dataclasses.replace(verdict, verifier=f"check {r.check}")
 
     # --- http_json ---------------------------------------------------------------------------
 
@@ -215,4 +216,6 @@ def _compare(r: Resolved, value: Any, where: str) -> Verdict:
         return Verdict.fixable(actual.strip(), seen)
     if r.action == "fix":
         return Verdict.unknown(f"{seen}; that value cannot be written into an entry")
-    return Verdict.unfixable(seen)
+    # the value seen goes with the verdict: memory/dream/verifiers.py deletes on it only when it
+    # is a value the check's own pattern takes
+    return dataclasses.replace(Verdict.unfixable(seen), seen=actual.strip())

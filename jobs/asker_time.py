@@ -14,12 +14,11 @@ import re
 from datetime import date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from jobs import keys
+from jobs import actors, keys
 from jobs.runtime import Runtime
 
 log = logging.getLogger("hippo.time")
 
-ZONE_TTL = 24 * 3600  # a person who moves is a day behind at most
 _SLACK_USER = re.compile(r"^[UW][A-Z0-9]{2,}$")
 
 
@@ -35,12 +34,12 @@ def slack_zone(rt: Runtime, user: str) -> ZoneInfo | None:
     cached = rt.redis.get(key)
     name = cached.decode() if isinstance(cached, bytes) else (cached or "")
     if not cached:
-        try:
-            name = str((rt.slack.users_info(user=user).get("user") or {}).get("tz") or "")
-        except Exception as exc:  # SlackApiError, a timeout: the team's date this time
+        try:  # the answer that says who they are (jobs/actors.py) keeps their zone a day
+            info = actors.slack_user(rt, user)
+        except Exception as exc:  # a timeout: the team's date this time
             log.info("users.info %s failed (%s): the team's date", user, exc)
             return None
-        rt.redis.set(key, name or "-", ex=ZONE_TTL)  # "-": Slack has none for them
+        name = str((info or {}).get("tz") or "")
     try:
         return ZoneInfo(name) if name and name != "-" else None
     except (ZoneInfoNotFoundError, ValueError):

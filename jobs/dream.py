@@ -24,7 +24,7 @@ from jobs.config import Config, today
 from jobs.memory_buttons import pressed
 from jobs.read_counts import last_reads, read_counts
 from jobs.runtime import Runtime
-from jobs.slack import permissions, replies
+from jobs.slack import replies, speaker
 from jobs.slack.home import refresh_homes
 from jobs.slack.replies import RETRY, author, reply_once, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
@@ -39,6 +39,7 @@ from memory.errors import MemoryStoreError
 from memory.git.maintenance import maintain
 from memory.markup import slack
 from memory.prompts import snapshot
+from memory.trust.actors import Action, may
 
 # The verifiers (PyGithub, requests), Claude (anthropic) and the agent's counters load when a
 # dream runs: the web process imports this module for its task names.
@@ -285,12 +286,13 @@ def dream_task(
 def slack_dream(
     self: HippoTask, *, key: str, channel: str, user: str = "", now_iso: str = "", **ctx: Any
 ) -> None:
-    """`/hippo dream` or App Home's button: admins (permissions.is_admin) only; the digest is
-    the answer."""
+    """`/hippo dream` or App Home's button: admins of this workspace only (jobs/actors.py);
+    the digest is the answer."""
     rt = self.runtime
     to = replies.ReplyTo.of(channel, ctx, user=user)
-    if not permissions.is_admin(rt, user):
-        reply_once(rt, self, key, to, permissions.refusal(rt, "start a dream"))
+    who = speaker.actor(rt, user, ctx, admin=True)
+    if not may(who, Action.ADMIN):
+        reply_once(rt, self, key, to, speaker.refused(rt, who, Action.ADMIN, "start a dream"))
         return
     outcome = run_dream(rt, rt.config.workspace, now_iso or None)
     if outcome.status == "busy":

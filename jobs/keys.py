@@ -29,6 +29,7 @@ owns its lock, so it spells its own name.
 | hippo:home:viewers:<ws>, hippo:home:glance:<ws>:<head> | set, string | App Home |
 | hippo:people:<workspace> | set | people whose own memory a door opened (jobs/people.py) |
 | hippo:slack:tz:<team>:<user> | string | a Slack user's time zone, from users.info, for a day |
+| hippo:slack:user:<team>:<user> | string | users.info's answer for a user (jobs/actors.py) |
 | hippo:console:session:<sha256> | string | a console sign-in session |
 | hippo:workers:<workspace> | hash | worker heartbeats |
 | hippo:ready:remote:<workspace>:<remote> | string | /readyz's cached remote check |
@@ -194,6 +195,10 @@ def people(workspace: str) -> str:
 
 def slack_timezone(team: str, user: str) -> str:
     return f"hippo:slack:tz:{team}:{user}"
+
+
+def slack_user(team: str, user: str) -> str:
+    return f"hippo:slack:user:{team}:{user}"
 
 
 def console_session(digest: str) -> str:

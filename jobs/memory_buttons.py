@@ -7,9 +7,10 @@ bot/slack/dream.py passes what follows the team's workspace to the task as `memo
 `me.W222`), and the task acts on that memory's Runtime (`pressed`).
 
 The team's and the org memory's destructive buttons are for workspace admins and owners and
-HIPPO_ADMINS (jobs/slack/permissions.py); Drop, which changes no entry, for anyone. A person's
-own memory's buttons are for that person alone, whoever else presses them: their digest reached
-only them, and nobody else acts on their memory.
+HIPPO_ADMINS (jobs/slack/permissions.py), members of this workspace only; Drop, which changes
+no entry, for any of the team's people (memory/trust/actors.py: no guest, app or other org).
+A person's own memory's buttons are for that person alone, whoever else presses them: their
+digest reached only them, and nobody else acts on their memory.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from typing import Any
 
 from jobs import memories
 from jobs.runtime import Runtime
-from jobs.slack import permissions, replies
+from jobs.slack import replies, speaker
 from memory.scopes import ME, ORG
+from memory.trust.actors import Action, may
 
 log = logging.getLogger("hippo.dream")
 
@@ -38,12 +40,17 @@ def memory_of(here: str, workspace: str) -> str | None:
     return rest if rest == ORG or (rest.startswith("me.") and len(rest) > 3) else None
 
 
-def refused(rt: Runtime, ctx: dict[str, Any], user: str, channel: str, what: str) -> bool:
-    """True (and the person told, only them) when `user` may not press a destructive button.
-    The button's claim is released, so an admin's press after the refusal still counts."""
-    if permissions.is_admin(rt, user):
+def refused(
+    rt: Runtime, ctx: dict[str, Any], user: str, channel: str, what: str, action: Action
+) -> bool:
+    """True (and the person told, only them) when `user` may not press the button: the actor
+    (jobs/actors.py, resolved once here) may not do `action`, which for ADMIN means a member of
+    this workspace who is an admin (an admin of another organisation is not one here). The
+    button's claim is released, so an admin's press after the refusal still counts."""
+    who = speaker.actor(rt, user, ctx, admin=action is Action.ADMIN)
+    if may(who, action):
         return False
-    tell(rt, ctx, user, channel, permissions.refusal(rt, what))
+    tell(rt, ctx, user, channel, speaker.refused(rt, who, action, what))
     return True
 
 
@@ -62,7 +69,7 @@ def pressed(
 ) -> Runtime | None:
     """The Runtime of the memory the pressed button acts on (`ctx["memory"]`), or None when
     `user` may not press it (they are told). `admins`: the team's and org's button is for
-    admins only (False: Drop, for anyone)."""
+    admins only (False: Drop, for the team's people: no guest, app or other organisation)."""
     memory = str(ctx.get("memory") or "")
     if memory.startswith("me."):
         owner = memory[3:]
@@ -70,6 +77,6 @@ def pressed(
             tell(rt, ctx, user, channel, OWNER_ONLY.format(what=what))
             return None
         return memories.runtime_for(rt, ME, owner)
-    if admins and refused(rt, ctx, user, channel, what):
+    if refused(rt, ctx, user, channel, what, Action.ADMIN if admins else Action.DROP):
         return None
     return memories.runtime_for(rt, ORG) if memory == ORG else rt

@@ -190,9 +190,10 @@ def _words(text: str) -> list[str]:
     return [w for w in fmt.normalise(text).split() if w not in STOP_WORDS]
 
 
-def has_every_content_word(query: str, text: str) -> bool:
-    """Every meaningful word of `query` appears in `text` (case and punctuation ignored)."""
-    want = _words(query)
+def has_every_content_word(query: str | frozenset[str], text: str) -> bool:
+    """Every meaningful word of `query` (or the words already taken from it) appears in `text`
+    (case and punctuation ignored)."""
+    want = _words(query) if isinstance(query, str) else query
     have = set(fmt.normalise(text).split())
     return bool(want) and all(w in have for w in want)
 
@@ -202,6 +203,7 @@ def matches(store: Store, query: str) -> list[Match]:
     if store.tip() is None:
         return []
     exact = fmt.normalise(query)
+    want = frozenset(_words(query))  # once: a long request costs its length, not times entries
     out: list[Match] = []
     for path, data in sorted(store.tree().items()):
         if (
@@ -211,7 +213,7 @@ def matches(store: Store, query: str) -> list[Match]:
         ):
             continue
         for e in fmt.parse(data.decode("utf-8", "replace")).entries:
-            if (exact and fmt.normalise(e.text) == exact) or has_every_content_word(query, e.text):
+            if (exact and fmt.normalise(e.text) == exact) or has_every_content_word(want, e.text):
                 out.append(Match(path, e.line + 1, e.text, e.metadata))
     return out
 

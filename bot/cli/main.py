@@ -137,6 +137,7 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
 
     rt: Runtime = Runtime(config)
     previous = _exit_on_sigterm()
+    args.actor = _actor(rt)
     try:
         code = int(args.func(args, scopes.scoped(args, rt)))
         _record_person(rt)
@@ -181,6 +182,14 @@ def _config(args: argparse.Namespace, given: Config | None) -> Config:
     if args.data_dir:
         config = replace(config, data_dir=Path(args.data_dir))
     return config
+
+
+def _actor(rt: Any) -> Any:
+    """Who is at the command, resolved once (jobs/actors.py): a person holding the remote's
+    keys, HIPPO_USER when set; what the command writes is theirs unless --by names another."""
+    from jobs import actors
+
+    return actors.resolve(rt, actors.CliRequest(rt.config.user or "hippo cli"))
 
 
 def _record_person(rt: Any) -> None:

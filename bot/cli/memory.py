@@ -21,7 +21,8 @@ Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands 
 def _author(args: argparse.Namespace) -> Author:
     from memory.git import Author
 
-    who = getattr(args, "by", None) or "hippo cli"
+    actor = getattr(args, "actor", None)  # resolved once by bot/cli/main.py: who is at it
+    who = getattr(args, "by", None) or (actor.id if actor is not None else "hippo cli")
     return Author(who, f"{who.replace(' ', '.')}@cli.hippo.invalid")
 
 
@@ -132,6 +133,11 @@ def cmd_migrate(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
+    from memory.search.bounds import bound
+
+    cut = bound(args.query).note
+    if cut:  # on stderr: the hits (and --json) stay what they were
+        out.error(cut)
     if args.history:
         return history.show(args, rt, args.query)
     if not scopes.named(args) and scopes.several(rt):
@@ -241,7 +247,9 @@ def _plain_git_problems(rt: Runtime, tree: dict[str, bytes]) -> list[Any]:
         if pushed is not None:
             why = (
                 f"brings back a forgotten fact ({stone}) in {pushed.short} by "
-                f"{pushed.author}; the next dream removes it again"
+                f"{pushed.author}; the dream removes it again (within its nightly deletion "
+                "cap, over the nights after if more wait), and briefings never serve it as "
+                "active meanwhile"
             )
             out.append(Problem(path, entry.line + 1, "resurrected", why))
     return out

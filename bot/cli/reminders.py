@@ -18,7 +18,8 @@ Sub = Any  # argparse's _SubParsersAction is private
 def _author(args: argparse.Namespace) -> Author:
     from memory.git import Author
 
-    who = getattr(args, "by", None) or "hippo cli"
+    actor = getattr(args, "actor", None)  # resolved once by bot/cli/main.py: who is at it
+    who = getattr(args, "by", None) or (actor.id if actor is not None else "hippo cli")
     return Author(who, f"{who.replace(' ', '.')}@cli.hippo.invalid")
 
 

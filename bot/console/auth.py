@@ -1,7 +1,9 @@
 """Sign-in for the console: Sign in with Slack (OpenID Connect), or HIPPO_CONSOLE_TOKEN on a laptop.
 
 Only members of the configured Slack workspace get in: the team in Slack's userInfo must be the
-bot token's team (auth.test). CSRF: every POST in the console carries the session's token.
+bot token's team (auth.test), and the person no guest or app (users.info), as the Slack door
+resolves them (jobs/actors.py). Each page resolves its actor once from the session. CSRF: every
+POST in the console carries the session's token.
 """
 
 from __future__ import annotations
@@ -14,14 +16,16 @@ from typing import Any
 from urllib.parse import urlencode
 
 import jwt
-from flask import Blueprint, abort, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, g, redirect, render_template, request, session, url_for
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from werkzeug.wrappers import Response
 
 from bot.console import sessions
+from jobs import actors
 from jobs.runtime import Runtime
 from memory.git import Author
+from memory.trust.actors import Kind
 
 SLACK_AUTHORIZE = "https://slack.com/openid/connect/authorize"
 OPEN = frozenset(
@@ -78,7 +82,11 @@ def install(bp: Blueprint, rt: Runtime) -> None:
     def guard() -> Response | None:
         if request.method == "POST":
             check_csrf()
-        if request.endpoint not in OPEN and current_user() is None:
+        if request.endpoint in OPEN:
+            return None
+        # who is asking, once per request (jobs/actors.py): a signed-in person, or nobody
+        g.actor = actors.resolve(rt, actors.ConsoleRequest(current_user()))
+        if g.actor.kind is not Kind.CONSOLE:
             return redirect(url_for("console.login", next=request.full_path.rstrip("?")))
         return None
 
@@ -160,17 +168,19 @@ def _install_slack_sign_in(bp: Blueprint, rt: Runtime) -> None:
         if request.args.get("error") or not request.args.get("code"):
             return _refuse(f"Slack did not sign you in ({request.args.get('error', 'no code')}).")
         try:
-            user = _slack_user(rt, request.args["code"], str(pending.get("nonce", "")))
+            user, why = _slack_user(rt, request.args["code"], str(pending.get("nonce", "")))
         except (SlackApiError, jwt.PyJWTError, KeyError) as exc:
             return _refuse(f"Slack sign-in failed: {exc}")
         if user is None:
-            return _refuse("Only members of this hippo's Slack workspace can sign in.")
+            return _refuse(f"Only members of this hippo's Slack workspace can sign in ({why}).")
         sign_in(user["name"], user["email"], user["sub"])
         return redirect(_safe_next(str(pending.get("next", ""))))
 
 
-def _slack_user(rt: Runtime, code: str, nonce: str) -> dict[str, str] | None:
-    """Exchange the code, check the nonce and the team; the person, or None for another team."""
+def _slack_user(rt: Runtime, code: str, nonce: str) -> tuple[dict[str, str] | None, str]:
+    """Exchange the code, check the nonce, then who the person is (jobs/actors.py, as the Slack
+    door resolves them: their team against the bot token's, users.info for a guest): the
+    person, or None and why (another workspace, a guest, an app)."""
     config = rt.config
     oidc = WebClient(base_url=config.slack_api_url)
     tokens = oidc.openid_connect_token(
@@ -186,14 +196,17 @@ def _slack_user(rt: Runtime, code: str, nonce: str) -> dict[str, str] | None:
         raise jwt.InvalidTokenError("nonce mismatch")
     info = WebClient(token=str(tokens["access_token"]), base_url=config.slack_api_url)
     me = info.openid_connect_userInfo()
-    team = me.get("https://slack.com/team_id")
-    if team != rt.slack.auth_test().get("team_id"):
-        return None
-    return {
+    team = str(me.get("https://slack.com/team_id") or "")
+    user_id = str(me.get("https://slack.com/user_id") or me.get("sub") or "")
+    who = actors.resolve(rt, actors.SlackRequest(user_id, user_team=team or "-"))
+    if who.kind is not Kind.MEMBER:
+        return None, who.why or "Slack did not say who you are"
+    person = {
         "sub": str(me.get("sub", "")),
         "name": str(me.get("name") or me.get("email") or me.get("sub")),
         "email": str(me.get("email") or ""),
     }
+    return person, ""
 
 
 def _slack_sign_in(rt: Runtime) -> bool:

@@ -14,6 +14,7 @@ from memory import writes
 from memory.errors import InvalidPath, MemoryStoreError, NoteRejected, NotFound
 from memory.format import lines as textlines
 from memory.git import changes
+from memory.search.bounds import bound
 
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
 
@@ -84,7 +85,8 @@ def _search(rt: Runtime, path: str | None, query: str, since: str, limit: int) -
         return render_template("console/history.html", **page, error=str(exc)), 400
     words = changes.needles(query)
     found = rt.store.search_history(words, limit=max(1, limit), since=when, path=path)
-    return render_template("console/history.html", **page, found=found)
+    note = bound(query).note  # what of a long query was not searched, said on the page
+    return render_template("console/history.html", **page, found=found, note=note)
 
 
 def _checked(sha: str) -> str:

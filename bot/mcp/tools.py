@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import memory.format.tags as fmt_tags
-from jobs import oplog
+from jobs import actors, oplog
 from jobs.briefing import brief
 from jobs.read_counts import HashStore, count_read
 from memory import format as fmt
@@ -26,7 +26,9 @@ from memory.facts.contradictions import Judge
 from memory.git import Author, Store, WriteResult, changes
 from memory.prompts import snapshot
 from memory.search import Hit
+from memory.search.bounds import MAX_QUERY, MAX_WORD, MAX_WORDS, bound
 from memory.trust import rules as trust
+from memory.trust.actors import Kind
 from memory.trust.agent_gate import Gate, Landed
 from memory.trust.rules import kind_of
 from memory.writes import validate
@@ -40,7 +42,22 @@ def author_for(name: str, *, person: bool = False) -> Author:
     caller is an agent (memory/trust/rules.py) unless configuration declares its token a
     person's."""
     slug = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-") or "agent"
-    return Author(name, f"{slug}@mcp.hippo", role=trust.PERSON if person else trust.AGENT)
+    who = actors.resolve(None, actors.McpRequest(name, person))  # the MCP door's one call
+    role = trust.PERSON if who.kind is Kind.MCP_PERSON else trust.AGENT
+    return Author(name, f"{slug}@mcp.hippo", role=role)
+
+
+def _check_query(query: str) -> None:
+    """Refuse an empty query, and one search would cut (memory/search/bounds.py): an agent's
+    answer has no place for a note, so it is told what to send instead."""
+    if not query.strip():
+        raise NoteRejected("the search query is empty; give a word or phrase to look for")
+    cut = bound(query).cut
+    if cut:
+        raise NoteRejected(
+            f"the query is too long to search ({'; '.join(cut)}): send at most {MAX_QUERY:,} "
+            f"characters and {MAX_WORDS} words, none longer than {MAX_WORD} characters"
+        )
 
 
 def parse_line(line: str) -> tuple[str, writes.Meta]:
@@ -96,8 +113,7 @@ class MemoryTools:
         """`search` in the memory named, else in every open one, each hit with its `memory`."""
         if memory.strip() or self.memories is None or not self.memories.several(by):
             return self.at(memory, by).search(query, limit, **how)
-        if not query.strip():
-            raise NoteRejected("the search query is empty; give a word or phrase to look for")
+        _check_query(query)
         hits: list[dict[str, Any]] = self.memories.search(by, query, max(1, min(limit, 100)), **how)
         return hits
 
@@ -127,8 +143,7 @@ class MemoryTools:
     def search(
         self, query: str, limit: int = 20, *, archive: bool = False, all_words: bool = False
     ) -> list[dict[str, Any]]:
-        if not query.strip():
-            raise NoteRejected("the search query is empty; give a word or phrase to look for")
+        _check_query(query)
         n = max(1, min(limit, 100))
         hits = self.store.search(query, limit=n, archive=archive, all_words=all_words)
         if self.redis is not None:

@@ -101,7 +101,7 @@ def _merge_button(rt: Runtime, body: dict[str, Any], action: dict[str, Any]) -> 
             thread_ts=message_ts,
             user=str((body.get("user") or {}).get("id") or ""),
             claim=keys.slack_seen("dream_merge", here, digest),
-        ),
+        ).sent_by(body.get("user") or {}),
     )
 
 
@@ -137,5 +137,5 @@ def _digest_button(
             user=user,
             # released when the person may not do this (the claim above, as claims.submit keys it)
             claim=keys.slack_seen(claim_kind, here, value),
-        ),
+        ).sent_by(body.get("user") or {}),
     )

@@ -9,6 +9,7 @@ from slack_bolt import Ack, App
 
 from bot.slack.dedupe import claim, submit
 from bot.slack.intent import Intent, SlackContext
+from jobs import keys
 from jobs.runtime import Runtime
 from jobs.task_messages import Forget, ForgetPick
 
@@ -47,5 +48,7 @@ def listen(bolt: App, rt: Runtime) -> None:
                 user=str((body.get("user") or {}).get("id") or ""),
                 # an ephemeral question (asked with /hippo) is replaced through its response_url
                 response_url=str(body.get("response_url") or "") if ephemeral else "",
-            ),
+                # released when the presser may not forget: someone of the team still can
+                claim=keys.slack_seen("answered", question),
+            ).sent_by(body.get("user") or {}),
         )

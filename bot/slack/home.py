@@ -42,7 +42,7 @@ def listen(bolt: App, rt: Runtime) -> None:
                 ts="",
                 thread_ts="",
                 user=user,
-            ),
+            ).sent_by(body.get("user") or {}),
         )
 
     @bolt.action(CONSOLE_ACTION)

@@ -7,7 +7,7 @@ the feature modules all import it and none of them imports another: no cycles.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, Protocol
 
 from jobs.task_messages import Message
@@ -55,6 +55,20 @@ class SlackContext:
     response_url: str | None = None  # a slash command's or an ephemeral button's reply URL
     share: bool | None = None  # the person asked to answer in the channel, not ephemerally
     claim: str | None = None  # a button's Redis claim, released when the presser is refused
+    # who sent it, as the payload says (jobs/actors.py resolves the rest in the task)
+    user_team: str | None = None  # the sender's workspace (Slack Connect: another's)
+    app: str | None = None  # the app that posted it (`bot_id`, `subtype: bot_message`)
+
+    def sent_by(self, payload: dict[str, Any]) -> SlackContext:
+        """This context with what `payload` (an event, or an interaction's `user`) says of its
+        sender: their workspace (`user_team`, a profile's `team`, a `team_id`) and the app that
+        posted it (`bot_id`, `app_id`, `subtype: bot_message`)."""
+        profile = payload.get("user_profile") or {}
+        team = payload.get("user_team") or profile.get("team") or payload.get("team_id") or ""
+        app = payload.get("bot_id") or payload.get("app_id") or ""
+        if not app and payload.get("subtype") == "bot_message":
+            app = "bot_message"
+        return replace(self, user_team=str(team) or None, app=str(app) or None)
 
     def as_kwargs(self) -> dict[str, str | bool]:
         """The fields that were set, as the task's keyword arguments."""

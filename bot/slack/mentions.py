@@ -51,7 +51,7 @@ def handle(rt: Runtime, body: dict[str, Any], event: dict[str, Any]) -> bool:
             ts=ts,
             thread_ts=str(event.get("thread_ts") or ("" if direct else ts)),
             user=str(event.get("user") or ""),
-        ),
+        ).sent_by(event),
     )
 
 

@@ -76,7 +76,7 @@ def listen(bolt: App, rt: Runtime) -> None:
                 ts=ts,
                 thread_ts=str(message.get("thread_ts") or ts),
                 user=str((body.get("user") or {}).get("id") or ""),
-            ),
+            ).sent_by(body.get("user") or {}),
         )
 
     @bolt.event("reaction_added")
@@ -97,5 +97,5 @@ def listen(bolt: App, rt: Runtime) -> None:
                 ts=ts,
                 thread_ts="",
                 user=str(event.get("user") or ""),
-            ),
+            ).sent_by(event),
         )

@@ -68,5 +68,5 @@ def listen(bolt: App, rt: Runtime) -> None:
                 thread_ts=str(message.get("thread_ts") or message.get("ts") or "") or None,
                 # a list shown only to the person (/hippo reminders) is answered the same way
                 response_url=str(body.get("response_url") or "") if ephemeral else None,
-            ),
+            ).sent_by(body.get("user") or {}),
         )

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from integrations.agent_tools import TOOLS, Toolbox, ToolError
+from integrations.agent_tools import TOOLS, ReadOnlyToolbox, Toolbox, ToolError
 from integrations.gate_llm import judge_for
 from jobs import memories
 from jobs.agent import own_memory
@@ -69,9 +69,17 @@ class OwnToolbox(Toolbox):
 
 
 def toolbox(
-    rt: Runtime, q: own_memory.Asked, root: Path, changes: Callable[[str | None], str]
+    rt: Runtime,
+    q: own_memory.Asked,
+    root: Path,
+    changes: Callable[[str | None], str],
+    *,
+    writes: bool = True,
 ) -> Toolbox:
-    """The turn's toolbox: with the save tool where the asker's own memory is open to it."""
+    """The turn's toolbox: with the save tool where the asker's own memory is open to it; the
+    reading tools alone when the asker may not have hippo write (`writes` False)."""
+    if not writes:
+        return ReadOnlyToolbox(root, changes)
     if own_memory.private(q) and ME in open_scopes(rt.config, q.user):
         return OwnToolbox(root, changes)
     return Toolbox(root, changes)

@@ -16,10 +16,12 @@ from redis.exceptions import LockError
 
 from jobs import keys
 from jobs.runtime import Runtime
+from jobs.slack import speaker
 from jobs.task_base import HippoCelery, HippoTask, task
 from jobs.task_messages import Answer
 from memory.errors import LockTimeout, MemoryStoreError, RemoteError
 from memory.markup import slack
+from memory.trust.actors import Action, may
 
 log = logging.getLogger("hippo.agent")
 
@@ -69,7 +71,7 @@ def answer(
     retry_of: str = "",
     response_url: str = "",
     share: bool = False,
-    **_: Any,
+    **ctx: Any,
 ) -> AnswerOutcome:
     """Answer a question asked in Slack (see jobs.agent.turn.take_turn).
 
@@ -88,7 +90,7 @@ def answer(
     if not lock.acquire():
         raise self.retry(countdown=BACKOFF)
     try:
-        take_turn(rt, q)
+        take_turn(rt, q, writes=may(speaker.actor(rt, user, ctx), Action.SAVE))  # else it reads
     except retryable() as exc:
         retries = int(self.request.retries or 0)
         if retries < MAX_RETRIES:

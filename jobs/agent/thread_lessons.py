@@ -17,13 +17,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from redis.exceptions import LockError
-from slack_sdk.errors import SlackApiError
 
 from integrations.slack_thread import Said
-from jobs import keys, oplog
+from jobs import actors, keys, oplog
 from jobs.briefing import guess_repo
 from jobs.config import today
 from jobs.runtime import Runtime
@@ -34,6 +32,7 @@ from memory.lessons import thread_planner, thread_rules
 from memory.lessons.thread_planner import ThreadLesson
 from memory.lessons.thread_rules import LessonKind
 from memory.markup import slack
+from memory.trust.actors import Action, may
 
 log = logging.getLogger("hippo.agent")
 
@@ -60,31 +59,17 @@ class _Found:
     n: int  # the lesson's place among the message's lessons (its idempotency key)
 
 
-def is_member(user: dict[str, Any], team: str) -> bool:
-    """A person of this workspace: no bot or app, no guest, not deactivated, not another
-    organisation's (a Slack Connect user's `team_id` is their own workspace's)."""
-    if not user or user.get("is_bot") or user.get("is_app_user") or user.get("deleted"):
-        return False
-    if user.get("is_restricted") or user.get("is_ultra_restricted") or user.get("is_stranger"):
-        return False
-    theirs = str(user.get("team_id") or "")
-    return not (team and theirs and theirs != team)
-
-
 class Members:
-    """users.info once per person per turn; a Slack error counts as "not a member"."""
+    """Who may teach (memory/trust/actors.py: a member of this workspace, resolved by
+    jobs/actors.py), once per person per turn; a Slack error counts as "not a member"."""
 
-    def __init__(self, rt: Runtime, team: str) -> None:
-        self.rt, self.team, self.known = rt, team, dict[str, bool]()
+    def __init__(self, rt: Runtime) -> None:
+        self.rt, self.known = rt, dict[str, bool]()
 
     def __call__(self, user: str) -> bool:
         if user not in self.known:
-            try:
-                info = self.rt.slack.users_info(user=user).get("user") or {}
-            except SlackApiError as exc:
-                log.info("users.info %s failed (%s): teaches nothing", user, exc)
-                info = {}
-            self.known[user] = is_member(dict(info), self.team)
+            who = actors.resolve(self.rt, actors.SlackRequest(user))
+            self.known[user] = may(who, Action.TEACH)
         return self.known[user]
 
 
@@ -145,7 +130,7 @@ def learn(
     """Learn what `msgs` teach; a lesson that cannot be written is logged and skipped."""
     if not rt.config.slack_bot_token or not msgs:
         return []
-    lessons = found(rt, msgs, Members(rt, team))
+    lessons = found(rt, msgs, Members(rt))
     if not lessons:
         return []
     path, title = place(rt, [m.text for m in msgs])

@@ -165,13 +165,13 @@ def changes_since(rt: Runtime, pinned: str) -> Any:
     return changes
 
 
-def take_turn(rt: Runtime, q: Question) -> Outcome:
-    """Answer `q` in its thread; raises anthropic errors (the task retries) with edits kept."""
-    store = rt.store
-    store.sync()
+def take_turn(rt: Runtime, q: Question, *, writes: bool = True) -> Outcome:
+    """Answer `q` in its thread, reading only unless `writes`; anthropic errors raise."""
+    rt.store.sync()
     snap = pin(rt, q)
     copy = working_copy(rt, q)
-    tools = own_tools.toolbox(rt, q, copy.root, changes_since(rt, snap.commit if snap else ""))
+    tools = own_tools.toolbox(rt, q, copy.root, changes_since(rt, snap.commit if snap else ""),
+                              writes=writes)  # fmt: skip
     earlier, asked, said = history(rt, q), q.text, thread_said(rt, q)
     pinned = question_briefing.for_thread(rt, q.thread, q.text, earlier, q.user)
     briefing = own_memory.for_question(rt, q, pinned)  # with the asker's own lines, if any
@@ -195,7 +195,7 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
         shown = briefing.text if briefing.repo or briefing.lessons or briefing.own else None
         body, usage = _hits_answer(tools, q.text, shown), Usage()
     permalink = rt.poster.permalink(q.channel, q.ts) if q.ts else f"slack:{q.channel}"
-    pushed = push_edits(rt, copy, permalink, user=q.user, asked=q.text, event_id=q.event_id)
+    pushed = _pushed(rt, copy, permalink, q) if writes else sandbox.Pushed(None, (), ())
     taught = thread_lessons.messages(said, q.user, q.text, q.ts)
     where = {"team": q.team, "channel": q.channel, "thread_ts": q.thread_ts or q.ts}
     learned = thread_lessons.learn(rt, **where, msgs=taught)
@@ -217,6 +217,10 @@ def take_turn(rt: Runtime, q: Question) -> Outcome:
     rt.redis.set(keys.agent_last(q.thread), q.ts or "0", ex=THREAD_TTL)
     episode(rt, q, out, earlier, permalink)
     return out
+
+
+def _pushed(rt: Runtime, copy: sandbox.WorkingCopy, permalink: str, q: Question) -> sandbox.Pushed:
+    return push_edits(rt, copy, permalink, user=q.user, asked=q.text, event_id=q.event_id)
 
 
 def _count_reads(rt: Runtime, tools: Toolbox, briefed: list[str]) -> None:

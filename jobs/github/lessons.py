@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import logging
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from slack_sdk.errors import SlackApiError
 
-from jobs import keys, oplog
+from jobs import actors, keys, oplog
 from jobs.config import console_file_url, today
 from jobs.runtime import Runtime
 from memory import format as fmt
@@ -31,6 +32,7 @@ from memory.git import Author, WriteResult
 from memory.lessons import planner as lessons
 from memory.lessons import pull_requests as po
 from memory.markup import github, slack, slack_link
+from memory.trust.actors import Action, may
 from memory.writes import Operation
 
 if TYPE_CHECKING:  # PyGithub loads when a pull request is fetched
@@ -75,6 +77,7 @@ def learn(
     `shared=False` (the CLI without REDIS_URL) plans without the Redis lock and announces only
     through Slack: a one-off process has no outbox anyone reads.
     """
+    facts = teachers(rt, facts)
     outcome = po.classify(facts, rt.config.agent_logins)
     now = now or datetime.now(UTC).isoformat(timespec="seconds")
     with _planner_lock(rt, facts.repo, shared):
@@ -88,6 +91,20 @@ def learn(
     if plan.became_active and result.created and (shared or rt.config.slack_enabled):
         announce(rt, facts.repo, plan)
     return Learning(outcome, plan, result.created)
+
+
+def teachers(rt: Runtime, facts: po.PullFacts) -> po.PullFacts:
+    """The pull request's people, each resolved once (jobs/actors.py: write access as GitHub
+    reports it, a bot never): only those the table lets teach stay `writers`."""
+    bots = {facts.closed_by.lower()} if facts.closed_by_bot else set()
+    people = {facts.closed_by, *(c.author or c.committer for c in facts.commits)}
+    taught = set()
+    for login in people | {c.author for c in facts.comments}:
+        bot = login.lower() in bots or po.is_bot(login)
+        request = actors.GitHubRequest(login, facts.is_writer(login), bot)
+        if login and may(actors.resolve(rt, request), Action.TEACH):
+            taught.add(login.lower())
+    return replace(facts, writers=frozenset(taught))
 
 
 def _planner_lock(rt: Runtime, repo: str, shared: bool) -> AbstractContextManager[object]:

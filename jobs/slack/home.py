@@ -20,9 +20,9 @@ from slack_sdk.errors import SlackApiError
 
 from jobs import keys
 from jobs.runtime import Runtime
-from jobs.slack import permissions
+from jobs.slack import permissions, speaker
 from jobs.slack.channels import channel_slug
-from jobs.slack.home_view import Glance, LastDream, home_view
+from jobs.slack.home_view import Glance, LastDream, home_view, outsider_view
 from jobs.slack.instructions import path_for
 from jobs.slack.replies import RETRY
 from jobs.task_base import HippoCelery, HippoTask, task
@@ -31,6 +31,7 @@ from memory import format as fmt
 from memory.dream.commit import TRAILER
 from memory.dream.state import PATH as STATE_PATH
 from memory.dream.state import State
+from memory.trust.actors import Action, may
 
 VIEWERS_DAYS = 30  # after a dream, refresh the Home of whoever opened it this recently
 GLANCE_TTL = 24 * 3600
@@ -127,13 +128,17 @@ def channel_preferences(rt: Runtime, user: str) -> list[tuple[str, list[str]]]:
     return sorted(out)
 
 
-def publish(rt: Runtime, user: str) -> None:
-    """Build and publish `user`'s Home."""
-    admin = permissions.is_admin(rt, user)
+def publish(rt: Runtime, user: str, admin: bool | None = None) -> None:
+    """Build and publish `user`'s Home; its dream button for admins (asked of Slack unless the
+    caller already knows)."""
+    admin = permissions.is_admin(rt, user) if admin is None else admin
     glance = memory_glance(rt)
     if rt.config.slack_bot_token:
         glance = replace(glance, channels=channel_preferences(rt, user))
-    view = home_view(glance, console_url=rt.config.public_url, admin=admin)
+    _show(rt, user, home_view(glance, console_url=rt.config.public_url, admin=admin))
+
+
+def _show(rt: Runtime, user: str, view: dict[str, Any]) -> None:
     if not rt.config.slack_bot_token:
         rt.outbox.post(f"home of {user}", "App Home", blocks=view["blocks"])
         return
@@ -148,8 +153,12 @@ def remember_viewer(rt: Runtime, user: str) -> None:
 def home(self: HippoTask, *, user: str, **ctx: Any) -> None:
     """Someone opened hippo's Home tab: publish it, and remember them for later refreshes."""
     rt = self.runtime
+    who = speaker.actor(rt, user, ctx, admin=True)  # once: the glance and the dream button
+    if not may(who, Action.SAVE):  # not of the team: nothing of the team's memory
+        _show(rt, user, outsider_view(who.why or "you are not one of them"))
+        return
     remember_viewer(rt, user)
-    publish(rt, user)
+    publish(rt, user, who.admin)
 
 
 def refresh_homes(rt: Runtime) -> None:

@@ -113,3 +113,15 @@ def home_view(glance: Glance, *, console_url: str, admin: bool) -> View:
     )
     blocks.append({"type": "actions", "block_id": "home_actions", "elements": buttons})
     return {"type": "home", "blocks": blocks}
+
+
+def outsider_view(why: str) -> View:
+    """The Home of someone who is not of the team (a guest, another organisation, an app): no
+    memory at a glance (the team's lessons and channels are the team's), what they may do."""
+    text = (
+        f"hippo keeps this workspace's team memory, and shows it to the team's people ({why}). "
+        "You can still ask hippo in the channels you share: mention it with a question, or "
+        "`/hippo recall …`."
+    )
+    header = {"type": "header", "text": {"type": "plain_text", "text": "hippo: the team's memory"}}
+    return {"type": "home", "blocks": [header, _section(markup.slack(text))]}

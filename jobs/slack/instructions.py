@@ -12,6 +12,7 @@ from typing import Any
 
 from jobs.config import today
 from jobs.runtime import Runtime
+from jobs.slack import speaker
 from jobs.slack.channels import channel_slug
 from jobs.slack.messages import file_link
 from jobs.slack.replies import RETRY, ReplyTo, author, reply_once, source_for, write_or_refuse
@@ -20,6 +21,7 @@ from jobs.task_messages import InstructionsAdd, InstructionsList, InstructionsRe
 from memory import format as fmt
 from memory import repo_prefs
 from memory.markup import slack
+from memory.trust.actors import Action
 from memory.writes import AddEntry, RemoveEntry
 
 
@@ -59,6 +61,9 @@ def instructions_add(
 ) -> None:
     """Add one instruction for this channel (or the repository named) and confirm it."""
     rt = self.runtime
+    to_reply = ReplyTo.of(channel, ctx, user=user, thread_ts=ctx.get("thread_ts"))
+    if not speaker.allowed(self, key, to_reply, ctx, Action.INSTRUCT):
+        return
     note = " ".join(text.split())
 
     def write() -> str:
@@ -75,23 +80,28 @@ def instructions_add(
         link = file_link(rt.config.public_url, to.path)
         return f"Noted for {slack(to.label)}: “{slack(note)}” ({link})."
 
-    reply = write_or_refuse(write, "Not saved: {error}.")
-    reply_once(
-        rt, self, key, ReplyTo.of(channel, ctx, user=user, thread_ts=ctx.get("thread_ts")), reply
-    )
+    reply_once(rt, self, key, to_reply, write_or_refuse(write, "Not saved: {error}."))
 
 
 def _answer(
-    task: HippoTask, key: str, channel: str, ctx: dict[str, Any], build: Callable[[Target], str]
+    task: HippoTask,
+    key: str,
+    channel: str,
+    ctx: dict[str, Any],
+    build: Callable[[Target], str],
+    action: Action,
 ) -> None:
     """Reply once with what `build` says about the target, or why the named repository is
-    not one."""
+    not one; nothing when the sender may not do `action`."""
     rt = task.runtime
+    to = ReplyTo.of(channel, ctx, thread_ts=ctx.get("thread_ts"))
+    if not speaker.allowed(task, key, to, ctx, action):
+        return
     try:
         reply = build(target(rt, channel, ctx))
     except repo_prefs.BadRepo as exc:
         reply = f"{slack(str(exc))}."
-    reply_once(rt, task, key, ReplyTo.of(channel, ctx, thread_ts=ctx.get("thread_ts")), reply)
+    reply_once(rt, task, key, to, reply)
 
 
 @task(InstructionsList.TASK, **RETRY)
@@ -110,7 +120,7 @@ def instructions_list(self: HippoTask, *, key: str, channel: str, **ctx: Any) ->
         link = file_link(rt.config.public_url, to.path)
         return f"Instructions for {label} ({link}):\n" + "\n".join(lines)
 
-    _answer(self, key, channel, ctx, listing)
+    _answer(self, key, channel, ctx, listing, Action.ASK)
 
 
 @task(InstructionsRemove.TASK, **RETRY)
@@ -146,7 +156,7 @@ def instructions_remove(
 
         return write_or_refuse(write, "Not removed: {error}.")
 
-    _answer(self, key, channel, ctx, removal)
+    _answer(self, key, channel, {**ctx, "user": user}, removal, Action.INSTRUCT)
 
 
 def register(app: HippoCelery) -> None:

@@ -10,12 +10,14 @@ from typing import Any
 from jobs import asker_time
 from jobs.config import today
 from jobs.runtime import Runtime
+from jobs.slack import speaker
 from jobs.slack.messages import short
 from jobs.slack.replies import RETRY, ReplyTo, author, reply_once, source_for, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from jobs.task_messages import ReminderAdd, ReminderClose, RemindersList
 from memory.markup import slack
 from memory.reminders import model, show, write
+from memory.trust.actors import Action
 
 DONE_ACTION = (
     "reminder_done"  # the Done buttons' ids are DONE_ACTION_<n> (memory/reminders/show.py)
@@ -54,6 +56,8 @@ def reminder_add(
 ) -> None:
     """A reminder from a mention or `/hippo remind …`: save it, say when it is due."""
     rt: Runtime = self.runtime
+    if not speaker.allowed(self, key, _to(channel, ctx, user), ctx, Action.REMIND):
+        return
 
     def save() -> str:
         done = write.add(
@@ -75,6 +79,8 @@ def reminder_add(
 def list_reminders(self: HippoTask, *, key: str, channel: str, **ctx: Any) -> None:
     """The open reminders, overdue first, each with a Done button; due on the asker's date."""
     rt: Runtime = self.runtime
+    if not speaker.allowed(self, key, _to(channel, ctx), ctx, Action.ASK):
+        return
     day = asker_time.asker_date(rt, str(ctx.get("user") or ""))  # "due today" is the asker's
     found = write.read(rt.store)
     text = show.slack_listing(found, day)
@@ -94,6 +100,8 @@ def reminder_close(
 ) -> None:
     """A person closes a reminder (a command or a Done button): one commit with the reason."""
     rt: Runtime = self.runtime
+    if not speaker.allowed(self, key, _to(channel, ctx, user), ctx, Action.REMIND):
+        return
 
     def close() -> str:
         done = write.close(

@@ -25,13 +25,15 @@ from jobs.config import today
 from jobs.read_counts import count_read
 from jobs.runtime import Runtime
 from jobs.slack import messages as say
-from jobs.slack import replies
+from jobs.slack import replies, speaker
 from jobs.slack.replies import RETRY, ReplyTo, author, reply_once, source_for, write_or_refuse
 from jobs.task_base import HippoCelery, HippoTask, task
 from jobs.task_messages import Forget, ForgetPick, Recall, SaveNote, SaveReacted, ShowHelp
 from memory import notes
 from memory.markup import slack
 from memory.scopes import UnclearScope
+from memory.search.bounds import bound
+from memory.trust.actors import Action
 
 QUESTION_TTL = 7 * 24 * 3600  # a forget question stays answerable for a week
 
@@ -93,11 +95,18 @@ def save_note(
     """A note from a mention, a slash command or the shortcut: save it (in `path` when the
     person named a file, in `memory` when they named one), say where it went."""
     rt = self.runtime
+    to = ReplyTo.of(channel, ctx, user=user, thread_ts=ctx.get("thread_ts"))
+    if not speaker.allowed(self, key, to, ctx, _action_for(path)):
+        return
     where = {"path": path, "memory": memory}
     reply = _save(rt, text=text, key=key, channel=channel, ts=ts, user=user, **where)
-    reply_once(
-        rt, self, key, ReplyTo.of(channel, ctx, user=user, thread_ts=ctx.get("thread_ts")), reply
-    )
+    reply_once(rt, self, key, to, reply)
+
+
+def _action_for(path: str | None) -> Action:
+    """What saving a note in `path` is: instructions and conventions are their own actions."""
+    top = (path or "").lstrip("/").split("/", 1)[0]
+    return {"preferences": Action.INSTRUCT, "conventions": Action.CONVENTIONS}.get(top, Action.SAVE)
 
 
 @task(SaveReacted.TASK, **RETRY)
@@ -106,6 +115,9 @@ def save_reacted(
 ) -> None:
     """Someone reacted with the save emoji: read that message and save it."""
     rt = self.runtime
+    to = ReplyTo.of(channel, ctx, user=user)
+    if not speaker.allowed(self, key, to, ctx, Action.SAVE, private=True):
+        return
     message = rt.poster.fetch_message(channel, ts)
     thread_ts = (message or {}).get("thread_ts") or ts
     if message is None:
@@ -125,6 +137,8 @@ def forget(
     url = rt.config.public_url
 
     to = ReplyTo.of(channel, ctx, user=user, thread_ts=ctx.get("thread_ts"))
+    if not speaker.allowed(self, key, to, ctx, Action.FORGET):
+        return
 
     def reply(text: str, blocks: Any = None) -> None:
         reply_once(rt, self, key, to, text, blocks=blocks)
@@ -169,6 +183,8 @@ def forget_pick(
     """A person answered a forget question: forget the chosen entry (or keep all)."""
     rt = self.runtime
     to = ReplyTo.of(channel, ctx, user=user)
+    if not speaker.allowed(self, key, to, ctx, Action.FORGET, private=True):
+        return  # the question stays open for someone of the team
     raw = rt.redis.get(keys.slack_question(question))
     if raw is None:
         replies.update(rt, to, message_ts, say.QUESTION_EXPIRED)
@@ -205,7 +221,11 @@ def forget_pick(
 def recall(self: HippoTask, *, key: str, channel: str, query: str, **ctx: Any) -> None:
     """The best search hits for the query, with paths and sources, in the thread."""
     rt = self.runtime
-    found = rt.store.search(query, limit=10) if query.strip() else []
+    to = ReplyTo.of(channel, ctx, thread_ts=ctx.get("thread_ts"))
+    if not speaker.allowed(self, key, to, ctx, Action.ASK):
+        return
+    asked = bound(query)  # what search reads of it; what was cut is said with the answer
+    found = rt.store.search(asked.query, limit=10) if asked.query.strip() else []
     hits = ([h for h in found if h.entry] or found)[:5]  # facts first; prose only if nothing else
     for path in {hit.path for hit in hits}:  # feeds dreaming's "no session used this"
         count_read(rt.redis, rt.config.workspace, path)
@@ -213,7 +233,8 @@ def recall(self: HippoTask, *, key: str, channel: str, query: str, **ctx: Any) -
     private = channel.startswith("D") or bool(ctx.get("response_url") and not ctx.get("share"))
     own = memories.own_hits(rt, str(ctx.get("user") or ""), query)
     text += say.own_recall(own, private=private)
-    reply_once(rt, self, key, ReplyTo.of(channel, ctx, thread_ts=ctx.get("thread_ts")), text)
+    text += f"\n_{asked.note}_" if asked.cut else ""
+    reply_once(rt, self, key, to, text)
 
 
 @task(ShowHelp.TASK, **RETRY)

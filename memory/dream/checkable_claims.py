@@ -333,6 +333,40 @@ def _allowed(url: str, hosts: set[str]) -> bool:
     return any(host == h or host.endswith("." + h) for h in hosts)
 
 
+_VALUES = {PR: frozenset(_STATES.values()), REPO: frozenset({"archived", "active"})}
+_LINK_TARGET = re.compile(r"[^\[\]\s|][^\[\]\n|]*")
+_KIND_OF_VALUE = {PATH: re.compile(_FILE), SYMBOL: re.compile(_FILE), URL: _ANY_URL}
+
+
+def fits(claim: Claim, value: str) -> bool:
+    """`value` is a value of `claim`'s own kind, as its pattern reads one: a state word for a
+    pull request or repository, a path for a file, a URL, a link target; for a declared check,
+    the entry with `value` in place still matches the check's pattern, `value` as its value
+    group. Only such a value is written into an entry (a fix) or deletes it (memory/dream/
+    verifiers.py: `held`)."""
+    if claim.kind in _VALUES:
+        return value in _VALUES[claim.kind]
+    if claim.kind in _KIND_OF_VALUE:
+        return _KIND_OF_VALUE[claim.kind].fullmatch(value) is not None
+    if claim.kind == LINK:
+        return _LINK_TARGET.fullmatch(value) is not None and value == value.strip()
+    if claim.kind == DECLARED and claim.declared is not None and claim.declared.pattern:
+        return _declared_fits(claim, value)
+    return False
+
+
+def _declared_fits(claim: Claim, value: str) -> bool:
+    import regex  # the declared checks' engine, with their time limit (checks_file.PATTERN_SECONDS)
+
+    a, b = claim.span
+    text = claim.entry_text[:a] + value + claim.entry_text[b:]
+    try:
+        m = regex.search(claim.declared.pattern, text, timeout=0.05)  # type: ignore[union-attr]
+    except TimeoutError:
+        return False
+    return m is not None and "value" in m.groupdict() and m.span("value") == (a, a + len(value))
+
+
 def apply_fixes(text: str, fixes: Iterable[tuple[Claim, str]]) -> str:
     """`text` with each claim's span replaced by its fix, right to left so spans stay valid."""
     out = text

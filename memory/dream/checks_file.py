@@ -7,8 +7,10 @@ value is read (the pattern's `value` group). Other named groups fill `{placehold
 JSON path, repository and path, so one check covers many entries.
 
 A file that does not parse or does not fit the schema is refused whole, each error naming its
-line and key and saying what to do; the dream then runs its built-in checks only. Patterns run
-with a time limit (the `regex` library's `timeout`): a person's pattern cannot hang a night.
+line and key and saying what to do; the dream then runs its built-in checks only. So is one too
+big once read (memory/format/untrusted.py: aliases, values, nesting; a pattern's length and
+counted repeats, which compiling unrolls). Patterns run with a time limit (the `regex`
+library's `timeout`): a person's pattern cannot hang a night.
 """
 
 from __future__ import annotations
@@ -24,9 +26,12 @@ import regex
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from memory.format import untrusted
+
 PATH = ".hippo/checks.yml"
 MAX_BYTES = 64_000
 MAX_CHECKS = 50
+MAX_GLOBS, MAX_GLOB, MAX_FILE_GLOBS = 20, 200, 100  # a check's paths (and tags), a glob, a file's
 PATTERN_SECONDS = 0.05  # per search of one entry (or one file, when filtering files)
 VALUE = "value"  # the group holding the value an entry claims
 HELP = (
@@ -48,14 +53,18 @@ class Match(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     pattern: str
-    paths: tuple[str, ...] = ()  # globs of memory files ("services/*.md"); none: every file
-    tags: tuple[str, ...] = ()  # the entry carries one of these tags; none: any entry
+    # globs of memory files ("services/*.md"); none: every file
+    paths: tuple[Annotated[str, Field(max_length=MAX_GLOB)], ...] = Field((), max_length=MAX_GLOBS)
+    tags: tuple[str, ...] = Field((), max_length=MAX_GLOBS)  # one of them on the entry; none: any
 
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str) -> str:
         try:
+            untrusted.check_pattern(value)  # bounded before compiling: counts are unrolled
             regex.compile(value)
+        except untrusted.Refused as exc:
+            raise ValueError(str(exc)) from exc
         except regex.error as exc:
             raise ValueError(f"not a regular expression ({exc})") from exc
         return value
@@ -148,8 +157,9 @@ class GitHubFile(_Check):
     def _line(self) -> GitHubFile:
         if self.line:
             try:
+                untrusted.check_pattern(self.line)
                 groups = set(regex.compile(self.line, regex.MULTILINE).groupindex)
-            except regex.error as exc:
+            except (regex.error, untrusted.Refused) as exc:
                 raise ValueError(f"line: not a regular expression ({exc})") from exc
             if self.has_value and VALUE not in groups:
                 raise ValueError("line needs a (?P<value>…) group: what the entry's value equals")
@@ -184,6 +194,9 @@ class ChecksFile(BaseModel):
 
     @model_validator(mode="after")
     def _unique(self) -> ChecksFile:
+        globs = sum(len(c.match.paths) for c in self.checks)
+        if globs > MAX_FILE_GLOBS:  # each is tried against every file, every night
+            raise ValueError(f"{globs} match.paths globs in all; at most {MAX_FILE_GLOBS}")
         names = [c.name for c in self.checks]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
@@ -206,6 +219,7 @@ class Resolved:
     contains: str = ""
     line: str = ""
     claimed: str | None = None  # the entry's `value` group; None: the check has none
+    pattern: str = ""  # the check's match.pattern: what a value written into the entry must fit
 
     @property
     def key(self) -> str:
@@ -216,7 +230,9 @@ class Resolved:
 def resolve(check: Check, groups: Mapping[str, str]) -> Resolved:
     """`check` for an entry whose pattern matched with `groups` (URL parts are quoted)."""
     claimed = groups.get(VALUE) if check.has_value else None
-    base = Resolved(check.name, check.kind, check.action, claimed=claimed)
+    base = Resolved(
+        check.name, check.kind, check.action, claimed=claimed, pattern=check.match.pattern
+    )
     quoted = {k: quote(v, safe="") for k, v in groups.items()}
     if isinstance(check, HttpJson):
         return _replace(
@@ -271,8 +287,9 @@ def load(tree: Mapping[str, str]) -> Loaded:
     if len(text.encode()) > MAX_BYTES:
         return Loaded(errors=[f"{PATH} is over {MAX_BYTES // 1000} KB; {HELP}"], present=True)
     try:
-        data = yaml.safe_load(text)
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data, node = untrusted.load_yaml(text)  # aliases, nodes, nesting bounded
+    except untrusted.Refused as exc:
+        return Loaded(errors=[f"{PATH}: too big to read: {exc}; {HELP}"], present=True)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

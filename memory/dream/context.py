@@ -41,6 +41,10 @@ class Context:
     recall: Mapping[str, int] = field(default_factory=dict)
     renamed: Callable[[str], str | None] = lambda _p: None
     removed: int = 0  # entries removed tonight so far: every removal counts against the cap
+    # where tidy found forgotten facts a plain push brought back tonight (removed or waiting
+    # for the cap): looked at again the next night (memory/dream/state.py)
+    resurrected: set[str] | None = None
+    forgotten: str = ""  # forgotten.md as the night began (before tonight's own removals)
     # With Claude: (older, newer) entry texts → its judgment (memory/dream/judged.py), asked
     # once per possible duplicate
     confirm: Judge | None = None

@@ -36,6 +36,7 @@ from memory.writes.operations import AddEntry, Operation, RemoveEntry, ReplaceEn
 
 Checked = list[tuple[cl.Claim, Verdict]]
 MAX_QUOTE = 120
+FAILED = "- failed check"  # the digest lists these lines (memory/dream/digest.py)
 RECHECK_CALLS = 2000  # verifier calls a night for re-checking claims beyond the 25 files
 # Cheap signs that a file may hold a claim the verifiers check (a repository, a URL, a link).
 _CLAIMISH = ("/", "slack.com", "[[")
@@ -99,6 +100,7 @@ class Plan:
     verified: list[str] = field(default_factory=list)  # files with no unverifiable entry
     unverified: list[str] = field(default_factory=list)
     rechecked: list[str] = field(default_factory=list)  # claims re-checked beyond `selected`
+    failed: list[str] = field(default_factory=list)  # answers not of the claim's kind: unwritten
     cap: int = 0
 
 
@@ -171,6 +173,7 @@ def _summarise(result: StepResult, plan: Plan, *, waiting: int) -> None:
             f"- {why}: {waiting} "
             f"deletions wait for the next night in {', '.join(sorted(set(plan.deferred)))}"
         )
+    result.body += [f"{FAILED} {x}" for x in plan.failed]
     if plan.unverified:
         result.body.append(f"- unverified (nothing could check them): {', '.join(plan.unverified)}")
     verified = sum(1 for op in result.ops if isinstance(op, ReplaceEntry))
@@ -205,6 +208,7 @@ def _check_file(
         pairs = checker.check(path, entry)
         if claims_only and not pairs:
             continue
+        plan.failed += [f"{path}: {v.verifier}: {v.evidence}" for _, v in pairs if v.failed]
         statuses = {v.status for _, v in pairs}
         if not pairs or NOT_CHECKABLE in statuses:
             unknown = True
@@ -228,11 +232,17 @@ def _check_file(
             fixes.append(f"- fixed {path}: {_quote(entry.text)} → {_quote(new)}")
             fixes.append(f"  evidence: {_evidence(fixable)}")
             plan.fixed.append(path)
-        elif TRUE in statuses and entry.get("verified") != today and not claims_only:
+        elif _proves(pairs) and entry.get("verified") != today and not claims_only:
             # a re-check that finds the claim still true writes nothing: no nightly churn
             meta = entry.with_meta(verified=today).meta
             result.ops.append(ReplaceEntry(path, entry.text, entry.text, meta))
     return unknown
+
+
+def _proves(pairs: Checked) -> bool:
+    """A claim about the world was found true: a [[link]] to a file that exists says nothing
+    of the fact (and `verified:` promotes an agent's entry: memory/dream/promote.py)."""
+    return any(v.status == TRUE and c.kind != cl.LINK for c, v in pairs)
 
 
 def _recheck(

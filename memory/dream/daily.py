@@ -4,16 +4,23 @@ Only what someone would still find useful a week later, each line with its sourc
 LLM the choice is deterministic: pull-request outcomes and thread summaries with enough words,
 minus the ones marked short-lived, duplicates merged (sources kept). With a `DailyWriter`
 (Claude), the model picks and phrases the lines; its lines keep the sources it names.
+
+Each line carries the weakest standing of the episodes it came from and names whose they were
+(`from:`): a line from an agent's episode (a thread the Slack agent summarised, a line an MCP
+client appended) is `status: tentative`; one from hippo's own record of a pull request's
+outcome is `status: active` (memory/trust/episodes.py).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import memory.format.lines as textlines
+import memory.trust.episodes as trust_episodes
+import memory.trust.standing as standing
 from memory import episodes as cases
 from memory import format as fmt
 from memory import secrets
@@ -37,6 +44,11 @@ class Episode:
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
+    def writer(self) -> tuple[str, str]:
+        """(standing, whose): an agent's episode is tentative (memory/trust/episodes.py)."""
+        return trust_episodes.writer(self.kind, self.raw)
+
+    @property
     def case(self) -> cases.Case:
         """The thread's problem / approach / outcome / evidence; empty for an episode archived
         before those fields existed, or of another kind."""
@@ -45,8 +57,13 @@ class Episode:
 
 @dataclass(frozen=True)
 class Line:
+    """A line of the note; `standing` and `writers` are its episodes' (the weakest, and whose
+    they were), filled in by `run` for lines Claude wrote."""
+
     text: str
     sources: tuple[str, ...]
+    standing: str = ""
+    writers: tuple[str, ...] = ()
 
 
 class DailyWriter(Protocol):
@@ -74,8 +91,8 @@ def _episodes(raw: str, day: str) -> list[Episode]:
     "remember" (its "stale" part is left out on purpose); other kinds give one."""
     try:
         data = json.loads(raw)
-    except ValueError:
-        return []  # a torn line in an append-only file: skip it, never fail the night
+    except (ValueError, RecursionError):
+        return []  # a torn line (or one nested thousands deep): skip it, never fail the night
     if not isinstance(data, dict):
         return []
     kind = str(data.get("type") or data.get("kind") or "episode")
@@ -125,7 +142,7 @@ def worth_keeping(ep: Episode) -> bool:
 
 
 def deterministic_lines(episodes: Iterable[Episode]) -> list[Line]:
-    merged: dict[str, tuple[str, list[str]]] = {}
+    merged: dict[str, tuple[str, list[str], list[Episode]]] = {}
     for ep in episodes:
         if not worth_keeping(ep):
             continue
@@ -133,12 +150,27 @@ def deterministic_lines(episodes: Iterable[Episode]) -> list[Line]:
         key = fmt.normalise(text)
         if key in merged:
             merged[key][1].extend(s for s in ep.sources if s not in merged[key][1])
+            merged[key][2].append(ep)
         else:
-            merged[key] = (text, list(ep.sources))
+            merged[key] = (text, list(ep.sources), [ep])
     # pull-request outcomes first (they carry lessons), then the rest in archive order
-    lines = [Line(t, tuple(s)) for t, s in merged.values()]
+    lines = [_standing(Line(t, tuple(s)), eps) for t, s, eps in merged.values()]
     lines.sort(key=lambda ln: 0 if "#" in ln.text.split(" ", 1)[0] else 1)
     return lines[:MAX_LINES]
+
+
+def _standing(line: Line, episodes: Sequence[Episode]) -> Line:
+    """`line` with the weakest standing of the episodes it came from and whose they were."""
+    writers = [ep.writer for ep in episodes]
+    level = standing.weakest(s for s, _ in writers)
+    return replace(line, standing=level, writers=tuple(dict.fromkeys(w for _, w in writers)))
+
+
+def _sources_of(line: Line, episodes: Sequence[Episode]) -> list[Episode]:
+    """The episodes a line Claude wrote came from: those sharing a source with it, else all
+    (a line that names none of them may draw on any)."""
+    named = set(line.sources)
+    return [ep for ep in episodes if named & set(ep.sources)] or list(episodes)
 
 
 def run(ctx: Context, writer: DailyWriter | None = None) -> StepResult:
@@ -149,6 +181,8 @@ def run(ctx: Context, writer: DailyWriter | None = None) -> StepResult:
     lines: list[Line] | None = None
     if writer is not None and episodes:
         lines = writer.daily(day, episodes)
+        if lines is not None:
+            lines = [_standing(ln, _sources_of(ln, episodes)) for ln in lines]
     if lines is None:
         lines = deterministic_lines(episodes)
     path = f"daily/{day}.md"
@@ -161,13 +195,18 @@ def run(ctx: Context, writer: DailyWriter | None = None) -> StepResult:
         existing.add(fmt.normalise(text))
         meta = [("source", s) for s in line.sources[:3]]
         meta += [("added", ctx.today.isoformat()), ("by", DREAM_BY)]
+        meta += [("from", ", ".join(line.writers))] if line.writers else []
+        meta += [("status", line.standing or standing.TENTATIVE)]
         result.ops.append(AddEntry(path, text, tuple(meta), title=title))
     result.facts = {"episodes": len(episodes), "lines": len(result.ops), "path": path}
     # lessons the per-PR gate made active during the day, for the digest
+    # (hippo's own records only: an agent's line saying a lesson became active is not one)
     result.facts["activated"] = [
         str(lesson["text"])
         for ep in episodes
-        if isinstance(lesson := ep.raw.get("lesson"), dict) and lesson.get("status") == "active"
+        if isinstance(lesson := ep.raw.get("lesson"), dict)
+        and lesson.get("status") == "active"
+        and ep.writer[0] == standing.ACTIVE
     ]
     if result.ops:
         result.subject = f"{path}: {len(result.ops)} lines from {len(episodes)} episodes"

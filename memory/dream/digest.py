@@ -16,8 +16,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import memory.trust.standing as standing
 from memory import format as fmt
 from memory import markup
+from memory.dream.corrections import FAILED
 from memory.dream.merge import Possible
 from memory.dream.promote import Contradiction
 from memory.dream.report import Report, StepReport
@@ -52,8 +54,14 @@ def _listed(items: list[str], more: str = "more") -> str:
 
 
 def daily_lines(text: str) -> list[str]:
-    """The daily note's entries as plain lines (sources dropped: they are in the file)."""
-    return [e.text for e in fmt.parse(text).entries]
+    """The daily note's entries as plain lines (sources dropped: they are in the file), each
+    not of hippo's own records saying so: `(tentative, from claude-code)`."""
+    out = []
+    for e in fmt.parse(text).entries:
+        level, whose = standing.of(e), e.get("from") or ""
+        said = f"{level}, from {whose}" if whose else level
+        out.append(e.text if level == standing.ACTIVE else f"{e.text} ({said})")
+    return out
 
 
 def step_block(step: StepReport, console_url: str, workspace: str) -> list[Block]:
@@ -116,6 +124,10 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
         evidence = [ln.lstrip("- ").strip() for ln in corrections.body if _is_correction(ln)]
         if evidence:
             out.append(_section("*Corrections*\n" + _listed(evidence)))
+        failed = [ln[len(FAILED) :].strip() for ln in corrections.body if ln.startswith(FAILED)]
+        if failed:
+            title = "*Checks that failed* (an answer that is no value of its claim's kind; "
+            out.append(_section(title + "nothing written)\n" + _listed(failed)))
     if report.failed:
         out.append(
             _section(

@@ -11,13 +11,15 @@ number words and the order of a list; the same polarity, the same quantities, no
 across). A candidate pair that is not provably one and has no conflict (`statements.apart`:
 numbers each says alone, one negating the other, an antonym across, terms swapped around an
 order word) is a *possible duplicate*: kept for the digest, surest first, for a person to merge
-with one click (`merge_pair`), never merged by the night alone. With Claude (`confirm`), every
-candidate pair, provable or possible, is merged only on Claude's clear "same"; an error keeps
-both.
+with one click (`merge_pair`), never merged by the night alone; with Claude (`confirm`, asked
+once per pair: memory/dream/judged.py), merged on its "same", kept apart on its "different".
 
-The keeper is the copy that says the most (most content words), then a topic's over the inbox's,
-then the oldest; it gets every source. Every entry merged away counts against tonight's
-deletion cap (`budget`); groups beyond it wait for the next night.
+The keeper is the copy of the strongest standing (memory/trust/standing.py: a person's or an
+active entry before an agent's tentative one), then the one that says the most (most content
+words), then a topic's over the inbox's, then the oldest; it gets every source. An agent's edit
+waiting for a person (`contradicts:`, `refines:`) is never merged: a person settles it. Every
+entry merged away counts against tonight's deletion cap (`budget`); groups beyond it wait for
+the next night.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from functools import lru_cache
 
 import memory.facts.comparison as facts
 import memory.facts.tombstones as tombstones
+import memory.trust.standing as standing
 from memory import format as fmt
 from memory.dream.context import DREAM_BY, Context, StepResult
 from memory.dream.judged import PATH as JUDGED
@@ -157,12 +160,20 @@ def items(ctx: Context, paths: list[str]) -> list[_Item]:
     candidate pair."""
     out = []
     for path in paths:
-        doc = ctx.parsed(path) or fmt.parse(ctx.tree.get(path, ""))
+        text = ctx.tree.get(path, "")
+        doc = ctx.parsed(path) or fmt.parse(text)
         parents = {e.parent for e in doc.entries if e.parent is not None}
+        # an agent's edit waiting for a person (`contradicts:`, `refines:`) is theirs to settle
+        proposed = "contradicts" in text or "refines" in text
         for e in doc.entries:
-            if e.parent is None and e.line not in parents:
+            top = e.parent is None and e.line not in parents
+            if top and not (proposed and _pending(e)):
                 out.append(_Item(path, e, keep=False, settled=ctx.settled(path, e)))
     return out
+
+
+def _pending(e: fmt.Entry) -> bool:
+    return any(k.lower() in standing.AGENT_SHAPED for k, _ in e.meta)
 
 
 def resolve(ctx: Context, found: list[_Item], which: Iterable[int]) -> None:
@@ -190,8 +201,9 @@ def _verdict(a: _Item, b: _Item) -> tuple[statements.Verdict, str]:
     return statements.POSSIBLE, "close in meaning, not provably one statement"
 
 
-def _keeper_order(it: _Item) -> tuple[int, bool, str, str, int]:
+def _keeper_order(it: _Item) -> tuple[int, int, bool, str, str, int]:
     return (
+        -standing.RANK[standing.of(it.entry)],  # the strongest standing stays (a person's fact)
         -len(it.fact.words),
         it.path == INBOX,
         it.entry.get("added") or "9999",

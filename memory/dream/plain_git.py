@@ -8,15 +8,20 @@ DREAMER. A person's plain push is neither, and it can do two things the write pa
 - bring back a forgotten fact (a line forgotten.md records as removed on purpose): the dream's
   tidy step removes it (within the night's deletion cap, in a commit a person can revert),
   naming the commit that brought it back. A fact brought back through hippo (a note saved with
-  `--force`, a revert) is hippo's commit, and stays.
+  `--force`, a revert) is hippo's commit, and stays. Every such fact is found, wherever and
+  whenever it came back: the dream looks in the files changed since its last run and in those
+  where one was found before, waiting for the cap perhaps (`.dream/state.json`: `resurrected`),
+  and in every file the first time (a memory's first night); briefings never serve one as
+  active meanwhile.
 
 `hippo lint` reports both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
+import memory.facts.comparison as facts
 import memory.facts.tombstones as tombstones
 from memory import format as fmt
 from memory.dream import state as st
@@ -25,7 +30,6 @@ from memory.errors import TombstoneConflict
 from memory.git.batch import DREAMER, HIPPO
 from memory.git.history import CommitInfo
 from memory.git.store import Store
-from memory.writes.apply import might_repeat
 
 HISTORY = 50  # commits of one file looked at, newest first
 
@@ -52,26 +56,59 @@ def dreamers_state(store: Store) -> str | None:
 
 
 def resurrected(
-    tree: Mapping[str, str], paths: Iterable[str] | None = None
+    tree: Mapping[str, str],
+    paths: Iterable[str] | None = None,
+    *,
+    parse: Callable[[str], fmt.Document] | None = None,
 ) -> list[tuple[str, fmt.Entry, str]]:
     """(path, entry, the tombstone cited) for each live entry that repeats a forgotten fact, in
     `paths` (default: every topic file, MEMORY.md and inbox.md; the dream passes the files
-    changed since its last run, where anything brought back since must be)."""
-    haystack = tree.get(tombstones.PATH, "")
-    if not haystack:
+    changed since its last run and those where one waited for the cap). A file is parsed only
+    when its words can hold a forgotten fact's (`Anchors`); `parse` gives the night's parse."""
+    anchors = Anchors.of(tree.get(tombstones.PATH, ""))
+    if not anchors:
         return []
-    stones = tombstones.load(haystack)
     out = []
     wanted = tree if paths is None else [p for p in paths if p in tree]
     for path in sorted(p for p in wanted if is_topic(p) or p in ("MEMORY.md", "inbox.md")):
-        for e in fmt.parse(tree[path]).entries:
-            if not might_repeat(haystack, e.text):
+        if not anchors.may_hold(tree[path]):
+            continue
+        for e in (parse or _parse(tree))(path).entries:
+            if not anchors.may_hold(e.text):
                 continue
             try:
-                tombstones.check(e.text, stones, person=True)  # a person brought it back
+                tombstones.check(e.text, anchors.stones, person=True)  # a person brought it back
             except TombstoneConflict as exc:
                 out.append((path, e, str(exc)))
     return out
+
+
+def _parse(tree: Mapping[str, str]) -> Callable[[str], fmt.Document]:
+    return lambda path: fmt.parse(tree[path])
+
+
+class Anchors:
+    """The forgotten facts a person is held to (forgotten.md's records, merges and what an agent
+    removed of its own aside), and every content word they hold: a text none of whose words is
+    one of them repeats none (each record's words would have to be among the text's, or its
+    text be the same: memory/facts/tombstones.py)."""
+
+    def __init__(self, stones: tombstones.Stones) -> None:
+        self.stones = stones
+        self.words: set[str] = set()
+        for s in stones:
+            if not s.merged and not s.agents:
+                self.words.update(w for w in map(facts.word_of, s.key.split()) if w)
+
+    @classmethod
+    def of(cls, forgotten: str) -> Anchors:
+        return cls(tombstones.load(forgotten))
+
+    def __bool__(self) -> bool:
+        return bool(self.words)
+
+    def may_hold(self, text: str) -> bool:
+        return any(facts.word_of(w) in self.words for w in set(fmt.normalise(text).split()))
 
 
 def brought_back(store: Store, path: str, text: str) -> CommitInfo | None:

@@ -17,6 +17,7 @@ digest lists it until then. Pure: no I/O.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -104,7 +105,10 @@ def promote(ctx: Context, paths: Iterable[str] | None = None) -> Promotions:
         if "kind:" not in ctx.tree[path] or "tentative" not in ctx.tree[path]:
             continue  # most files: nothing an agent wrote waits there (no parse needed)
         live = [e for e in ctx.doc(path).entries if is_live(e)]
-        for entry in (e for e in live if is_agents(e)):
+        # an edit names its entry by its words: where two entries of the file read the same,
+        # it would land on the first, a person's perhaps; tidy merges them first
+        keys = Counter(fmt.fact_key(e.text) for e in ctx.doc(path).entries)
+        for entry in (e for e in live if is_agents(e) and keys[fmt.fact_key(e.text)] == 1):
             if entry.get("contradicts"):
                 out.open.append(_open(path, entry))
                 continue

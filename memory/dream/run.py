@@ -96,6 +96,7 @@ def dream(
         | unmerged_since(store, state.last_commit, tree.get(tombstones.PATH), rolled=cold),
         base=head,
         cold_stones=cold,
+        forgotten=tree.get(tombstones.PATH, ""),
     )
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
@@ -121,6 +122,9 @@ def dream(
     # agents' deletions and edits of entries they may not change, for a person to settle
     report.extra["proposals"] = proposals.pending(ctx.tree)
     return report
+
+
+TIDY_REMOVALS = ("- merged ", "- expired ", "- removed resurrected ")  # tidy's body lines
 
 
 def _steps(
@@ -206,6 +210,7 @@ def _run_steps(
             report.extra["contradictions"] = list(step.facts.get("contradictions", []))
         if step is not None and name == "tidy":  # for the digest's Merge buttons
             report.extra["possible_duplicates"] = list(step.facts.get("possible", []))
+            report.deleted += int(step.facts.get("removed", 0))  # merges, expiries, forgotten
         if after_step is not None:
             after_step(name)  # e.g. extend the workspace lock (the tests crash here)
     report.deferred = lists["deferred"]
@@ -241,6 +246,7 @@ def _record_state(
         deferred=lists["deferred"],
         existing=[p for p in ctx.tree if p.endswith(".md")],
         apart=ctx.apart,
+        resurrected=_resurrected(ctx),
     )
     result = StepResult("state", [st.write_op(new_state)])
     result.subject = f"night {report.run_id}: {len(lists['checked'])} files checked"
@@ -250,6 +256,17 @@ def _record_state(
     ]
     committing.step(store, ctx, report, "state", lambda: result, lists)
     report.head = store.head()
+
+
+def _resurrected(ctx: Context) -> set[str] | None:
+    """Where a forgotten fact came back, to look at again tomorrow; when tidy did not look
+    tonight (a night resumed after it, or refused), last night's list and tonight's changes
+    (None: no night has looked at every file yet)."""
+    if ctx.resurrected is not None:
+        return ctx.resurrected
+    if ctx.state.resurrected is None:
+        return None
+    return {*ctx.state.resurrected, *ctx.changed}
 
 
 def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.State) -> Report:
@@ -271,6 +288,8 @@ def recorded(store: Store, report: Report, tree: Mapping[str, str], state: st.St
                 report.steps.append(StepReport(step, done, diff.commit.message, stats(diff), True))
     fixes = next((s for s in report.steps if s.step == "corrections"), None)
     report.deleted = sum(1 for ln in fixes.body if ln.startswith("- deleted")) if fixes else 0
+    tidied = next((s for s in report.steps if s.step == "tidy"), None)
+    report.deleted += sum(1 for ln in tidied.body if ln.startswith(TIDY_REMOVALS)) if tidied else 0
     report.cap = deletion_cap(sum(1 for p in tree if is_topic(p)))
     report.deferred, report.unverified = list(state.deferred), list(state.unverified)
     report.daily_path = f"daily/{report.run_id}.md"

@@ -5,7 +5,10 @@ id: the night's date), `lastRunAt` (ISO time), `lastCommit` (the commit the drea
 before this file), `checked` (path → date last verified), `unverified` (paths with claims
 nothing could check), `deferred` (paths whose deletions waited for the cap), `apart` (fact keys of
 entries a person un-merged: tidy never merges them again on its own; and `tag:<spelling>` for tag
-spellings whose merge a person reverted, memory/dream/tag_vocabulary.py; written only when any)
+spellings whose merge a person reverted, memory/dream/tag_vocabulary.py; written only when any),
+and `resurrected` (paths where a forgotten fact a plain push brought back was found: looked at
+again the next night, until none is left there; absent until a night has looked at every file,
+memory/dream/plain_git.py)
 (the prompt snapshots are refs, see memory/prompts/snapshot.py).
 """
 
@@ -31,6 +34,7 @@ class State:
     unverified: list[str] = field(default_factory=list)
     deferred: list[str] = field(default_factory=list)
     apart: list[str] = field(default_factory=list)
+    resurrected: list[str] | None = None  # None: no night has looked at every file yet
     format_version: int = version.FORMAT_VERSION
 
     @classmethod
@@ -40,7 +44,7 @@ class State:
             return cls()
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # damaged, or nested thousands deep
             return cls()
         if not isinstance(data, dict):
             return cls()
@@ -55,6 +59,7 @@ class State:
             unverified=_strings(data.get("unverified")),
             deferred=_strings(data.get("deferred")),
             apart=_strings(data.get("apart")),
+            resurrected=_strings(data["resurrected"]) if "resurrected" in data else None,
             format_version=version.of(text),
         )
 
@@ -68,6 +73,8 @@ class State:
             "unverified": sorted(set(self.unverified)),
             "deferred": sorted(set(self.deferred)),
         }
+        if self.resurrected is not None:
+            data["resurrected"] = sorted(set(self.resurrected))
         if self.apart:
             data["apart"] = sorted(set(self.apart))[-MAX_APART:]
         return json.dumps(data, indent=2, sort_keys=False) + "\n"
@@ -90,6 +97,7 @@ def next_state(
     deferred: Iterable[str],
     existing: Iterable[str],
     apart: Iterable[str] = (),
+    resurrected: Iterable[str] | None = None,
 ) -> State:
     """The state after a run: checked dates updated, lists kept to files that still exist."""
     alive = set(existing)
@@ -104,6 +112,7 @@ def next_state(
         unverified=sorted(p for p in unv if p in alive),
         deferred=sorted(p for p in set(deferred) if p in alive),
         apart=sorted(set(old.apart) | set(apart)),
+        resurrected=None if resurrected is None else sorted(set(resurrected) & alive),
     )
 
 

@@ -27,12 +27,14 @@ from dataclasses import replace
 from datetime import timedelta
 
 import memory.facts.tombstones as tombstones
+import memory.trust.standing as standing
 from memory import format as fmt
 from memory.dream import merge, plain_git
 from memory.dream.context import Context, StepResult
 from memory.dream.select import deletion_cap
-from memory.errors import TombstoneConflict, TooLarge
+from memory.errors import MemoryStoreError, TombstoneConflict, TooLarge
 from memory.notes import INBOX, STOP_WORDS, choose_topic
+from memory.trust.rules import people_only
 from memory.writes.operations import AddEntry, Operation, RemoveEntry, ReplaceEntry
 
 SHORT_LIVED = frozenset({"short-lived", "transient", "temporary", "short", "today", "this-week"})
@@ -110,13 +112,25 @@ def expire(ctx: Context, out: StepResult) -> list[Operation]:
 
 def remove_resurrected(ctx: Context, out: StepResult) -> list[Operation]:
     """A forgotten fact a plain git push brought back goes again (within the cap), naming that
-    commit; one brought back through hippo (`--force`, a revert) stays (memory/dream/plain_git)."""
+    commit; one brought back through hippo (`--force`, a revert) stays (memory/dream/plain_git).
+    Looked for in the files changed since the last dream and those where one was found before
+    (it may have waited for the cap), and in every file the first time (a memory's first night,
+    or the first since this looked)."""
     cap = deletion_cap(len(ctx.topics()))
     ops: list[Operation] = []
-    for path, e, stone in plain_git.resurrected(ctx.tree, ctx.changed):
+    if ctx.state.resurrected is None:  # every file, once, against forgotten.md as the night
+        # began (what tonight's own steps removed was removed, not brought back)
+        tree = {**ctx.tree, tombstones.PATH: ctx.forgotten}
+        found = plain_git.resurrected(tree, None, parse=ctx.doc)
+    else:
+        paths = ctx.changed | set(ctx.state.resurrected)
+        found = plain_git.resurrected(ctx.tree, paths, parse=ctx.doc)
+    ctx.resurrected = set()
+    for path, e, stone in found:
         pushed = ctx.brought_back(path, e.text)
         if not pushed:
             continue
+        ctx.resurrected.add(path)  # looked at again tomorrow: gone by then, or still waiting
         if ctx.removed >= cap:
             out.body.append(
                 f"- removal of a resurrected fact waits for the cap: {path}: {e.text!r}"
@@ -177,6 +191,10 @@ def file_inbox(ctx: Context, out: StepResult) -> list[Operation]:
             continue
         target = _named_topic(e, known) or chooser.choose(e.text)
         if target == INBOX:
+            continue
+        if people_only(target) and standing.of(e) != standing.ACTIVE:
+            # the instructions agents follow are people's: an agent's note is never filed there
+            out.body.append(f"- inbox: left {e.text!r}: an agent's note stays out of {target}")
             continue
         try:
             tombstones.check(e.text, stones)
@@ -283,23 +301,29 @@ _PARTS = (expire, remove_resurrected, repair_links, file_inbox, merge_duplicates
 def run(ctx: Context) -> StepResult:
     result = StepResult("tidy")
     scratch = replace(ctx, tree=dict(ctx.tree))
+    start = ctx.removed
     counts: list[int] = []
+    full = True  # every part that waits, waits for room in forgotten.md
     for part in _PARTS:
         removed, said, facts = scratch.removed, len(result.body), dict(result.facts)
         ops = part(scratch, result)
         try:
             scratch.apply(ops)
-        except TooLarge as exc:  # forgotten.md at its cap: this part waits, the night goes on
+        except MemoryStoreError as exc:
+            # forgotten.md at its cap, or a part's text the write path refuses (a secret): this
+            # part waits, the night goes on (before, a refusal here stopped the whole dream)
             scratch.removed, result.facts, ops = removed, facts, []
             del result.body[said:]
             result.body.append(f"- {part.__name__.replace('_', ' ')}: not written tonight: {exc}")
+            full = full and isinstance(exc, TooLarge)
         result.ops.extend(ops)
         counts.append(len(ops))
-    ctx.removed = scratch.removed
+    ctx.removed, ctx.resurrected = scratch.removed, scratch.resurrected
     expired, back, links, filed, merged = counts
     possible = result.facts.get("possible", [])
     result.facts = {"expired": expired, "links": links, "filed": filed // 2, "merged": merged}
     result.facts["resurrected"] = back
+    result.facts["removed"] = scratch.removed - start  # entries gone: the digest's deletions
     result.facts["possible"] = possible
     result.facts["tree"] = scratch.tree  # the tree after these operations, for the next step
     if result.ops:
@@ -311,6 +335,7 @@ def run(ctx: Context) -> StepResult:
     waiting = [ln for ln in result.body if "not written tonight" in ln]
     if waiting:  # the digest's list of steps says so, written or not
         result.subject = (result.subject if result.ops else "nothing written") + (
-            f"; {len(waiting)} part(s) not written tonight (forgotten.md is at its size cap)"
+            f"; {len(waiting)} part(s) not written tonight"
+            + (" (forgotten.md is at its size cap)" if full else ": the write path refused them")
         )
     return result

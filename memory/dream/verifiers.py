@@ -9,10 +9,10 @@ needs no network: links inside the memory.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
-from memory.dream.checkable_claims import LINK, Claim
+from memory.dream.checkable_claims import DECLARED, LINK, Claim, fits
 from memory.format import link_for
 
 Status = Literal["true", "fixable", "unfixable", "not_checkable"]
@@ -30,6 +30,8 @@ class Verdict:
     evidence: str = ""
     fix: str | None = None
     verifier: str = ""
+    seen: str | None = None  # the value the verifier saw, when it read one (a declared check)
+    failed: bool = False  # the answer was not a value of the claim's kind: a failed check
 
     @classmethod
     def true(cls, evidence: str = "") -> Verdict:
@@ -80,11 +82,25 @@ class Verifiers:
         except Exception as exc:  # a verifier is outside code: its failure must not stop a dream
             verdict = Verdict.unknown(f"{verifier.name} failed: {type(exc).__name__}: {exc}")
         if not verdict.verifier:
-            verdict = Verdict(verdict.status, verdict.evidence, verdict.fix, verifier.name)
-        return verdict
+            verdict = replace(verdict, verifier=verifier.name)
+        return held(claim, verdict)
 
     def check_all(self, claims: Sequence[Claim]) -> list[tuple[Claim, Verdict]]:
         return [(c, self.check(c)) for c in claims]
+
+
+def held(claim: Claim, verdict: Verdict) -> Verdict:
+    """`verdict`, unless what it would write into the entry (a fix) or delete it on (the value a
+    declared check saw) is not a value of the claim's own kind (cl.fits): then a failed check,
+    written nowhere and reported (a site that answers a sentence, an instruction included,
+    where a version was expected)."""
+    value = verdict.fix if verdict.status == FIXABLE else None
+    if verdict.status == UNFIXABLE and claim.kind == DECLARED:
+        value = verdict.seen
+    if value is None or fits(claim, value):
+        return verdict
+    why = f"{verdict.evidence}; that answer is not a value of this claim's kind: nothing written"
+    return Verdict(NOT_CHECKABLE, why, None, verdict.verifier, verdict.seen, failed=True)
 
 
 class MemoryLinks:

@@ -181,6 +181,14 @@ def _token(raw: str) -> tuple[str, str]:
     return "word", _stem(SYNONYMS.get(raw, raw))
 
 
+def word_of(raw: str) -> str:
+    """The content word a normalised word is in a fact (stemmed, synonyms folded), or '' for a
+    number, a negation or a stop word: a cheap way to tell whether a text can hold a fact's words
+    (memory/dream/plain_git.py), without working out the whole fact."""
+    kind, value = _token(raw)
+    return value if kind == "word" else ""
+
+
 @lru_cache(maxsize=65536)
 def fact(text: str) -> Fact:
     """The comparable form of an entry's text (metadata and bullet ignored)."""

@@ -10,6 +10,7 @@ lasting fact about the past. "Until further notice" is not a bound either. Pure:
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import date, timedelta
 
@@ -84,14 +85,48 @@ def date_spans(text: str, today: date) -> list[tuple[date, int, int, bool]]:
     for m in _ISO.finditer(text):
         found += [(d, m.start(), m.end(), True) for d in _valid(*map(int, m.groups()))]
     for m in _DAY_MONTH.finditer(text):
-        y = int(m[3]) if m[3] else today.year
-        found += [(d, *m.span(), bool(m[3])) for d in _valid(y, _MONTHS[m[2].lower()], int(m[1]))]
+        mon, d = _MONTHS[m[2].lower()], int(m[1])
+        y = int(m[3]) if m[3] else _year_of(mon, d, today)
+        found += [(day, *m.span(), bool(m[3])) for day in _valid(y, mon, d)]
     for m in _MONTH_DAY.finditer(text):
         if m[1].lower() == "may" and not m[3]:
             continue  # "may 5 retries…": the verb, not the month
-        y = int(m[3]) if m[3] else today.year
-        found += [(d, *m.span(), bool(m[3])) for d in _valid(y, _MONTHS[m[1].lower()], int(m[2]))]
+        mon, d = _MONTHS[m[1].lower()], int(m[2])
+        y = int(m[3]) if m[3] else _year_of(mon, d, today)
+        found += [(day, *m.span(), bool(m[3])) for day in _valid(y, mon, d)]
     return sorted(found, key=lambda f: f[1])
+
+
+def _year_of(month: int, day: int, today: date) -> int:
+    """The year of a date written without one: `today`'s, but for 29 February the next leap
+    year's (on or after today)."""
+    if (month, day) != (2, 29):
+        return today.year
+    year = today.year
+    while not calendar.isleap(year) or date(year, 2, 29) < today:
+        year += 1
+    return year
+
+
+def impossible_dates(text: str) -> list[str]:
+    """The dates `text` writes that do not exist, as written: a day its month never has ("30
+    February", "the 31st of June", "Feb 30th", "32 March"), or, with a year, one that year lacks
+    ("29 February 2027"). date_spans leaves them out; a reminder refuses them."""
+    out: list[tuple[int, str]] = []
+    for m in _DAY_MONTH.finditer(text):
+        if not _exists(m[3], _MONTHS[m[2].lower()], int(m[1])):
+            out.append((m.start(), m.group(0).rstrip(".")))
+    for m in _MONTH_DAY.finditer(text):
+        if m[1].lower() == "may" and not m[3]:
+            continue  # "may 5 retries…": the verb, not the month
+        if not _exists(m[3], _MONTHS[m[1].lower()], int(m[2])):
+            out.append((m.start(), m.group(0)))
+    return [written for _, written in sorted(out)]
+
+
+def _exists(year: str | None, m: int, d: int) -> bool:
+    """Whether day `d` of month `m` exists in `year` (in some year, a leap one, without)."""
+    return bool(_valid(int(year) if year else 2024, m, d))
 
 
 def _valid(y: int, m: int, d: int) -> list[date]:

@@ -282,6 +282,7 @@ class Document:
     headings: list[Heading] = field(default_factory=list)
     index_span: tuple[int, int] | None = None  # [start, end) lines of the ## Index section
     line_count: int = 0
+    unclosed: str = ""  # the fence (``` or ~~~) left open at the end: every line after it is code
 
     @cached_property
     def lines(self) -> list[str]:
@@ -366,6 +367,7 @@ def parse(text: str) -> Document:
         stack.append((entry.indent, i))
         doc.entries.append(entry)
     doc._fenced = frozenset(fenced)
+    doc.unclosed = in_fence or ""
     doc.index_span = _index_span(doc.headings, len(lines))
     return doc
 

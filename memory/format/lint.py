@@ -233,6 +233,8 @@ def _check_json(path: str, text: str) -> Iterator[Problem]:
         json.loads(text)
     except json.JSONDecodeError as exc:
         yield Problem(path, exc.lineno, "bad-json", f"not valid JSON: {exc.msg}")
+    except RecursionError:  # "[[[[…" thousands deep: Python's parser gives up
+        yield Problem(path, 1, "bad-json", "nested too deep to read: flatten it")
 
 
 def _check_jsonl(path: str, text: str) -> Iterator[Problem]:
@@ -243,3 +245,5 @@ def _check_jsonl(path: str, text: str) -> Iterator[Problem]:
             json.loads(line)
         except json.JSONDecodeError as exc:
             yield Problem(path, i, "bad-jsonl", f"line is not valid JSON: {exc.msg}")
+        except RecursionError:
+            yield Problem(path, i, "bad-jsonl", "line is nested too deep to read: flatten it")

@@ -56,7 +56,7 @@ def migrate_ops(tree: Mapping[str, str]) -> tuple[int, list[Operation]]:
         return found, ops
     try:
         data = json.loads(text) if text else {}
-    except ValueError:
+    except (ValueError, RecursionError):
         data = {}
     data = data if isinstance(data, dict) else {}
     rest = {k: v for k, v in data.items() if k != "formatVersion"}

@@ -25,6 +25,7 @@ from pygit2.enums import SortMode
 from memory import format as fmt
 from memory.errors import NoteRejected
 from memory.git.history import CommitInfo, info
+from memory.search.bounds import bound
 
 MAX_SCAN = 5000  # commits read per search: a year of a busy team's memory
 MAX_ENTRIES = 50  # entry changes shown per commit (a dream step may touch hundreds)
@@ -133,7 +134,8 @@ def needles(query: str, *, exact: bool = False) -> list[str]:
     `git log -S`), else each word and "quoted phrase"."""
     if exact:
         return [query.strip().casefold()] if query.strip() else []
-    return [(a or b).casefold() for a, b in _PHRASE.findall(query) if (a or b).strip()]
+    asked = bound(query).query  # memory/search/bounds.py: 1,000 characters, 32 words
+    return [(a or b).casefold() for a, b in _PHRASE.findall(asked) if (a or b).strip()]
 
 
 def parse_since(text: str) -> datetime:

@@ -18,9 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+import memory.facts.tombstones as tombstones
+import memory.trust.standing as standing
 from memory import format as fmt
 from memory import repo_prefs
-from memory.errors import MemoryStoreError
+from memory.errors import MemoryStoreError, TombstoneConflict
 from memory.lessons.pull_requests import Signature, file_kind
 from memory.lessons.thread_planner import TEAM_CONVENTIONS
 
@@ -30,11 +32,9 @@ MAX_BUDGET = 50_000
 BYTES_PER_TOKEN = 4
 ESTIMATE = "estimated at 4 bytes of UTF-8 per token, no tokenizer"
 MEMORY_HITS = 12
+MAX_CITE = 160  # characters of a forgotten fact's record quoted beside a line repeating it
 MAX_TASK = 2000  # characters of a task that count; a longer one is cut (its words still rank)
-TOMBSTONES = "forgotten.md"
-PROPOSALS = (
-    "proposals.md"  # agents' proposed deletions (memory/trust/rules.py): copies, not knowledge
-)
+INDEX_FILE = "MEMORY.md"  # its `## Index` lines are links, not facts
 
 CONVENTIONS, REPO_PREFS, CHANNEL_PREFS, MEMORY = (
     "conventions",
@@ -156,7 +156,7 @@ def path_matches(path: str, kind: str) -> bool:
 
 
 def _status(entry: fmt.Entry) -> str:
-    return (entry.get("status") or "active").strip().lower()
+    return standing.of(entry)
 
 
 def _line(section: str, path: str, entry: fmt.Entry) -> Line:
@@ -228,28 +228,67 @@ def preferences(section: str, path: str, text: str | None) -> list[Line]:
 
 
 def memory_hits(reader: Reader, words: Sequence[str], skip: set[str]) -> list[Line]:
-    """The best lines for the task's words, outside the files already shown, the archive and
-    the tombstones; revoked entries never."""
+    """The best entries for the task's words, outside the files already shown; never a line
+    that is not an entry (prose, headings, code, `MEMORY.md`'s index, the files hippo keeps for
+    itself: memory/trust/standing.py), nor the archive, tombstones, proposals or reminders, nor
+    a revoked entry. Each says its standing, by who wrote it."""
     if not words:
         return []
     out = []
+    stones = _stones(reader.read_or_none(tombstones.PATH) or "")
     for hit in reader.search(" ".join(words), limit=MEMORY_HITS * 2):
-        meta, text = dict(hit.meta), hit.text
-        bullet = None if hit.entry else fmt.parse_entry(hit.text)
-        if bullet is not None:
-            # a bullet in a file of another kind (`.txt`) is an entry all the same: its status
-            # is the one it says (an agent's is tentative there too), never a default "active"
-            meta, text = bullet.metadata, bullet.text
-        status = (meta.get("status") or "active").lower()
         # reminders.md: its open reminders lead the briefing; closed ones are not knowledge
-        gone = (TOMBSTONES, PROPOSALS, fmt.REMINDERS)
-        if hit.path in skip or hit.path in gone or status == "revoked":
+        if hit.path in skip or hit.path == fmt.REMINDERS or not standing.holds_facts(hit.path):
+            continue
+        found = _entry_of(reader, hit)
+        if found is None:
+            continue
+        text, meta = found
+        status = standing.of_meta(meta)
+        if status == standing.REVOKED:
             continue
         where = f"{hit.path}:{hit.line}"
         source, kind = meta.get("source") or where, meta.get("kind", "")
         disputed = meta.get("contradicts", "")
+        forgotten = _forgotten(text, stones)
+        if forgotten:  # a plain push brought it back: the dream removes it, never active
+            status, disputed = standing.TENTATIVE, forgotten
         out.append(Line(MEMORY, text, source, status, where, kind, disputed))
     return out[:MEMORY_HITS]
+
+
+def _entry_of(reader: Reader, hit: Any) -> tuple[str, dict[str, str]] | None:
+    """The entry a search hit is (its text and metadata), or None when the line is none: a
+    markdown file's bullets outside code fences are entries (the index knows them), except
+    `MEMORY.md`'s index lines; a file of another kind (`.txt`) is read as entries too."""
+    if hit.path.endswith(".md") and hit.path != INDEX_FILE:
+        return (hit.text, dict(hit.meta)) if hit.entry else None
+    doc = _parsed(hit.path, reader.read_or_none(hit.path) or "")
+    entry = doc.entry_at(hit.line - 1)
+    span = doc.index_span
+    if entry is None or (span is not None and span[0] <= entry.line < span[1]):
+        return None
+    return entry.text, entry.metadata
+
+
+@functools.lru_cache(maxsize=4)
+def _stones(text: str) -> tombstones.Stones:
+    return tombstones.load(text)
+
+
+def _forgotten(text: str, stones: tombstones.Stones) -> str:
+    """The forgotten fact (forgotten.md) `text` says again, quoted, or ''."""
+    try:
+        tombstones.check(text, stones, person=True)
+    except TombstoneConflict as exc:
+        cited = " ".join(exc.tombstone.split())
+        return cited if len(cited) <= MAX_CITE else cited[: MAX_CITE - 1] + "…"
+    return ""
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(path: str, text: str) -> fmt.Document:
+    return fmt.parse(text)
 
 
 def build(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from memory.errors import NoteRejected
-from memory.facts.timebound import date_spans
+from memory.facts.timebound import date_spans, impossible_dates
 from memory.reminders import wording
 
 HOW = (
@@ -127,10 +127,13 @@ def require(text: str, today: date) -> Timing:
 
 
 def _refuse(text: str, today: date) -> None:
-    """NoteRejected for what `read` will not guess at: a repeat, a two-way numeric date."""
+    """NoteRejected for what `read` will not guess at: a repeat, a two-way numeric date, a
+    date that does not exist ("the 30th of February": read as "the 30th", next month's, before)."""
     repeat = wording.recurring(text)
     if repeat:
         raise NoteRejected(f"'{repeat}' repeats: {wording.ONE_OFF}")
+    for written in impossible_dates(text):
+        raise NoteRejected(f"'{written}' is not a date: that month has no such day; {HOW}")
     for _, day, written in wording.numeric_dates(text, today):
         if day is None:
             raise NoteRejected(wording.ambiguous(written))

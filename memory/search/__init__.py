@@ -6,6 +6,7 @@ Slack recall, briefings and the agents' search tool.
     fts.py        FtsIndex: the ranked mode's SQLite FTS5 index, on disk (the store's) or in memory
     fts_file.py   that index's tables and version, and opening its file
     ranked.py     the ranked mode: query words, stems, prefixes, typos, BM25 and the bonuses
+    bounds.py     how much of a query is read (length, words, typo look-ups), and what was cut
     vocabulary.py what parsing a ranked query looks up in the FTS5 index, kept per commit
     words.py      tokens, stems, context words and typo spellings, as the ranked mode sees them
     priors.py     what a line scores before its words: entries first, removed facts last

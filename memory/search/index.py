@@ -31,6 +31,7 @@ from memory.search.all_words import (
     Query,
     parse_query,
 )
+from memory.search.bounds import bound
 from memory.search.folded import FoldedText
 from memory.search.fts import FtsIndex
 from memory.search.hit import Hit, hit
@@ -121,7 +122,7 @@ class SearchIndex:
         in the line or in its file's path or title. Never raises on any query text."""
         if not all_words:
             return self.fts().search(query, limit) if limit > 0 else []
-        terms = parse_query(query)
+        terms = parse_query(bound(query).query)  # within memory/search/bounds.py's bounds
         if not terms or limit <= 0:
             return []
         q = Query(terms, [self._blob.context_files(t.text) for t in terms])

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Protocol
 
+from memory.search.bounds import MAX_TYPO, MAX_TYPO_WORDS, MAX_WORDS, bound
 from memory.search.folded import fold
 from memory.search.words import stem, term, tokens
 
@@ -84,7 +85,9 @@ class Ranked:
 
 
 def parse(query: str, words: Vocabulary) -> Ranked:
-    """The query's words (each with the stems it matches here) and its quoted phrases."""
+    """The query's words (each with the stems it matches here) and its quoted phrases, within
+    memory/search/bounds.py's bounds."""
+    query = bound(query).query
     phrases: list[bytes] = []
     said: list[tuple[bytes, bool]] = []
     typed: list[bytes] = []  # the chunks that hold a word, as typed (folded)
@@ -104,18 +107,22 @@ def parse(query: str, words: Vocabulary) -> Ranked:
     kept = [(t, r) for t, r in said if r or t not in STOP] or said
     groups: list[Group] = []
     seen: set[str] = set()
+    typos = [MAX_TYPO_WORDS]  # unknown words still to look typos up for
     for t, required in kept:
-        if stem(t) not in seen:
+        if stem(t) not in seen and len(groups) < MAX_WORDS:
             seen.add(stem(t))
-            groups.append(Group(t, _stems(t, words, required), required))
+            groups.append(Group(t, _stems(t, words, required, typos), required))
     sequence = b" ".join(typed) if len(typed) > 1 else None
     pairs = tuple(dict.fromkeys(a + b" " + b for a, b in pairwise(typed))) if len(typed) > 2 else ()
     return Ranked(tuple(groups), tuple(phrases), sequence, pairs)
 
 
-def _stems(word: bytes, words: Vocabulary, exact: bool) -> tuple[tuple[str, float], ...]:
+def _stems(
+    word: bytes, words: Vocabulary, exact: bool, typos: list[int]
+) -> tuple[tuple[str, float], ...]:
     """The stems `word` matches: its own, then (unless `exact`) those of longer words it
-    begins, or else those of words one typo away."""
+    begins, or else those of words one typo away (for a word of MAX_TYPO letters at most, while
+    `typos[0]`, the query's budget of such look-ups, lasts)."""
     own = stem(word)
     found = {own: 1.0} if words.df(own) > 0 or words.named(own) else {}
     if exact or not word.isalpha():
@@ -124,7 +131,8 @@ def _stems(word: bytes, words: Vocabulary, exact: bool) -> tuple[tuple[str, floa
         more = {stem(w) for w in words.with_prefix(word)} - {own}
         for s in sorted(more, key=lambda s: (-words.df(s), s))[:MAX_EXPANSIONS]:
             found[s] = PREFIX
-    if not found and len(word) >= 4:
+    if not found and 4 <= len(word) <= MAX_TYPO and typos[0] > 0:
+        typos[0] -= 1
         near = {stem(w) for w in words.near(word)}
         for s in sorted(near, key=lambda s: (-words.df(s), s))[:MAX_EXPANSIONS]:
             found[s] = TYPO

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from memory.search.bounds import MAX_TYPO
 from memory.search.words import edits, term
 
 MAX_KEPT = 100_000  # looked-up words kept per kind before starting again
@@ -60,7 +61,10 @@ class Vocabulary:
         return self._prefix[prefix]
 
     def near(self, word: bytes) -> list[bytes]:
-        """Live words one edit from `word`, sorted."""
+        """Live words one edit from `word`, sorted (none for a word longer than MAX_TYPO: its
+        spellings grow with the square of its length)."""
+        if len(word) > MAX_TYPO:
+            return []
         if word not in self._near:
             spellings = sorted(edits(word))
             out: list[bytes] = []

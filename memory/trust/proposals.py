@@ -8,7 +8,9 @@ value or a console form); `settle` gives the operations a person's click applies
 - accept a deletion: the entry is removed and tombstoned (as forget does), the proposal dropped;
 - drop a deletion: the proposal is dropped, the entry stays;
 - accept an edit: the agent's line takes the old entry's place as the person's (no status,
-  `by:` the person), the old entry is removed;
+  `by:` the person), the old entry is removed; the old entry is the one entry of the file whose
+  quote (memory/trust/rules.py: `quote`) is exactly the `contradicts:` value, as the write path
+  recorded it: a quote matching none, or several, is no proposal (never a prefix match);
 - drop an edit: the agent's line is removed.
 
 Pure: a tree (path → text) in, operations out.
@@ -17,6 +19,7 @@ Pure: a tree (path → text) in, operations out.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -25,6 +28,7 @@ import memory.facts.tombstones as tombstones
 import memory.trust.rules as trust
 from memory import format as fmt
 from memory.errors import NotFound
+from memory.trust.standing import is_agents
 from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 
 Kind = Literal["delete", "edit"]
@@ -67,9 +71,13 @@ def pending(tree: Mapping[str, str]) -> list[Proposal]:
         text = tree[path]
         if path.startswith(_SKIP) or "contradicts:" not in text:
             continue
-        for e in fmt.parse(text).entries:
+        doc = fmt.parse(text)
+        quotes = Counter(trust.quote(e.text) for e in doc.entries)
+        for e in doc.entries:
             about = e.get("contradicts")
-            if about and trust.is_agents(e):
+            # an edit names the entry it replaces exactly, as hippo quotes it, and only one:
+            # a quote an agent typed ("Checkout…") settles nothing (nor a plain push's)
+            if about and is_agents(e) and quotes[about] == 1:
                 out.append(Proposal("edit", path, e.text, e.get("by") or "", about))
     return out
 
@@ -104,7 +112,12 @@ def settle(
         raise NotFound(f"the proposed line is gone from {p.path}; nothing to do")
     if not accept:
         return [RemoveEntry(p.path, new.text)]
-    old = _entry(tree, p.path, lambda e: e is not new and _quoted(p.about, e.text))
+    named = [e for e in fmt.parse(tree.get(p.path, "")).entries if trust.quote(e.text) == p.about]
+    if len(named) > 1:
+        raise NotFound(
+            f"“{p.about}” names {len(named)} entries of {p.path}: edit the file by hand, or drop"
+        )
+    old = next((e for e in named if e.line != new.line), None)
     drop = {"status", "kind", "contradicts", "refines", "by", "evidence"}
     meta = (*[(k, v) for k, v in new.meta if k.lower() not in drop], ("by", by))
     ops = [ReplaceEntry(p.path, new.text, new.text, meta)]
@@ -115,10 +128,3 @@ def _entry(
     tree: Mapping[str, str], path: str, match: Callable[[fmt.Entry], bool]
 ) -> fmt.Entry | None:
     return next((e for e in fmt.parse(tree.get(path, "")).entries if match(e)), None)
-
-
-def _quoted(quote: str, text: str) -> bool:
-    """`quote` (trust.quote: cut at MAX_QUOTE with '…') names the entry `text`."""
-    if quote.endswith("…"):
-        return fmt.normalise(text).startswith(fmt.normalise(quote[:-1]))
-    return fmt.same_fact(quote, text)

@@ -15,24 +15,28 @@ inside the write path:
 - an edit of anyone else's entry (a person's, or one already active) lands beside it as a
   tentative entry that `contradicts:` it: a proposal, never an overwrite;
 - a deletion of such an entry becomes a proposal in `proposals.md`, which a person accepts or
-  drops (memory/trust/proposals.py); a whole-file write or delete is the same entry operations.
+  drops (memory/trust/proposals.py); a whole-file write or delete keeps every line of a
+  person's or proposes it (memory/trust/whole_file.py).
 
 Pure: operations and file texts in, operations out.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+import memory.trust.episodes as episodes
+import memory.trust.whole_file as whole_file
 from memory import format as fmt
 from memory.errors import ProtectedPath
+from memory.trust.standing import is_agents
 from memory.writes.operations import (
     AddEntry,
     AddTombstone,
     AppendLine,
-    DeleteFile,
     Meta,
     MoveFile,
     Operation,
@@ -55,6 +59,7 @@ NOT_ENTRIES: Final = ("archive/",)  # append-only JSON lines, not entries
 TENTATIVE: Final = "tentative"
 DEFAULT_KIND: Final = "fact"
 MAX_QUOTE: Final = 120
+LINKS: Final = ("contradicts", "refines")  # an agent's line naming the entry it disputes
 
 Reader = Callable[[str], str | None]
 
@@ -95,11 +100,6 @@ def check_paths(op: Operation) -> None:
         check_path(path)
     if isinstance(op, MoveFile):
         raise ProtectedPath(op.src, "agents do not move files: write the new file instead")
-
-
-def is_agents(entry: fmt.Entry) -> bool:
-    """An entry an agent may still edit or delete: tentative (an agent's, not yet confirmed)."""
-    return (entry.get("status") or "").strip().lower() == TENTATIVE
 
 
 def kind_of(value: str | None, default: str = DEFAULT_KIND) -> str:
@@ -176,8 +176,10 @@ class Rules:
         """What `op` may become when this agent asks for it (ProtectedPath when nothing)."""
         check_paths(op)
         assert not isinstance(op, MoveFile)
-        if isinstance(op, AddTombstone) or op.path.startswith(NOT_ENTRIES):
+        if isinstance(op, AddTombstone):
             return [op]
+        if op.path.startswith(NOT_ENTRIES):
+            return [self._episodes(op)]
         if isinstance(op, AppendLine):  # a raw line in a file of entries would skip every rule
             raise ProtectedPath(op.path, "agents append raw lines only to archive/: add entries")
         if isinstance(op, AddEntry):
@@ -187,8 +189,21 @@ class Rules:
         if isinstance(op, RemoveEntry):
             return self._remove(op)
         if isinstance(op, WriteFile):
-            return self._write(op)
-        return self._delete(op)
+            return whole_file.write(self, op)
+        return whole_file.delete(self, op)
+
+    def _episodes(self, op: Operation) -> Operation:
+        """An agent's lines appended to archive/, each stamped with its name (the dream's daily
+        note then knows them for an agent's words: memory/trust/episodes.py); any other
+        operation there is left for the write path to refuse (append only)."""
+        if isinstance(op, AppendLine):
+            return AppendLine(op.path, episodes.stamp(op.path, op.line, self.agent.name))
+        if isinstance(op, WriteFile):
+            before = self.current(op.path) or ""
+            if op.content.startswith(before) and before.endswith("\n" if before else ""):
+                added = episodes.stamp_lines(op.path, op.content[len(before) :], self.agent.name)
+                return WriteFile(op.path, before + added)
+        return op
 
     def _entry(self, path: str, match: str) -> fmt.Entry | None:
         """The entry `match` names in `path` as the batch has it now (one parse per version
@@ -205,7 +220,18 @@ class Rules:
         return cached[1].get(fmt.fact_key(match))
 
     def _add(self, op: AddEntry) -> AddEntry:
-        return AddEntry(op.path, op.text, stamp(op.meta, self.agent.name), title=op.title)
+        meta = self.linked(op.path, stamp(op.meta, self.agent.name))
+        return AddEntry(op.path, op.text, meta, title=op.title)
+
+    def linked(self, path: str, meta: Meta) -> Meta:
+        """`meta` with each `contradicts:`/`refines:` kept only when it names exactly one entry of
+        `path` as hippo quotes it (`quote`, as the gate and `beside` write it): a quote an agent
+        typed ("Checkout…") never points at a person's entry by a prefix
+        (memory/trust/proposals.py settles on the same exact match)."""
+        if not any(k.lower() in LINKS for k, _ in meta):
+            return meta
+        quotes = Counter(quote(e.text) for e in fmt.parse(self.current(path) or "").entries)
+        return tuple((k, v) for k, v in meta if k.lower() not in LINKS or quotes[v] == 1)
 
     def _replace(self, op: ReplaceEntry) -> list[Operation]:
         old = self._entry(op.path, op.match)
@@ -215,13 +241,14 @@ class Rules:
             if fmt.same_fact(old.text, op.text):
                 return []  # another writer's metadata is theirs: nothing of it changes
             return [self.beside(op.path, old, op.text, op.meta)]
-        return [ReplaceEntry(op.path, op.match, op.text, self.merged(old, op.meta))]
+        meta = self.linked(op.path, self.merged(old, op.meta))
+        return [ReplaceEntry(op.path, op.match, op.text, meta)]
 
     def beside(self, path: str, old: fmt.Entry, text: str, meta: Meta) -> AddEntry:
         """The agent's edit of an entry it may not change: a tentative entry beside it that
         names it (`contradicts:`, unless the gate already said how the two relate)."""
-        stamped = stamp(meta, self.agent.name)
-        if not any(k.lower() in ("contradicts", "refines") for k, _ in stamped):
+        stamped = self.linked(path, stamp(meta, self.agent.name))
+        if not any(k.lower() in LINKS for k, _ in stamped):
             stamped = (*stamped, ("contradicts", quote(old.text)))
         return AddEntry(path, text, stamped)
 
@@ -253,40 +280,6 @@ class Rules:
         meta += [("by", self.agent.name)] + ([("reason", reason)] if reason else [])
         return AddEntry(PROPOSALS, old.text, tuple(meta), title=PROPOSALS_TITLE)
 
-    def _delete(self, op: DeleteFile) -> list[Operation]:
-        doc = fmt.parse(self.current(op.path) or "")
-        if all(is_agents(e) for e in doc.entries):
-            return [op]
-        return [self._remove(RemoveEntry(op.path, e.text))[0] for e in doc.entries]
-
-    def _write(self, op: WriteFile) -> list[Operation]:
-        """A whole file, entry by entry: new entries stamped, an agent's tentative entries merged
-        as an edit, everyone else's kept as they were (where the agent put them, or at the end
-        when it left them out, then proposed for deletion)."""
-        before = fmt.parse(self.current(op.path) or "")
-        old = {fmt.fact_key(e.text): e for e in reversed(before.entries)}
-        doc = fmt.parse(op.content)
-        lines, placed, extra = list(doc.lines), set[str](), list[Operation]()
-        for e in doc.entries:
-            key = fmt.fact_key(e.text)
-            was = old.get(key)
-            if was is None:
-                meta = stamp(e.meta, self.agent.name)
-                line = fmt.render_entry(e.text, meta, indent=e.indent, marker=e.marker)
-            elif key in placed:
-                line = None  # the same entry twice: it is written once
-            elif is_agents(was):
-                line = fmt.render_entry(
-                    e.text, self.merged(was, e.meta), indent=e.indent, marker=e.marker
-                )
-            else:
-                line = before.lines[was.line].rstrip("\r\n")
-            placed.add(key)
-            raw = lines[e.line]
-            lines[e.line] = "" if line is None else line + raw[len(raw.rstrip("\r\n")) :]
-        content = "".join(lines)
-        for e in before.entries:
-            if fmt.fact_key(e.text) not in placed and not is_agents(e):
-                content = fmt.append_line(content, before.lines[e.line].rstrip("\r\n"))
-                extra.append(self.proposal(op.path, e))
-        return [WriteFile(op.path, content), *extra]
+    def stamped(self, path: str, meta: Meta) -> Meta:
+        """A new entry's metadata as this agent's (memory/trust/whole_file.py)."""
+        return stamp(meta, self.agent.name)

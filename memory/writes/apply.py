@@ -238,7 +238,12 @@ class _Edit:
         if not (fmt.normalise(op.text) and doc.has(op.text)):
             line = fmt.render_entry(op.text, op.meta)
             full = tombstones.FULL if op.path == tombstones.PATH else ""
-            validate.size(op.path, doc.text(), line, hint=full)
+            text = doc.text()
+            validate.size(op.path, text, line, hint=full)
+            if "```" in text or "~~~" in text:
+                fence = fmt.parse(text).unclosed
+                if fence:  # a code fence left open: an entry appended inside it would be code
+                    doc.append(fence, indexed=False)
             doc.append(line)
 
     def replace_entry(self, op: ReplaceEntry) -> None:

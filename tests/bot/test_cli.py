@@ -249,3 +249,51 @@ def test_a_note_ending_in_a_bracket_is_saved_as_its_text(
     entry = fmt.parse(shown).entries[-1]
     assert entry.text == note and [k for k, _ in entry.meta] == ["added"]
     assert run(argv, "lint") == 0
+
+
+def test_the_person_at_the_cli_writes_as_themselves(
+    argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 37: the CLI resolves who is at it once (HIPPO_USER, a person): a note or a reminder
+    without `--by` is theirs, not an anonymous "hippo cli"'s."""
+    monkeypatch.setenv("HIPPO_USER", "W111")
+    assert run(argv, "init") == 0
+    assert run(argv, "note", "the batch alert is expected", "--source", "https://s/1") == 0
+    assert run(argv, "remind", "rotate the TLS certificate on 30 December") == 0
+    capsys.readouterr()
+    assert run(argv, "log") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(": ", 1)[0].rsplit(" ", 1)[-1] for line in out[:2]] == ["W111", "W111"]
+
+
+def test_search_of_a_huge_word_says_what_was_cut(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 37: `hippo search` with a 10,000-character word answers at once; stderr says
+    what was left out, stdout (and --json) stay the hits."""
+    assert run(argv, "init") == 0
+    assert run(argv, "note", "checkout retries vendor calls", "--by", "U1") == 0
+    capsys.readouterr()
+    assert run(argv, "search", "checkout " + "q" * 10_000) == 0
+    said = capsys.readouterr()
+    assert "checkout retries vendor calls" in said.out
+    assert "hippo: Searched a shorter query: only its first 1,000 characters" in said.err
+
+
+def test_lint_names_json_nested_too_deep_to_read(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 37: an archive line nested 50,000 deep (Python's JSON parser gives up with a
+    RecursionError, which crashed `hippo lint`) is a lint problem like any bad line."""
+    from memory.git import Author, Store
+    from memory.writes import WriteFile
+
+    assert run(argv, "init") == 0
+    store = Store.open(str(tmp_path / "remote.git"), tmp_path / "seed")
+    deep = "[" * 50_000 + "]" * 50_000
+    store.write([WriteFile("archive/2026-01-01.jsonl", deep + "\n")], author=Author("a", "a@x"),
+                message="seed")  # fmt: skip
+    capsys.readouterr()
+    run(argv, "lint")
+    out = capsys.readouterr().out
+    assert "archive/2026-01-01.jsonl:1" in out and "nested too deep to read" in out

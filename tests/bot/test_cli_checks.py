@@ -6,6 +6,8 @@ and writes nothing; a bad file gets its errors and exit 1."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from memory.dream.checks_file import PATH
 from memory.git import Author, Store
 from memory.writes import WriteFile
 from tests.fakes.json_site import JsonSite
+from tests.paths import ROOT
 
 
 @pytest.fixture
@@ -105,3 +108,47 @@ def test_a_pattern_that_runs_out_of_time_is_named(
     capsys.readouterr()
     assert main([*argv, "checks", "test"]) == 1
     assert "check slow: match.pattern ran out of time 3 times" in capsys.readouterr().out
+
+
+def _checks_test(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """`hippo checks test` in a child process, so a file that hangs it fails here (timeout)."""
+    code = f"from bot.cli.main import main; raise SystemExit(main({[*argv, 'checks', 'test']!r}))"
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+
+
+ALIASED = "checks:\n" + "".join(
+    f"  - name: c{c}\n    kind: github_release\n    repo: acme/x\n    match:\n"
+    "      pattern: '(?P<value>v[0-9.]+)'\n      paths: ["
+    + ('&p "services/' + "*a" * 100 + '*.md", ' if c == 0 else "")
+    + ", ".join(["*p"] * 240)
+    + "]\n"
+    for c in range(50)
+)
+NESTED_REPEATS = (
+    "checks:\n  - name: huge\n    kind: github_release\n    repo: a/b\n"
+    "    match: {pattern: '(?P<value>(?:x{65535}){65535})'}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (ALIASED, "too big to read: 12000 uses of aliases (*name); at most 100"),
+        (NESTED_REPEATS, "unroll to 4,294,901,760 copies; at most 20,000"),
+        ("checks: " + "[" * 5000 + "]" * 5000 + "\n", "too big to read: nested"),
+    ],
+    ids=["aliases", "nested repeats", "nesting"],
+)
+def test_a_file_too_big_once_read_is_refused_at_once(tmp_path: Path, text: str, said: str) -> None:
+    """Issue 37: a checks file small on disk but huge once read (12,000 alias uses of a glob
+    every file is tried against: 7 s per 1,000 files a night on main; a pattern whose counted
+    repeats compile for minutes; brackets nested 5,000 deep) is refused in well under a second
+    by `hippo checks test`, with a lint message naming the bound and what to do."""
+    argv, store = seed(tmp_path, text)
+    many = {f"services/s{i}.md": f"# S\n\n- {'a' * 100} ships v1.2.{i}\n" for i in range(300)}
+    store.write([WriteFile(p, t) for p, t in many.items()], author=Author("a", "a@x"), message="m")
+    run = _checks_test(argv)
+    assert run.returncode == 1, run.stderr[-1000:]
+    assert said in run.stdout and "hippo checks test" in run.stdout

@@ -403,3 +403,17 @@ def test_sessions_are_never_signed_with_the_development_key(tmp_path: Path) -> N
     app = create_app(config, Runtime(config))
     assert app.secret_key not in ("hippo-dev", "", None, "shh")
     assert app.config["SESSION_COOKIE_SAMESITE"] == "Lax"
+
+
+def test_a_slack_guest_of_the_workspace_is_refused(
+    slack_client: FlaskClient, slack_fake: SlackFake
+) -> None:
+    """Issue 37: a guest of the bot's own workspace (same team, `is_restricted` in users.info)
+    does not get in either; the page says why."""
+    slack_fake.users["U1"] = {"is_restricted": True}
+    state, nonce = start_slack_sign_in(slack_client)
+    script_slack(slack_fake, nonce, "T111")
+    resp = slack_client.get(f"/console/login/slack/callback?code=c0de&state={state}")
+    assert resp.status_code == 403
+    assert "you are a guest in this workspace" in resp.get_data(as_text=True)
+    assert slack_client.get("/console/").status_code == 302

@@ -64,3 +64,9 @@ def test_a_bad_date_is_answered_on_the_page(signed: FlaskClient) -> None:
 def test_search_needs_sign_in(rt: Runtime) -> None:
     resp = create_app(rt.config, rt).test_client().get("/console/history?q=sandbox")
     assert resp.status_code == 302 and "/console/login" in resp.headers["Location"]
+
+
+def test_a_long_query_says_what_was_not_searched(signed: FlaskClient) -> None:
+    """Issue 37: a query past the search bounds is cut, and the page says what was left out."""
+    page = signed.get("/console/history?q=sandbox+" + "q" * 5000).get_data(as_text=True)
+    assert "Searched a shorter query: only its first 1,000 characters were read" in page

@@ -213,6 +213,9 @@ def test_list_and_search(tools: MemoryTools) -> None:
     assert (hit["path"], hit["text"]) == ("services/pay.md", "payments retry thrice")
     empty = run_call(server, "searchMemory", {"query": "  "})
     assert empty.is_error and "empty" in text_of(empty)
+    huge = run_call(server, "searchMemory", {"query": "payments " + "q" * 10_000})
+    assert huge.is_error and "the query is too long to search" in text_of(huge)
+    assert "send at most 1,000 characters and 32 words" in text_of(huge)
 
 
 def test_search_ranks_a_question_and_all_words_is_exact(tools: MemoryTools) -> None:

@@ -182,3 +182,30 @@ def test_the_console_lists_and_closes_reminders(tmp_path: Path) -> None:
         assert last.author == "Bea" and "renewed early" in last.message
     finally:
         rt.close()
+
+
+def test_a_date_that_does_not_exist_is_refused_at_every_door(
+    argv: list[str], capsys: pytest.CaptureFixture[str], store: Store
+) -> None:
+    """Issue 37: "the 30th of February" was read as "the 30th" and saved for 30 December.
+    `hippo remind` and MCP `remind` (in the text, and as `due`) refuse a day its month never
+    has, naming it, and commit nothing; 29 February without a year is the next leap year's."""
+    assert run(argv, capsys, "init")[0] == 0
+    for text in (
+        "renew the TLS certificate on the 30th of February",
+        "renew the TLS certificate on 31 April",
+        "renew the TLS certificate on Feb 30th",
+    ):
+        code, said = run(argv, capsys, "remind", text)
+        assert code == 1 and "is not a date: that month has no such day" in said, said
+    code, said = run(argv, capsys, "remind", "x", "--due", "30 February")
+    assert code == 1 and "'30 February' is not a date" in said
+    code, said = run(argv, capsys, "reminders", "--json")
+    assert json.loads(said)["reminders"] == []
+    head = store.head()
+    said = refused(store, "remind", {"text": "renew the TLS certificate on the 31st of June"})
+    assert "'31st of June' is not a date" in said and store.head() == head
+    said = refused(store, "remind", {"text": "renew the certificate", "due": "February 30"})
+    assert "'February 30' is not a date" in said and store.head() == head
+    leap = json.loads(call(store, "remind", {"text": "renew it on 29 February"}, "ann"))
+    assert leap["due"].endswith("-02-29") and int(leap["due"][:4]) % 4 == 0

@@ -26,6 +26,9 @@ from urllib.parse import parse_qs, urlencode
 from slack_sdk.signature import SignatureVerifier
 
 from tests.fakes.loopback import LoopbackServer
+from tests.paths import DATA
+
+USERS_INFO = DATA / "slack-web-api" / "java-slack-sdk" / "users.info.json"
 
 BOT_USER = "UHIPPO"
 BOT_ID = "BHIPPO"
@@ -228,7 +231,8 @@ class SlackFake:
             return {"ok": True, "message_ts": f"{int(time.time())}.000001"}
         if call.api == "users.info":
             user = str(f.get("user"))
-            return {"ok": True, "user": {"id": user, **self.users.get(user, {})}}
+            team = installed["team"] if installed is not None else "T111"
+            return {"ok": True, "user": {**member(user, team), **self.users.get(user, {})}}
         if call.api == "usergroups.users.list":
             group = str(f.get("usergroup"))
             if group not in self.usergroups:
@@ -273,6 +277,18 @@ class SlackFake:
             thread = [m for m in (parent, found) if m] if parent is not found else [found]
             return {"ok": True, "messages": thread, "has_more": False}
         return {"ok": True}
+
+
+def member(user: str, team: str) -> dict[str, Any]:
+    """users.info's `user` for a plain member of `team` (no guest, app or admin; outside an
+    Enterprise Grid org): the Java SDK's sample of Slack's answer (tests/data/slack-web-api/),
+    with their id and workspace. A test's `fake.users[id]` overrides any field of it."""
+    sample = json.loads(USERS_INFO.read_text())["user"]
+    sample.pop("enterprise_user")
+    sample["profile"].pop("bot_id")
+    sample["profile"].pop("api_app_id")
+    sample["profile"]["team"] = team
+    return {**sample, "id": user, "team_id": team, "tz": ""}
 
 
 def _oauth_v2_access(install: dict[str, str] | None) -> dict[str, Any]:

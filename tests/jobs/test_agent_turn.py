@@ -473,3 +473,36 @@ def test_changes_since_a_date(rt: Runtime) -> None:
     changes = changes_since(rt, pinned="")
     assert "alice: seed [" in changes("2000-01-01")
     assert changes("2999-01-01") == "nothing changed since then"
+
+
+@pytest.mark.integration
+def test_a_guests_question_is_answered_but_the_agent_writes_nothing(
+    rt: Runtime, claude: FakeAnthropic, slack_fake: SlackFake
+) -> None:
+    """Issue 37: a Slack guest may ask (the channel reads the answer), but the agent answering
+    them is offered only the reading tools; a write it tries anyway is refused as a tool error,
+    and no commit lands. A member's same question in another thread writes (the control)."""
+    slack_fake.users["W0GUEST"] = {"is_restricted": True}
+    write = {"path": "services/new.md", "content": "# new\n\n- the guest's fact\n"}
+    claude.script(
+        claude.tool_use("write_file", write),
+        claude.text("Noted."),
+        claude.text("{}"),  # the episode's summary
+    )
+    client = create_app(rt.config, rt).test_client()
+    head = rt.store.head()
+    with worker_thread(make_celery(rt)):
+        body = mention("why do deploys fail on Fridays?", event_id="EvG1")
+        body["event"]["user"] = "W0GUEST"
+        assert post(client, body).status_code == 200
+        slack_fake.wait_for("chat.postMessage")
+    turn = next(b for b in claude.requests if b["model"] == "claude-sonnet-5-5")
+    offered = {t["name"] for t in turn["tools"]}
+    assert offered and not offered & {"write_file", "replace_in_file", "delete_file"}
+    second = [b for b in claude.requests if b["model"] == "claude-sonnet-5-5"][1]
+    result = second["messages"][-1]["content"][0]
+    assert result["is_error"] and "unknown tool 'write_file'" in result["content"]
+    rt.store.sync()
+    assert rt.store.read_or_none("services/new.md") is None
+    assert [c.author for c in rt.store.log(limit=5) if c.author.startswith("hippo for")] == []
+    assert head in [c.sha for c in rt.store.log(limit=5)]

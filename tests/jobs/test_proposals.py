@@ -17,7 +17,7 @@ from jobs.dream import run_dream
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.git import Author, Store
-from memory.writes import WriteFile
+from memory.writes import AppendLine, WriteFile
 from tests.bot.test_mcp import run_call, text_of
 from tests.console_helpers import CSRF, sign_in
 from tests.fakes.slack import SlackFake, payload_body
@@ -106,5 +106,32 @@ def test_the_console_settles_edits_and_deletions(tmp_path: Path) -> None:
         )
         assert fmt.parse(rt.store.read("proposals.md")).entries == []
         assert "Nothing waiting" in client.get("/console/proposals").get_data(as_text=True)
+    finally:
+        rt.close()
+
+
+def test_an_agents_own_quote_never_settles_a_persons_entry(tmp_path: Path) -> None:
+    """Issue 37: an agent's entry carrying its own `contradicts: Checkout…` was matched by prefix
+    to alice's first entry, and accepting it removed that entry. The write path keeps a link
+    only when it names exactly one entry as hippo quotes it, so the agent's line lands as a
+    plain tentative entry (no proposal), and no Accept can remove a person's entry by it."""
+    config = Config(data_dir=tmp_path / "data", memory_remote=str(tmp_path / "remote.git"), console_token="tok", secret_key="s")  # fmt: skip
+    rt = Runtime(config)
+    try:
+        rt.store.init()
+        rt.store.write([WriteFile(PATH, SEED)], author=ALICE, message="seed")
+        line = "the nightly export job is written in Go [contradicts: Checkout…]"
+        agent(rt.store, "writeMemory", {"path": PATH, "message": "m", "entries": [line]})
+        doc = {e.text: e for e in fmt.parse(rt.store.read(PATH)).entries}
+        mine = doc["the nightly export job is written in Go"]
+        assert (mine.get("status"), mine.get("contradicts")) == ("tentative", None)
+        # the same line pushed with plain git (or written before this check) is no proposal
+        legacy = "- the billing job is written in Rust [by: cursor; kind: fact; status: tentative; contradicts: Checkout…]\n"
+        rt.store.write([AppendLine(PATH, legacy.rstrip())], author=ALICE, message="push")
+        client = create_app(rt.config, rt).test_client()
+        sign_in(client, "tok", name="Bea")
+        page = client.get("/console/proposals").get_data(as_text=True)
+        assert "Nothing waiting" in page
+        assert texts(rt.store)[:2] == [VPN, RETRIES]
     finally:
         rt.close()

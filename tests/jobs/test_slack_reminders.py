@@ -114,3 +114,17 @@ def test_redelivered_reminder_tasks_make_one_commit_and_one_reply_each(
     log = messages(rt)
     assert sum(m.startswith("remind:") for m in log) == 1
     assert sum(m.startswith("reminder done:") for m in log) == 1
+
+
+def test_a_reminder_on_a_day_that_does_not_exist_is_refused(
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """Issue 37: "on the 30th of February" was saved for 30 December; through the Slack door it
+    is refused, naming the date, and nothing is committed."""
+    rt = celery_worker_for
+    before = messages(rt)
+    text = "remind the team to renew the TLS certificate on the 30th of February"
+    assert post(client, mention(text)).status_code == 200
+    [reply] = replies(slack_fake)
+    assert reply["text"].startswith("Not saved: '30th of February' is not a date")
+    assert messages(rt) == before

@@ -316,6 +316,19 @@ def test_recall_lists_hits_with_paths_and_sources(
     assert reply["thread_ts"] == "6.0"
 
 
+def test_recall_of_a_huge_word_answers_at_once_and_says_what_was_cut(
+    client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
+) -> None:
+    """Issue 37: a 10,000-character word (which took 6.9 GB and 38 s) is left out of the
+    search, the rest is searched, and the answer says what was cut."""
+    seed(celery_worker_for, "services/checkout-api.md", "checkout-api 504s come from the sandbox")
+    post(client, mention("recall checkout-api " + "q" * 10_000, thread_ts="6.0"))
+    [reply] = replies(slack_fake)
+    assert "services/checkout-api.md" in reply["text"]
+    assert "Searched a shorter query: only its first 1,000 characters were read" in reply["text"]
+    assert "1 word longer than 64 characters left out" in reply["text"]
+
+
 def test_recall_finds_a_fact_asked_in_other_words(
     client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
 ) -> None:

@@ -79,6 +79,21 @@ def test_opening_home_publishes_memory_at_a_glance(
     assert len(slack_fake.calls("views.publish")) == 1
 
 
+def test_someone_of_another_organisation_sees_none_of_the_teams_memory(
+    client: FlaskClient, slack_fake: SlackFake
+) -> None:
+    """Issue 37: the Home of an admin of another organisation (Slack Connect) shows neither the
+    team's lessons nor its channels' preferences nor the dream button: only what they may do."""
+    slack_fake.users["W0OTHER"] = {"team_id": "T999", "is_admin": True}
+    slack_fake.memberships["W0OTHER"] = ["C111"]
+    assert post(client, opened("W0OTHER", "EvHomeX")).status_code == 200
+    [call] = slack_fake.wait_for("views.publish")
+    text = text_of(call.form["view"])
+    assert "you are in another organisation (Slack Connect)" in text
+    assert "ruff format" not in text and "reply in threads only" not in text
+    assert not [b for b in call.form["view"]["blocks"] if b["type"] == "actions"]
+
+
 def test_admin_runs_a_dream_from_home_and_home_is_refreshed(
     client: FlaskClient, slack_fake: SlackFake, celery_worker_for: Runtime
 ) -> None:
