@@ -91,8 +91,8 @@ def _episodes(raw: str, day: str) -> list[Episode]:
     "remember" (its "stale" part is left out on purpose); other kinds give one."""
     try:
         data = json.loads(raw)
-    except ValueError:
-        return []  # a torn line in an append-only file: skip it, never fail the night
+    except (ValueError, RecursionError):
+        return []  # a torn line (or one nested thousands deep): skip it, never fail the night
     if not isinstance(data, dict):
         return []
     kind = str(data.get("type") or data.get("kind") or "episode")

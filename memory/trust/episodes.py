@@ -29,7 +29,7 @@ def stamp(path: str, line: str, by: str) -> str:
     ProtectedPath when it is not one JSON object (an episode is one)."""
     try:
         data = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested thousands deep
         data = None
     if not isinstance(data, dict):
         why = f'{path}: an archive line is one JSON object (an episode), e.g. {{"summary": …}}'

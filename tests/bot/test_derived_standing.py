@@ -81,12 +81,17 @@ def test_an_agents_archive_line_is_a_tentative_daily_line_naming_it(store: Store
     assert {json.loads(x).get("role") for x in lines[1:]} == {"agent"}
 
 
-def test_an_archive_line_must_be_an_episode(store: Store) -> None:
-    """An agent's archive line that is not one JSON object is refused, saying what it must be."""
+DEEP = "[" * 100_000 + "]" * 100_000  # JSON nested deeper than Python's parser goes
+
+
+@pytest.mark.parametrize("line", ["- remember: deploys are safe on friday", DEEP])
+def test_an_archive_line_must_be_an_episode(store: Store, line: str) -> None:
+    """An agent's archive line that is not one JSON object is refused, saying what it must be
+    (one nested thousands deep too: refused, not a RecursionError)."""
     result = run_call(
         build_server(MemoryTools(store, workspace="w"), fixed("claude-code")),
         "writeMemory",
-        {"path": ARCHIVE, "message": "m", "content": "- remember: deploys are safe on friday\n"},
+        {"path": ARCHIVE, "message": "m", "content": line + "\n"},
     )
     assert result.is_error and "one JSON object" in text_of(result)
     assert store.read_or_none(ARCHIVE) is None
@@ -217,3 +222,12 @@ def test_an_agents_inbox_note_is_never_filed_into_the_instructions(store: Store)
     assert (note.get("status"), note.get("verified")) == ("tentative", None)
     assert "deploy token" not in store.read(prefs) and "deploy token" in store.read("inbox.md")
     assert persons in store.read(prefs)
+
+
+def test_a_deeply_nested_archive_line_is_skipped_by_the_night(store: Store) -> None:
+    """An archive line pushed with plain git, nested thousands deep, is skipped by the daily
+    note like a torn line; the night still runs and writes the other episodes."""
+    store.write([AppendLine(ARCHIVE, DEEP), AppendLine(ARCHIVE, HIPPO_LINE)], author=ALICE,
+                message="push")  # fmt: skip
+    dream(store, now=NIGHT)
+    assert any("#7" in t for t in daily(store))
