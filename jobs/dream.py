@@ -100,7 +100,7 @@ class CountedVerifiers(Verifiers):
 def make_verifiers(rt: Runtime) -> Verifiers:
     """GitHub when configured, Slack when a bot token is set, HTTP for HIPPO_VERIFY_HOSTS, and
     the checks a team declares (.hippo/checks.yml; not checkable without what they ask)."""
-    from integrations.declared_checks import DeclaredVerifier
+    from integrations.declared_checks import Credentials, DeclaredVerifier
     from integrations.live_verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
 
     config = rt.config
@@ -119,7 +119,12 @@ def make_verifiers(rt: Runtime) -> Verifiers:
     if config.verify_hosts:
         found.append(HttpVerifier(config.verify_hosts, private=config.verify_private))
     hosts, private = config.verify_hosts, config.verify_private
-    found.append(DeclaredVerifier(hosts=hosts, private=private, client_for=client_for))
+    credentials = Credentials(config.check_env_prefix, config.check_env)
+    found.append(
+        DeclaredVerifier(
+            hosts=hosts, private=private, client_for=client_for, credentials=credentials
+        )
+    )
     return CountedVerifiers(found)
 
 
