@@ -189,6 +189,13 @@ def console_file_url(public_url: str, path: str) -> str:
     return f"{public_url.rstrip('/')}/console/file/{path}"
 
 
+def memory_url(public_url: str, scope: str) -> str:
+    """The base of the console's links into memory `scope` (`/m/<scope>`; bot/console/
+    memories.py lands it on that memory), as `console_file_url`'s `public_url`. Never a
+    person's name: `me` is whoever signs in."""
+    return f"{public_url.rstrip('/')}/m/{scope}"
+
+
 # -- which memories a person has open, and the settings of each (jobs/memories.py opens them;
 # here, apart from it, so that a command can count them without loading the store and git).
 
