@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask
+from flask import Blueprint, Flask, g
 
 from bot.console import (
     auth,
@@ -16,6 +16,7 @@ from bot.console import (
     repos,
     sessions,
 )
+from jobs.names import Names
 from jobs.runtime import Runtime
 
 
@@ -47,5 +48,14 @@ def register(app: Flask, rt: Runtime) -> None:
     repos.install(bp, view)
     bp.add_app_template_global(auth.csrf_token, "csrf_token")
     bp.add_app_template_global(auth.current_user, "current_user")
+
+    def person(who: object) -> str:
+        """A Slack user id as the person's Slack name (jobs/names.py), asked once per page."""
+        if "names" not in g:
+            g.names = Names(rt)
+        name: str = g.names(who)
+        return name
+
+    bp.add_app_template_filter(person, "person")
     app.register_blueprint(bp)
     memories.register_links(app)
