@@ -202,7 +202,7 @@ def _dream_locked(
     for step in report.steps:
         metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()
     posted = keys.dream_digest(workspace, report.run_id)
-    count_outcomes(rt, workspace, report)
+    oplog.count_night(rt.redis, workspace, {} if report.skipped else report.extra.get("outcomes"))
     if report.skipped and (rt.redis.exists(posted) or not report.steps):
         return Outcome("skipped", report)
     # a dream that died after its state commit still owes the snapshot and the digest
@@ -244,14 +244,6 @@ def index_search(rt: Runtime) -> None:
         rt.store.search("", limit=1)
     except (MemoryStoreError, sqlite3.Error) as exc:  # the next search catches up instead
         log.warning("the search index after the dream was not updated: %s", exc)
-
-
-def count_outcomes(rt: Runtime, workspace: str, report: Report) -> None:
-    """The operational log: what the outcomes step promoted and revoked tonight (nothing when
-    the dream was skipped: it ran before)."""
-    done = {} if report.skipped else report.extra.get("outcomes") or {}
-    oplog.count_in(rt.redis, workspace, oplog.PROMOTIONS, done.get("promotions", 0))
-    oplog.count_in(rt.redis, workspace, oplog.REVOCATIONS, done.get("revocations", 0))
 
 
 def activity(rt: Runtime, workspace: str, day: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jobs.config import Config, open_scopes, scoped_config
 from jobs.runtime import Runtime, TeamRuntime
@@ -28,6 +28,9 @@ from memory import scopes
 from memory.prompts import briefing
 from memory.scopes import ME, ORDER, TEAM
 from memory.search import Hit
+
+if TYPE_CHECKING:  # jobs.read_counts loads redis, which `hippo note` and `hippo search` never use
+    from jobs.read_counts import ReadBy
 
 
 class MemoryRuntime(TeamRuntime):
@@ -152,6 +155,7 @@ def briefings(
     redis: Any = None,
     count_team: bool = True,
     today: date | None = None,
+    by: ReadBy | None = None,
 ) -> list[tuple[str, briefing.Briefing]]:
     """Each memory's briefing on `task`, in ORDER (the one named, else every open one; not
     the person's own unless `own`). `redis` counts each in its memory's operational log and
@@ -177,6 +181,7 @@ def briefings(
                 workspace=one.config.workspace,
                 count_reads=count_team or scope != TEAM,
                 today=today,
+                by=by,
             ),
         )
         for scope, one in read

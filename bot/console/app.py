@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Flask, g
 
 from bot.console import (
+    activity,
     auth,
     dreams,
     extras,
@@ -46,6 +47,7 @@ def register(app: Flask, rt: Runtime) -> None:
     proposals.install(bp, view)
     reminders.install(bp, view)
     repos.install(bp, view)
+    activity.install(bp, view)
     bp.add_app_template_global(auth.csrf_token, "csrf_token")
     bp.add_app_template_global(auth.current_user, "current_user")
 

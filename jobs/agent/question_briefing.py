@@ -20,6 +20,7 @@ from datetime import date
 
 from jobs import asker_time, keys, memories
 from jobs.briefing import files, guess_repo
+from jobs.read_counts import ReadBy
 from jobs.runtime import Runtime
 from memory.prompts.briefing import MEMORY, BadBrief
 from memory.scopes import TEAM
@@ -69,8 +70,9 @@ def for_thread(
 def _build(rt: Runtime, question: str, repo: str, today: date, user: str) -> ThreadBriefing:
     try:
         each = memories.briefings(
-            rt, user, question, own=False, repo=repo, redis=rt.redis, count_team=False, today=today
-        )
+            rt, user, question, own=False, repo=repo, redis=rt.redis, count_team=False,
+            today=today, by=ReadBy(user, "slack"),
+        )  # fmt: skip
     except BadBrief:  # a question with no words: nothing to brief on, and no reason to fail
         return ThreadBriefing("", repo, question, False, fresh=True)
     done = memories.merged(each)

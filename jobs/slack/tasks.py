@@ -22,7 +22,7 @@ from integrations import metrics
 from integrations.slack_post import plain_text
 from jobs import keys, memories
 from jobs.config import today
-from jobs.read_counts import count_read
+from jobs.read_counts import ReadBy, count_read
 from jobs.runtime import Runtime
 from jobs.slack import messages as say
 from jobs.slack import replies, speaker
@@ -233,8 +233,9 @@ def recall(self: HippoTask, *, key: str, channel: str, query: str, **ctx: Any) -
         memories.search(rt, user, asked.query, limit=10, own=private) if asked.query.strip() else []
     )
     hits = ([f for f in found if f.hit.entry] or found)[:5]  # facts first; prose if nothing else
-    for ws, path in {(f.workspace, f.hit.path) for f in hits}:  # "no session used this"
-        count_read(rt.redis, ws, path)
+    firsts = {(f.workspace, f.hit.path): f.hit.text for f in reversed(hits)}
+    for (ws, path), entry in firsts.items():  # "no session used this", and the recall's record
+        count_read(rt.redis, ws, path, by=ReadBy(user, "slack"), entry=entry)
     pairs = [(f.scope, f.hit) for f in hits]
     text = say.recall_answer(rt.config.public_url, query, pairs, labelled=len(read) > 1)
     if not private:
