@@ -18,7 +18,7 @@ from celery.schedules import crontab
 
 from integrations import github_client as gh
 from integrations import metrics
-from jobs import keys, oplog
+from jobs import keys, memory_health, oplog
 from jobs.archive import roll_archive
 from jobs.config import Config, today
 from jobs.memory_buttons import pressed
@@ -203,6 +203,8 @@ def _dream_locked(
         metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()
     posted = keys.dream_digest(workspace, report.run_id)
     oplog.count_night(rt.redis, workspace, {} if report.skipped else report.extra.get("outcomes"))
+    if not report.skipped:
+        memory_health.record(rt.redis, workspace, rt.store, report, now.date())
     if report.skipped and (rt.redis.exists(posted) or not report.steps):
         return Outcome("skipped", report)
     # a dream that died after its state commit still owes the snapshot and the digest

@@ -19,6 +19,7 @@ from werkzeug.serving import make_server
 
 from bot.app import create_app
 from jobs.config import Config
+from jobs.dream import run_dream
 from jobs.runtime import Runtime
 from memory import writes
 from memory.git import Author
@@ -158,6 +159,28 @@ def test_people_show_by_their_slack_names(
         expect(who).to_have_attribute("title", "U0ALICE7")
         page.goto(f"{url}/console/file/team/releases.md")
         expect(page.locator("td.by .who")).to_have_text("Alice")
+
+
+def test_memory_health_is_drawn_as_charts(page: Page, tmp_path: Path, redis_url: str) -> None:
+    """Issue 39, item 8: after two dreams the activity page shows the memory's health as
+    server-drawn SVG (no script): entries by standing per night, one point per night and
+    standing, each naming its night and count; the files nobody reads and recalls per day."""
+    with serving(tmp_path, redis_url=redis_url) as (url, rt):
+        run_dream(rt, now_iso="2026-11-29T03:00")
+        op = writes.AddEntry("team/releases.md", "the freeze may move", (("status", "tentative"),))
+        rt.store.write([op], author=Author("ann", "ann@example.com"), message="more")
+        run_dream(rt, now_iso="2026-11-30T03:00")
+        sign_in(page, url, "/console/activity")
+        standing = page.locator("figure.standing svg.chart")
+        expect(standing).to_be_visible()
+        box = standing.bounding_box()
+        assert box is not None and box["width"] > 300 and box["height"] > 60
+        dots = standing.locator("circle")
+        expect(dots).to_have_count(6)  # 2 nights x active, tentative, revoked
+        titles = [t.strip() for t in standing.locator("circle title").all_text_contents()]
+        assert "2026-11-28 · active: 1" in titles and "2026-11-29 · tentative: 1" in titles
+        expect(page.locator("figure.recalls svg.chart")).to_be_visible()
+        assert page.locator("script").count() == 0
 
 
 def test_no_chromium_fails_in_ci_and_skips_elsewhere(

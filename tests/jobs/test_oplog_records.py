@@ -43,7 +43,9 @@ def test_a_slack_recall_is_a_record_shown_in_the_console(
     celery_worker_for: Runtime, slack_fake: SlackFake
 ) -> None:
     rt = celery_worker_for
-    rt.store.write([AddEntry("services/checkout.md", FACT)], author=Author("ann", "a@x"), message="s")
+    rt.store.write(
+        [AddEntry("services/checkout.md", FACT)], author=Author("ann", "a@x"), message="s"
+    )
     client = create_app(rt.config, rt).test_client()
     post(client, mention("what do you know about the checkout cache?", event_id="Ev1"))
     slack_fake.wait_for("chat.postMessage")
@@ -56,15 +58,16 @@ def test_a_slack_recall_is_a_record_shown_in_the_console(
     assert '<tr class="event recall">' in page and FACT in page and ">W222<" in page
     text = seen.get("/console/activity/log.txt").get_data(as_text=True)
     assert text == f'{e.when} recall slack W222 services/checkout.md "{FACT}"\n'
-    assert seen.get("/console/activity?event=promotion").get_data(as_text=True).count(
-        '<tr class="event'
-    ) == 0
+    assert (
+        seen.get("/console/activity?event=promotion")
+        .get_data(as_text=True)
+        .count('<tr class="event')
+        == 0
+    )
     assert seen.get("/console/activity?event=nonsense").status_code == 400
 
 
-def test_mcp_reads_and_contradictions_are_records(
-    tmp_path: Path, embedded_redis_url: str
-) -> None:
+def test_mcp_reads_and_contradictions_are_records(tmp_path: Path, embedded_redis_url: str) -> None:
     """readMemory is a recall by the token's name; a writeMemory line that contradicts a
     person's entry is a contradiction by it, naming the entry that landed."""
     config = Config(
