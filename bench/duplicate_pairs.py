@@ -16,11 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bench import duplicate_opposed, duplicate_reworded
+from bench import duplicate_opposed, duplicate_reworded, duplicate_variants
 from bench.duplicate_subjects import FILLS, PEOPLE, REGIONS, TEAMS, Template
 
 # In the order the styles were written: the generated pairs are the same, byte for byte.
-TEMPLATES: list[Template] = [*duplicate_opposed.TEMPLATES, *duplicate_reworded.TEMPLATES]
+TEMPLATES: list[Template] = [
+    *duplicate_opposed.TEMPLATES,
+    *duplicate_reworded.TEMPLATES,
+    *duplicate_variants.TEMPLATES,
+]
 
 
 def _pool_pair(pool: list[str], i: int) -> tuple[str, str]:

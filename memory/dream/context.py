@@ -8,6 +8,7 @@ from datetime import date
 from typing import Any
 
 from memory import format as fmt
+from memory.dream.judged import Judge
 from memory.dream.state import State
 from memory.facts.tombstones import Tombstone
 from memory.writes.apply import apply_ops
@@ -44,8 +45,9 @@ class Context:
     # for the cap): looked at again the next night (memory/dream/state.py)
     resurrected: set[str] | None = None
     forgotten: str = ""  # forgotten.md as the night began (before tonight's own removals)
-    # With Claude: (older, newer) entry texts → are they one fact? Asked before every merge.
-    confirm: Callable[[str, str], bool] | None = None
+    # With Claude: (older, newer) entry texts → its judgment (memory/dream/judged.py), asked
+    # once per possible duplicate
+    confirm: Judge | None = None
     # (path, entry text) → the plain push that brought a forgotten fact back ("<sha> by <who>"),
     # or "" when hippo's write path did (memory/dream/plain_git.py)
     brought_back: Callable[[str, str], str] = lambda _p, _t: ""

@@ -2,16 +2,17 @@
 once, and the copy merged away is recorded in forgotten.md as `merged into <path>` with its
 source, so nothing said is lost without a trace.
 
-Entries that each name an identifier the other lacks (an incident id, a host, a ticket: see
-memory/facts/contradictions.py) are never compared: they are about two things. Without Claude, two
-entries merge only when they are provably one statement (memory/facts/statements.py: the same
-words in the same roles, the same polarity, the same quantities, no antonym across). A pair that
-is close but not provably one (its content words match above facts.SAME with no conflict, or it
-makes the same checkable claims: the same file, pull request and state, URL, one saying most of
-what the other does) is a *possible duplicate*: listed in the
-digest for a person to merge with one click (`merge_pair`), never merged by the night alone.
-With Claude (`confirm`), every candidate pair, provable or possible, is merged only on Claude's
-clear "same"; an error keeps both.
+Candidate pairs are entries close in meaning (memory/dream/same_thing.py: their terms, rarity
+weighted, inflections, synonyms and abbreviations folded); entries that each name an identifier
+the other lacks (an incident id, a host, a ticket) are never compared: they are about two things.
+Without Claude, a candidate pair merges only when it is provably one statement
+(memory/facts/statements.py: the same words in the same roles, up to inflection, tense, voice,
+number words and the order of a list; the same polarity, the same quantities, no antonym
+across). A candidate pair that is not provably one and has no conflict (`statements.apart`:
+numbers each says alone, one negating the other, an antonym across, terms swapped around an
+order word) is a *possible duplicate*: kept for the digest, surest first, for a person to merge
+with one click (`merge_pair`), never merged by the night alone; with Claude (`confirm`, asked
+once per pair: memory/dream/judged.py), merged on its "same", kept apart on its "different".
 
 The keeper is the copy of the strongest standing (memory/trust/standing.py: a person's or an
 active entry before an agent's tentative one), then the one that says the most (most content
@@ -25,33 +26,45 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import lru_cache
 
-import memory.dream.checkable_claims as cl
 import memory.facts.comparison as facts
 import memory.facts.tombstones as tombstones
 import memory.trust.standing as standing
 from memory import format as fmt
 from memory.dream.context import DREAM_BY, Context, StepResult
-from memory.dream.same_thing import BLOCK, candidates, is_ident
-from memory.facts import statements
-from memory.facts.lexicon import NEGATIONS, NUMBER_WORDS
+from memory.dream.judged import PATH as JUDGED
+from memory.dream.judged import Judge, Judged, Judgment, key
+from memory.dream.same_thing import MEANING, Pair, Weights, candidates, closeness, is_ident
+from memory.facts import statements, wording
+from memory.facts.lexicon import NUMBER_WORDS
 from memory.format import lines as textlines
 from memory.git.batch import Author, WriteResult
 from memory.git.store import Store
 from memory.notes import INBOX
-from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
+from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry, WriteFile
 
-Confirm = Callable[[str, str], bool]  # (older text, newer text) → the same fact?
+JUDGE_CAP = 50  # pairs Claude is asked about a night at most, the surest first; the rest wait
 _DIGIT = re.compile(r"\d")
 _SEP = re.compile(r"[_/#.-]+")
 _RAW = re.compile(r"[a-z0-9](?:[a-z0-9_/#.-]*[a-z0-9])?")
-# negations spelled several ways are one key ("no longer logs" / "stopped logging")
-_FOLD = dict.fromkeys([*NEGATIONS, "stopped", "stops", "longer", "fails", "failed"], "not")
-CLAIM_OVERLAP = 0.5  # same claims: the shorter says at least this share of the longer's words
 MAX_POSSIBLE = 50  # possible duplicates kept for the digest per night (it shows the first few)
+
+
+@dataclass
+class _Night:
+    """What judging tonight's candidate pairs reads and leaves: Claude (`judge`, None without a
+    key), its answers so far (`judged`), the questions asked, the possible duplicates."""
+
+    out: StepResult
+    today: str
+    judge: Judge | None
+    judged: Judged
+    apart: frozenset[str] = frozenset()
+    asked: int = 0
+    possible: list[Possible] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -63,6 +76,7 @@ class Possible:
     other_path: str
     other_text: str
     why: str
+    close: float = 0.0  # how close in meaning (same_thing.closeness): the digest lists surest first
 
 
 class _Item:
@@ -72,16 +86,18 @@ class _Item:
     are sought it holds its file and line, not the parsed entry (`items`); the entries of the
     few in a pair are read again from their lines (`resolve`)."""
 
-    __slots__ = ("_claims", "_entry", "_fact", "_idents", "keys", "line", "path")
+    __slots__ = ("_entry", "_fact", "_idents", "keys", "line", "path", "settled")
 
-    def __init__(self, path: str, entry: fmt.Entry, *, keep: bool = True) -> None:
+    def __init__(
+        self, path: str, entry: fmt.Entry, *, keep: bool = True, settled: bool = False
+    ) -> None:
         self.path = path
         self.line = entry.line
+        self.settled = settled  # an earlier step wrote it (or a line beside it) tonight
         self._entry = entry if keep else None
         self.keys = tuple(_keys(entry.text))  # every item's: `candidates` reads them all
         self._idents: frozenset[str] | None = None
         self._fact: facts.Fact | None = None
-        self._claims: frozenset[str] | None = None
 
     @property
     def entry(self) -> fmt.Entry:
@@ -96,12 +112,6 @@ class _Item:
         return self._fact
 
     @property
-    def claims(self) -> frozenset[str]:
-        if self._claims is None:
-            self._claims = _claim_keys(self.entry)
-        return self._claims
-
-    @property
     def idents(self) -> frozenset[str]:
         """The identifiers among the keys (codes with a digit: "billing-806", "inc-1042"; not
         plain numbers, quantities or times), as memory/facts/contradictions.py reads them."""
@@ -111,44 +121,40 @@ class _Item:
 
 
 def _keys(text: str) -> set[str]:
-    """Cheap blocking keys: the words cut to 5 letters (inflections mostly agree there), codes
-    with digits whole ("billing-806", "acme/api#12"), clock times as HH:MM, number words as
-    digits, stop words out."""
+    """The entry's terms, what its meaning is compared by (`_word_keys`): codes with digits
+    whole ("billing-806", "acme/api#12"), clock times as HH:MM, number words as digits, stop
+    words out."""
     text = text.lower()
     clock: list[str] = []
     if _DIGIT.search(text):
         text, clock = facts.times(text)
     keys: set[str] = set().union(*map(_word_keys, _RAW.findall(text)))
     if clock:
-        keys.update(c for c in clock if c not in facts.STOP)
+        keys.update(clock)
     return keys
 
 
 @lru_cache(maxsize=65536)
 def _word_keys(w: str) -> tuple[str, ...]:
-    """One word's blocking keys (`_Item.keys`), stop words out. Cached: a memory of thousands
-    of entries repeats its vocabulary, and every entry is keyed each night."""
+    """One word's keys (`_Item.keys`): its term (memory/facts/wording.py: stop words out,
+    irregular forms, synonyms and abbreviations folded, stemmed), number words as digits, codes
+    whole. Cached: a memory of thousands of entries repeats its vocabulary, and every entry is
+    keyed each night."""
     if w.isalpha():
-        key = str(NUMBER_WORDS[w]) if w in NUMBER_WORDS else _FOLD.get(w, w[:5])
-        return () if key in facts.STOP else (key,)
-    if _DIGIT.search(w):  # a code ("billing-806", "acme/api#12"): most words seen only once
-        return () if w in facts.STOP else (w,)
+        if w in NUMBER_WORDS:
+            return (str(NUMBER_WORDS[w]),)
+        key = wording.term(w)
+        return (key,) if key else ()
+    if _DIGIT.search(w):  # a code ("billing-806", "acme/api#12") or a number: whole
+        return (w,)
     # "on-call", "read-only": the words
-    return tuple(k for k in (p[:5] for p in _SEP.split(w) if p) if k not in facts.STOP)
-
-
-def _claim_keys(entry: fmt.Entry) -> frozenset[str]:
-    """The checkable claims the entry's text makes (cited sources and links aside: two facts
-    from one Slack thread are still two facts)."""
-    if "/" not in entry.text and "#" not in entry.text:
-        return frozenset()
-    found = cl.find(entry.text)
-    return frozenset(f"{c.kind}:{c.key}:{c.state}" for c in found if c.kind != cl.LINK)
+    return tuple(k for k in map(wording.term, (p for p in _SEP.split(w) if p)) if k)
 
 
 def items(ctx: Context, paths: list[str]) -> list[_Item]:
-    """Top-level entries of `paths` (nested ones belong with their parent: never merged), but
-    not those an earlier step wrote tonight (they merge the next night). A file is parsed here
+    """Top-level entries of `paths` (nested ones belong with their parent: never merged); those
+    an earlier step wrote tonight are marked `settled` (offered, never merged tonight, so that
+    step's commit still reverts alone). A file is parsed here
     without keeping its parse, and its items keep no entry: a night held every entry of the
     memory parsed at once (its text, its metadata: 300 MB at 100,000 files) for the few in a
     candidate pair."""
@@ -161,8 +167,8 @@ def items(ctx: Context, paths: list[str]) -> list[_Item]:
         proposed = "contradicts" in text or "refines" in text
         for e in doc.entries:
             top = e.parent is None and e.line not in parents
-            if top and not ctx.settled(path, e) and not (proposed and _pending(e)):
-                out.append(_Item(path, e, keep=False))
+            if top and not (proposed and _pending(e)):
+                out.append(_Item(path, e, keep=False, settled=ctx.settled(path, e)))
     return out
 
 
@@ -184,16 +190,15 @@ def resolve(ctx: Context, found: list[_Item], which: Iterable[int]) -> None:
 
 
 def _verdict(a: _Item, b: _Item) -> tuple[statements.Verdict, str]:
-    """SAME (provably one statement), POSSIBLE or DIFFERENT; the same claims with most words
-    shared make a possible pair (never a provable one: two facts can cite one pull request)."""
+    """SAME (provably one statement), DIFFERENT (something sets them apart) or POSSIBLE, for a
+    pair close in meaning."""
     verdict, why = statements.judge(a.entry.text, b.entry.text)
-    if verdict == statements.DIFFERENT and a.claims and a.claims == b.claims:
-        shared = len(a.fact.words & b.fact.words)
-        close = shared >= CLAIM_OVERLAP * min(len(a.fact.words), len(b.fact.words)) > 0
-        sa, sb = statements.statement(a.entry.text), statements.statement(b.entry.text)
-        if close and facts.conflict(a.fact, b.fact) is None and statements.conflict(sa, sb) is None:
-            return statements.POSSIBLE, "the same claims, most words shared"
-    return verdict, why
+    if verdict == statements.SAME:
+        return verdict, why
+    apart = statements.apart(a.entry.text, b.entry.text)
+    if apart is not None:
+        return statements.DIFFERENT, apart
+    return statements.POSSIBLE, "close in meaning, not provably one statement"
 
 
 def _keeper_order(it: _Item) -> tuple[int, int, bool, str, str, int]:
@@ -208,19 +213,22 @@ def _keeper_order(it: _Item) -> tuple[int, int, bool, str, str, int]:
 
 
 def merge(
-    ctx: Context, out: StepResult, paths: list[str], budget: int, confirm: Confirm | None
+    ctx: Context, out: StepResult, paths: list[str], budget: int, judge: Judge | None
 ) -> tuple[list[Operation], int]:
     """Operations merging duplicates among `paths`, and how many entries they remove."""
     found = items(ctx, paths)
-    possible: list[Possible] = []
-    pairs = candidates(found)
-    resolve(ctx, found, {i for pair in pairs for i in pair})
-    groups = _groups(found, pairs, out, confirm, possible, ctx.apart)
-    out.facts["possible"] = possible[:MAX_POSSIBLE]
-    removes: list[Operation] = []
-    others: list[Operation] = []
-    removed = 0
     today = ctx.today.isoformat()
+    night = _Night(out, today, judge, Judged(ctx.tree.get(JUDGED)), ctx.apart)
+    pairs = candidates(found)
+    resolve(ctx, found, {i for j, i, _ in pairs} | {j for j, _, _ in pairs})
+    groups = _groups(found, pairs, night)
+    night.possible.sort(key=lambda p: -p.close)  # surest first: the digest lists the first few
+    out.facts["possible"] = night.possible[:MAX_POSSIBLE]
+    removes: list[Operation] = []
+    others: list[Operation] = (
+        [WriteFile(JUDGED, night.judged.dump())] if night.judged.changed else []
+    )
+    removed = 0
     for members in sorted(groups, key=lambda m: (m[0].path, m[0].line)):
         if len(members) < 2:
             continue
@@ -238,22 +246,17 @@ def merge(
     return removes + others, removed
 
 
-def verdict(a: str, b: str) -> tuple[statements.Verdict, str]:
-    """What tidy makes of two entry texts met as a candidate pair (bench/duplicates.py)."""
+def verdict(a: str, b: str, weight: Weights | None = None) -> tuple[statements.Verdict, str]:
+    """What tidy makes of two entry texts (bench/duplicates.py), their terms weighted by
+    `weight` (the memory's; by default every term alike): DIFFERENT when they are not close
+    in meaning or are about two things, else as for a candidate pair."""
     ia, ib = (_Item("", fmt.Entry(line=0, indent=0, marker="-", text=t, meta=())) for t in (a, b))
-    if not _near(ia, ib):
-        return statements.DIFFERENT, "far apart, or about two things"
+    weight = weight or Weights({}, 2)
+    mine = set(ia.keys)
+    close = closeness(mine, ib.keys, weight, weight.total(mine), weight.total(ib.keys))
+    if close < MEANING or not _one_thing(ia, ib):
+        return statements.DIFFERENT, "far apart in meaning, or about two things"
     return _verdict(ia, ib)
-
-
-def _near(a: _Item, b: _Item) -> bool:
-    """The cheap keys overlap enough to be worth the full comparison, and the two are about
-    one thing: entries that each name an identifier the other lacks ("billing-806" /
-    "billing-807", INC-1042 / INC-1043) are two facts, not one said twice."""
-    shared = len(set(a.keys).intersection(b.keys))
-    if shared < BLOCK * (len(a.keys) + len(b.keys) - shared):
-        return False
-    return _one_thing(a, b)
 
 
 def _one_thing(a: _Item, b: _Item) -> bool:
@@ -266,18 +269,12 @@ def _agrees(keep: _Item, m: _Item) -> bool:
     return facts.conflict(keep.fact, m.fact) is None and statements.conflict(a, b) is None
 
 
-def _groups(
-    found: list[_Item],
-    pairs: list[tuple[int, int]],
-    out: StepResult,
-    confirm: Confirm | None,
-    possible: list[Possible],
-    apart: frozenset[str] = frozenset(),
-) -> list[list[_Item]]:
-    """The entries that say the same fact, grouped (union-find over candidate pairs); the pairs
-    that may be one fact but are not provably so (without Claude) go to `possible`, and so do
-    pairs holding an entry a person un-merged (`apart`): only a person merges those again."""
-    members = sorted({i for pair in pairs for i in pair})
+def _groups(found: list[_Item], pairs: list[Pair], night: _Night) -> list[list[_Item]]:
+    """The entries that say the same fact, grouped (union-find over candidate pairs, the
+    surest first); the pairs that may be one fact but are not provably so (and that Claude, if
+    asked, did not settle) go to `night.possible`, and so do pairs holding an entry a person
+    un-merged (`apart`): only a person merges those again."""
+    members = sorted({j for j, _, _ in pairs} | {i for _, i, _ in pairs})
     parent = {i: i for i in members}  # only entries in a pair: the rest are groups of one
 
     def root(i: int) -> int:
@@ -286,43 +283,55 @@ def _groups(
             i = parent[i]
         return i
 
-    for i, j in pairs:
-        if root(i) == root(j) or not _near(found[i], found[j]):
-            continue
-        if _same(found[i], found[j], out, confirm, possible, apart):
-            parent[root(j)] = root(i)
+    for j, i, close in sorted(pairs, key=lambda p: (-p[2], p[0], p[1])):
+        if root(i) != root(j) and _same(found[j], found[i], close, night):
+            parent[root(i)] = root(j)
     groups: dict[int, list[_Item]] = defaultdict(list)
     for i in members:  # a list per entry of the memory was 25 MB at 30,000 files
         groups[root(i)].append(found[i])
     return list(groups.values())
 
 
-def _same(
-    a: _Item,
-    b: _Item,
-    out: StepResult,
-    confirm: Confirm | None,
-    possible: list[Possible],
-    apart: frozenset[str],
-) -> bool:
-    """Whether the night merges the candidate pair `a`, `b`; a pair it may not merge alone
-    goes to `possible`. A pair holding an entry a person un-merged is a person's to merge
+def _same(a: _Item, b: _Item, close: float, night: _Night) -> bool:
+    """Whether the night merges the candidate pair `a`, `b`: provably one statement, or so
+    judged by Claude (asked once per pair, within JUDGE_CAP a night); a pair it may not merge
+    goes to `night.possible`. A pair holding an entry a person un-merged is a person's to merge
     again (not the rule's, not Claude's)."""
     verdict, why = _verdict(a, b)
     if verdict == statements.DIFFERENT:
         return False
-    undone = bool(apart and apart & {fmt.fact_key(a.entry.text), fmt.fact_key(b.entry.text)})
-    if undone:
-        verdict, why = statements.POSSIBLE, "a person undid a merge of these before"
     older, newer = sorted((a, b), key=lambda it: it.entry.get("added") or "")
-    if confirm is not None and not undone:
-        if not confirm(older.entry.text, newer.entry.text):
-            out.body.append(f"- not merged (Claude: different facts): {newer.entry.text!r}")
-            return False
-    elif verdict == statements.POSSIBLE:
-        possible.append(Possible(older.path, older.entry.text, newer.path, newer.entry.text, why))
+    texts = (older.path, older.entry.text, newer.path, newer.entry.text)
+    undone = night.apart & {fmt.fact_key(a.entry.text), fmt.fact_key(b.entry.text)}
+    if undone:
+        night.possible.append(Possible(*texts, "a person undid a merge of these before", close))
         return False
-    return True
+    if a.settled or b.settled:
+        night.possible.append(Possible(*texts, "an earlier step wrote one of them tonight", close))
+        return False
+    if verdict == statements.SAME:
+        return True
+    said = _ask(older.entry.text, newer.entry.text, night)
+    if said is not None and said.same is not None:
+        word = "same fact" if said.same else "kept apart"
+        night.out.body.append(f"- Claude ({word}): {newer.entry.text!r}: {said.reason}")
+        return said.same
+    night.possible.append(Possible(*texts, said.reason if said else why, close))
+    return False
+
+
+def _ask(older: str, newer: str, night: _Night) -> Judgment | None:
+    """Claude's word on the pair: remembered, else asked (within the cap) and remembered; None
+    without a key, past the cap, or on an error (asked again another night)."""
+    pair = key(older, newer)
+    said = night.judged.get(pair)
+    if said is not None or night.judge is None or night.asked >= JUDGE_CAP:
+        return said
+    night.asked += 1
+    said = night.judge(older, newer)
+    if said is not None:
+        night.judged.put(pair, said, night.today)
+    return said
 
 
 def merge_pair(

@@ -29,6 +29,7 @@ from memory.dream.checkable_claims import known_repos
 from memory.dream.collector import fewer_collections
 from memory.dream.commit import LIST_TRAILERS, stats
 from memory.dream.context import Context, StepResult, is_topic
+from memory.dream.judged import Judge
 from memory.dream.report import Report, StepReport
 from memory.dream.select import deletion_cap
 from memory.dream.verifiers import MemoryLinks, Verifiers
@@ -52,7 +53,7 @@ def dream(
     verifiers: Verifiers | None = None,
     checker: corrections.Checker | None = None,
     writer: daily.DailyWriter | None = None,
-    confirm: Callable[[str, str], bool] | None = None,
+    confirm: Judge | None = None,
     recall: Mapping[str, int] | None = None,
     last_read: Mapping[str, str] | None = None,
     allowed_hosts: tuple[str, ...] = (),

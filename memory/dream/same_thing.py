@@ -1,38 +1,46 @@
-"""Tidy's candidate pairs (memory/dream/merge.py): entries whose cheap keys overlap by at least
-BLOCK (Jaccard), that share a rare key and that may be about one thing, found from an index of
-identifiers and one of rare plain words instead of meeting every pair through every shared key
-(at 100,000 files 16 million pairs met through a shared rare code, for 142,000 kept).
+"""Tidy's candidate pairs (memory/dream/merge.py): entries close in meaning, found the way
+retrieval ranks a note for a query. Each entry is its terms (memory/dream/merge.py `_keys`,
+memory/facts/wording.py: inflections, irregular forms, synonyms and abbreviations folded, stop
+words out, codes whole), each term weighted by its rarity in the memory, w = log(1 + N / n) for
+a term on n of the N entries: a word every entry says weighs little, a rare name much. Two
+entries are close when the terms they share weigh at least MEANING of what both weigh (weighted
+Dice), unless they are short and each says something the other lacks that weighs more than
+SWAP_RATIO of what they share (one thing swapped for another: "plays the guitar" / "plays the
+flute"); they must share a rare term (on at most COMMON entries) and be about one thing (one's
+identifiers all among the other's, `merge._one_thing`).
 
-The rule, as prefix filtering put it: two key sets with Jaccard ≥ BLOCK share at least one of
-the |A| - ceil(BLOCK·|A|) + 1 rarest keys of each (keys ranked once, rarest first), and a pair
-is compared only when such a shared key is rare (on at most COMMON entries). For a pair that
-reaches BLOCK that is the same as sharing any rare key: the rarest key they share is then among
-the first of each. And two entries are about one thing (`merge._one_thing`) only when one's
-identifiers are all among the other's (one naming none passes). So an entry's pairs are among
-the earlier entries that share a rare plain word of its first keys (the plain-word index), that
-name two of its rare identifiers, or, when one of the two names a single rare identifier, that
-name it (the identifier index): whichever names the fewer, the other names them all. A key on
-one entry alone is indexed nowhere: it meets no one. tests/memory/dream/test_same_thing.py
-checks the pairs against the rule pair by pair.
+Found without meeting every pair (prefix filtering, weighted): with terms ranked once, rarest
+first, two close entries share a term among the first terms of each whose weight leaves less
+than MEANING / (2 - MEANING) of the entry's weight after them (their rarest shared term is one:
+else what they share weighs less than that). So an entry's pairs are among the earlier entries
+that share a rare plain term of its first terms (the plain-term index), that name two of its
+rare identifiers, or, when one of the two names a single rare identifier, that name it (the
+identifier index): whichever names the fewer, the other names them all. A term on one entry
+alone is indexed nowhere: it meets no one. tests/memory/dream/test_same_thing.py checks the pairs
+against the rule pair by pair.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from array import array
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import chain, combinations
 from typing import Protocol
 
 import memory.facts.contradictions as cx
 
-COMMON = 50  # entries per (rare) word compared at most: bounds the work on huge memories
-# key-set Jaccard from which two entries are compared at all: below facts.SAME, as keys are
-# rougher than a fact's words (no synonyms, no stems), and pairs with the same claims share
-# their repository, number or path words
-BLOCK = 0.5
+COMMON = 50  # entries per (rare) term compared at most: bounds the work on huge memories
+# weighted Dice of two entries' terms from which they are a candidate pair: on public news,
+# caption and entailment corpora (bench/duplicates.py --corpus) it keeps 90% or more of the
+# pairs people labelled the same meaning
+MEANING = 0.45
+SWAP_SHARED = 2  # entries sharing at most this many terms are short: a swap is judged
+SWAP_RATIO = 0.5  # what each says alone weighs over this share of what they share: a swap
+Pair = tuple[int, int, float]  # (j, i, closeness), j < i
 _DIGIT = re.compile(r"\d")
 
 
@@ -47,69 +55,124 @@ class Keyed(Protocol):
     keys: tuple[str, ...]
 
 
-def candidates(found: Sequence[Keyed]) -> list[tuple[int, int]]:
-    """Pairs (j, i), j < i, sorted: Jaccard of their keys ≥ BLOCK, sharing a rare key, about one
-    thing. Each entry's keys are put in order on the way (its identifiers first, each part
-    rarest first): the same keys, so a night holds one tuple per entry, not two."""
+class Weights:
+    """Each term's weight in a memory: log(1 + N / n) for a term on n of its N entries."""
+
+    def __init__(self, count: dict[str, int], n: int) -> None:
+        self.count = count  # terms on more than one entry → how many (the rest are on one)
+        top = max(count.values(), default=1)
+        self._by_n = [0.0, *(math.log(1 + n / k) for k in range(1, top + 1))]
+
+    def __call__(self, key: str) -> float:
+        return self._by_n[self.count.get(key, 1)]
+
+    def total(self, keys: Iterable[str]) -> float:
+        by_n, count = self._by_n, self.count
+        return sum(by_n[count.get(k, 1)] for k in keys)
+
+
+def closeness(
+    mine: set[str], theirs: Sequence[str], weight: Weights, w_mine: float, w_theirs: float
+) -> float:
+    """Weighted Dice of two entries' terms (their weights given), 0 for a short pair with one
+    thing swapped for another."""
+    shared = mine.intersection(theirs)
+    if not shared:
+        return 0.0
+    both = weight.total(shared)
+    short = len(shared) <= SWAP_SHARED and len(shared) < min(len(mine), len(theirs))
+    if short and min(w_mine, w_theirs) - both > SWAP_RATIO * both:
+        return 0.0
+    return 2 * both / (w_mine + w_theirs)
+
+
+def candidates(found: Sequence[Keyed]) -> list[Pair]:
+    """Pairs (j, i, closeness), j < i, sorted: close in meaning (module docstring), sharing a
+    rare term, about one thing. Each entry's terms are put in order on the way (its identifiers
+    first, each part rarest first): the same terms, so a night holds one tuple per entry."""
     count = Counter(chain.from_iterable(it.keys for it in found))
-    # places among the keys met more than once, rarest first (ties by the word), from 1; a key
-    # on one entry only is place 0 (not in the table: at 100,000 files most keys are codes
+    # places among the terms met more than once, rarest first (ties by the term), from 1; a
+    # term on one entry only is place 0 (not in the table: at 100,000 files most terms are codes
     # said once) and meets no one
     shared = sorted((n, w) for w, n in count.items() if n > 1)
     del count
-    common = 1 + sum(1 for n, _ in shared if n <= COMMON)  # places from here: too common
-    rank: Counter[str] = Counter({w: r for r, (_, w) in enumerate(shared, 1)})
+    index = _Index(
+        Counter({w: r for r, (_, w) in enumerate(shared, 1)}),
+        1 + sum(1 for n, _ in shared if n <= COMMON),  # places from here: too common
+        Weights({w: n for n, w in shared}, len(found)),
+    )
     del shared
-    words_at: dict[str, list[int]] = defaultdict(list)  # rare plain word → entries (first keys)
-    holders: dict[str, list[int]] = defaultdict(list)  # rare identifier → entries naming it
-    lone: dict[str, list[int]] = defaultdict(list)  # the one rare identifier of those with one
-    nids: list[int] = []  # each entry's count of identifiers, the first of its keys
-    pairs: list[tuple[int, int]] = []
+    pairs: list[Pair] = []
     for i, it in enumerate(found):
-        words = sorted(it.keys, key=rank.__getitem__)
+        words = sorted(it.keys, key=index.rank.__getitem__)
         idents = [w for w in words if is_ident(w)]
         mine = set(idents)
         it.keys = (*idents, *[w for w in words if w not in mine]) if idents else tuple(words)
-        nids.append(len(idents))
-        keep = len(words) - math.ceil(BLOCK * len(words)) + 1
-        met: set[int] = set()
-        for w in words[:keep]:
-            r = rank[w]
-            if r >= common:
-                break  # this word and the rest are too common to say which fact it is
+        index.nids.append(len(idents))
+        met = index.plain(i, words, mine)
+        cands = index.about_one(i, idents, met, found) if idents else met
+        if cands:
+            _overlapping(i, set(it.keys), cands, found, index, pairs)
+    return sorted(pairs)
+
+
+class _Index:
+    """What the entries seen so far left to meet the next: the plain-term index, the identifier
+    index, each entry's weight and count of identifiers."""
+
+    def __init__(self, rank: Counter[str], common: int, weight: Weights) -> None:
+        self.rank, self.common, self.weight = rank, common, weight
+        self.words_at: dict[str, list[int]] = defaultdict(list)  # rare plain term → entries
+        self.holders: dict[str, list[int]] = defaultdict(list)  # rare identifier → entries
+        self.lone: dict[str, list[int]] = defaultdict(list)  # the one rare identifier of some
+        self.nids: list[int] = []  # each entry's count of identifiers, the first of its keys
+        self.totals = array("d")  # each entry's weight
+
+    def plain(self, i: int, words: list[str], mine: set[str]) -> set[int]:
+        """Earlier entries sharing a rare plain term among entry i's first terms; i is added."""
+        total = self.weight.total(words)
+        self.totals.append(total)
+        rest, left, met = MEANING / (2 - MEANING) * total, total, set()
+        for w in words:
+            if left < rest:
+                break  # what is left weighs too little to make a pair alone
+            left -= self.weight(w)
+            r = self.rank[w]
+            if r >= self.common:
+                break  # this term and the rest are too common to say which fact it is
             if r and w not in mine:
-                hits = words_at[w]
+                hits = self.words_at[w]
                 met.update(hits)
                 hits.append(i)
-        if not idents:
-            cands = met  # naming no identifier: about one thing with any
-        else:
-            cands = {j for j in met if _one_thing(mine, found[j].keys[: nids[j]])}
-            rare = [w for w in idents if 0 < rank[w] < common]
-            alone = not rank[idents[0]]  # an identifier no other entry names
-            for j in _sharing_two(rare, holders):  # all of either's among the other's
-                if j not in cands and _one_thing(mine, found[j].keys[: nids[j]]):
+        return met
+
+    def about_one(
+        self, i: int, idents: list[str], met: set[int], found: Sequence[Keyed]
+    ) -> set[int]:
+        """Of `met` and of the identifier index, the earlier entries about the one thing entry i
+        is about (one's identifiers all among the other's); i is added to the index."""
+        rank, nids, mine = self.rank, self.nids, set(idents)
+        cands = {j for j in met if _one_thing(mine, found[j].keys[: nids[j]])}
+        rare = [w for w in idents if 0 < rank[w] < self.common]
+        alone = not rank[idents[0]]  # an identifier no other entry names
+        for j in _sharing_two(rare, self.holders):  # all of either's among the other's
+            if j not in cands and _one_thing(mine, found[j].keys[: nids[j]]):
+                cands.add(j)
+        if len(rare) == 1 and not alone:  # all of mine among theirs: they hold my rare one
+            held = self.holders.get(rare[0], ())
+            if len(idents) == 1:
+                cands.update(held)
+            else:
+                cands.update(j for j in held if mine.issubset(found[j].keys[: nids[j]]))
+        for w in rare:  # all of theirs among mine, their one rare identifier one of mine
+            for j in self.lone.get(w, ()):
+                if j not in cands and mine.issuperset(found[j].keys[: nids[j]]):
                     cands.add(j)
-            if len(rare) == 1 and not alone:  # all of mine among theirs: they hold my rare one
-                if len(idents) == 1:
-                    cands.update(holders.get(rare[0], ()))
-                else:
-                    cands.update(
-                        j
-                        for j in holders.get(rare[0], ())
-                        if mine.issubset(found[j].keys[: nids[j]])
-                    )
-            for w in rare:  # all of theirs among mine, their one rare identifier one of mine
-                for j in lone.get(w, ()):
-                    if j not in cands and mine.issuperset(found[j].keys[: nids[j]]):
-                        cands.add(j)
-            for w in rare:
-                holders[w].append(i)
-            if len(rare) == 1 and not alone:
-                lone[rare[0]].append(i)
-        if cands:
-            _overlapping(i, it.keys, cands, found, pairs)
-    return sorted(pairs)
+        for w in rare:
+            self.holders[w].append(i)
+        if len(rare) == 1 and not alone:
+            self.lone[rare[0]].append(i)
+        return cands
 
 
 def _one_thing(mine: set[str], theirs: tuple[str, ...]) -> bool:
@@ -133,19 +196,19 @@ def _sharing_two(rare: list[str], holders: dict[str, list[int]]) -> set[int]:
 
 def _overlapping(
     i: int,
-    keys: tuple[str, ...],
+    mine: set[str],
     cands: set[int],
     found: Sequence[Keyed],
-    pairs: list[tuple[int, int]],
+    index: _Index,
+    pairs: list[Pair],
 ) -> None:
-    """The pairs (j, i) of `cands` whose keys reach BLOCK (Jaccard)."""
-    n = len(keys)
-    lo, mine = BLOCK * n, set(keys)
+    """The pairs (j, i, closeness) of `cands` close enough (MEANING)."""
+    totals, weight = index.totals, index.weight
+    w_mine = totals[i]
     for j in cands:
-        theirs = found[j].keys
-        m = len(theirs)
-        if m < lo or n < BLOCK * m:
-            continue  # the overlap is at most the smaller set: below BLOCK of the larger
-        both = len(mine.intersection(theirs))
-        if both >= BLOCK * (n + m - both):
-            pairs.append((j, i))
+        w_theirs = totals[j]
+        if 2 * min(w_mine, w_theirs) < MEANING * (w_mine + w_theirs):
+            continue  # what they share weighs at most the lighter: below MEANING
+        close = closeness(mine, found[j].keys, weight, w_mine, w_theirs)
+        if close >= MEANING:
+            pairs.append((j, i, close))

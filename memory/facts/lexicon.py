@@ -1,4 +1,5 @@
-"""Word lists the fact comparisons share: negations, number words, units, opposites.
+"""Word lists the fact comparisons share: negations, number words, units, opposites,
+irregular forms.
 
 Written for hippo (issue 26) from the styles of public paraphrase and entailment corpora (pairs
 that differ only by a negation, an antonym, a quantity written as a word or a digit); no data
@@ -305,4 +306,29 @@ OPPOSITES = (
     ("similar", "different"),
     ("equal", "unequal"),
     ("with", "without"),
+)
+
+
+def _pairs(text: str) -> dict[str, str]:
+    """ "ran:run went:go" → {"ran": "run", "went": "go"}."""
+    return {k: v for k, _, v in (pair.partition(":") for pair in text.split())}
+
+
+# Irregular forms Snowball leaves apart, to their base (written for hippo from the English
+# irregular verbs and plurals every grammar lists).
+IRREGULAR = _pairs(
+    "ran:run went:go gone:go goes:go came:come took:take taken:take gave:give given:give "
+    "made:make wrote:write written:write broke:break broken:break chose:choose chosen:choose "
+    "drove:drive driven:drive rode:ride ridden:ride ate:eat eaten:eat fell:fall fallen:fall "
+    "froze:freeze frozen:freeze began:begin begun:begin knew:know known:know saw:see seen:see "
+    "showed:show shown:show spoke:speak spoken:speak stole:steal stolen:steal threw:throw "
+    "thrown:throw grew:grow grown:grow flew:fly flown:fly blew:blow blown:blow drew:draw "
+    "drawn:draw wore:wear worn:wear woke:wake woken:wake hid:hide hidden:hide rose:rise "
+    "risen:rise sang:sing sung:sing swam:swim swum:swim brought:bring bought:buy "
+    "thought:think taught:teach caught:catch fought:fight sought:seek built:build sent:send "
+    "spent:spend lent:lend meant:mean felt:feel kept:keep slept:sleep left:leave lost:lose "
+    "paid:pay laid:lay held:hold led:lead fed:feed met:meet sold:sell found:find bound:bind "
+    "stood:stand understood:understand won:win hung:hang struck:strike dealt:deal men:man "
+    "women:woman children:child people:person feet:foot teeth:tooth mice:mouse geese:goose "
+    "data:datum indices:index"
 )

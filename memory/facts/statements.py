@@ -17,6 +17,9 @@ read as the same sequence of words once each is reduced to its canonical form.
   "often"/"always") do not fold.
 - A simple passive ("X was acquired in 1997 by Y") reads as its active ("Y acquired X in 1997"),
   roles kept.
+- Irregular forms take their base ("ran" = "run", "children" = "child", memory/facts/lexicon.py)
+  and the items of a list of single words are in sorted order ("redis, postgres and kafka" =
+  "kafka, postgres and redis"; two items only where the list ends the clause).
 
 `judge(a, b)` says SAME (merge), DIFFERENT (a number, the polarity or an antonym differs, or the
 words are far apart) or POSSIBLE (close but not provably one statement: a person or Claude
@@ -36,7 +39,7 @@ import snowballstemmer
 import memory.facts.comparison as facts
 import memory.format.folding as folding
 from memory import format as fmt
-from memory.facts.lexicon import NEGATIONS, NUMBER_WORDS, OPPOSITES, SCALES, UNITS
+from memory.facts.lexicon import IRREGULAR, NEGATIONS, NUMBER_WORDS, OPPOSITES, SCALES, UNITS
 
 Verdict = Literal["same", "possible", "different"]
 SAME: Final = "same"
@@ -68,7 +71,7 @@ _AFTER_AGENT = _words(
     "under when while because every each"
 )
 # Spellings of one thing (not near-synonyms: those are for a person or Claude to judge).
-_SPELLINGS = {
+SPELLINGS = {
     "db": "database",
     "dbs": "database",
     "repo": "repository",
@@ -99,6 +102,15 @@ _PHRASES = (
     ("'", re.compile(r"'(?:s|re|ll|ve|m|d)\b"), ""),
     (",", re.compile(r"(?<=\d),(?=\d{3}\b)"), ""),
     ("%", re.compile(r"(\d)\s*%"), r"\1 percent"),
+)
+# a list of one-word items: three or more with commas anywhere ("redis, postgres and kafka"),
+# two where nothing follows them but the end, a stop or a preposition ("slack and pagerduty."):
+# "a beat b and c beat d" is no list
+_ITEM = r"[\w][\w.-]*"
+_LIST = re.compile(
+    rf"\b({_ITEM}(?:\s*,\s*{_ITEM})+),?\s+(and|or)\s+({_ITEM})\b"
+    rf"|\b({_ITEM})\s+(and|or)\s+({_ITEM})(?=\s*(?:$|[.;:,!?)]|\s(?:in|on|at|for|to|from|with|"
+    r"by|during|after|before|since|until|under|over|every|each)\b))"
 )
 _TOKEN = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*(?:[-./_][\p{L}\p{N}][\p{L}\p{N}\p{M}]*)*")
 _NUM = re.compile(r"\d+(?:\.\d+)?")
@@ -186,6 +198,8 @@ def _read(text: str) -> list[str]:
     for needle, pattern, repl in _PHRASES:
         if needle in plain:
             plain = pattern.sub(repl, plain)
+    if " and " in plain or " or " in plain:
+        plain = _LIST.sub(_sorted_list, plain)
     raw: list[str] = []
     for w in _TOKEN.findall(plain):
         m = _NUM_UNIT.fullmatch(w)
@@ -195,6 +209,17 @@ def _read(text: str) -> list[str]:
             raw.append(w)
     out = _numbers(raw)
     return out + clock if clock else out
+
+
+def _sorted_list(m: re.Match[str]) -> str:
+    """A list's items in sorted order, joined as written: the order of a list says nothing."""
+    if m.group(1) is not None:
+        items = [*re.split(r"\s*,\s*", m.group(1)), m.group(3)]
+        conj = m.group(2)
+    else:
+        items, conj = [m.group(4), m.group(6)], m.group(5)
+    items.sort()
+    return f"{', '.join(items[:-1])} {conj} {items[-1]}"
 
 
 def _canon(word: str) -> str:
@@ -207,8 +232,8 @@ def _canon(word: str) -> str:
             else ("not" if word in ("nt", "cant", "cannot") else word)
         )
     word = UNITS.get(word, word)
-    word = _SPELLINGS.get(word, word)
-    return _stem(word)
+    word = SPELLINGS.get(word, word)
+    return _stem(IRREGULAR.get(word, word))
 
 
 def _passive(raw: list[str]) -> tuple[str, ...] | None:
@@ -243,9 +268,10 @@ def statement(text: str) -> Statement:
     return Statement(tokens, _passive(raw), numbers, negations, frozenset(tokens))
 
 
-def conflict(a: Statement, b: Statement) -> str | None:
-    """Why `a` and `b` cannot be one statement whatever else they share, or None."""
-    if a.numbers != b.numbers:
+def conflict(a: Statement, b: Statement, *, numbers: bool = True) -> str | None:
+    """Why `a` and `b` cannot be one statement whatever else they share, or None (their
+    numbers not compared when `numbers` is false)."""
+    if numbers and a.numbers != b.numbers:
         return "numbers differ"
     if a.negations % 2 != b.negations % 2:
         return "one negates the other"
@@ -277,6 +303,28 @@ def judge(a: str, b: str) -> tuple[Verdict, str]:
     if close and facts.conflict(fa, fb) is None:
         return POSSIBLE, "close in words, not provably one statement"
     return DIFFERENT, facts.conflict(fa, fb) or "different words"
+
+
+def apart(a: str, b: str) -> str | None:
+    """Why `a` and `b` are not one fact even to be offered as a possible duplicate, or None:
+    each states a number the other does not (one stating more is not apart), one negates the
+    other, an antonym across, or terms swapped around an order word ("from X to Y" / "from Y
+    to X", before, than, over, instead, until)."""
+    sa, sb = statement(a), statement(b)
+    na, nb = set(sa.numbers), set(sb.numbers)
+    if na - nb and nb - na:
+        return "numbers differ"
+    if sa.negations != sb.negations:  # "no boy … and no man" / "the boy … and the man"
+        return "one negates what the other does not"
+    why = conflict(sa, sb, numbers=False)
+    if why is not None:
+        return why
+    fa, fb = facts.fact(a), facts.fact(b)
+    for word in fa.sides.keys() & fb.sides.keys():
+        (left_a, right_a), (left_b, right_b) = fa.sides[word], fb.sides[word]
+        if left_a & right_b and right_a & left_b:
+            return f"terms swapped around {word!r}"
+    return None
 
 
 def same(a: str, b: str) -> bool:

@@ -79,6 +79,10 @@ class FakeAnthropic:
     def text(self, text: str, *, usage: dict[str, int] | None = None) -> Reply:
         return Reply(body=self._message([{"type": "text", "text": text}], "end_turn"), usage=usage)
 
+    def refusal(self) -> Reply:
+        """The model declining to answer (`stop_reason: refusal`, no text)."""
+        return Reply(body=self._message([], "refusal"))
+
     def tool_use(self, name: str, tool_input: Body, *, text: str = "") -> Reply:
         blocks: list[Body] = [{"type": "text", "text": text}] if text else []
         blocks.append(

@@ -12,9 +12,12 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from integrations.dream_llm import UNAVAILABLE_AFTER, ClaudeDreamer
+from integrations.dream_llm import JUDGE_MODEL, UNAVAILABLE_AFTER, ClaudeDreamer
 from memory import format as fmt
 from memory.dream.daily import Episode
+from memory.dream.judged import Judgment
+from memory.dream.merge import JUDGE_CAP
+from memory.dream.report import Report
 from memory.dream.run import dream
 from memory.dream.verifiers import MemoryLinks, Verdict, Verifiers
 from memory.git import Author, Store
@@ -114,7 +117,8 @@ def test_a_night_stops_asking_an_unavailable_claude(fake: FakeAnthropic) -> None
     again."""
     dreamer, _ = claude(fake, {})
     fake.script(fake.error(529), fake.error(529), fake.text("DIFFERENT"), fake.error(529))
-    assert [dreamer.same("a", "b") for _ in range(4)] == [False] * 4
+    said = [dreamer.same("a", "b") for _ in range(4)]
+    assert said == [None, None, Judgment(False, "no reason given"), None]
     assert dreamer.unavailable is None and len(fake.requests) == 4
     fake.default = lambda body: fake.error(529)
     assert not any(dreamer.same("a", "b") for _ in range(10))
@@ -188,45 +192,115 @@ def test_a_dream_with_claude_reports_its_tokens(fake: FakeAnthropic, tmp_path: P
     assert dreamer.usage()["input_tokens"] > 0 and report.commits["daily"]
 
 
-def test_claude_confirms_a_duplicate_before_tidy_merges_it(
-    fake: FakeAnthropic, tmp_path: Path
-) -> None:
-    """With a key, a candidate pair is merged only when Claude answers SAME; DIFFERENT keeps
-    both, and the question names both entries."""
-    client = anthropic.Anthropic(api_key="test", base_url=fake.url, max_retries=0)
-    dreamer = ClaudeDreamer(client, Verifiers(), model="claude-test")
+STAGING = (
+    "# Ops\n\n- staging is reset every Sunday night [added: 2026-10-01]\n"
+    "- staging gets wiped each Sunday night [added: 2026-11-01]\n"
+)
+
+
+def ops_store(tmp_path: Path, text: str = STAGING) -> Store:
     store = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
     store.init()
-    text = (
-        "# Ops\n\n- staging is reset every Sunday night [added: 2026-10-01]\n"
-        "- staging gets wiped each Sunday night [added: 2026-11-01]\n"
-    )
     store.write([WriteFile("ops/staging.md", text)], author=Author("a", "a@x"), message="seed")
-    fake.script(fake.text("DIFFERENT"))
-    dream(store, now=datetime(2026, 11, 30, 3), confirm=dreamer.same)
+    return store
+
+
+def judge(fake: FakeAnthropic) -> ClaudeDreamer:
+    client = anthropic.Anthropic(api_key="test", base_url=fake.url, max_retries=0)
+    return ClaudeDreamer(client, Verifiers(), model="claude-test")
+
+
+def tidy_message(report: Report) -> str:
+    return next(s.message for s in report.steps if s.step == "tidy")
+
+
+def test_claude_settles_a_possible_duplicate_with_its_reason(
+    fake: FakeAnthropic, tmp_path: Path
+) -> None:
+    """With a key, a possible duplicate (close in meaning, not provably one statement) goes to
+    the cheap judge model; its "same" merges, with its reason in tidy's commit."""
+    store, dreamer = ops_store(tmp_path), judge(fake)
+    fake.script(fake.text('{"same": true, "reason": "wiped and reset say the same here"}'))
+    report = dream(store, now=datetime(2026, 11, 30, 3), confirm=dreamer.same)
+    assert len(fmt.parse(store.read("ops/staging.md")).entries) == 1
+    asked = fake.requests[-1]
+    assert asked["model"] == JUDGE_MODEL
+    assert "staging is reset" in asked["messages"][0]["content"]
+    assert "wiped" in asked["messages"][0]["content"]
+    assert "wiped and reset say the same here" in tidy_message(report)
+
+
+def test_claude_is_asked_about_a_pair_once(fake: FakeAnthropic, tmp_path: Path) -> None:
+    """Claude's "different" keeps both entries, out of the person's list, and is remembered in
+    .dream/judged.json by the pair's text: the next nights do not ask again."""
+    store, dreamer = ops_store(tmp_path), judge(fake)
+    fake.script(fake.text('{"same": false, "reason": "a reset keeps the seed data"}'))
+    report = dream(store, now=datetime(2026, 11, 30, 3), confirm=dreamer.same)
     assert len(fmt.parse(store.read("ops/staging.md")).entries) == 2
-    asked = fake.requests[-1]["messages"][0]["content"]
-    assert "staging is reset every Sunday night" in asked and "wiped" in asked
-    fake.script(fake.text("SAME"))
+    assert "a reset keeps the seed data" in tidy_message(report)
+    assert report.extra.get("possible_duplicates") == []
+    assert "a reset keeps the seed data" in store.read(".dream/judged.json")
+    asked = len(fake.requests)
+    report = dream(store, now=datetime(2026, 12, 1, 3), confirm=dreamer.same)
+    assert len(fake.requests) == asked  # remembered: not asked again
+    assert len(fmt.parse(store.read("ops/staging.md")).entries) == 2
+
+
+def test_a_claude_error_leaves_the_pair_to_a_person_and_asks_again(
+    fake: FakeAnthropic, tmp_path: Path
+) -> None:
+    """An API error keeps both entries (a missed merge loses nothing), lists the pair for a
+    person, remembers nothing: the next night asks again."""
+    store, dreamer = ops_store(tmp_path), judge(fake)
+    fake.script(fake.error(500))
+    report = dream(store, now=datetime(2026, 11, 30, 3), confirm=dreamer.same)
+    assert len(fmt.parse(store.read("ops/staging.md")).entries) == 2
+    assert [p.other_text for p in report.extra["possible_duplicates"]] == [
+        "staging gets wiped each Sunday night"
+    ]
+    assert store.read_or_none(".dream/judged.json") is None
+    fake.script(fake.text('{"same": true, "reason": "one fact"}'))
     dream(store, now=datetime(2026, 12, 1, 3), confirm=dreamer.same)
     assert len(fmt.parse(store.read("ops/staging.md")).entries) == 1
 
 
-def test_a_claude_error_on_a_possible_duplicate_merges_nothing(
-    fake: FakeAnthropic, tmp_path: Path
-) -> None:
-    """With a key, an API error on the question keeps both entries (a missed merge loses
-    nothing); the pair is not merged by the words alone either."""
-    client = anthropic.Anthropic(api_key="test", base_url=fake.url, max_retries=0)
-    dreamer = ClaudeDreamer(client, Verifiers(), model="claude-test")
-    store = Store.open(str(tmp_path / "remote.git"), tmp_path / "data")
-    store.init()
+def test_a_refusal_leaves_the_pair_to_a_person_once(fake: FakeAnthropic, tmp_path: Path) -> None:
+    """Claude declining to judge (stop_reason refusal) lists the pair for a person, and is
+    remembered: the pair is not asked again."""
+    store, dreamer = ops_store(tmp_path), judge(fake)
+    fake.script(fake.refusal())
+    report = dream(store, now=datetime(2026, 11, 30, 3), confirm=dreamer.same)
+    (pair,) = report.extra["possible_duplicates"]
+    assert pair.why == "Claude declined to judge this pair"
+    asked = len(fake.requests)
+    dream(store, now=datetime(2026, 12, 1, 3), confirm=dreamer.same)
+    assert len(fake.requests) == asked
+
+
+def test_a_provable_duplicate_merges_without_asking(fake: FakeAnthropic, tmp_path: Path) -> None:
+    """A pair provably one statement merges by the rule alone, key or not: Claude is not
+    asked (nor is an API that would fail)."""
     text = (
         "# Ops\n\n- staging is reset every Sunday night [added: 2026-10-01]\n"
         "- Staging is reset every Sunday night. [added: 2026-11-01]\n"
     )
-    store.write([WriteFile("ops/staging.md", text)], author=Author("a", "a@x"), message="seed")
-    fake.script(fake.error(500), fake.error(500), fake.error(500))
+    store, dreamer = ops_store(tmp_path, text), judge(fake)
+    fake.script(fake.error(500))
     dream(store, now=datetime(2026, 11, 30, 3), confirm=dreamer.same)
-    assert len(fmt.parse(store.read("ops/staging.md")).entries) == 2
-    assert store.read_or_none("forgotten.md") is None
+    assert len(fmt.parse(store.read("ops/staging.md")).entries) == 1
+    assert fake.requests == []
+
+
+def test_the_night_asks_claude_about_at_most_its_cap(fake: FakeAnthropic, tmp_path: Path) -> None:
+    """Past JUDGE_CAP questions a night, the other possible duplicates wait for a person (or a
+    later night): no more calls."""
+    lines = [
+        f"- job-{i} store is reset every Sunday night [added: 2026-10-01]\n"
+        f"- job-{i} store gets wiped each Sunday night [added: 2026-11-01]\n"
+        for i in range(JUDGE_CAP + 3)
+    ]
+    store, dreamer = ops_store(tmp_path, "# Jobs\n\n" + "".join(lines)), judge(fake)
+    fake.default = lambda _body: fake.text('{"same": false, "reason": "two facts"}')
+    report = dream(store, now=datetime(2026, 11, 30, 3), confirm=dreamer.same)
+    assert len(fake.requests) == JUDGE_CAP
+    assert len(report.extra["possible_duplicates"]) == 3

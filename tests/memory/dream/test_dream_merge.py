@@ -4,7 +4,7 @@ and count against the nightly cap; a forgotten fact said again in more words is 
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -277,3 +277,62 @@ def test_a_full_forgotten_md_holds_back_merges_not_the_night(store: Store) -> No
     assert len(texts(store, "teams/ops.md")) == 2
     assert store.read("forgotten.md") == stones
     assert [s.step for s in report.steps][-2:] == ["index", "state"]
+
+
+def test_inflection_tense_and_the_order_of_a_list_merge(store: Store) -> None:
+    """One statement up to irregular forms and tense ("ran" / "runs", "children" / "child") and
+    the order of a list of single words merges without an LLM; two words joined mid-clause
+    ("a beat b and c beat d") are no list and stay apart."""
+    seed(
+        store,
+        {
+            "ops/a.md": "# A\n\n- the importer ran out of disk during the backfill\n"
+            "- checkout needs redis, postgres and kafka\n"
+            "- alerts for billing go to slack and pagerduty\n"
+            "- alpha beat bravo and charlie beat delta in the load test\n",
+            "ops/b.md": "# B\n\n- the importer runs out of disk during backfills\n"
+            "- checkout needs kafka, redis and postgres\n"
+            "- alerts for billing go to pagerduty and slack\n"
+            "- alpha beat charlie and bravo beat delta in the load test\n",
+        },
+    )
+    dream(store, now=NIGHT, verifiers=Verifiers())
+    kept = texts(store, "ops/a.md") + texts(store, "ops/b.md")
+    assert len(kept) == 5, kept
+    assert "alpha beat bravo and charlie beat delta in the load test" in kept
+    assert "alpha beat charlie and bravo beat delta in the load test" in kept
+
+
+REWORDED = [  # one meaning in other words: MRPC, STS-B and SICK pairs' kinds, our sentences
+    ("the staging database is wiped every Sunday night", "staging db gets reset each Sunday night"),
+    ("the billing team purchased a datadog license", "billing bought the datadog license"),
+    (
+        "payouts retries failed webhooks three times",
+        "failed webhooks are retried 3 times by payouts",
+    ),
+    ("a man is slicing a cucumber", "a guy is cutting up the cucumber"),
+]
+
+
+def test_duplicates_in_other_words_are_offered_surest_first(store: Store) -> None:
+    """Pairs that say one thing in other words (synonyms, abbreviations, voice, number words)
+    reach the person as possible duplicates, the closest first; at most ten are shown."""
+    lines = "".join(f"- {a}\n- {b}\n" for a, b in REWORDED)
+    seed(store, {"notes/said.md": f"# Said\n\n{lines}"})
+    report = dream(store, now=NIGHT, verifiers=Verifiers())
+    kept = texts(store, "notes/said.md")
+    offered = report.extra["possible_duplicates"]
+    pairs = {frozenset((p.text, p.other_text)) for p in offered}
+    for a, b in REWORDED:  # offered, or merged (one of them gone)
+        assert frozenset((a, b)) in pairs or not (a in kept and b in kept), (a, b)
+    assert len(pairs) >= 3
+    assert [p.close for p in offered] == sorted((p.close for p in offered), reverse=True)
+    many = "".join(
+        f"- svc-{i} store is reset every Sunday night\n- svc-{i} store gets wiped each Sunday\n"
+        for i in range(12)
+    )
+    seed(store, {"notes/many.md": f"# Many\n\n{many}"})
+    report = dream(store, now=NIGHT + timedelta(days=1), verifiers=Verifiers())
+    blocks = digest.blocks(report, console_url="http://h", workspace="w")
+    merges = [b for b in blocks if b.get("accessory", {}).get("action_id") == digest.MERGE_ACTION]
+    assert len(report.extra["possible_duplicates"]) > 12 and len(merges) == 10

@@ -1,6 +1,7 @@
 """Tidy's candidate pairs (memory/dream/same_thing.py) are exactly the pairs its rule names,
-found pair by pair here: keys overlapping by at least BLOCK (Jaccard), sharing a key on at most
-COMMON entries, and about one thing (one's identifiers all among the other's)."""
+found pair by pair here: terms close by at least MEANING (weighted Dice, a short pair with one
+thing swapped out), sharing a term on at most COMMON entries, and about one thing (one's
+identifiers all among the other's)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
 
-from memory.dream.same_thing import BLOCK, COMMON, candidates, is_ident
+from memory.dream.same_thing import COMMON, MEANING, Weights, candidates, closeness, is_ident
 
 
 @dataclass
@@ -17,19 +18,20 @@ class Keys:
     keys: tuple[str, ...]
 
 
-def by_rule(sets: list[frozenset[str]]) -> list[tuple[int, int]]:
+def by_rule(sets: list[frozenset[str]]) -> list[tuple[int, int, float]]:
     count = Counter(k for s in sets for k in s)
+    weight = Weights({k: n for k, n in count.items() if n > 1}, len(sets))
     out = []
     for j, i in combinations(range(len(sets)), 2):
         a, b = sets[j], sets[i]
-        both = len(a & b)
+        close = closeness(set(a), tuple(b), weight, weight.total(a), weight.total(b))
         ids_a, ids_b = {k for k in a if is_ident(k)}, {k for k in b if is_ident(k)}
         if (
-            both >= BLOCK * len(a | b)
+            close >= MEANING
             and any(count[k] <= COMMON for k in a & b)
             and not (ids_a - ids_b and ids_b - ids_a)
         ):
-            out.append((j, i))
+            out.append((j, i, close))
     return out
 
 
@@ -67,7 +69,9 @@ def test_candidates_are_the_pairs_the_rule_names() -> None:
         assert max(count.values()) > COMMON  # too common keys are part of what is tested
         found = [Keys(tuple(s)) for s in sets]
         got = candidates(found)
-        assert got == by_rule(sets)
+        want = by_rule(sets)
+        assert [p[:2] for p in got] == [p[:2] for p in want]
+        assert all(abs(g[2] - w[2]) < 1e-9 for g, w in zip(got, want, strict=True))
         assert [frozenset(f.keys) for f in found] == sets  # put in order, the same keys
         checked += len(got)
     assert checked > 100
