@@ -86,7 +86,9 @@ def test_nothing_recorded_says_so(rt: Runtime) -> None:
 
 def test_the_charts_escape_what_they_draw() -> None:
     """Labels and series names come from Redis: drawn as text, never as markup."""
-    svg = str(chart("T <b>", ["<script>alert(1)</script>", "b"], [("x\" onload=\"y", [1, 2])], "lines"))
+    svg = str(
+        chart("T <b>", ["<script>alert(1)</script>", "b"], [('x" onload="y', [1, 2])], "lines")
+    )
     assert "<script>" not in svg and "&lt;script&gt;" in svg and 'onload="y' not in svg
     bars = str(chart("B", ["a", "b", "c"], [("fixed", [0, 3, 1]), ("deleted", [1, 0, 1])], "bars"))
     assert bars.count("<rect") == 4  # a zero draws nothing
