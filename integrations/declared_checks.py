@@ -8,13 +8,20 @@ fetched once a night (per URL, per file, per repository) however many entries it
 
 As for the built-in verifiers, only an answer can make an entry wrong: an outage, a refused URL,
 a missing JSON key or a repository hippo cannot see is "not checkable" and never deletes.
+
+An `http_json` check may send request headers whose values are environment variables of the
+worker (`Credentials`): only those under HIPPO_CHECK_ENV_PREFIX, so a memory cannot have
+SLACK_BOT_TOKEN sent anywhere. A variable outside the prefix or not set is a failed check; an
+answer that holds a value sent is a failed check too (nothing of it is written or shown). No
+value is ever put in evidence, errors or logs: they name the variable.
 """
 
 from __future__ import annotations
 
 import base64
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import regex
@@ -25,11 +32,53 @@ from github.Repository import Repository
 from integrations.safe_http import Fetcher, Policy, Refused
 from memory.dream.checkable_claims import DECLARED, Claim
 from memory.dream.checks_file import PATTERN_SECONDS, VALUE, Resolved, json_steps
-from memory.dream.verifiers import Verdict
+from memory.dream.verifiers import NOT_CHECKABLE, Verdict
 
 ClientFor = Callable[[str], Github]
 MAX_VALUE = 200  # characters of a value written into an entry
 _MISSING, _FOLDER, _UNREADABLE = object(), object(), object()
+MIN_SECRET = 6  # a part of a sent value this long found in an answer counts as the value
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """What declared checks may send as headers: the worker's environment variables under
+    `prefix` (HIPPO_CHECK_ENV_PREFIX; empty: none), read once with the configuration."""
+
+    prefix: str = ""
+    values: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    def headers(self, wanted: tuple[tuple[str, str], ...]) -> dict[str, str] | str:
+        """Header → value for `wanted` (header, variable) pairs; else why not, naming the
+        variable (never a value)."""
+        sent = {}
+        for header, variable in wanted:
+            if not self.prefix or not variable.startswith(self.prefix):
+                allowed = f"under {self.prefix}" if self.prefix else "(none: no prefix is set)"
+                return (
+                    f"header {header} asks for ${variable}, not a variable checks may send "
+                    f"{allowed}; the operator opts a prefix in with HIPPO_CHECK_ENV_PREFIX"
+                )
+            value = self.values.get(variable, "")
+            if not value:
+                return f"header {header} needs ${variable}, which is not set on the worker"
+            sent[header] = value
+        return sent
+
+
+def _holds(text: str, sent: Iterable[str]) -> bool:
+    """Whether `text` holds a sent value or a long enough part of one (a token after 'Bearer ')."""
+    for value in sent:
+        parts = [value, *value.split()]
+        if any(len(p) >= MIN_SECRET and p in text for p in parts):
+            return True
+        if len(text.strip()) >= MIN_SECRET and text.strip() in value:
+            return True
+    return False
+
+
+def _failed(why: str) -> Verdict:
+    return Verdict(NOT_CHECKABLE, f"not checked: {why}", failed=True)
 
 
 class DeclaredVerifier:
@@ -46,11 +95,14 @@ class DeclaredVerifier:
         private: Iterable[str] = (),
         client_for: ClientFor | None = None,
         timeout: float = 10.0,
+        credentials: Credentials | None = None,
     ) -> None:
         hosts = tuple(hosts)
+        self.credentials = credentials or Credentials()
         self.fetcher = Fetcher(Policy(hosts, tuple(private), timeout=timeout)) if hosts else None
         self._client_for = client_for
-        self._json: dict[str, tuple[Any, str]] = {}  # url → (document | _MISSING, why)
+        # (url, headers asked) → (document | _MISSING, why)
+        self._json: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[Any, str]] = {}
         self._repos: dict[str, Repository | str] = {}  # name → repository | why not
         self._files: dict[tuple[str, str, str], object] = {}  # (repo, ref, path) → text…
         self._releases: dict[str, str | None] = {}  # repo → latest tag, None: none published
@@ -67,21 +119,27 @@ class DeclaredVerifier:
     def _http(self, r: Resolved) -> Verdict:
         if self.fetcher is None:
             return Verdict.unknown(f"not checked: HIPPO_VERIFY_HOSTS is not set ({r.url})")
-        if r.url not in self._json:
-            self._json[r.url] = self._fetch(r.url)
-        document, why = self._json[r.url]
+        sent = self.credentials.headers(r.headers)
+        if isinstance(sent, str):
+            return _failed(f"{sent} ({r.url})")
+        key = (r.url, r.headers)
+        if key not in self._json:
+            self._json[key] = self._fetch(r.url, sent)
+        document, why = self._json[key]
         if document is _MISSING:
             return Verdict.unknown(why)
         try:
             actual = _at(document, json_steps(r.json_path))
         except (KeyError, IndexError, TypeError, ValueError) as exc:
             return Verdict.unknown(f"{r.url} has no {r.json_path} ({exc})")
+        if sent and _holds(_text(actual) or "", sent.values()):
+            return _failed(f"{r.url} {r.json_path} holds a value this check sends; nothing shown")
         return _compare(r, actual, f"{r.url} {r.json_path}")
 
-    def _fetch(self, url: str) -> tuple[Any, str]:
+    def _fetch(self, url: str, headers: dict[str, str]) -> tuple[Any, str]:
         assert self.fetcher is not None
         try:
-            answer, document = self.fetcher.get_json(url)
+            answer, document = self.fetcher.get_json(url, headers=headers)
         except Refused as exc:
             return _MISSING, f"not checked: {exc}"
         except requests.RequestException as exc:

@@ -18,7 +18,7 @@ import ipaddress
 import json
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
@@ -145,6 +145,12 @@ def _body(resp: requests.Response, url: str, max_bytes: int, left: float) -> byt
     return b"".join(chunks)
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = parse_url(url)
+    scheme = (parts.scheme or "").lower()
+    return scheme, (parts.host or "").lower(), parts.port or (443 if scheme == "https" else 80)
+
+
 def _private_message(host: str, address: str, port: int) -> str:
     return (
         f"{host} is {address}:{port}, a private, loopback or link-local address; "
@@ -209,15 +215,22 @@ class Fetcher:
         )
         return answer
 
-    def get_json(self, url: str, max_bytes: int = MAX_BODY) -> tuple[Answer, Any]:
+    def get_json(
+        self, url: str, max_bytes: int = MAX_BODY, headers: Mapping[str, str] | None = None
+    ) -> tuple[Answer, Any]:
         """GET `url` (every hop checked as for `status`) and its body parsed as JSON, read up to
-        `max_bytes` within the deadline: Refused beyond either; ValueError if it is no JSON."""
+        `max_bytes` within the deadline: Refused beyond either; ValueError if it is no JSON.
+        `headers` (a check's credentials) go to `url`'s own origin only, never to a redirect
+        elsewhere (as requests drops Authorization on a redirect to another host)."""
+        origin = _origin(url)
 
         def ask(where: str, timeout: float, left: float) -> tuple[requests.Response, bytes]:
+            sent = {"Accept": "application/json"}
+            if headers and _origin(where) == origin:
+                sent |= headers
             resp = self.session.get(
-                where, allow_redirects=False, stream=True, timeout=timeout,
-                headers={"Accept": "application/json"},
-            )  # fmt: skip
+                where, allow_redirects=False, stream=True, timeout=timeout, headers=sent
+            )
             try:
                 return resp, b"" if resp.is_redirect else _body(resp, url, max_bytes, left)
             finally:

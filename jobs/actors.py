@@ -173,6 +173,7 @@ def slack_user(rt: Runtime, user: str, *, fresh: bool = False) -> dict[str, Any]
         log.info("users.info %s failed (%s): may only ask", user, exc.response.get("error"))
         return None
     info = {k: got[k] for k in _KEPT if k in got}
+    info["display"] = display_name(got)
     ent = got.get("enterprise_user") or {}
     if ent:
         info["enterprise_user"] = {"enterprise_id": ent.get("enterprise_id"),
@@ -183,6 +184,16 @@ def slack_user(rt: Runtime, user: str, *, fresh: bool = False) -> dict[str, Any]
     pipe.set(zone, str(info.get("tz") or "-"), ex=ZONE_TTL)  # "-": Slack has none for them
     pipe.execute()
     return info
+
+
+def display_name(user: dict[str, Any]) -> str:
+    """How Slack shows a person (users.info's `user`): their display name, else their full
+    name, else their handle; "" when Slack gives none."""
+    profile = user.get("profile") or {}
+    for name in (profile.get("display_name"), profile.get("real_name"), user.get("real_name")):
+        if isinstance(name, str) and name.strip():
+            return name.strip()[:80]
+    return str(user.get("name") or "").strip()[:80]
 
 
 _TEAMS: dict[str, tuple[str, str]] = {}  # bot token → (team, enterprise), from auth.test

@@ -12,7 +12,7 @@ from datetime import date
 from typing import Any
 
 from jobs import oplog
-from jobs.read_counts import count_read
+from jobs.read_counts import ReadBy, count_read
 from memory import repo_prefs
 from memory.format import REMINDERS
 from memory.prompts import briefing
@@ -38,11 +38,13 @@ def brief(
     workspace: str = "default",
     count_reads: bool = True,
     today: date | None = None,
+    by: ReadBy | None = None,
 ) -> Briefing:
     """The briefing for `task`, counted in the operational log when `redis` (a redis.Redis)
     is given, and its files as read unless the caller counts them with its own reads
     (`count_reads=False`: the Slack agent's turn, which counts each file once); led by the
-    reminders due on `today` (the team's date; default the machine's)."""
+    reminders due on `today` (the team's date; default the machine's). `by`: who asked through
+    which door, for the records of the files read."""
     repo = repo or guess_repo(reader, task)
     due = show.briefing_lines(reader.read_or_none(REMINDERS), task, today or date.today())
     done = briefing.build(
@@ -52,8 +54,9 @@ def brief(
         conventions = [x for x in done.lines if x.section == briefing.CONVENTIONS]
         used = [oplog.lesson_name(x.where.rpartition(":")[0], x.text) for x in conventions]
         oplog.count_in(redis, workspace, oplog.BRIEFINGS, lessons=used)
+        firsts = {x.where.rpartition(":")[0]: x.text for x in reversed(done.lines)}
         for path in files(done) if count_reads else []:
-            count_read(redis, workspace, path)
+            count_read(redis, workspace, path, by=by, entry=firsts.get(path, ""))
     return done
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from jobs.config_areas import AREAS, GITHUB_API_DEFAULT, SLACK_API_DEFAULT, Get
-from jobs.config_values import InvalidSetting
+from jobs.config_values import OWN_CHECK_SETTINGS, InvalidSetting
 from memory.scopes import ME, ORDER, ORG, TEAM, UnknownMemory
 
 
@@ -92,6 +92,9 @@ class Config:
     digest_channel: str = ""
     verify_hosts: tuple[str, ...] = ()
     verify_private: tuple[str, ...] = ()  # non-global addresses the HTTP verifier may reach
+    # declared checks may send the environment variables under this prefix as headers ("": none)
+    check_env_prefix: str = ""
+    check_env: Mapping[str, str] = field(default_factory=dict, repr=False)  # those variables
     # Console and MCP
     console_token: str = ""
     secret_key: str = ""
@@ -135,11 +138,15 @@ class Config:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
         """Every setting from the environment (`env`, else os.environ); a bad value raises
         ConfigError naming the variable."""
-        get = _getter(os.environ if env is None else env)
+        values = os.environ if env is None else env
+        get = _getter(values)
         try:
-            return cls(**{name: value for area in AREAS for name, value in area(get).items()})
+            config = cls(**{name: value for area in AREAS for name, value in area(get).items()})
         except InvalidSetting as exc:
             raise ConfigError(str(exc)) from None
+        prefix = config.check_env_prefix
+        found = {k: v for k, v in values.items() if prefix and k.startswith(prefix)}
+        return replace(config, check_env={k: found[k] for k in found.keys() - OWN_CHECK_SETTINGS})
 
 
 def _getter(env: Mapping[str, str]) -> Get:
@@ -180,6 +187,13 @@ def console_file_url(public_url: str, path: str) -> str:
     """The console's page for one memory file (Slack replies, the digest's buttons, GitHub's
     check runs and comments all link there)."""
     return f"{public_url.rstrip('/')}/console/file/{path}"
+
+
+def memory_url(public_url: str, scope: str) -> str:
+    """The base of the console's links into memory `scope` (`/m/<scope>`; bot/console/
+    memories.py lands it on that memory), as `console_file_url`'s `public_url`. Never a
+    person's name: `me` is whoever signs in."""
+    return f"{public_url.rstrip('/')}/m/{scope}"
 
 
 # -- which memories a person has open, and the settings of each (jobs/memories.py opens them;

@@ -17,6 +17,7 @@ from jobs.config_values import (
     boolean,
     choice,
     clock,
+    env_prefix,
     items,
     mcp_tokens,
     repo_channels,
@@ -128,6 +129,7 @@ def dreaming(get: Get) -> dict[str, Any]:
         digest_channel=get("HIPPO_DIGEST_CHANNEL"),
         verify_hosts=items(get("HIPPO_VERIFY_HOSTS")),
         verify_private=addresses("HIPPO_VERIFY_PRIVATE", get("HIPPO_VERIFY_PRIVATE")),
+        check_env_prefix=env_prefix("HIPPO_CHECK_ENV_PREFIX", get("HIPPO_CHECK_ENV_PREFIX")),
     )
 
 

@@ -131,3 +131,27 @@ def repo_channels(value: str) -> dict[str, str]:
         if channel:
             channels[repo.strip()] = channel.strip()
     return channels
+
+
+# the prefixes of hippo's own settings, its tokens among them: never a declared check's to send
+OWN_PREFIXES = ("HIPPO_", "SLACK_", "GITHUB_", "ANTHROPIC_", "REDIS_", "DATABASE_", "PROMETHEUS_")
+OWN_CHECK_SETTINGS = frozenset({"HIPPO_CHECK_ENV_PREFIX", "HIPPO_CHECK_CONCLUSION"})
+
+
+def env_prefix(name: str, value: str) -> str:
+    """HIPPO_CHECK_ENV_PREFIX: the environment variables declared checks may send as headers;
+    upper case ending in `_`, and none of hippo's own (HIPPO_CHECK_… is fine)."""
+    if not value:
+        return ""
+    if not re.fullmatch(r"[A-Z][A-Z0-9_]{2,}_", value):
+        raise InvalidSetting(
+            f"{name}={value!r} must be upper case ending in _, e.g. HIPPO_CHECK_ (a check may "
+            "then send HIPPO_CHECK_GRAFANA_TOKEN)"
+        )
+    own = [p for p in OWN_PREFIXES if p.startswith(value) or value.startswith(p)]
+    if own and not value.startswith("HIPPO_CHECK_"):
+        raise InvalidSetting(
+            f"{name}={value!r} would let a check send hippo's own {own[0]}… settings (its tokens "
+            "among them); use a prefix of its own, e.g. HIPPO_CHECK_"
+        )
+    return value

@@ -18,7 +18,7 @@ from celery.schedules import crontab
 
 from integrations import github_client as gh
 from integrations import metrics
-from jobs import keys, oplog
+from jobs import keys, memory_health, oplog
 from jobs.archive import roll_archive
 from jobs.config import Config, today
 from jobs.memory_buttons import pressed
@@ -100,7 +100,7 @@ class CountedVerifiers(Verifiers):
 def make_verifiers(rt: Runtime) -> Verifiers:
     """GitHub when configured, Slack when a bot token is set, HTTP for HIPPO_VERIFY_HOSTS, and
     the checks a team declares (.hippo/checks.yml; not checkable without what they ask)."""
-    from integrations.declared_checks import DeclaredVerifier
+    from integrations.declared_checks import Credentials, DeclaredVerifier
     from integrations.live_verifiers import GitHubVerifier, HttpVerifier, SlackVerifier
 
     config = rt.config
@@ -119,7 +119,12 @@ def make_verifiers(rt: Runtime) -> Verifiers:
     if config.verify_hosts:
         found.append(HttpVerifier(config.verify_hosts, private=config.verify_private))
     hosts, private = config.verify_hosts, config.verify_private
-    found.append(DeclaredVerifier(hosts=hosts, private=private, client_for=client_for))
+    credentials = Credentials(config.check_env_prefix, config.check_env)
+    found.append(
+        DeclaredVerifier(
+            hosts=hosts, private=private, client_for=client_for, credentials=credentials
+        )
+    )
     return CountedVerifiers(found)
 
 
@@ -197,7 +202,9 @@ def _dream_locked(
     for step in report.steps:
         metrics.DREAM_STEPS.labels("yes" if step.commit else "no").inc()
     posted = keys.dream_digest(workspace, report.run_id)
-    count_outcomes(rt, workspace, report)
+    oplog.count_night(rt.redis, workspace, {} if report.skipped else report.extra.get("outcomes"))
+    if not report.skipped:
+        memory_health.record(rt.redis, workspace, rt.store, report, now.date())
     if report.skipped and (rt.redis.exists(posted) or not report.steps):
         return Outcome("skipped", report)
     # a dream that died after its state commit still owes the snapshot and the digest
@@ -239,14 +246,6 @@ def index_search(rt: Runtime) -> None:
         rt.store.search("", limit=1)
     except (MemoryStoreError, sqlite3.Error) as exc:  # the next search catches up instead
         log.warning("the search index after the dream was not updated: %s", exc)
-
-
-def count_outcomes(rt: Runtime, workspace: str, report: Report) -> None:
-    """The operational log: what the outcomes step promoted and revoked tonight (nothing when
-    the dream was skipped: it ran before)."""
-    done = {} if report.skipped else report.extra.get("outcomes") or {}
-    oplog.count_in(rt.redis, workspace, oplog.PROMOTIONS, done.get("promotions", 0))
-    oplog.count_in(rt.redis, workspace, oplog.REVOCATIONS, done.get("revocations", 0))
 
 
 def activity(rt: Runtime, workspace: str, day: str) -> dict[str, Any]:

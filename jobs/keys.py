@@ -25,6 +25,8 @@ owns its lock, so it spells its own name.
 | hippo:dream:<workspace> | lock | one dream at a time |
 | hippo:dream:digest:<workspace>:<run> | string | a dream's digest was posted |
 | hippo:oplog:<workspace>:<day>, hippo:oplog-lessons:<workspace> | hash | the operational log |
+| hippo:oplog-events:<workspace> | stream | the operational log's records (jobs/oplog.py) |
+| hippo:health:<workspace> | hash | the memory's health per night (jobs/memory_health.py) |
 | hippo:recall:<workspace>, hippo:recall-at:<workspace> | hash | read counts per file, and when |
 | hippo:home:viewers:<ws>, hippo:home:glance:<ws>:<head> | set, string | App Home |
 | hippo:people:<workspace> | set | people whose own memory a door opened (jobs/people.py) |
@@ -171,6 +173,14 @@ def oplog_day(workspace: str, day: str) -> str:
 
 def oplog_lessons(workspace: str) -> str:
     return f"hippo:oplog-lessons:{workspace}"
+
+
+def oplog_events(workspace: str) -> str:
+    return f"hippo:oplog-events:{workspace}"
+
+
+def memory_health(workspace: str) -> str:
+    return f"hippo:health:{workspace}"
 
 
 def recall_counts(workspace: str) -> str:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from celery.schedules import crontab
 
 from jobs import people
-from jobs.config import Config, check_user, scoped_config
+from jobs.config import Config, check_user, memory_url, scoped_config
 from jobs.dream import run_dream
 from jobs.memories import MemoryRuntime
 from jobs.runtime import Runtime
@@ -62,7 +62,7 @@ def beat_schedule(config: Config) -> dict[str, Any]:
 def console_base(config: Config, scope: str) -> str:
     """Where a digest's console links point for memory `scope`: the console on that memory
     (never a person's name: `me` is whoever signs in)."""
-    return f"{config.public_url.rstrip('/')}/m/{scope}"
+    return memory_url(config.public_url, scope)
 
 
 class DreamRuntime(MemoryRuntime):

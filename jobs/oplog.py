@@ -1,4 +1,5 @@
-"""The operational log: recalls, promotions, revocations, contradictions and briefings per day.
+"""The operational log: recalls, promotions, revocations, contradictions and briefings per day,
+and each recall, promotion, revocation and contradiction as a record.
 
 Counters in Redis beside the recall counts (jobs/read_counts.py): one hash per workspace and UTC
 day (`hippo:oplog:<workspace>:<day>`, event → count, kept OPLOG_DAYS), and one hash per workspace
@@ -6,12 +7,19 @@ counting how often each lesson was handed out in a briefing (`hippo:oplog-lesson
 "<path>\\t<lesson>" → count), so a team can see which lessons are used. The morning digest shows
 yesterday's counts and the console's /console/activity page the last weeks. Anyone may call
 `count(rt, CONTRADICTIONS)`: a Redis outage is logged and never fails the caller.
+
+The records (`Event`: when, what, which door, who, which file and entry) go to a Redis stream
+per workspace (`hippo:oplog-events:<workspace>`), in the same round trip as the counters they
+go with; it keeps at most MAX_EVENTS records (the oldest leave first) and none older than
+OPLOG_DAYS, each field cut to MAX_FIELD characters. The console lists them and serves them as
+the plain-text log, one line each (`Event.line`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Protocol
 
@@ -31,6 +39,83 @@ RECALLS, PROMOTIONS, REVOCATIONS, CONTRADICTIONS, BRIEFINGS = (
 EVENTS = (RECALLS, PROMOTIONS, REVOCATIONS, CONTRADICTIONS, BRIEFINGS)
 OPLOG_DAYS = 90
 MAX_LESSON = 300  # characters of a lesson's text kept as its counter's name
+MAX_EVENTS = 50_000  # records kept per workspace (about 10 MB in Redis at the longest fields)
+MAX_FIELD = 200  # characters of a record's who, file and entry
+# a record's event, by the counter it goes with
+RECORD = {
+    RECALLS: "recall",
+    PROMOTIONS: "promotion",
+    REVOCATIONS: "revocation",
+    CONTRADICTIONS: "contradiction",
+}
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing that happened: `event` (recall, promotion, revocation, contradiction) through
+    `door` (slack, mcp, console, cli, github, dream) by `who`, to `path` and its `entry` (its
+    text; "" for a whole file). `when` (ISO, UTC) is the stream's, filled in when read."""
+
+    event: str
+    door: str
+    who: str = ""
+    path: str = ""
+    entry: str = ""
+    when: str = ""
+
+    def fields(self) -> dict[str, str]:
+        cut = {k: " ".join(v.split())[:MAX_FIELD] for k, v in self._named().items()}
+        return {k: v for k, v in cut.items() if v}
+
+    def _named(self) -> dict[str, str]:
+        return {"e": self.event, "d": self.door, "w": self.who, "p": self.path, "t": self.entry}
+
+    def line(self) -> str:
+        """The plain-text log's line: when, what, door, who, file, "entry"."""
+        entry = f' "{self.entry}"' if self.entry else ""
+        return f"{self.when} {self.event} {self.door} {self.who or '-'} {self.path or '-'}{entry}"
+
+
+def record(pipe: Any, workspace: str, events: Sequence[Event]) -> None:
+    """Queue `events` on `pipe` (a pipeline the caller executes with its counters): appended
+    to the workspace's stream, which keeps MAX_EVENTS and nothing older than OPLOG_DAYS."""
+    if not events:
+        return
+    key = keys.oplog_events(workspace)
+    for e in events:
+        pipe.xadd(key, e.fields(), maxlen=MAX_EVENTS, approximate=True)
+    oldest = datetime.now(UTC) - timedelta(days=OPLOG_DAYS)
+    pipe.xtrim(key, minid=f"{int(oldest.timestamp() * 1000)}-0", approximate=False)
+
+
+def events(redis: Any, workspace: str, limit: int = 200, before: str = "") -> list[Event]:
+    """The newest `limit` records, newest first (before the stream id `before` when given)."""
+    return [e for _, e in page(redis, workspace, limit, before)]
+
+
+def page(redis: Any, workspace: str, limit: int, before: str = "") -> list[tuple[str, Event]]:
+    """(stream id, record) of the newest `limit` records before `before` ("" : the newest)."""
+    top = f"({before}" if before else "+"
+    raw = redis.xrevrange(keys.oplog_events(workspace), max=top, min="-", count=limit)
+    out = []
+    for stream_id, fields in raw:
+        sid = stream_id.decode() if isinstance(stream_id, bytes) else str(stream_id)
+        out.append((sid, _event(sid, fields)))
+    return out
+
+
+def _event(sid: str, raw: Any) -> Event:
+    got = _decode(raw)
+    ms = int(sid.split("-", 1)[0])
+    when = datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds")
+    return Event(
+        got.get("e", ""),
+        got.get("d", ""),
+        got.get("w", ""),
+        got.get("p", ""),
+        got.get("t", ""),
+        when.replace("+00:00", "Z"),
+    )
 
 
 class Counters(Protocol):
@@ -63,12 +148,14 @@ def count_in(
     *,
     day: str = "",
     lessons: Iterable[str] = (),
+    records: Sequence[Event] = (),
 ) -> None:
-    """Add `n` to today's (or `day`'s) `event`; `lessons` ("<path>\\t<text>") each used once."""
+    """Add `n` to today's (or `day`'s) `event`; `lessons` ("<path>\\t<text>") each used once;
+    `records` the events themselves, in the same round trip."""
     if event not in EVENTS:
         raise ValueError(f"unknown event {event!r}; one of {', '.join(EVENTS)}")
     used = list(lessons)
-    if not n and not used:
+    if not n and not used and not records:
         return
     key = keys.oplog_day(workspace, day or today())
     try:
@@ -78,14 +165,38 @@ def count_in(
             pipe.expire(key, OPLOG_DAYS * 24 * 3600)
         for lesson in used:
             pipe.hincrby(keys.oplog_lessons(workspace), lesson[:MAX_LESSON], 1)
+        record(pipe, workspace, records)
         pipe.execute()
     except RedisError as exc:
         log.warning("operational log: %s not counted: %s", event, exc)
 
 
-def count(rt: HasRedis, event: str, n: int = 1, *, lessons: Iterable[str] = ()) -> None:
+def count(
+    rt: HasRedis,
+    event: str,
+    n: int = 1,
+    *,
+    lessons: Iterable[str] = (),
+    records: Sequence[Event] = (),
+) -> None:
     """`count_in` for a Runtime's Redis and workspace (what tasks and doors call)."""
-    count_in(rt.redis, rt.config.workspace, event, n, lessons=lessons)
+    count_in(rt.redis, rt.config.workspace, event, n, lessons=lessons, records=records)
+
+
+def count_night(redis: Counters, workspace: str, outcomes: Mapping[str, Any] | None) -> None:
+    """What a night's outcomes step promoted and revoked (memory/dream/run.py's
+    `report.extra["outcomes"]`; None or empty when the dream was skipped), counted and recorded
+    as the dream's."""
+    done = outcomes or {}
+    up = [
+        Event(RECORD[PROMOTIONS], "dream", "hippo", "", text) for text in done.get("activated", [])
+    ]
+    down = [
+        Event(RECORD[REVOCATIONS], "dream", "hippo", path, text)
+        for path, text in done.get("revoked", [])
+    ]
+    count_in(redis, workspace, PROMOTIONS, done.get("promotions", 0), records=up)
+    count_in(redis, workspace, REVOCATIONS, done.get("revocations", 0), records=down)
 
 
 def lesson_name(path: str, text: str) -> str:

@@ -8,8 +8,9 @@ for every file they hand out; dreaming calls `read_counts` (path → reads) and 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
@@ -18,8 +19,18 @@ from jobs import keys, oplog
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class ReadBy:
+    """Who read, through which door (the operational log's record of a recall)."""
+
+    who: str = ""
+    door: str = ""
+
+
 class HashStore(Protocol):
-    """The two Redis hash commands used here (redis.Redis and fakeredis both fit)."""
+    """The Redis commands used here (redis.Redis and fakeredis both fit)."""
+
+    def pipeline(self, transaction: bool = True) -> Any: ...
 
     def hincrby(self, name: str, key: str, amount: int = 1) -> object: ...
 
@@ -45,17 +56,31 @@ def last_read_key(workspace: str) -> str:
     return keys.recall_times(workspace)
 
 
-def count_read(redis: HashStore, workspace: str, path: str, today: str = "") -> None:
+def count_read(
+    redis: HashStore,
+    workspace: str,
+    path: str,
+    today: str = "",
+    *,
+    by: ReadBy | None = None,
+    entry: str = "",
+) -> None:
     """Add one read of `path` and remember the day (UTC unless given); the day's recalls in
-    the operational log (jobs/oplog.py) count it too. A Redis outage never fails the read
-    itself: it is only logged."""
+    the operational log (jobs/oplog.py) count it too, and record it: who read it through which
+    door (`by`), and the `entry` handed out when it was one. One round trip to Redis. A Redis
+    outage never fails the read itself: it is only logged."""
+    day = today or datetime.now(UTC).date().isoformat()
+    by = by or ReadBy()
+    event = oplog.Event(oplog.RECORD[oplog.RECALLS], by.door, by.who, path, entry)
     try:
-        redis.hincrby(counts_key(workspace), path, 1)
-        day = today or datetime.now(UTC).date().isoformat()
-        redis.hset(last_read_key(workspace), path, day)
-        redis.hsetnx(last_read_key(workspace), SINCE, day)  # when reads began to be dated
-        redis.hincrby(keys.oplog_day(workspace, day), oplog.RECALLS, 1)
-        redis.expire(keys.oplog_day(workspace, day), oplog.OPLOG_DAYS * 24 * 3600)
+        pipe = redis.pipeline(transaction=False)
+        pipe.hincrby(counts_key(workspace), path, 1)
+        pipe.hset(last_read_key(workspace), path, day)
+        pipe.hsetnx(last_read_key(workspace), SINCE, day)  # when reads began to be dated
+        pipe.hincrby(keys.oplog_day(workspace, day), oplog.RECALLS, 1)
+        pipe.expire(keys.oplog_day(workspace, day), oplog.OPLOG_DAYS * 24 * 3600)
+        oplog.record(pipe, workspace, [event])
+        pipe.execute()
     except RedisError as exc:
         log.warning("read count for %s not recorded: %s", path, exc)
 

@@ -22,6 +22,7 @@ def cmd_brief(args: argparse.Namespace, rt: Runtime) -> int:
     from jobs import memories
     from jobs.briefing import brief  # redis and the rest load only when a command runs
     from jobs.config import today as config_today
+    from jobs.read_counts import ReadBy
     from memory.prompts.briefing import BadBrief
     from memory.repo_prefs import BadRepo
 
@@ -32,7 +33,9 @@ def cmd_brief(args: argparse.Namespace, rt: Runtime) -> int:
         # command does not start the embedded Redis for a counter.
         redis = rt.redis if rt.config.redis_url else None
         how: dict[str, Any] = {"repo": args.repo or "", "paths": args.path or ()}
-        how |= {"budget": args.budget, "redis": redis}
+        actor = getattr(args, "actor", None)  # who is at it (bot/cli/main.py)
+        who = ReadBy(actor.id if actor is not None else "", "cli")
+        how |= {"budget": args.budget, "redis": redis, "by": who}
         if not scopes.named(args) and scopes.several(rt):  # every memory open, each labelled
             done = memories.brief(rt, rt.config.user, task, **how)
         else:

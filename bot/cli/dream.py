@@ -49,7 +49,7 @@ def cmd_dream(args: argparse.Namespace, rt: Runtime) -> int:
     if outcome.status == "skipped":
         print(f"The dream of {report.run_id} already ran; nothing changed.")
         return out.OK
-    print(f"Dream of {report.run_id}:")
+    print(f"Dream of the night of {report.run_id}:")
     for step in report.steps:
         mark = step.commit[:8] if step.commit else "--------"
         adds = sum(f[1] for f in step.files)

@@ -137,7 +137,7 @@ def main(argv: Sequence[str] | None = None, config: Config | None = None) -> int
 
     rt: Runtime = Runtime(config)
     previous = _exit_on_sigterm()
-    args.actor = _actor(rt)
+    args.actor = _actor(rt, args)
     try:
         code = int(args.func(args, scopes.scoped(args, rt)))
         _record_person(rt)
@@ -184,12 +184,18 @@ def _config(args: argparse.Namespace, given: Config | None) -> Config:
     return config
 
 
-def _actor(rt: Any) -> Any:
+def _actor(rt: Any, args: argparse.Namespace) -> Any:
     """Who is at the command, resolved once (jobs/actors.py): a person holding the remote's
-    keys, HIPPO_USER when set; what the command writes is theirs unless --by names another."""
+    keys, HIPPO_USER when set, else the author git would write here (memory/git/identity.py:
+    user.name, GIT_AUTHOR_NAME), else "hippo cli"; what the command writes is theirs (with
+    git's email for them) unless --by names another."""
     from jobs import actors
+    from memory.git.identity import person
 
-    return actors.resolve(rt, actors.CliRequest(rt.config.user or "hippo cli"))
+    git = person()
+    args.email = git.email if git is not None else ""
+    name = rt.config.user or (git.name if git is not None else "") or "hippo cli"
+    return actors.resolve(rt, actors.CliRequest(name))
 
 
 def _record_person(rt: Any) -> None:

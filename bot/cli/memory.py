@@ -9,21 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cli import history, scopes
 from bot.cli import output as out
+from bot.cli.author import author
 
 # Each command imports what it uses when it runs: `hippo --help` loads no store, no git.
 if TYPE_CHECKING:
     from jobs.runtime import Runtime
-    from memory.git import Author
 
 Sub = Any  # argparse's _SubParsersAction is private; this is what add_commands receives
-
-
-def _author(args: argparse.Namespace) -> Author:
-    from memory.git import Author
-
-    actor = getattr(args, "actor", None)  # resolved once by bot/cli/main.py: who is at it
-    who = getattr(args, "by", None) or (actor.id if actor is not None else "hippo cli")
-    return Author(who, f"{who.replace(' ', '.')}@cli.hippo.invalid")
 
 
 def cmd_init(args: argparse.Namespace, rt: Runtime) -> int:
@@ -50,7 +42,7 @@ def cmd_note(args: argparse.Namespace, rt: Runtime) -> int:
         rt.store,
         args.text,
         today=date.today().isoformat(),
-        author=_author(args),
+        author=author(args),
         path=args.path,
         source=args.source,
         by=args.by,
@@ -94,7 +86,7 @@ def cmd_forget(args: argparse.Namespace, rt: Runtime) -> int:
         rt.store,
         args.text,
         today=date.today().isoformat(),
-        author=_author(args),
+        author=author(args),
         by=args.by or "",
         reason=args.reason or "",
         pick=pick,

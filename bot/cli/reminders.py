@@ -7,20 +7,12 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from bot.cli import output as out
+from bot.cli.author import author
 
 if TYPE_CHECKING:  # imported when the command runs: `hippo --help` stays fast
     from jobs.runtime import Runtime
-    from memory.git import Author
 
 Sub = Any  # argparse's _SubParsersAction is private
-
-
-def _author(args: argparse.Namespace) -> Author:
-    from memory.git import Author
-
-    actor = getattr(args, "actor", None)  # resolved once by bot/cli/main.py: who is at it
-    who = getattr(args, "by", None) or (actor.id if actor is not None else "hippo cli")
-    return Author(who, f"{who.replace(' ', '.')}@cli.hippo.invalid")
 
 
 def _today(rt: Runtime) -> str:
@@ -37,7 +29,7 @@ def cmd_remind(args: argparse.Namespace, rt: Runtime) -> int:
         rt.store,
         " ".join(args.text),
         today=_today(rt),
-        author=_author(args),
+        author=author(args),
         by=args.by or "",
         source=args.source,
         due=args.due or "",
@@ -85,13 +77,13 @@ def _close(args: argparse.Namespace, rt: Runtime) -> int:
     if not args.id:
         out.error("say which reminder: `hippo reminders close r-1a2b3c` (ids: `hippo reminders`)")
         return out.USAGE
-    author = _author(args)
+    who = author(args)
     done = write.close(
         rt.store,
         args.id,
         today=_today(rt),
-        author=author,
-        reason=args.reason or f"closed by {author.name} with the CLI",
+        author=who,
+        reason=args.reason or f"closed by {who.name} with the CLI",
         key=validate.external_key("cli", args.key),
     )
     r = done.reminder

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask
+from flask import Blueprint, Flask, g
 
 from bot.console import (
+    activity,
     auth,
     dreams,
     extras,
@@ -16,6 +17,7 @@ from bot.console import (
     repos,
     sessions,
 )
+from jobs.names import Names
 from jobs.runtime import Runtime
 
 
@@ -45,7 +47,17 @@ def register(app: Flask, rt: Runtime) -> None:
     proposals.install(bp, view)
     reminders.install(bp, view)
     repos.install(bp, view)
+    activity.install(bp, view)
     bp.add_app_template_global(auth.csrf_token, "csrf_token")
     bp.add_app_template_global(auth.current_user, "current_user")
+
+    def person(who: object) -> str:
+        """A Slack user id as the person's Slack name (jobs/names.py), asked once per page."""
+        if "names" not in g:
+            g.names = Names(rt)
+        name: str = g.names(who)
+        return name
+
+    bp.add_app_template_filter(person, "person")
     app.register_blueprint(bp)
     memories.register_links(app)

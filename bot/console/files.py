@@ -7,8 +7,8 @@ from typing import Any
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
-from bot.console.auth import author
-from jobs.read_counts import count_read
+from bot.console.auth import author, current_user
+from jobs.read_counts import ReadBy, count_read
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory import writes
@@ -78,7 +78,9 @@ def _install_browse(bp: Blueprint, rt: Runtime) -> None:
         text = rt.store.read_or_none(path)
         if text is None:
             return render_template("console/missing.html", path=path), 404
-        count_read(rt.redis, rt.config.workspace, path)
+        user = current_user() or {}
+        who = ReadBy(str(user.get("slack_id") or user.get("name") or ""), "console")
+        count_read(rt.redis, rt.config.workspace, path, by=who)
         doc = fmt.parse(text)
         return render_template(
             "console/file.html",

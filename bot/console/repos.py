@@ -1,4 +1,4 @@
-"""Repository preferences (preferences/repos/<owner>/<repo>.md) and the operational log page."""
+"""Repository preferences (preferences/repos/<owner>/<repo>.md)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,10 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from bot.console.auth import author
-from jobs import oplog
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory import repo_prefs, writes
 from memory.errors import MemoryStoreError
-
-ACTIVITY_DAYS = 14
 
 
 def install(bp: Blueprint, rt: Runtime) -> None:
@@ -51,15 +48,3 @@ def install(bp: Blueprint, rt: Runtime) -> None:
                 error = str(exc)
         page = render_template("console/repos.html", repos=repos(), form=form, error=error)
         return page, (422 if error else 200)
-
-    @bp.get("/activity")
-    def activity() -> Any:
-        """Recalls, briefings, promotions, revocations and contradictions per day, and the
-        lessons briefings handed out most."""
-        ws = rt.config.workspace
-        return render_template(
-            "console/activity.html",
-            events=oplog.EVENTS,
-            days=oplog.days(rt.redis, ws, ACTIVITY_DAYS),
-            lessons=oplog.lesson_uses(rt.redis, ws, limit=50),
-        )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from jobs import asker_time, memories, people
 from jobs.config import open_scopes
+from jobs.read_counts import ReadBy
 from jobs.runtime import Runtime
 from memory.git import Store
 from memory.scopes import TEAM
@@ -55,7 +56,10 @@ class Memories:
     def brief(self, by: str, task: str, repo: str, paths: Sequence[str], budget: int) -> str:
         user = self.user_of(by)
         day = asker_time.asker_date(self.rt, user)  # the reminders due on the caller's date
-        done = memories.brief(self.rt, user, task, repo=repo, paths=paths, budget=budget, today=day)
+        done = memories.brief(
+            self.rt, user, task, repo=repo, paths=paths, budget=budget, today=day,
+            by=ReadBy(by, "mcp"),
+        )  # fmt: skip
         return done.text
 
 

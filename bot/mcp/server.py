@@ -84,7 +84,8 @@ def _add_read_tools(server: MCPServer, tools: MemoryTools, who: Who) -> None:
     def read_memory(ctx: Context[Any, Any], path: str = DEFAULT_FILE, memory: str = "") -> str:
         """Read one memory file (MEMORY.md by default): markdown, one entry per bullet line.
         `memory`: team (default), me (your own) or org, where those are set up."""
-        return _guard(lambda: tools.at(memory, who(ctx)).read(path))
+        by = who(ctx)
+        return _guard(lambda: tools.at(memory, by).read(path, by=by))
 
     @server.tool(name="listMemory", annotations=read_only)
     def list_memory(ctx: Context[Any, Any], prefix: str = "", memory: str = "") -> list[str]:

@@ -17,12 +17,12 @@ from typing import Any
 import memory.format.tags as fmt_tags
 from jobs import actors, oplog
 from jobs.briefing import brief
-from jobs.read_counts import HashStore, count_read
+from jobs.read_counts import HashStore, ReadBy, count_read
 from memory import format as fmt
 from memory import links, scopes, writes
 from memory.errors import NoteRejected, NotFound
 from memory.facts import tombstones
-from memory.facts.contradictions import Judge
+from memory.facts.contradictions import CONTRADICT, Judge
 from memory.git import Author, Store, WriteResult, changes
 from memory.prompts import snapshot
 from memory.search import Hit
@@ -112,7 +112,7 @@ class MemoryTools:
     ) -> list[dict[str, Any]]:
         """`search` in the memory named, else in every open one, each hit with its `memory`."""
         if memory.strip() or self.memories is None or not self.memories.several(by):
-            return self.at(memory, by).search(query, limit, **how)
+            return self.at(memory, by).search(query, limit, by=by, **how)
         _check_query(query)
         hits: list[dict[str, Any]] = self.memories.search(by, query, max(1, min(limit, 100)), **how)
         return hits
@@ -126,13 +126,13 @@ class MemoryTools:
         text: str = self.memories.brief(by, task, repo, paths, budget)
         return text
 
-    def read(self, path: str = DEFAULT_FILE) -> str:
+    def read(self, path: str = DEFAULT_FILE, *, by: str = "") -> str:
         path = writes.check_path(path or DEFAULT_FILE)
         text = self.store.read_or_none(path)
         if text is None:
             raise NotFound(f"{path} does not exist; listMemory shows the files there are")
         if self.redis is not None:
-            count_read(self.redis, self.workspace, path)
+            count_read(self.redis, self.workspace, path, by=ReadBy(by, "mcp"))
         return text
 
     def list_files(self, prefix: str = "") -> list[str]:
@@ -141,14 +141,22 @@ class MemoryTools:
         return sorted(self.store.files(prefix))
 
     def search(
-        self, query: str, limit: int = 20, *, archive: bool = False, all_words: bool = False
+        self,
+        query: str,
+        limit: int = 20,
+        *,
+        archive: bool = False,
+        all_words: bool = False,
+        by: str = "",
     ) -> list[dict[str, Any]]:
         _check_query(query)
         n = max(1, min(limit, 100))
         hits = self.store.search(query, limit=n, archive=archive, all_words=all_words)
         if self.redis is not None:
+            firsts = {hit.path: hit.text for hit in reversed(hits)}  # each file's best hit
             for path in dict.fromkeys(hit.path for hit in hits):  # a recall, as in Slack
-                count_read(self.redis, self.workspace, path)
+                entry = firsts[path]
+                count_read(self.redis, self.workspace, path, by=ReadBy(by, "mcp"), entry=entry)
         return [_plain(hit) for hit in hits]
 
     def brief(
@@ -171,6 +179,7 @@ class MemoryTools:
             redis=self.redis,
             workspace=self.workspace,
             today=self.today_for(by),
+            by=ReadBy(by, "mcp"),
         ).text
 
     def search_history(
@@ -254,13 +263,18 @@ class MemoryTools:
         result = self.store.write(batch, author=author, message=_msg(message), key=_key(by, key))
         snapshot.publish_if_index_changed(self.store, result)  # new Slack threads see the edit
         if result.created:  # a retried call (same key) counts nothing again
-            self._count(gate)
+            self._count(gate, by)
         return {**_result(result), "landed": [_landed(x) for x in gate.landed]}
 
-    def _count(self, gate: Gate) -> None:
+    def _count(self, gate: Gate, by: str) -> None:
         counters: Any = self.redis  # a redis.Redis: hashes and pipelines
-        if counters is not None and gate.contradictions:
-            oplog.count_in(counters, self.workspace, oplog.CONTRADICTIONS, gate.contradictions)
+        said = [
+            oplog.Event(oplog.RECORD[oplog.CONTRADICTIONS], "mcp", by, x.path, x.text)
+            for x in gate.landed
+            if x.verdict == CONTRADICT
+        ]
+        if counters is not None and said:
+            oplog.count_in(counters, self.workspace, oplog.CONTRADICTIONS, len(said), records=said)
 
     def delete(
         self,

@@ -48,5 +48,12 @@ def push_edits(
     if "MEMORY.md" in pushed.paths and pushed.commit:
         with contextlib.suppress(MemoryStoreError):  # the edit stands even if publishing fails
             snapshot.publish(rt.store, pushed.commit)  # new threads see the agent's index edit
-    oplog.count(rt, oplog.CONTRADICTIONS, sum(x.verdict == CONTRADICT for x in pushed.landed))
+    said = [
+        oplog.Event(
+            oplog.RECORD[oplog.CONTRADICTIONS], "slack", f"hippo for {user}", x.path, x.text
+        )
+        for x in pushed.landed
+        if x.verdict == CONTRADICT
+    ]
+    oplog.count(rt, oplog.CONTRADICTIONS, len(said), records=said)
     return pushed

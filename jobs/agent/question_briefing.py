@@ -1,12 +1,14 @@
 """A briefing for every question asked in a Slack thread, pinned for the thread.
 
 The briefing (jobs/briefing.py, within its default budget) is built from the thread's first
-question: the lessons, preferences and facts that match it, found by memory's search; for the
-repository the question names, when it names one the memory knows (its conventions and
-preferences first). It is pinned in Redis at that turn like the thread's snapshot, so a
-follow-up in the same thread gets the same bytes; a thread that names a repository it did not
-name before gets that repository's briefing, pinned from then on. A briefing with nothing in it
-is pinned too, and not shown.
+question, over every memory open to everyone in the thread: the team's and the org's, each line
+labelled with its memory when there are both (jobs/memories.py; the asker's own joins per turn
+where only they read the answer, jobs/agent/own_memory.py). It holds the lessons, preferences
+and facts that match the question, found by memory's search; for the repository the question
+names, when it names one the memory knows (its conventions and preferences first). It is pinned
+in Redis at that turn like the thread's snapshot, so a follow-up in the same thread gets the
+same bytes; a thread that names a repository it did not name before gets that repository's
+briefing, pinned from then on. A briefing with nothing in it is pinned too, and not shown.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 
-from jobs import asker_time, keys
-from jobs.briefing import brief, files, guess_repo
+from jobs import asker_time, keys, memories
+from jobs.briefing import files, guess_repo
+from jobs.read_counts import ReadBy
 from jobs.runtime import Runtime
 from memory.prompts.briefing import MEMORY, BadBrief
+from memory.scopes import TEAM
 
 TTL = 90 * 24 * 3600  # as long as the thread's snapshot pin (jobs/agent/turn.py THREAD_TTL)
 
@@ -54,7 +58,7 @@ def for_thread(
     if pinned is not None and (not repo or repo == pinned.repo):
         rt.redis.expire(key, TTL)
         return pinned
-    made = _build(rt, question, repo, asker_time.asker_date(rt, user))
+    made = _build(rt, question, repo, asker_time.asker_date(rt, user), user)
     if pinned is None and not rt.redis.set(key, _dump(made), nx=True, ex=TTL):
         # two first turns racing: both use the briefing the first one pinned
         return _load(rt.redis.get(key)) or made
@@ -63,17 +67,19 @@ def for_thread(
     return made
 
 
-def _build(rt: Runtime, question: str, repo: str, today: date) -> ThreadBriefing:
-    ws, r = rt.config.workspace, rt.redis
+def _build(rt: Runtime, question: str, repo: str, today: date, user: str) -> ThreadBriefing:
     try:
-        done = brief(
-            rt.store, question, repo=repo, redis=r, workspace=ws, count_reads=False, today=today
-        )
+        each = memories.briefings(
+            rt, user, question, own=False, repo=repo, redis=rt.redis, count_team=False,
+            today=today, by=ReadBy(user, "slack"),
+        )  # fmt: skip
     except BadBrief:  # a question with no words: nothing to brief on, and no reason to fail
         return ThreadBriefing("", repo, question, False, fresh=True)
+    done = memories.merged(each)
     text = done.text if done.lines else ""
     lessons = any(line.section != MEMORY for line in done.lines)
-    return ThreadBriefing(text, done.repo, done.task, lessons, files(done), fresh=True)
+    team = files(dict(each)[TEAM])  # the turn counts these with its own reads; others are counted
+    return ThreadBriefing(text, done.repo, done.task, lessons, team, fresh=True)
 
 
 def _dump(b: ThreadBriefing) -> str:

@@ -175,7 +175,8 @@ def _write(rt: Runtime, lesson: ThreadLesson, path: str, title: str, key: str) -
         except LockError:
             log.warning("the lessons lock of %s expired while writing", path)
     if plan.became_active:
-        oplog.count(rt, oplog.PROMOTIONS, 1)
+        said = oplog.Event(oplog.RECORD[oplog.PROMOTIONS], "slack", lesson.person, path, plan.text)
+        oplog.count(rt, oplog.PROMOTIONS, 1, records=[said])
     return Learned(plan.text, lesson.kind, plan.status, path, plan.became_active)
 
 

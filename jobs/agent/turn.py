@@ -24,7 +24,7 @@ from integrations.llm import Usage
 from jobs import keys
 from jobs.agent import own_memory, own_tools, question_briefing, thread_lessons
 from jobs.agent.edits import HIPPO_EMAIL, push_edits
-from jobs.read_counts import count_read
+from jobs.read_counts import ReadBy, count_read
 from jobs.runtime import Runtime
 from jobs.slack import replies
 from memory import episodes, secrets
@@ -206,7 +206,7 @@ def take_turn(rt: Runtime, q: Question, *, writes: bool = True) -> Outcome:
     out.disputed = [(x.text, x.other) for x in pushed.landed if x.verdict == "contradict"]
     out.written = rt.llm is not None and snap is not None
     out.sources = copy_sources(rt, tools.read, body)
-    _count_reads(rt, tools, briefing.files if briefing.fresh else [])
+    _count_reads(rt, tools, briefing.files if briefing.fresh else [], q.user)
     text = body + _citations(out, tools, out.sources) + thread_lessons.note(learned)
     # asked with /hippo: only the person sees it (response_url), as every command's answer
     to = replies.ReplyTo(q.channel, q.user, q.thread_ts or q.ts or None, q.response_url, q.share)
@@ -223,11 +223,11 @@ def _pushed(rt: Runtime, copy: sandbox.WorkingCopy, permalink: str, q: Question)
     return push_edits(rt, copy, permalink, user=q.user, asked=q.text, event_id=q.event_id)
 
 
-def _count_reads(rt: Runtime, tools: Toolbox, briefed: list[str]) -> None:
+def _count_reads(rt: Runtime, tools: Toolbox, briefed: list[str], user: str) -> None:
     """What the agent read, found or was briefed on feeds dreaming's recall counts ("no session
-    used this"), each file once a turn."""
+    used this"), each file once a turn, recorded as read for `user` (the asker) in Slack."""
     for path in dict.fromkeys([*tools.read, *(h.path for h in tools.hits), *briefed]):
-        count_read(rt.redis, rt.config.workspace, path)
+        count_read(rt.redis, rt.config.workspace, path, by=ReadBy(user, "slack"))
 
 
 def _hits_answer(tools: Toolbox, question: str, briefing: str | None = None) -> str:

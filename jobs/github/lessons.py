@@ -86,11 +86,24 @@ def learn(
             return Learning(outcome, lessons.LessonPlan(), False)
         plan, result = _plan_and_write(rt, facts, outcome, key=key, now=now)
     if result.created:  # counted once: a redelivery finds its key and writes nothing
-        oplog.count(rt, oplog.PROMOTIONS, int(plan.became_active))
-        oplog.count(rt, oplog.REVOCATIONS, len(plan.revoked))
+        _count(rt, facts, plan)
     if plan.became_active and result.created and (shared or rt.config.slack_enabled):
         announce(rt, facts.repo, plan)
     return Learning(outcome, plan, result.created)
+
+
+def _count(rt: Runtime, facts: po.PullFacts, plan: lessons.LessonPlan) -> None:
+    """The operational log: a lesson that became active, those revoked, each a record naming
+    the pull request's people who taught it."""
+    who = ", ".join(sorted(facts.writers)) or facts.closed_by
+    path = lessons.conventions_path(facts.repo)
+    up = [oplog.Event(oplog.RECORD[oplog.PROMOTIONS], "github", who, path, plan.text)]
+    oplog.count(rt, oplog.PROMOTIONS, int(plan.became_active), records=up[: plan.became_active])
+    down = [
+        oplog.Event(oplog.RECORD[oplog.REVOCATIONS], "github", who, path, text)
+        for text in plan.revoked
+    ]
+    oplog.count(rt, oplog.REVOCATIONS, len(plan.revoked), records=down)
 
 
 def teachers(rt: Runtime, facts: po.PullFacts) -> po.PullFacts:

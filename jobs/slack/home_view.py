@@ -65,7 +65,7 @@ def dream_block(dream: LastDream | None, console: str) -> dict[str, Any]:
         return _section("*Last dream*: none yet. Dreaming runs every night.")
     link = f"<{console}/console/dreams#run-{dream.run_id}|its card in the console>"
     summary = _escape(dream.summary) or "nothing changed"
-    return _section(f"*Last dream* ({dream.date}): {summary}\n{link}")
+    return _section(f"*Last dream* (the night of {dream.run_id}): {summary}\n{link}")
 
 
 def channel_blocks(channels: list[tuple[str, list[str]]]) -> list[dict[str, Any]]:

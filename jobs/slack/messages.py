@@ -8,12 +8,14 @@ mention or a disguised link.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from integrations.slack_post import Blocks
-from jobs.config import console_file_url
+from jobs.config import console_file_url, memory_url
 from memory import notes
 from memory.facts import tombstones
 from memory.markup import slack, slack_link
-from memory.scopes import ME, ORG, TEAM, UnclearScope
+from memory.scopes import ME, ORG, TEAM, UnclearScope, label
 from memory.search import Hit
 from memory.trust import rules as trust
 
@@ -126,14 +128,18 @@ def question_blocks(text: str, key: str, matches: tuple[notes.Match, ...]) -> Bl
     ]
 
 
-def recall_answer(public_url: str, query: str, hits: list[Hit]) -> str:
-    """The best hits for a recall, with their files and sources. Lines removed on purpose
-    (forgotten.md, `status: revoked`) are never "what I know": they follow, labelled, as the
-    briefing leaves them out; an agent's proposed deletion (proposals.md) is not shown at all;
-    an agent's entry not yet confirmed says so."""
-    hits = [h for h in hits if h.path != trust.PROPOSALS]
-    known = [h for h in hits if _gone(h) is None]
-    gone = [h for h in hits if _gone(h) is not None]
+def recall_answer(
+    public_url: str, query: str, found: Sequence[tuple[str, Hit]], *, labelled: bool = False
+) -> str:
+    """The best hits for a recall, (memory, hit) pairs from every memory read, with their files
+    (in that memory's console) and sources, each labelled with its memory when `labelled`
+    (more than one read: `[team]`, `[org]`, `[me]`). Lines removed on purpose (forgotten.md,
+    `status: revoked`) are never "what I know": they follow, labelled, as the briefing leaves
+    them out; an agent's proposed deletion (proposals.md) is not shown at all; an agent's entry
+    not yet confirmed says so."""
+    found = [(s, h) for s, h in found if h.path != trust.PROPOSALS]
+    known = [(s, h) for s, h in found if _gone(h) is None]
+    gone = [(s, h) for s, h in found if _gone(h) is not None]
     if not known and not gone:
         return f"I know nothing about “{short(query)}” yet."
     lines = [
@@ -141,32 +147,37 @@ def recall_answer(public_url: str, query: str, hits: list[Hit]) -> str:
         if known
         else f"I know nothing current about “{short(query)}”."
     ]
-    for hit in known:
+    for scope, hit in known:
         source = hit.meta.get("source")
         tail = f" ({slack_link(source, 'source')})" if source else ""
         status = (hit.meta.get("status") or "").strip().lower()
         mark = " _(tentative: not confirmed yet)_" if status == "tentative" else ""
-        lines.append(f"• {short(hit.text, 200)}{mark} — {file_link(public_url, hit.path)}{tail}")
+        where = _where(public_url, scope, hit.path)
+        text = f"{label(scope)} " * labelled + short(hit.text, 200)
+        lines.append(f"• {text}{mark} — {where}{tail}")
     if gone:
         lines.append("Removed on purpose (not what I know):")
         lines += [
-            f"• [{_gone(h)}] {short(h.text, 200)} — {file_link(public_url, h.path)}" for h in gone
-        ]
+            f"• [{_gone(h)}] " + f"{label(s)} " * labelled + short(h.text, 200) + " — "
+            + _where(public_url, s, h.path)
+            for s, h in gone
+        ]  # fmt: skip
     return "\n".join(lines)
 
 
-def own_recall(hits: list[Hit], *, private: bool) -> str:
-    """The asker's own memory's lines on a recall, labelled `[me]`, where only they see the
-    answer (a DM with hippo, a `/hippo` command's reply); else only how many and where to ask."""
-    if not hits:
+def _where(public_url: str, scope: str, path: str) -> str:
+    """`path` as a link to its memory's page in the console (`/m/<memory>/…` for another's)."""
+    return file_link(public_url if scope == TEAM else memory_url(public_url, scope), path)
+
+
+def own_elsewhere(count: int) -> str:
+    """Where the answer is not the asker's alone: how many lines their own memory holds on it,
+    and where to ask to see them (a DM, `/hippo recall`)."""
+    if not count:
         return ""
-    if not private:
-        return (
-            f"\n_{len(hits)} more in your own memory: ask me in a DM or with `/hippo recall` "
-            "to see them._"
-        )
-    lines = [f"• [me] {slack(h.text[:200])} — `{slack(h.path)}`" for h in hits]
-    return "\nFrom your own memory:\n" + "\n".join(lines)
+    return (
+        f"\n_{count} more in your own memory: ask me in a DM or with `/hippo recall` to see them._"
+    )
 
 
 def _gone(hit: Hit) -> str | None:

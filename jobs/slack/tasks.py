@@ -22,7 +22,7 @@ from integrations import metrics
 from integrations.slack_post import plain_text
 from jobs import keys, memories
 from jobs.config import today
-from jobs.read_counts import count_read
+from jobs.read_counts import ReadBy, count_read
 from jobs.runtime import Runtime
 from jobs.slack import messages as say
 from jobs.slack import replies, speaker
@@ -225,14 +225,21 @@ def recall(self: HippoTask, *, key: str, channel: str, query: str, **ctx: Any) -
     if not speaker.allowed(self, key, to, ctx, Action.ASK):
         return
     asked = bound(query)  # what search reads of it; what was cut is said with the answer
-    found = rt.store.search(asked.query, limit=10) if asked.query.strip() else []
-    hits = ([h for h in found if h.entry] or found)[:5]  # facts first; prose only if nothing else
-    for path in {hit.path for hit in hits}:  # feeds dreaming's "no session used this"
-        count_read(rt.redis, rt.config.workspace, path)
-    text = say.recall_answer(rt.config.public_url, query, hits)
+    user = str(ctx.get("user") or "")
+    # every open memory; the asker's own only where only they read the answer
     private = channel.startswith("D") or bool(ctx.get("response_url") and not ctx.get("share"))
-    own = memories.own_hits(rt, str(ctx.get("user") or ""), query)
-    text += say.own_recall(own, private=private)
+    read = memories.read_scopes(rt.config, user, own=private)
+    found = (
+        memories.search(rt, user, asked.query, limit=10, own=private) if asked.query.strip() else []
+    )
+    hits = ([f for f in found if f.hit.entry] or found)[:5]  # facts first; prose if nothing else
+    firsts = {(f.workspace, f.hit.path): f.hit.text for f in reversed(hits)}
+    for (ws, path), entry in firsts.items():  # "no session used this", and the recall's record
+        count_read(rt.redis, ws, path, by=ReadBy(user, "slack"), entry=entry)
+    pairs = [(f.scope, f.hit) for f in hits]
+    text = say.recall_answer(rt.config.public_url, query, pairs, labelled=len(read) > 1)
+    if not private:
+        text += say.own_elsewhere(len(memories.own_hits(rt, user, asked.query)))
     text += f"\n_{asked.note}_" if asked.cut else ""
     reply_once(rt, self, key, to, text)
 

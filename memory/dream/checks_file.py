@@ -40,6 +40,11 @@ HELP = (
 )
 _JSON_PATH = regex.compile(r"^(?:\$\.)?[^.\[\]]+(?:\[\d+\])*(?:\.[^.\[\]]+(?:\[\d+\])*)*$")
 _NAME = r"^[a-z0-9][a-z0-9_.-]*$"
+MAX_HEADERS = 10
+_HEADER = regex.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$")  # an HTTP field name (RFC 9110)
+_ENV = regex.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+# what says how the request travels, not who asks: never set by a check
+_FRAMING = frozenset({"host", "content-length", "transfer-encoding", "connection", "upgrade", "te"})
 REPO = r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
 
@@ -122,6 +127,23 @@ class HttpJson(_Check):
     kind: Literal["http_json"]
     url: str
     json_path: str
+    # request header → the name of the environment variable holding its value on the worker
+    # (never the value: a secret is not written in the memory; integrations/declared_checks.py
+    # sends only variables under HIPPO_CHECK_ENV_PREFIX)
+    headers: dict[str, str] = Field(default_factory=dict, max_length=MAX_HEADERS)
+
+    @field_validator("headers")
+    @classmethod
+    def _headers(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, variable in value.items():
+            if not _HEADER.match(name) or name.lower() in _FRAMING or name.lower()[:6] == "proxy-":
+                raise ValueError(f"headers: {name!r} is not a request header a check may set")
+            if not _ENV.match(variable):
+                raise ValueError(
+                    f"headers.{name}: name the environment variable holding its value (letters, "
+                    "digits and _); the value itself is never written in the memory"
+                )
+        return value
 
     def templates(self) -> dict[str, str]:
         return {"url": self.url, "json_path": self.json_path}
@@ -219,6 +241,7 @@ class Resolved:
     contains: str = ""
     line: str = ""
     claimed: str | None = None  # the entry's `value` group; None: the check has none
+    headers: tuple[tuple[str, str], ...] = ()  # (header, environment variable), http_json only
     pattern: str = ""  # the check's match.pattern: what a value written into the entry must fit
 
     @property
@@ -236,7 +259,10 @@ def resolve(check: Check, groups: Mapping[str, str]) -> Resolved:
     quoted = {k: quote(v, safe="") for k, v in groups.items()}
     if isinstance(check, HttpJson):
         return _replace(
-            base, url=check.url.format(**quoted), json_path=_fill(check.json_path, groups)
+            base,
+            url=check.url.format(**quoted),
+            json_path=_fill(check.json_path, groups),
+            headers=tuple(sorted(check.headers.items())),
         )
     if isinstance(check, GitHubFile):
         return _replace(
@@ -254,7 +280,7 @@ def _fill(template: str, groups: Mapping[str, str]) -> str:
     return template.format(**groups) if template else ""
 
 
-def _replace(base: Resolved, **values: str) -> Resolved:
+def _replace(base: Resolved, **values: Any) -> Resolved:
     return dataclasses.replace(base, **values)
 
 

@@ -124,6 +124,11 @@ def run(ctx: Context) -> StepResult:
     result.body += gate.body
     activated += gate.activated
     result.facts = {"activated": activated, "merged": merged, "revoked": revoked}
+    result.facts["revoked_entries"] = [  # (path, text) of each, for the operational log
+        (op.path, op.match)
+        for op in result.ops
+        if isinstance(op, ReplaceEntry) and ("status", REVOKED) in op.meta
+    ]
     result.facts["contradictions"] = gate.open
     if result.ops:
         result.subject = (

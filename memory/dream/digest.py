@@ -99,7 +99,10 @@ def step_block(step: StepReport, console_url: str, workspace: str) -> list[Block
 def blocks(report: Report, *, console_url: str, workspace: str = "default") -> list[Block]:
     """The digest's blocks for `report`."""
     out: list[Block] = [
-        {"type": "header", "text": {"type": "plain_text", "text": f"Dream of {report.run_id}"}}
+        {
+            "type": "header",
+            "text": {"type": "plain_text", "text": f"Dream of the night of {report.run_id}"},
+        }
     ]
     lines = daily_lines(report.daily_text)
     if lines:
@@ -354,4 +357,4 @@ def _is_correction(line: str) -> bool:
 def text(report: Report) -> str:
     """The notification text (the fallback Slack shows where blocks cannot be)."""
     done = [s.step for s in report.steps if s.commit]
-    return f"Dream of {report.run_id}: {', '.join(done) or 'nothing changed'}"
+    return f"Dream of the night of {report.run_id}: {', '.join(done) or 'nothing changed'}"

@@ -207,6 +207,10 @@ def _run_steps(
         if step is not None and name == "outcomes":  # for the operational log (jobs/oplog.py)
             became, revoked = step.facts.get("activated", []), step.facts.get("revoked", 0)
             report.extra["outcomes"] = {"promotions": len(became), "revocations": revoked}
+            report.extra["outcomes"] |= {  # what, for the operational log's records
+                "activated": list(became),
+                "revoked": list(step.facts.get("revoked_entries", [])),
+            }
             report.extra["contradictions"] = list(step.facts.get("contradictions", []))
         if step is not None and name == "tidy":  # for the digest's Merge buttons
             report.extra["possible_duplicates"] = list(step.facts.get("possible", []))

@@ -69,6 +69,35 @@ def test_the_dry_run_lists_matches_and_what_the_dream_would_do(
     assert store.head() == head  # nothing written
 
 
+def test_a_check_with_credentials_from_the_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check naming a header's variable: with HIPPO_CHECK_ENV_PREFIX set as a deploy sets it,
+    the site gets the header and the dry run answers; the credential is printed nowhere."""
+    secret = "Bearer s3cret-monitoring-token"
+    monkeypatch.setenv("HIPPO_VERIFY_HOSTS", "127.0.0.1")
+    monkeypatch.setenv("HIPPO_VERIFY_PRIVATE", "127.0.0.0/8")
+    monkeypatch.setenv("HIPPO_CHECK_ENV_PREFIX", "HIPPO_CHECK_")
+    monkeypatch.setenv("HIPPO_CHECK_STATUS_TOKEN", secret)
+
+    def guarded(headers: dict[str, str]) -> object:
+        return {"version": "3.3"} if headers.get("Authorization") == secret else (401, b"{}")
+
+    with JsonSite({"/v.json": guarded}) as site:
+        text = checks(site.base).replace(
+            "    json_path: version\n",
+            "    json_path: version\n    headers: {Authorization: HIPPO_CHECK_STATUS_TOKEN}\n",
+        )
+        argv, _ = seed(tmp_path, text)
+        capsys.readouterr()
+        assert main([*argv, "checks", "test"]) == 0
+        assert main([*argv, "checks", "test", "--json"]) == 0
+    said = capsys.readouterr()
+    assert f"fixable: {site.base}/v.json version is '3.3', not '3.2'" in said.out
+    assert "s3cret" not in said.out + said.err
+    assert [h["Authorization"] for _, h in site.asked] == [secret, secret]
+
+
 def test_the_dry_run_as_json(
     site: JsonSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

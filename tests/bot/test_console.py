@@ -229,7 +229,7 @@ def test_dream_runs_as_cards_with_revert_per_step(signed: FlaskClient, rt: Runti
     )
     page = signed.get("/console/dreams").get_data(as_text=True)
     assert page.count('class="card dream"') == 1
-    assert "2026-11-30-0300" in page
+    assert "<h2>Night of 2026-11-30-0300</h2>" in page
     assert "note for 2026-11-30; drop a transient entry" in page
     assert "2 files changed" in page
     assert "+3" in page and "−1" in page
@@ -240,6 +240,22 @@ def test_dream_runs_as_cards_with_revert_per_step(signed: FlaskClient, rt: Runti
     assert resp.status_code == 302 and resp.headers["Location"] == "/console/dreams"
     assert "retries are capped at three" in rt.store.read("services/checkout.md")
     assert rt.store.read_or_none("daily/2026-11-30.md") is not None
+
+
+def test_dream_card_is_headed_by_the_night_it_tended(signed: FlaskClient, rt: Runtime) -> None:
+    """A card's heading is the night the run tended, not the date its commits were written
+    (a dream of 2027-01-01 run today reads "Night of 2027-01-01"; when it ran is below)."""
+    rt.store.write(
+        [writes.AddEntry("daily/2027-01-01.md", "shipped the retry cap", title="2027-01-01")],
+        author=ANN,
+        message="dream(daily): note for 2027-01-01",
+        trailers={"Hippo-Dream": "2027-01-01"},
+    )
+    written = rt.store.log(limit=1)[0].time.strftime("%Y-%m-%d")
+    page = signed.get("/console/dreams").get_data(as_text=True)
+    [heading] = re.findall(r"<h2>(.*?)</h2>", page, re.S)
+    assert heading == "Night of 2027-01-01"
+    assert f"dreamt {written}" in page
 
 
 def test_channel_preferences(signed: FlaskClient, rt: Runtime) -> None:
@@ -386,7 +402,7 @@ def test_a_real_dream_run_is_one_card(signed: FlaskClient, rt: Runtime) -> None:
     report = dream(rt.store, now=datetime(2026, 11, 30, 3, 0))
     page = signed.get("/console/dreams").get_data(as_text=True)
     assert page.count('class="card dream"') == 1
-    assert f"run {report.run_id}" in page
+    assert f"<h2>Night of {report.run_id}</h2>" in page
     steps = [c for c in rt.store.log(limit=50) if c.summary.startswith("dream(")]
     assert steps, "dreaming made no commit"
     for c in steps:

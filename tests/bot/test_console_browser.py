@@ -5,11 +5,13 @@ Runs wherever a Chromium is found; in CI (CI=true) a missing Chromium is a failu
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
@@ -17,9 +19,11 @@ from werkzeug.serving import make_server
 
 from bot.app import create_app
 from jobs.config import Config
+from jobs.dream import run_dream
 from jobs.runtime import Runtime
 from memory import writes
 from memory.git import Author
+from tests.fakes.slack import SlackFake
 
 pytestmark = pytest.mark.browser
 
@@ -53,13 +57,15 @@ def browser() -> Iterator[Browser]:
         b.close()
 
 
-@pytest.fixture
-def base_url(tmp_path: Path) -> Iterator[tuple[str, Runtime]]:
+@contextlib.contextmanager
+def serving(tmp_path: Path, **extra: Any) -> Iterator[tuple[str, Runtime]]:
+    """The web app on loopback over a memory seeded with one entry by ann."""
     config = Config(
         data_dir=tmp_path / "data",
         memory_remote=str(tmp_path / "remote.git"),
         console_token=TOKEN,
         secret_key="browser-secret",
+        **extra,
     )
     rt = Runtime(config)
     rt.store.init()
@@ -75,10 +81,18 @@ def base_url(tmp_path: Path) -> Iterator[tuple[str, Runtime]]:
     server = make_server("127.0.0.1", 0, create_app(config, rt), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", rt
-    server.shutdown()
-    thread.join(5)
-    rt.close()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", rt
+    finally:
+        server.shutdown()
+        thread.join(5)
+        rt.close()
+
+
+@pytest.fixture
+def base_url(tmp_path: Path) -> Iterator[tuple[str, Runtime]]:
+    with serving(tmp_path) as served:
+        yield served
 
 
 @pytest.fixture
@@ -119,6 +133,54 @@ def test_sign_in_edit_entry_see_history_and_revert(
 
     page.goto(f"{url}/console/history/team/releases.md")
     expect(page.locator("tr.commit").first).to_contain_text('revert: "narrow the freeze"')
+
+
+def sign_in(page: Page, url: str, where: str) -> None:
+    page.goto(f"{url}{where}")
+    page.fill("input[name=name]", "Dee")
+    page.fill("input[name=token]", TOKEN)
+    page.click("text=Sign in with token")
+
+
+def test_people_show_by_their_slack_names(
+    page: Page, tmp_path: Path, slack_fake: SlackFake, redis_url: str
+) -> None:
+    """Issue 39, item 6: a Slack user id (an author, an entry's `by:`) reads as the person's
+    Slack display name (users.info on the loopback fake, Slack's own answer), the id kept as
+    the element's title."""
+    slack_fake.users["U0ALICE7"] = {"profile": {"display_name": "Alice", "real_name": "A. Doe"}}
+    extra = {"slack_bot_token": "xoxb-test", "slack_api_url": slack_fake.url}
+    with serving(tmp_path, redis_url=redis_url, **extra) as (url, rt):
+        op = writes.AddEntry("team/releases.md", "the freeze ends at noon", (("by", "U0ALICE7"),))
+        rt.store.write([op], author=Author("U0ALICE7", "U0ALICE7@slack"), message="from Slack")
+        sign_in(page, url, "/console/history")
+        who = page.locator("tr.commit td.who").first
+        expect(who).to_have_text("Alice")
+        expect(who).to_have_attribute("title", "U0ALICE7")
+        page.goto(f"{url}/console/file/team/releases.md")
+        expect(page.locator("td.by .who")).to_have_text("Alice")
+
+
+def test_memory_health_is_drawn_as_charts(page: Page, tmp_path: Path, redis_url: str) -> None:
+    """Issue 39, item 8: after two dreams the activity page shows the memory's health as
+    server-drawn SVG (no script): entries by standing per night, one point per night and
+    standing, each naming its night and count; the files nobody reads and recalls per day."""
+    with serving(tmp_path, redis_url=redis_url) as (url, rt):
+        run_dream(rt, now_iso="2026-11-29T03:00")
+        op = writes.AddEntry("team/releases.md", "the freeze may move", (("status", "tentative"),))
+        rt.store.write([op], author=Author("ann", "ann@example.com"), message="more")
+        run_dream(rt, now_iso="2026-11-30T03:00")
+        sign_in(page, url, "/console/activity")
+        standing = page.locator("figure.standing svg.chart")
+        expect(standing).to_be_visible()
+        box = standing.bounding_box()
+        assert box is not None and box["width"] > 300 and box["height"] > 60
+        dots = standing.locator("circle")
+        expect(dots).to_have_count(6)  # 2 nights x active, tentative, revoked
+        titles = [t.strip() for t in standing.locator("circle title").all_text_contents()]
+        assert "2026-11-28 · active: 1" in titles and "2026-11-29 · tentative: 1" in titles
+        expect(page.locator("figure.recalls svg.chart")).to_be_visible()
+        assert page.locator("script").count() == 0
 
 
 def test_no_chromium_fails_in_ci_and_skips_elsewhere(

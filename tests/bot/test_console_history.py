@@ -38,8 +38,8 @@ def signed(rt: Runtime) -> FlaskClient:
 
 def test_search_shows_who_what_why_and_evidence(signed: FlaskClient) -> None:
     page = signed.get("/console/history?q=checkout-api+504s").get_data(as_text=True)
-    who = '<strong class="who">'
-    assert page.index(who + "bob") < page.index(who + "ann")  # newest first
+    who = '<strong class="who" title="{0}">{0}</strong>'
+    assert page.index(who.format("bob")) < page.index(who.format("ann"))  # newest first
     assert "changed in" in page and FACT in page and "our proxy" in page
     assert "Why: the vendor was cleared &lt;b&gt;twice&lt;/b&gt;" in page  # escaped, not markup
     assert '<a href="https://example.test/p123" rel="noopener noreferrer">' in page

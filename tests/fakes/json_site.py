@@ -1,8 +1,9 @@
 """An HTTP JSON endpoint on loopback: the far end of a team's declared `http_json` checks.
 
-Serves GET from a table (path → JSON document, (status, body bytes) for anything else, or
-(status, b"", location) for a redirect) and
-records every path asked, so a test sees how often hippo fetched. The SSRF guard refuses
+Serves GET from a table (path → JSON document, (status, body bytes) for anything else,
+(status, b"", location) for a redirect, or a function of the request's headers returning one of
+those) and records every path asked, and the headers it came with (`asked`), so a test sees how
+often hippo fetched and what it sent. The SSRF guard refuses
 loopback unless the verifier's policy lists it (`private=("127.0.0.0/8",)`), as tests do.
 """
 
@@ -20,12 +21,16 @@ class JsonSite:
     def __init__(self, routes: dict[str, Any]) -> None:
         self.routes = routes
         self.seen: list[str] = []
+        self.asked: list[tuple[str, dict[str, str]]] = []
         site = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 site.seen.append(self.path)
+                site.asked.append((self.path, dict(self.headers.items())))
                 found = site.routes.get(self.path)
+                if callable(found):
+                    found = found(dict(self.headers.items()))
                 where = ""
                 if isinstance(found, tuple):
                     status, body, *rest = found

@@ -232,7 +232,9 @@ class SlackFake:
         if call.api == "users.info":
             user = str(f.get("user"))
             team = installed["team"] if installed is not None else "T111"
-            return {"ok": True, "user": {**member(user, team), **self.users.get(user, {})}}
+            base, over = member(user, team), self.users.get(user, {})
+            profile = {**base["profile"], **(over.get("profile") or {})}  # as Slack nests it
+            return {"ok": True, "user": {**base, **over, "profile": profile}}
         if call.api == "usergroups.users.list":
             group = str(f.get("usergroup"))
             if group not in self.usergroups:

@@ -14,7 +14,6 @@ from integrations.gate_llm import SYSTEM as GATE_SYSTEM
 from jobs import keys, oplog
 from jobs.agent.turn import take_turn
 from jobs.celery_app import make_celery
-from jobs.dream import count_outcomes
 from jobs.runtime import Runtime
 from memory import format as fmt
 from memory.dream.run import dream
@@ -93,6 +92,10 @@ def test_the_agents_edits_pass_the_gate(
     assert (doc[new[1]].get("kind"), doc[new[1]].get("contradicts")) == ("fact", GRPC)
     assert (doc[PITFALL].get("kind"), doc[PITFALL].get("status")) == ("pitfall", "tentative")
     assert oplog.day(rt.redis, rt.config.workspace, oplog.today())[oplog.CONTRADICTIONS] == 2
+    said = oplog.events(rt.redis, rt.config.workspace)
+    assert {(e.event, e.door, e.path, e.entry) for e in said if e.event == "contradiction"} == {
+        ("contradiction", "slack", PATH, text) for text in new
+    }
     asked = [b for b in claude.requests if b.get("system") == GATE_SYSTEM]
     assert asked and all(b["model"] == "claude-haiku-5-5" for b in asked)
 
@@ -104,10 +107,12 @@ def test_the_agents_edits_pass_the_gate(
     assert pitfall.get_all("evidence") == [thread_b] and pitfall.get("status") == "tentative"
 
     report = dream(rt.store, now=datetime(2026, 12, 2, 3))
-    count_outcomes(rt, rt.config.workspace, report)
+    oplog.count_night(rt.redis, rt.config.workspace, report.extra.get("outcomes"))
     (pitfall,) = [e for e in fmt.parse(rt.store.read(PATH)).entries if "sandbox" in e.text]
     assert pitfall.get("status") == "active" and pitfall.get_all("evidence") == [thread_b]
     assert oplog.day(rt.redis, rt.config.workspace, oplog.today())[oplog.PROMOTIONS] == 1
+    [up] = [e for e in oplog.events(rt.redis, rt.config.workspace) if e.event == "promotion"]
+    assert (up.door, up.who, up.entry) == ("dream", "hippo", pitfall.text)
     assert [c.text for c in report.extra["contradictions"]] == new
 
 

@@ -75,3 +75,18 @@ def test_links_follow_port_when_public_url_is_unset() -> None:
         file_link(config.public_url, "inbox.md")
         == "<http://localhost:4100/console/file/inbox.md|inbox.md>"
     )
+
+
+def test_check_credentials_only_under_an_opted_in_prefix() -> None:
+    """Declared checks may send the variables under HIPPO_CHECK_ENV_PREFIX, read once; none
+    without it; a prefix that would reach hippo's own settings is refused; the values never
+    show in the config's repr."""
+    env = {"HIPPO_CHECK_GRAFANA": "Bearer s3cret-value", "SLACK_BOT_TOKEN": "xoxb-1"}
+    assert Config.from_env(env).check_env == {}
+    c = Config.from_env(env | {"HIPPO_CHECK_ENV_PREFIX": "HIPPO_CHECK_"})
+    assert c.check_env == {"HIPPO_CHECK_GRAFANA": "Bearer s3cret-value"}
+    assert "s3cret" not in repr(c)
+    assert Config.from_env(env | {"HIPPO_CHECK_ENV_PREFIX": "MONITORING_"}).check_env == {}
+    for broad in ("SLACK_", "HIPPO_", "S", "GITHUB_APP_", "H_", "hippo_check_"):
+        with pytest.raises(ConfigError, match="HIPPO_CHECK_ENV_PREFIX"):
+            Config.from_env({"HIPPO_CHECK_ENV_PREFIX": broad})

@@ -61,10 +61,10 @@ def test_dream_publishes_a_snapshot_and_posts_the_digest(
     assert rt.store.refs("snapshots/") == {"snapshots/1": outcome.report.head}
     sent = digest_post(slack_fake)
     blocks = sent["blocks"]
-    assert sent["text"] == "Dream of 2026-11-29: daily, tidy, index, state"
+    assert sent["text"] == "Dream of the night of 2026-11-29: daily, tidy, index, state"
     assert blocks[0] == {
         "type": "header",
-        "text": {"type": "plain_text", "text": "Dream of 2026-11-29"},
+        "text": {"type": "plain_text", "text": "Dream of the night of 2026-11-29"},
     }
     assert "The release train now leaves on Tuesdays at noon" in blocks[1]["text"]["text"]
     buttons = [b for b in blocks if "accessory" in b]
@@ -210,7 +210,7 @@ def test_cli_dream_prints_the_steps(
     config = slack_runtime.config
     assert main(["dream", "--now", "2026-11-30T03:00"], config) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Dream of 2026-11-29:\n")
+    assert out.startswith("Dream of the night of 2026-11-29:\n")
     assert "dream(tidy): 0 duplicates merged, 1 inbox notes filed" in out
     assert main(["dream", "--now", "2026-11-30T05:00"], config) == 0
     assert "already ran" in capsys.readouterr().out

@@ -105,7 +105,9 @@ SLACK: dict[str, Callable[[], Any]] = {
     "nothing_matches": lambda: say.nothing_matches(HOSTILE),
     "which_one": lambda: say.which_one(HOSTILE, 2),
     "question_blocks": lambda: say.question_blocks("Which?", "k", (match(), match())),
-    "recall_answer": lambda: say.recall_answer(CONSOLE, HOSTILE, [hit(), hit(source=HOSTILE)]),
+    "recall_answer": lambda: say.recall_answer(
+        CONSOLE, HOSTILE, [("team", hit()), ("org", hit(source=HOSTILE))], labelled=True
+    ),
     "lesson announcement": lambda: announcement(
         "octo/app", LessonPlan(text=HOSTILE, sources=[EVIL_URL, "https://github.com/o/a/pull/2"])
     ),

@@ -109,7 +109,7 @@ def test_the_org_memory_and_each_persons_own_are_dreamt_with_their_own_digests(
     assert mine[0]["channel"] == "W222"  # a direct message to the person, never a channel
     assert org[0]["channel"] == "CDIGEST"  # the org's goes where the team's goes
     blocks = mine[0]["blocks"]
-    assert blocks[0]["text"]["text"] == "Your own memory: Dream of 2026-11-29"
+    assert blocks[0]["text"]["text"] == "Your own memory: Dream of the night of 2026-11-29"
     text = str(blocks)
     assert "http://hippo.test/m/me/console/commit/" in text  # the console on that memory
     assert "http://hippo.test/m/me/console/dreams" in text

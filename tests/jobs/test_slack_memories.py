@@ -133,4 +133,9 @@ def test_recall_shows_the_askers_own_lines_only_where_only_they_see_them(
     assert "1 more in your own memory: ask me in a DM" in public
     post(client, mention("what do you know about tabs?", event_id="Ev4", ts="1.4", channel="D01"))
     private = replies(slack_fake, 4)[3]["text"]
-    assert "From your own memory:\n• [me] I prefer tabs over spaces — `inbox.md`" in private
+    assert "• [me] I prefer tabs over spaces — <http://hippo.test/m/me/console/file/inbox.md|" in (
+        private
+    )
+    assert "• [team] the linter enforces tabs — <http://hippo.test/console/file/inbox.md|" in (
+        private
+    )

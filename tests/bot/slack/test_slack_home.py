@@ -130,7 +130,7 @@ def test_home_view_lists_what_waits_and_marks_admins() -> None:
     view = home_view(glance, console_url="https://h.example/", admin=True)
     text = text_of(view)
     assert "*3* files · *1,200* entries" in text
-    assert "(2026-11-30): 1 merged &lt;dup&gt;" in text
+    assert "(the night of 2026-11-29): 1 merged &lt;dup&gt;" in text
     assert "<https://h.example/console/dreams#run-2026-11-29|" in text
     assert "*Deletions waiting for the cap*\n• old/a.md" in text
     assert "…and 2 more" in text

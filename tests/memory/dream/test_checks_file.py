@@ -187,3 +187,25 @@ def test_a_file_is_selected_by_any_entry_anchored_or_not() -> None:
         declared, problems = tonight({PATH: base % pattern})
         assert problems == [] and declared.selects("t.md", entries), pattern
         assert not declared.selects("t.md", entries[:1]), pattern
+
+
+def test_headers_name_environment_variables_never_values() -> None:
+    """An http_json check's `headers` map a request header to the environment variable that
+    holds its value; a value in their place, a framing header or too many are refused."""
+    with_headers = GOOD.replace(
+        "    json_path: data.version\n",
+        "    json_path: data.version\n    headers: {Authorization: HIPPO_CHECK_STATUS_TOKEN}\n",
+    )
+    loaded = load({PATH: with_headers})
+    assert loaded.errors == []
+    assert loaded.checks[0].headers == {"Authorization": "HIPPO_CHECK_STATUS_TOKEN"}  # type: ignore[union-attr]
+    (e,) = errors(with_headers.replace("HIPPO_CHECK_STATUS_TOKEN", "'Bearer abc123def'"))
+    assert "checks[0].headers: headers.Authorization: name the environment variable" in e
+    assert "abc123def" not in e  # a secret written by mistake is not repeated
+    (e,) = errors(with_headers.replace("Authorization:", "Host:"))
+    assert "'Host' is not a request header a check may set" in e
+    many = ", ".join(f"X-H{i}: HIPPO_CHECK_{i}" for i in range(11))
+    (e,) = errors(with_headers.replace("Authorization: HIPPO_CHECK_STATUS_TOKEN", many))
+    assert "checks[0].headers" in e and "at most 10" in e
+    (e,) = errors(GOOD.replace("    repo: shopco/cli\n", "    repo: shopco/cli\n    headers: {}\n"))
+    assert "checks[2].headers: Extra inputs are not permitted" in e
