@@ -179,6 +179,9 @@ def _dream_locked(
         claude = ClaudeDreamer(
             rt.llm, verifiers, model=rt.config.model, allowed_hosts=rt.config.verify_hosts
         )
+    from jobs.github.sweep import sweep  # PyGithub: with a dream, not the web's task names
+
+    swept = sweep(rt, workspace, now)  # before the steps: tonight's daily note has its lessons
     report = dream(
         rt.store,
         now=now,
@@ -191,6 +194,7 @@ def _dream_locked(
         allowed_hosts=rt.config.verify_hosts,
         after_step=lambda step: _after_step(lock, step, on_step),  # each step renews the lock
     )
+    report.extra["sweep"] = swept.as_dict() if swept is not None else None
     if not report.skipped:  # old months of archive/ to the cold ref, one commit each
         report.extra["archive"] = roll_archive(rt.store, now.date())
     metrics.DREAM_SECONDS.observe(time.monotonic() - started)
