@@ -21,6 +21,7 @@ from integrations import metrics
 from jobs import keys, oplog
 from jobs.archive import roll_archive
 from jobs.config import Config, today
+from jobs.github.sweep import sweep
 from jobs.memory_buttons import pressed
 from jobs.read_counts import last_reads, read_counts
 from jobs.runtime import Runtime
@@ -179,8 +180,6 @@ def _dream_locked(
         claude = ClaudeDreamer(
             rt.llm, verifiers, model=rt.config.model, allowed_hosts=rt.config.verify_hosts
         )
-    from jobs.github.sweep import sweep  # PyGithub: with a dream, not the web's task names
-
     swept = sweep(rt, workspace, now)  # before the steps: tonight's daily note has its lessons
     report = dream(
         rt.store,
@@ -188,6 +187,8 @@ def _dream_locked(
         verifiers=verifiers,
         checker=claude,
         writer=claude,
+        learner=claude,
+        titler=claude,
         confirm=claude.same if claude is not None else None,
         recall=read_counts(rt.redis, workspace),
         last_read=last_reads(rt.redis, workspace),

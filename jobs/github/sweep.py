@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 
 from integrations import github_client as gh
 from jobs import keys
-from jobs.github.backfill import learn_one
 from jobs.github.tasks import settings
 from jobs.runtime import Runtime
 from memory.lessons import pull_requests as po
@@ -171,6 +170,8 @@ def _repo(rt: Runtime, client: Github, repo: str, since: datetime, done: Sweep) 
             done.seen += 1
         else:
             unseen.append(pr.number)
+    from jobs.github.backfill import learn_one  # PyGithub: with a sweep, not a web process
+
     for number in reversed(unseen):
         _within_limit(client, repo)
         item = learn_one(rt, repo, number, client=client)

@@ -248,14 +248,15 @@ def contradiction_blocks(found: list[Contradiction], console_url: str = "") -> l
 
 
 def proposal_blocks(found: list[Proposal], workspace: str, console_url: str = "") -> list[Block]:
-    """Agents' deletions and edits of entries they may not change (memory/trust/proposals.py), each
-    with Accept and Drop buttons (`action_id` ACCEPT_ACTION / DROP_ACTION, value
+    """Agents' deletions and edits of entries they may not change, and the dream's lessons,
+    titles and layout changes (memory/trust/proposals.py), each one card with Accept and Drop
+    buttons (`action_id` ACCEPT_ACTION / DROP_ACTION, value
     "<workspace>|<proposal id>"); the console's Proposals page lists them all."""
     if not found:
         return []
     base = console_url.rstrip("/")
     link = f" (<{base}/console/proposals|all in the console>)" if base else ""
-    out = [_section(f"*Proposals by agents*: accept or drop each{link}")]
+    out = [_section(f"*Proposals* (agents' and the dream's): accept or drop each{link}")]
     for i, p in enumerate(found[:MAX_LIST]):
         by = f" — {_escape(p.by)}" if p.by else ""
         block = _section(f"• {_escape(p.describe())}{by}")
