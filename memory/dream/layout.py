@@ -27,6 +27,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from typing import Protocol
 
 from memory import format as fmt
@@ -98,6 +99,7 @@ GENERIC = frozenset(
 )
 _PART = re.compile(r"[^a-z0-9]+")
 _SLUG = re.compile(r"[^a-z0-9]+")
+_PREFIX = re.compile(r"([a-z][a-z0-9]+)[-_]\w")
 
 
 class Titler(Protocol):
@@ -109,15 +111,21 @@ class Titler(Protocol):
 def run(ctx: Context, titler: Titler | None = None) -> StepResult:
     result = StepResult("layout")
     topics = [p for p in ctx.topics() if not p.startswith(KEPT)]
+    by_folder: dict[str, list[str]] = defaultdict(list)
+    for path in topics:
+        by_folder[path.rpartition("/")[0]].append(path)
     proposer = Proposer(ctx, MAX_PROPOSALS)
-    for kind, path, text, about, meta in [
-        *_merges(ctx, topics),
-        *_splits(ctx, topics),
-        *_regroups(topics),
-        *_titles(ctx, topics, titler),
-    ]:
+    found = chain(
+        _merges(ctx, topics),
+        _splits(ctx, topics),
+        _regroups(by_folder, set(topics)),
+        _titles(ctx, by_folder, titler),
+    )
+    for kind, path, text, about, meta in found:  # worked out one at a time, until the limit
         if proposer.offer(kind, path, text, signature(kind, about), meta):
             result.body.append(f"- {kind}: {text}")
+        if proposer.full:
+            break
     result.ops = list(proposer.ops)
     result.facts = {"proposed": len(result.ops), "skipped": proposer.skipped}
     if result.ops:
@@ -205,21 +213,19 @@ def slug(title: str) -> str:
     return _SLUG.sub("-", title.lower()).strip("-")[:60]
 
 
-def _regroups(topics: list[str]) -> Iterator[Found]:
-    by_folder: dict[str, list[str]] = defaultdict(list)
-    for path in topics:
-        by_folder[path.rpartition("/")[0]].append(path)
+def _regroups(by_folder: dict[str, list[str]], topics: set[str]) -> Iterator[Found]:
     for folder, paths in sorted(by_folder.items()):
         if len(paths) < FOLDER_FILES:
             continue
-        names = {p: p.rsplit("/", 1)[-1][:-3] for p in paths}
-        prefixes = Counter(
-            m.group(1) for n in names.values() if (m := re.match(r"([a-z][a-z0-9]+)[-_]\w", n))
-        )
-        for prefix, n in sorted(prefixes.items(), key=lambda kv: (-kv[1], kv[0])):
+        by_prefix: dict[str, list[str]] = defaultdict(list)
+        for p in paths:
+            if m := _PREFIX.match(p.rsplit("/", 1)[-1]):
+                by_prefix[m.group(1)].append(p)
+        for prefix, named in sorted(by_prefix.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            n = len(named)
             if n < REGROUP_FILES or prefix in GENERIC or n > 0.9 * len(paths):
                 continue
-            moved = sorted(p for p, name in names.items() if _prefixed(name, prefix))[:MAX_MOVED]
+            moved = sorted(named)[:MAX_MOVED]
             base = f"{folder}/{prefix}" if folder else prefix
             if f"{base}.md" in topics:
                 continue  # a file of that name: regrouping would sit beside it confusingly
@@ -229,12 +235,10 @@ def _regroups(topics: list[str]) -> Iterator[Found]:
             yield "regroup", folder or ".", text, f"{folder}/{prefix}", meta
 
 
-def _prefixed(name: str, prefix: str) -> bool:
-    return name.startswith(prefix) and name[len(prefix) : len(prefix) + 1] in ("-", "_")
-
-
-def _titles(ctx: Context, topics: list[str], titler: Titler | None) -> Iterator[Found]:
-    for path in topics:
+def _titles(
+    ctx: Context, by_folder: dict[str, list[str]], titler: Titler | None
+) -> Iterator[Found]:
+    for path in (p for paths in by_folder.values() for p in paths):
         text = ctx.tree[path]
         if subject(path) and not subject(path).isdigit():
             continue
@@ -246,7 +250,7 @@ def _titles(ctx: Context, topics: list[str], titler: Titler | None) -> Iterator[
         if len(entries) < MIN_ENTRIES:
             continue
         title = (titler.title(path, entries) if titler is not None else None) or _title(
-            ctx, topics, path, entries
+            ctx, by_folder, path, entries
         )
         title = " ".join(title.split()).strip("# ")[:80]
         if title:
@@ -254,7 +258,7 @@ def _titles(ctx: Context, topics: list[str], titler: Titler | None) -> Iterator[
             yield "title", path, title, path, (("reason", why),)
 
 
-def _title(ctx: Context, topics: list[str], path: str, entries: list[str]) -> str:
+def _title(ctx: Context, by_folder: dict[str, list[str]], path: str, entries: list[str]) -> str:
     """The file's most characteristic words: frequent in its entries, rare beside it."""
     tf: Counter[str] = Counter()
     shown: dict[str, Counter[str]] = defaultdict(Counter)
@@ -264,7 +268,7 @@ def _title(ctx: Context, topics: list[str], path: str, entries: list[str]) -> st
                 tf[w] += 1
                 shown[w][raw if raw.isupper() else raw.lower()] += 1
     folder = path.rpartition("/")[0]
-    beside = [p for p in topics if p.rpartition("/")[0] == folder and p != path][:SIBLINGS]
+    beside = [p for p in by_folder.get(folder, ()) if p != path][:SIBLINGS]
     df = Counter(w for p in beside for w in words(ctx.tree[p][:4000]))
     score = {w: n * math.log((len(beside) + 1) / (df[w] + 1)) for w, n in tf.items() if n > 1}
     best = sorted(score, key=lambda w: (-score[w], w))[:3]

@@ -62,6 +62,10 @@ class Proposer:
     _waiting: set[str] | None = None
     _stones: tombstones.Stones | None = None
 
+    @property
+    def full(self) -> bool:
+        return len(self.ops) >= self.limit
+
     def offer(self, kind: str, path: str, text: str, sig: str, meta: Meta = ()) -> bool:
         """Propose `text` (kind `kind`, about `path`) unless it was made or settled before,
         holds a secret or repeats a forgotten fact; True when it is proposed."""

@@ -47,13 +47,14 @@ FIX_WORDS = 3  # content words two fixes of the same files share, at least
 SAME_QUESTION = 0.5  # Jaccard of content words from which two questions are one
 TEXT_FIELDS = ("summary", "text", "question", "problem", "approach", "outcome", "remember")
 FIXED = re.compile(
-    r"\b(?:fix(?:ed|es)?|resolv(?:ed|es)|work(?:ed)? around|workaround|pinn(?:ed)|bump(?:ed)|"
-    r"rais(?:ed)|increas(?:ed)|revert(?:ed)|patch(?:ed)|solv(?:ed)|set\b)",
+    r"\b(?:fix(?:ed|es)?|resolv(?:ed|es)|work(?:ed)? around|workaround|pinned|bumped|raised|"
+    r"increased|reverted|patched|solved|set)\b",
     re.I,
 )
 _ERRORS = re.compile(
     r"\b[A-Z]\w*(?:Error|Exception|Timeout|Exceeded|Refused)\b(?::[ \t]*[^\n;]{3,120})?"
-    r"|\b(?:fatal|error|ERROR|FATAL|panic):[ \t]*[^\n;]{5,120}"
+    r"|\b(?:[Ff]atal|[Ee]rror|ERROR|FATAL|panic)(?: [a-z]+){0,3}:[ \t]*[^\n;]{5,120}"
+    r"|\bnpm ERR! [^\n;]{3,120}"
     r"|\b[45]\d\d (?:Bad Gateway|Gateway Timeout|Service Unavailable|Internal Server Error|"
     r"Too Many Requests|Forbidden|Unauthorized|Not Found|Conflict|Bad Request)\b"
     r"|\bexit(?:ed)? (?:code|status|with) \d+\b|\bOOMKilled\b|\bsegmentation fault\b"
@@ -107,10 +108,37 @@ _PROGRAMS = frozenset(
     ]
 )
 _WORD = re.compile(r"[a-z][a-z0-9]+")
+_VALUE = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?:[a-z]{1,3})?\b", re.I)  # 120, 20.11, 1Gi
 _HEX = re.compile(r"\b[0-9a-f]{7,}\b")
 _NUMBER = re.compile(r"\b\d{4,}\b")
 _STEM = snowballstemmer.stemmer("english")
 _GENERIC_ERRORS = frozenset({"error", "fatal", "panic", "exception"})
+_BENIGN = re.compile(
+    r"(?:exit(?:ed)? (?:code|status|with) [012])|keyboardinterrupt|"
+    r"(?:error: )?failed to push some refs(?: to .*)?"
+)
+_FIX_VERBS = frozenset(
+    _STEM.stemWord(w)
+    for w in [
+        "fix",
+        "fixed",
+        "fixes",
+        "hit",
+        "resolved",
+        "work",
+        "around",
+        "workaround",
+        "pinned",
+        "bumped",
+        "raised",
+        "increased",
+        "reverted",
+        "patched",
+        "solved",
+        "set",
+        "again",
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -180,7 +208,8 @@ def read(raw: str, day: str, line: int) -> Episode | None:
     standing, writer = trust_episodes.writer(kind, data)
     texts = tuple(t[:MAX_TEXT] for k in TEXT_FIELDS for t in _strings(data.get(k)))
     errors = [*_strings(data.get("error")), *_strings(data.get("errors"))]
-    errors += [_cut(m.group(0)) for t in texts for m in _ERRORS.finditer(t)]
+    errors += [m.group(0) for t in texts for m in _ERRORS.finditer(t)]
+    errors = [_cut(e) for e in errors]  # the same key from a field as from prose
     keyed = {k: e for e in reversed(errors) if (k := error_key(e))}  # the first spelling wins
     commands = [*_strings(data.get("command")), *_strings(data.get("commands"))]
     commands += [c for t in texts for c in _BACKTICK.findall(t) if _is_command(c)]
@@ -252,9 +281,8 @@ def _by_question(episodes: Sequence[Episode]) -> list[Group]:
     asked = [ep for ep in episodes if len(words(ep.question)) >= 2]
     out = []
     for cluster in _clusters(asked, lambda a, b: _jaccard(words(a.question), words(b.question))):
-        if len(cluster) > 1:
-            shared = frozenset.intersection(*(words(e.question) for e in cluster))
-            out.append(Group("question", " ".join(sorted(shared)), cluster))
+        if len(cluster) > 1:  # named by its first question: the same name night after night
+            out.append(Group("question", " ".join(sorted(words(cluster[0].question))), cluster))
     return out
 
 
@@ -275,7 +303,11 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> bool:
 
 
 def _fix_words(ep: Episode) -> frozenset[str]:
-    return words(" ".join(t for t in ep.texts if FIXED.search(t)))
+    """The words of what a session says it fixed, but the files' own names and the verbs of
+    fixing: two fixes of one file share those whatever they did."""
+    text = " ".join(t for t in ep.texts if FIXED.search(t))
+    said = words(text) | frozenset(_VALUE.findall(text))  # 120, 20.11: what the fix set
+    return said - words(" ".join(ep.files).replace("/", " ").replace(".", " ")) - _FIX_VERBS
 
 
 @lru_cache(maxsize=65536)
@@ -287,12 +319,14 @@ def words(text: str) -> frozenset[str]:
 
 def error_key(text: str) -> str:
     """An error text as a key: lower case, ids and long numbers as `#`, one line, 120 chars;
-    empty when it names no more than "error"."""
+    empty when it names no more than "error", or only that something failed or was stopped
+    (BENIGN: the generic exit status, an interrupt by hand, git's refusal to push whose reason
+    is on another line): those recur in every team's sessions and teach nothing."""
     flat = " ".join(text.split()).strip(" .:;,'\"")
     flat = _NUMBER.sub("#", _HEX.sub("#", flat.lower()))[:120].rstrip()
     if len(words(flat) - _GENERIC_ERRORS) < 1 and not re.search(r"\d", flat):
         return ""
-    return flat
+    return "" if _BENIGN.fullmatch(flat) else flat
 
 
 _TAIL = re.compile(
