@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+import memory.facts.contradictions as cx
 import memory.trust.standing as standing
 from memory.dream.context import Context, StepResult, is_topic
 from memory.dream.proposing import Proposer, signature
@@ -46,7 +47,7 @@ def run(ctx: Context, learner: Learner | None = None) -> StepResult:
     said = Said(ctx)
     proposer = Proposer(ctx, MAX_LESSONS)
     for g in found:
-        if said.says(g):
+        if said.says(g) or _confirms(ctx, g):
             proposer.skipped["the memory says it"] = (
                 proposer.skipped.get("the memory says it", 0) + 1
             )
@@ -61,6 +62,13 @@ def run(ctx: Context, learner: Learner | None = None) -> StepResult:
     if result.ops:
         result.subject = f"{len(result.ops)} lessons proposed from {len(found)} recurrences"
     return result
+
+
+def _confirms(ctx: Context, g: Group) -> bool:
+    """The gate's check (memory/facts/contradictions.py, as for an agent's entry): the lesson's
+    words say again an entry of the file it would go to."""
+    entries = ctx.doc(target(ctx, g)).entries if target(ctx, g) in ctx.tree else []
+    return cx.check(draft(g), entries).verdict == cx.CONFIRM
 
 
 def meta(g: Group) -> tuple[tuple[str, str], ...]:
