@@ -26,6 +26,7 @@ from memory.dream.proposing import Proposer, signature
 from memory.dream.recurring import FIXED, Episode, Group, groups, recent, words
 from memory.notes import INBOX
 
+PEOPLES = ("preferences/", "conventions/")  # instructions people write: never a lesson's topic
 MAX_LESSONS = 10  # proposals a night, the most sessions first
 MAX_CITED = 60  # episodes cited on one proposal (every one, up to this)
 MAX_CHARS = 300
@@ -84,9 +85,13 @@ def meta(g: Group) -> tuple[tuple[str, str], ...]:
 
 
 def target(ctx: Context, g: Group) -> str:
-    """The topic the sessions read or changed most (a file of the memory), else the inbox."""
+    """The topic the sessions read or changed most (a file of the memory, not the people's
+    instructions in preferences/ and conventions/), else the inbox."""
     counts = Counter(
-        p for e in g.episodes for p in {*e.read, *e.files} if is_topic(p) and p in ctx.tree
+        p
+        for e in g.episodes
+        for p in {*e.read, *e.files}
+        if is_topic(p) and p in ctx.tree and not p.startswith(PEOPLES)
     )
     return counts.most_common(1)[0][0] if counts else INBOX
 

@@ -106,3 +106,28 @@ def test_what_the_memory_says_or_a_person_settled_is_not_proposed_again(store: S
     assert any(a.startswith(proposing.APART) for a in state["apart"])
     text = store.read("proposals.md")
     assert "Asked in" not in text and fmt.parse(text).entries == []
+
+
+def test_a_lesson_never_goes_to_peoples_instructions() -> None:
+    """Sessions that read only conventions/ (people's instructions to agents): the lesson is
+    proposed for the inbox, never for the file agents take their orders from."""
+    from datetime import date
+
+    from memory.dream.context import Context
+    from memory.dream.lessons import target
+    from memory.dream.recurring import Group, read
+    from memory.dream.state import State
+
+    eps = [
+        read(
+            json.dumps(
+                {"question": "how do we name branches", "files_read": ["conventions/acme/app.md"]}
+            ),
+            "2026-11-0" + str(i),
+            1,
+        )
+        for i in (1, 2, 3)
+    ]
+    tree = {"conventions/acme/app.md": "# app\n\n- branches start with the ticket id\n"}
+    ctx = Context(run_id="x", today=date(2026, 11, 30), tree=tree, state=State())
+    assert target(ctx, Group("question", "branch name", [e for e in eps if e])) == "inbox.md"
