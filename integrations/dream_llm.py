@@ -15,6 +15,7 @@ from typing import Any
 
 import anthropic
 
+from integrations.learn_llm import Wording
 from integrations.llm import Usage
 from memory import format as fmt
 from memory.dream import checkable_claims as cl
@@ -136,8 +137,9 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 
-class ClaudeDreamer:
-    """Checker and DailyWriter backed by Claude, with the deterministic path as the fallback."""
+class ClaudeDreamer(Wording):
+    """Checker, DailyWriter, Learner and Titler backed by Claude, with the deterministic path as
+    the fallback (the dream's proposals are worded in integrations/learn_llm.py)."""
 
     def __init__(
         self,
@@ -195,6 +197,14 @@ class ClaudeDreamer:
         self._down = 0
         self._count(msg.usage)
         return msg
+
+    def ask(self, prompt: str) -> str | None:
+        """One question, its text answer; None when the call failed (or the night stopped)."""
+        try:
+            return _final_text(self._create([{"role": "user", "content": prompt}]))
+        except _FAILED as exc:
+            log.warning("Claude failed on a proposal's words (%s); the template's instead", exc)
+            return None
 
     # -- corrections -----------------------------------------------------------------------
 

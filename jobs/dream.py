@@ -21,6 +21,7 @@ from integrations import metrics
 from jobs import keys, memory_health, oplog
 from jobs.archive import roll_archive
 from jobs.config import Config, today
+from jobs.github.sweep import sweep
 from jobs.memory_buttons import pressed
 from jobs.read_counts import last_reads, read_counts
 from jobs.runtime import Runtime
@@ -184,18 +185,22 @@ def _dream_locked(
         claude = ClaudeDreamer(
             rt.llm, verifiers, model=rt.config.model, allowed_hosts=rt.config.verify_hosts
         )
+    swept = sweep(rt, workspace, now)  # before the steps: tonight's daily note has its lessons
     report = dream(
         rt.store,
         now=now,
         verifiers=verifiers,
         checker=claude,
         writer=claude,
+        learner=claude,
+        titler=claude,
         confirm=claude.same if claude is not None else None,
         recall=read_counts(rt.redis, workspace),
         last_read=last_reads(rt.redis, workspace),
         allowed_hosts=rt.config.verify_hosts,
         after_step=lambda step: _after_step(lock, step, on_step),  # each step renews the lock
     )
+    report.extra["sweep"] = swept.as_dict() if swept is not None else None
     if not report.skipped:  # old months of archive/ to the cold ref, one commit each
         report.extra["archive"] = roll_archive(rt.store, now.date())
     metrics.DREAM_SECONDS.observe(time.monotonic() - started)

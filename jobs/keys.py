@@ -18,6 +18,7 @@ owns its lock, so it spells its own name.
 | hippo:github:installations | hash | owner/repo (or *) → GitHub App installation id |
 | hippo:github:agent-pushes:<repo>#<n> | list | the head SHAs the agent pushed |
 | hippo:github:lessons:<repo> | lock | one lesson learned at a time per repository |
+| hippo:github:sweep:<workspace> | string | when the last whole nightly pull-request sweep began |
 | hippo:slack:lessons:<conventions file> | lock | one thread lesson planned at a time per file |
 | hippo:agent:{pin,briefing,last,turns,lock}:<thread>, {done,retry}:<event> | various | threads |
 | hippo:usage:<role>:<day> | hash | LLM token counts per day |
@@ -103,6 +104,11 @@ def github_agent_pushes(repo: str, number: int) -> str:
 
 def github_lessons_lock(repo: str) -> str:
     return f"hippo:github:lessons:{repo}"
+
+
+def github_sweep(workspace: str) -> str:
+    """The nightly pull-request sweep's cursor (jobs/github/sweep.py)."""
+    return f"hippo:github:sweep:{workspace}"
 
 
 def thread_lessons_lock(path: str) -> str:

@@ -61,6 +61,12 @@ def cmd_dream(args: argparse.Namespace, rt: Runtime) -> int:
         print(f"  deferred to the next night: {', '.join(report.deferred)}")
     if report.unverified:
         print(f"  unverified: {len(report.unverified)} files")
+    swept = report.extra.get("sweep")
+    if swept:  # jobs/github/sweep.py: the agent's pull requests no webhook told of
+        learned, seen = len(swept["learned"]), swept["seen"]
+        print(f"  pull requests closed since {swept['since']}: {learned} learned, {seen} before")
+        for line in filter(None, [*swept["learned"], *swept["failed"], swept["stopped"]]):
+            print(f"    {line}")
     print(f"  snapshot {outcome.snapshot} published; digest {outcome.digest_ts or 'not posted'}")
     return out.OK
 
@@ -89,6 +95,7 @@ def as_json(outcome: Outcome) -> dict[str, Any]:
         "deferred": report.deferred,
         "unverified": report.unverified,
         "failed": report.failed,
+        "sweep": report.extra.get("sweep"),
         "snapshot": outcome.snapshot,
         "digest_ts": outcome.digest_ts,
     }

@@ -153,7 +153,7 @@ def blocks(report: Report, *, console_url: str, workspace: str = "default") -> l
     out += contradiction_blocks(report.extra.get("contradictions") or [], console_url)
     out += proposal_blocks(report.extra.get("proposals") or [], workspace, console_url)
     out += possible_blocks(report.extra.get("possible_duplicates") or [], workspace)
-    out += archive_blocks(report.extra.get("archive") or [])
+    out += archive_blocks(report.extra.get("archive") or []) + sweep_blocks(report.extra)
     if report.unverified:
         out.append(_section("*Unverified files*\n" + _listed(report.unverified, "files")))
     out += unused_blocks(report.unused, workspace) + oplog_blocks(
@@ -177,6 +177,24 @@ def archive_blocks(rolled: list[dict[str, Any]]) -> list[Block]:
     return [
         _section("*Archive rolled into cold storage* (search with --archive)\n" + _listed(lines))
     ]
+
+
+def sweep_blocks(extra: dict[str, Any]) -> list[Block]:
+    """The night's pull-request sweep (jobs/github/sweep.py): the agent's pull requests learned
+    from that no webhook had told of, and why it stopped early (GitHub's rate limit)."""
+    swept = extra.get("sweep") or {}
+    learned, stopped, failed = (swept.get(k) or [] for k in ("learned", "stopped", "failed"))
+    if not (learned or stopped or failed):
+        return []
+    text = (
+        f"*Pull requests swept* (closed since {_escape(str(swept.get('since', '')))[:16]}, "
+        f"{int(swept.get('repos', 0))} repositories): learned from {len(learned)}, "
+        f"{int(swept.get('seen', 0))} learned already"
+    )
+    text += ("\n" + _listed(list(learned))) if learned else ""
+    text += f"\n*Stopped*: {_escape(str(stopped))}" if stopped else ""
+    text += ("\n*Not swept*\n" + _listed(list(failed))) if failed else ""
+    return [_section(text)]
 
 
 def usage_line(report: Report) -> str:
@@ -233,14 +251,15 @@ def contradiction_blocks(found: list[Contradiction], console_url: str = "") -> l
 
 
 def proposal_blocks(found: list[Proposal], workspace: str, console_url: str = "") -> list[Block]:
-    """Agents' deletions and edits of entries they may not change (memory/trust/proposals.py), each
-    with Accept and Drop buttons (`action_id` ACCEPT_ACTION / DROP_ACTION, value
+    """Agents' deletions and edits of entries they may not change, and the dream's lessons,
+    titles and layout changes (memory/trust/proposals.py), each one card with Accept and Drop
+    buttons (`action_id` ACCEPT_ACTION / DROP_ACTION, value
     "<workspace>|<proposal id>"); the console's Proposals page lists them all."""
     if not found:
         return []
     base = console_url.rstrip("/")
     link = f" (<{base}/console/proposals|all in the console>)" if base else ""
-    out = [_section(f"*Proposals by agents*: accept or drop each{link}")]
+    out = [_section(f"*Proposals* (agents' and the dream's): accept or drop each{link}")]
     for i, p in enumerate(found[:MAX_LIST]):
         by = f" — {_escape(p.by)}" if p.by else ""
         block = _section(f"• {_escape(p.describe())}{by}")

@@ -22,7 +22,19 @@ import memory.facts.tombstones as tombstones
 import memory.format.version as version
 import memory.git.trees as trees
 import memory.trust.proposals as proposals
-from memory.dream import corrections, daily, index, plain_git, tag_vocabulary, tidy, unused
+import memory.trust.rules as trust
+from memory.dream import (
+    corrections,
+    daily,
+    index,
+    layout,
+    lessons,
+    plain_git,
+    proposing,
+    tag_vocabulary,
+    tidy,
+    unused,
+)
 from memory.dream import state as st
 from memory.dream.changes import RenameFinder, changed_since, unmerged_since
 from memory.dream.checkable_claims import known_repos
@@ -37,7 +49,7 @@ from memory.errors import MemoryStoreError
 from memory.git.store import Store
 from memory.reminders import dream as reminder_check
 
-STEPS = ("daily", "outcomes", "corrections", "tidy", "tags", "index", "state")
+STEPS = ("daily", "outcomes", "corrections", "tidy", "tags", "lessons", "layout", "index", "state")
 
 
 def night_of(now: datetime) -> str:
@@ -53,6 +65,8 @@ def dream(
     verifiers: Verifiers | None = None,
     checker: corrections.Checker | None = None,
     writer: daily.DailyWriter | None = None,
+    learner: lessons.Learner | None = None,
+    titler: layout.Titler | None = None,
     confirm: Judge | None = None,
     recall: Mapping[str, int] | None = None,
     last_read: Mapping[str, str] | None = None,
@@ -98,6 +112,7 @@ def dream(
         cold_stones=cold,
         forgotten=tree.get(tombstones.PATH, ""),
     )
+    ctx.apart |= _settled_proposals(store, state.last_commit, tree)
     verifiers = verifiers or Verifiers()
     verifiers.verifiers.append(MemoryLinks(lambda p: p in ctx.tree, finder))
     repos = known_repos(ctx.tree)
@@ -108,6 +123,7 @@ def dream(
     if checker is not None and declared:  # Claude reads entries; the team's checks are in code
         checker = declared_checks.WithDeclared(checker, declared, verifiers)
     steps = _steps(ctx, writer, checker or recheck, recheck, limit, recheck_calls)
+    steps = _with_proposals(steps, ctx, learner, titler)
     lists = _run_steps(store, ctx, report, steps, after_step)
     reminder_check.run(
         store, ctx, verifiers, report, partial(committing.step, store, ctx, report, lists=lists)
@@ -148,6 +164,20 @@ def _steps(
     }
 
 
+def _with_proposals(
+    steps: dict[str, Callable[[], StepResult]],
+    ctx: Context,
+    learner: lessons.Learner | None,
+    titler: layout.Titler | None,
+) -> dict[str, Callable[[], StepResult]]:
+    """The steps with the dream's proposals (lessons, layout) before the index, as STEPS."""
+    proposing_steps = {
+        "lessons": lambda: lessons.run(ctx, learner),
+        "layout": lambda: layout.run(ctx, titler),
+    }
+    return {name: ({**steps, **proposing_steps})[name] for name in STEPS if name != "state"}
+
+
 def roll_tombstones(store: Store, report: Report, tree: Mapping[str, str], today: date) -> bool:
     """Before the steps: forgotten.md over its high-water mark sheds its oldest months into the
     cold store (memory/archive/forgotten.py), each month its own commit listed with the steps
@@ -177,6 +207,18 @@ def rolled_tonight(store: Store, run_id: str) -> list[StepReport]:
         name = f"forgotten:{c.trailers[forgotten.MONTH_TRAILER]}"
         out.append(StepReport(name, c.sha, diff.commit.message, stats(diff)))
     return out
+
+
+def _settled_proposals(store: Store, last: str | None, tree: Mapping[str, str]) -> set[str]:
+    """The dream's proposals a person settled (accepted or dropped) since the last dream: kept
+    apart for good (memory/dream/proposing.py)."""
+    if not last:
+        return set()
+    try:
+        before = store.read_or_none(trust.PROPOSALS, last)
+    except MemoryStoreError:  # the last dream's commit is gone (a rewritten history)
+        return set()
+    return proposing.settled(before, tree.get(trust.PROPOSALS))
 
 
 def _pushed(store: Store, path: str, text: str) -> str:

@@ -11,7 +11,11 @@ value or a console form); `settle` gives the operations a person's click applies
   `by:` the person), the old entry is removed; the old entry is the one entry of the file whose
   quote (memory/trust/rules.py: `quote`) is exactly the `contradicts:` value, as the write path
   recorded it: a quote matching none, or several, is no proposal (never a prefix match);
-- drop an edit: the agent's line is removed.
+- drop an edit: the agent's line is removed;
+- the dream's own proposals (memory/dream/proposing.py: a lesson no one wrote down, a title, a
+  merge, split or regroup of files) are entries of `proposals.md` too: accepting one applies it
+  as the person's commit (memory/dream/reorganise.py), dropping it removes the proposal, and the
+  dream never proposes it again.
 
 Pure: a tree (path → text) in, operations out.
 """
@@ -27,11 +31,13 @@ from typing import Literal
 import memory.facts.tombstones as tombstones
 import memory.trust.rules as trust
 from memory import format as fmt
+from memory.dream import reorganise
 from memory.errors import NotFound
 from memory.trust.standing import is_agents
 from memory.writes.operations import AddTombstone, Operation, RemoveEntry, ReplaceEntry
 
-Kind = Literal["delete", "edit"]
+Kind = Literal["delete", "edit", "lesson", "title", "merge", "split", "regroup"]
+DREAMS = ("lesson", "title", "merge", "split", "regroup")  # memory/dream/proposing.py
 _SKIP = ("archive/", ".dream/", "daily/", tombstones.PATH, trust.PROPOSALS)
 
 
@@ -46,6 +52,7 @@ class Proposal:
     by: str
     about: str = ""
     reason: str = ""
+    meta: tuple[tuple[str, str], ...] = ()  # a dream's proposal: its metadata (into, episodes…)
 
     @property
     def id(self) -> str:
@@ -55,18 +62,30 @@ class Proposal:
     def describe(self) -> str:
         if self.kind == "delete":
             return f"delete “{self.text}” from {self.path}"
+        if self.kind == "lesson":
+            cited = dict(self.meta).get("episodes", "")
+            return f"a lesson for {self.path}: “{self.text}” (episodes {cited})"
+        if self.kind == "title":
+            return f"title {self.path} “{self.text}”"
+        if self.kind in DREAMS:
+            return self.text
         return f"in {self.path}, “{self.text}” in place of “{self.about}”"
 
 
 def pending(tree: Mapping[str, str]) -> list[Proposal]:
     """Every proposal waiting for a person: deletions first, then edits, in file order."""
     out: list[Proposal] = []
+    dreamt: list[Proposal] = []
     for e in fmt.parse(tree.get(trust.PROPOSALS, "")).entries:
-        path = e.get("path") or ""
-        if (e.get("proposes") or "") == "delete" and path:
+        path, kind = e.get("path") or "", e.get("proposes") or ""
+        if kind == "delete" and path:
             out.append(
                 Proposal("delete", path, e.text, e.get("by") or "", "", e.get("reason") or "")
             )
+        elif kind in DREAMS and path:
+            meta = tuple((k.lower(), fmt.unescape_value(v)) for k, v in e.meta)
+            why = e.get("reason") or ""
+            dreamt.append(Proposal(kind, path, e.text, e.get("by") or "", "", why, meta))  # type: ignore[arg-type]
     for path in sorted(tree):
         text = tree[path]
         if path.startswith(_SKIP) or "contradicts:" not in text:
@@ -79,7 +98,7 @@ def pending(tree: Mapping[str, str]) -> list[Proposal]:
             # a quote an agent typed ("Checkout…") settles nothing (nor a plain push's)
             if about and is_agents(e) and quotes[about] == 1:
                 out.append(Proposal("edit", path, e.text, e.get("by") or "", about))
-    return out
+    return out + dreamt
 
 
 def find(tree: Mapping[str, str], proposal_id: str) -> Proposal:
@@ -93,6 +112,12 @@ def settle(
     tree: Mapping[str, str], p: Proposal, *, accept: bool, by: str, today: str
 ) -> list[Operation]:
     """The operations a person's accept or drop of `p` applies."""
+    if p.kind in DREAMS:
+        proposal = RemoveEntry(trust.PROPOSALS, p.text)
+        if not accept:
+            return [proposal]
+        done = reorganise.accept(tree, p.kind, p.path, p.text, dict(p.meta), by=by, today=today)
+        return [*done, proposal]
     if p.kind == "delete":
         ops: list[Operation] = [RemoveEntry(trust.PROPOSALS, p.text)]
         entry = _entry(tree, p.path, lambda e: fmt.same_fact(e.text, p.text))

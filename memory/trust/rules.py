@@ -9,6 +9,8 @@ inside the write path:
 
 - an added entry is stamped: `by:` is the writer hippo knows (the MCP token's name, "hippo for
   <user>" in Slack), `status: tentative`, a kind; status, verified and evidence are dropped;
+  one that says when it stops being true ("staging is down this afternoon", a date ahead of its
+  `added:`) gets `scope: short-lived`, as a person's note does, so the dream's tidy expires it;
 - an edit of an agent's tentative entry keeps that entry's status, verified, evidence and `by`
   (and another writer's sources); the only evidence an agent adds is its own origin (`origin`:
   the Slack thread, or `by <token>`), and only once: hippo's record, never the agent's words;
@@ -26,12 +28,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Final
 
 import memory.trust.episodes as episodes
 import memory.trust.whole_file as whole_file
 from memory import format as fmt
 from memory.errors import ProtectedPath
+from memory.facts.timebound import SHORT_LIVED, why_time_bound
 from memory.trust.standing import is_agents
 from memory.writes.operations import (
     AddEntry,
@@ -127,6 +131,24 @@ def stamp(meta: Meta, by: str, kind: str = DEFAULT_KIND) -> Meta:
     return (*kept, *wanted.items())
 
 
+LIFETIME_KEYS: Final = frozenset({"scope", "ttl", "lifetime"})  # tidy reads these (expire)
+
+
+def bounded(text: str, meta: Meta) -> Meta:
+    """An agent's entry that says when it stops being true ("today", "until the migration", a
+    date ahead: memory/facts/timebound.py) with `scope: short-lived`, as memory/notes.py marks
+    a person's note, so the dream's tidy expires it a week after its `added:` (the day the
+    entry is read against). One that already says its lifetime, or has no date, is left as is."""
+    if any(k.lower() in LIFETIME_KEYS for k, _ in meta):
+        return meta
+    added = next((v for k, v in meta if k.lower() == "added"), "")
+    try:
+        day = date.fromisoformat(added.strip())
+    except ValueError:
+        return meta  # no day to read it against (and nothing tidy could expire)
+    return (*meta, ("scope", SHORT_LIVED)) if why_time_bound(text, day) else meta
+
+
 def seen(entry: fmt.Entry) -> set[str]:
     """Every place an entry already cites or was confirmed from (sources too): a confirmation
     from one of them adds nothing. Wider than `origins`, so it can only hold evidence back."""
@@ -220,7 +242,7 @@ class Rules:
         return cached[1].get(fmt.fact_key(match))
 
     def _add(self, op: AddEntry) -> AddEntry:
-        meta = self.linked(op.path, stamp(op.meta, self.agent.name))
+        meta = self.linked(op.path, bounded(op.text, stamp(op.meta, self.agent.name)))
         return AddEntry(op.path, op.text, meta, title=op.title)
 
     def linked(self, path: str, meta: Meta) -> Meta:
@@ -241,13 +263,13 @@ class Rules:
             if fmt.same_fact(old.text, op.text):
                 return []  # another writer's metadata is theirs: nothing of it changes
             return [self.beside(op.path, old, op.text, op.meta)]
-        meta = self.linked(op.path, self.merged(old, op.meta))
+        meta = self.linked(op.path, bounded(op.text, self.merged(old, op.meta)))
         return [ReplaceEntry(op.path, op.match, op.text, meta)]
 
     def beside(self, path: str, old: fmt.Entry, text: str, meta: Meta) -> AddEntry:
         """The agent's edit of an entry it may not change: a tentative entry beside it that
         names it (`contradicts:`, unless the gate already said how the two relate)."""
-        stamped = self.linked(path, stamp(meta, self.agent.name))
+        stamped = self.linked(path, bounded(text, stamp(meta, self.agent.name)))
         if not any(k.lower() in LINKS for k, _ in stamped):
             stamped = (*stamped, ("contradicts", quote(old.text)))
         return AddEntry(path, text, stamped)
@@ -280,6 +302,6 @@ class Rules:
         meta += [("by", self.agent.name)] + ([("reason", reason)] if reason else [])
         return AddEntry(PROPOSALS, old.text, tuple(meta), title=PROPOSALS_TITLE)
 
-    def stamped(self, path: str, meta: Meta) -> Meta:
+    def stamped(self, path: str, text: str, meta: Meta) -> Meta:
         """A new entry's metadata as this agent's (memory/trust/whole_file.py)."""
-        return stamp(meta, self.agent.name)
+        return bounded(text, stamp(meta, self.agent.name))

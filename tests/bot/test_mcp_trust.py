@@ -6,7 +6,7 @@ own records of who wrote what."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ from memory import format as fmt
 from memory.dream.run import dream
 from memory.format.lint import lint
 from memory.git import Author, Store
+from memory.trust import rules as trust
 from memory.writes import WriteFile
 from tests.bot.test_mcp import run_call, text_of
 
@@ -175,7 +176,6 @@ def test_the_write_path_holds_whatever_the_door_sent(store: Store) -> None:
     `Store.write` by an agent's author (no gate) get the same treatment, and a raw line appended
     to a file of entries is refused."""
     from memory.errors import ProtectedPath
-    from memory.trust import rules as trust
     from memory.writes import AddEntry, AppendLine, RemoveEntry
 
     bot = Author("bot", "bot@mcp.hippo", role=trust.AGENT)
@@ -208,3 +208,29 @@ def test_an_agents_removal_binds_agents_not_people(store: Store, tmp_path: Path)
     assert main([*argv, "note", MINE, "--path", PATH, "--by", "ann"]) == 0
     store.sync()
     assert entries(store)[MINE].get("status") is None
+
+
+def test_an_agents_time_bound_entry_expires_as_a_persons_note_does(store: Store) -> None:
+    """Issue 39, item 4: an agent's "staging is down this afternoon" (writeMemory) gets `scope:
+    short-lived` at the write path, read against its `added:` day as a person's note is, so the
+    dream's tidy expires it a week later; a lasting fact of the same write stays."""
+    down = "Staging is down this afternoon for the database migration"
+    lasting = "Staging runs on the shared k8s cluster in eu-west-1"
+    call(store, "writeMemory", {"path": PATH, "message": "m", "entries": [down, lasting]})
+    got = entries(store)
+    assert got[down].get("scope") == "short-lived" and got[down].get("status") == "tentative"
+    assert got[lasting].get("scope") is None and got[PERSON].get("scope") is None
+    added = datetime.fromisoformat(got[down].get("added") or "")
+    dream(store, now=added.replace(hour=3) + timedelta(days=9))
+    left = entries(store)
+    assert down not in left and lasting in left and PERSON in left
+
+
+def test_a_date_ahead_of_the_entrys_day_bounds_it() -> None:
+    """Item 4: a date within a year after the entry's `added:` bounds it, one before does not
+    (a lasting fact about the past); an entry that names its own lifetime keeps it."""
+    ahead = trust.bounded("The EU region is read-only until 2026-12-20", (("added", "2026-12-01"),))
+    past = trust.bounded("We moved to Postgres on 2026-03-01", (("added", "2026-12-01"),))
+    own = trust.bounded("Deploys are frozen today", (("added", "2026-12-01"), ("scope", "team")))
+    assert ("scope", "short-lived") in ahead and ("scope", "short-lived") not in past
+    assert own == (("added", "2026-12-01"), ("scope", "team"))

@@ -15,7 +15,9 @@ recorded in `requests`. Writes hippo makes are kept as GitHub keeps them: check 
 `check_runs`, and issue comments in `comments` (tests/fakes/github_writes.py), all by
 `writes.login`, which GET /user (a token) and GET /app (an App's slug) name. Collaborator
 permissions (`grant`): GET /repos/{r}/collaborators/{login}/permission. App auth: `POST /app/installations/{id}/access_tokens` checks the JWT
-(RS256) against `public_key` when one is set.
+(RS256) against `public_key` when one is set. Every answer carries GitHub's rate-limit headers
+(`X-RateLimit-Limit`, `-Remaining`, `-Used`, `-Reset`, `-Resource`, as the recordings show them):
+each request uses one of `rate_remaining`, and at 0 GitHub's 403 "API rate limit exceeded".
 """
 
 from __future__ import annotations
@@ -156,6 +158,7 @@ class FakeGitHub:
         self.check_runs: list[CheckRun] = self.writes.check_runs
         self.comments: list[IssueComment] = self.writes.comments
         self.annotations = self.writes.annotations  # (head_sha='') → every annotation
+        self.rate_limit = self.rate_remaining = 5000  # GitHub's core limit an hour
         self._lock = threading.Lock()
         self._server = LoopbackServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(
@@ -352,10 +355,14 @@ class FakeGitHub:
                 )
                 with fake._lock:
                     fake.requests.append(req)
-                status, body = fake._answer(req)
+                    exceeded = fake.rate_remaining <= 0
+                    left = fake.rate_remaining = max(0, fake.rate_remaining - 1)
+                status, body = fake._answer(req) if not exceeded else _RATE_LIMITED
                 raw = json.dumps(body).replace("https://api.github.com", fake.url).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json; charset=utf-8")
+                for name, value in _rate_headers(fake.rate_limit, left).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(raw)))
                 self.end_headers()
                 self.wfile.write(raw)
@@ -366,6 +373,26 @@ class FakeGitHub:
                 pass
 
         return H
+
+
+_RATE_LIMITED = (
+    403,
+    {
+        "message": "API rate limit exceeded for installation ID 1.",
+        "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api",
+    },
+)
+
+
+def _rate_headers(limit: int, left: int) -> dict[str, str]:
+    """GitHub's rate-limit headers, as api.github.com sends them on every answer."""
+    return {
+        "X-RateLimit-Limit": str(limit),
+        "X-RateLimit-Remaining": str(left),
+        "X-RateLimit-Used": str(limit - left),
+        "X-RateLimit-Reset": "4102444800",  # an hour ahead, as GitHub says it (epoch seconds)
+        "X-RateLimit-Resource": "core",
+    }
 
 
 def repo_body(repo: str) -> Json:
